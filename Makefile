@@ -1,0 +1,46 @@
+# samestory: two commands set up everything on a fresh machine.
+#   make run   - create .venv, install, start the HTTP service on SQLite (./var) with the bundled model
+#   make test  - create .venv if needed, install with test extras, run the whole test suite
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+DB ?= sqlite:///var/samestory.db
+
+.PHONY: run test install install-test lint demo clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e ".[postgres,e5]"
+	touch $@
+
+# torch is installed first and pinned: an unpinned torch pulls a multi-GB CUDA build.
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[postgres,e5,st,baselines,dev]"
+	touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+run: $(VENV)/.installed
+	mkdir -p var
+	$(BIN)/samestory serve --db $(DB) --host $(HOST) --port $(PORT)
+
+demo: $(VENV)/.installed
+	mkdir -p var
+	$(BIN)/samestory demo --db sqlite:///var/demo.db
+
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not slow" --timeout=900
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info

@@ -1,0 +1,147 @@
+"""Text features shared by every candidate finder and guard.
+
+Everything here is pure and deterministic: the same input gives the same key on every
+machine and after every restart, which is what lets a warm restart decide exactly as before.
+
+>>> normalize("Fed: Rate +0.25%!")
+'fed rate +0.25%'
+>>> normalize("FED  RAISES   RATES") == normalize("Fed raises rates")
+True
+>>> lead_token("어드밴트, 온디바이스 AI 서비스 실증·확산 사업 참여 - 전자신문")
+'어드밴트'
+>>> detect_lang("삼성전자, 3분기 영업이익 사상 최대")
+'ko'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable
+
+# A number keeps its sign, decimal point, thousands separators and a trailing percent /
+# percentage-point marker, so "+0.25%" stays "+0.25%" (seed 001's own regret: stripping all
+# punctuation turned it into "025", which no later stage can tell from 0.025 or 25).
+_NUMBER = r"[+\-−]?\d+(?:[.,]\d+)*(?:%p|%)?"
+_TOKEN_RE = re.compile(rf"{_NUMBER}|[^\W_]+", re.UNICODE)
+
+_HANGUL_RE = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_LATIN_RE = re.compile(r"[A-Za-z]")
+
+# Outlet suffixes that aggregators append to titles: "Title - 전자신문", "Title | Reuters".
+# Only a short tail after a spaced dash / bar is removed, so a hyphenated word stays intact.
+_OUTLET_SUFFIX_RE = re.compile(r"\s+[-|–—]\s+[^-|–—]{1,40}$")
+
+# Lead-token separators (seed 000): spaces, commas, middle dots and colons.
+_LEAD_SPLIT_RE = re.compile(r"[\s,，·•:：]+")
+
+
+def nfkc(text: str) -> str:
+    """NFKC-normalise and replace control characters with spaces."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(" " if unicodedata.category(ch).startswith("C") and ch not in "\n\t" else ch for ch in text)
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded word and number tokens of ``text`` (numbers keep their punctuation)."""
+    return _TOKEN_RE.findall(nfkc(text).casefold())
+
+
+def normalize(text: str) -> str:
+    """Surface normalisation for exact hashing: NFKC, case, punctuation, whitespace.
+
+    Numbers are kept as tokens with their decimal point, separators and percent sign.
+    """
+    return " ".join(tokens(text))
+
+
+def strip_outlet_suffix(title: str) -> str:
+    """Remove an aggregator's " - Outlet" / " | Outlet" tail from a title."""
+    stripped = _OUTLET_SUFFIX_RE.sub("", title.strip())
+    return stripped or title.strip()
+
+
+def lead_token(title: str) -> str:
+    """The subject gate's bucket key (seed 000).
+
+    The title's outlet suffix is removed, the first piece before a space, comma, middle dot
+    or colon is taken, and only its letters and digits are kept, case-folded. "어드밴트," and
+    "어드밴트" give the same key. An empty key means the title has no usable lead token; the
+    gate then steps aside.
+    """
+    title = nfkc(strip_outlet_suffix(title)).strip()
+    # Leading bracketed tags such as "[속보]" or "(종합)" are labels, not subjects.
+    title = re.sub(r"^(?:[\[(【<][^\])】>]{0,12}[\])】>]\s*)+", "", title)
+    for piece in _LEAD_SPLIT_RE.split(title):
+        key = "".join(ch for ch in piece if ch.isalnum()).casefold()
+        if key:
+            return key
+    return ""
+
+
+def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
+    """Character n-grams of the normalised text, spaces included (seed 000).
+
+    Korean spacing varies by outlet: "스마트돌봄" and "스마트 돌봄" share no word token but
+    share the 3-gram "스마트". Texts shorter than ``n`` yield the whole text as one gram.
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    norm = normalize(text)
+    if not norm:
+        return frozenset()
+    if len(norm) <= n:
+        return frozenset([norm])
+    return frozenset(norm[i : i + n] for i in range(len(norm) - n + 1))
+
+
+def word_shingles(text: str) -> frozenset[str]:
+    """Word tokens of the normalised text (seed 001's MinHash shingles)."""
+    return frozenset(normalize(text).split())
+
+
+def detect_lang(text: str) -> str:
+    """'ko' when Hangul dominates the letters, 'en' when Latin does, else 'und'."""
+    hangul = len(_HANGUL_RE.findall(text))
+    latin = len(_LATIN_RE.findall(text))
+    if hangul == 0 and latin == 0:
+        return "und"
+    # Korean headlines routinely carry Latin acronyms (AI, LG, SK); a third Hangul is enough.
+    return "ko" if hangul * 2 >= latin else "en"
+
+
+def lead_sentence(body: str, max_chars: int = 300) -> str:
+    """The first sentence (or the first ``max_chars`` characters) of a body."""
+    body = " ".join(nfkc(body).split())
+    if not body:
+        return ""
+    match = re.search(r"(?<=[.!?。])\s|(?<=다\.)\s", body)
+    first = body[: match.start()] if match else body
+    return first[:max_chars]
+
+
+def content_hash(*parts: str) -> str:
+    """SHA-256 of the normalised parts, joined by a separator no normalised text contains."""
+    joined = "\x1f".join(normalize(p) for p in parts)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+
+
+def weighted_jaccard(a: Iterable[str], b: Iterable[str], weight: dict[str, float] | None = None,
+                     default_weight: float = 1.0) -> float:
+    """Jaccard of two gram sets with per-gram weights (seed 000's IDF-weighted form).
+
+    Intersection and union are sums of weights instead of counts; with no weights this is
+    plain Jaccard.
+
+    >>> round(weighted_jaccard({"ab", "bc"}, {"bc", "cd"}), 3)
+    0.333
+    """
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 0.0
+    if weight is None:
+        return len(sa & sb) / len(sa | sb)
+    inter = sum(weight.get(g, default_weight) for g in sa & sb)
+    union = sum(weight.get(g, default_weight) for g in sa | sb)
+    return inter / union if union > 0 else 0.0

@@ -1,0 +1,215 @@
+"""The cascade: cheap stages first, each able to settle an item; guards vet every proposed merge.
+
+Used in two ways with the same stage functions and the same guards:
+- ``match``: a new item against the candidate state (ingest and stateless dedupe);
+- ``pair``: two items against each other (``compare`` and labelled-pair evaluation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from index.features import ItemFeatures
+from index.minhash import jaccard
+from index.ngram import GatedNgramIndex
+from service.config import EngineConfig
+from service.state import CandidateState
+from service.types import Decision, GuardVerdict
+
+if TYPE_CHECKING:
+    from service.guards import GuardInput, GuardSet
+
+VectorFn = Callable[[], "np.ndarray | None"]
+
+
+@dataclass
+class Match:
+    decision: Decision
+    cluster_id: int | None = None
+    matched_doc: int | None = None
+
+
+@dataclass
+class _Trace:
+    """Evidence gathered while walking the stages for one item."""
+
+    reasons: list[str] = field(default_factory=list)
+    blocked_by: list[str] = field(default_factory=list)
+    guards: list[GuardVerdict] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+    tried: set[int] = field(default_factory=set)
+    best: tuple[str, float] | None = None
+
+    def saw(self, stage: str, score: float) -> None:
+        self.scores[stage] = max(score, self.scores.get(stage, float("-inf")))
+        if self.best is None or score > self.best[1]:
+            self.best = (stage, score)
+
+
+def guard_input(f: ItemFeatures) -> GuardInput:
+    from service.guards import GuardInput
+
+    published = datetime.fromtimestamp(f.time, tz=timezone.utc) if f.time else None
+    return GuardInput(title=f.title, text=f.guard_text(), lang=f.lang, published_at=published)
+
+
+class Cascade:
+    def __init__(self, config: EngineConfig, guards: GuardSet | None) -> None:
+        self.config = config
+        self.guards = guards
+
+    # guards ----------------------------------------------------------------------------------------
+    def vet(self, a: ItemFeatures, b: ItemFeatures) -> tuple[bool, list[GuardVerdict]]:
+        """(allowed, verdicts). With guards off every merge is allowed."""
+        if self.guards is None:
+            return True, []
+        verdicts = self.guards.check(guard_input(a), guard_input(b))
+        return not any(v.blocked for v in verdicts), verdicts
+
+    def _propose(self, trace: _Trace, stage: str, score: float, reason: str, new: ItemFeatures,
+                 other: ItemFeatures) -> bool:
+        allowed, verdicts = self.vet(new, other)
+        if allowed:
+            trace.reasons.append(reason)
+            trace.reasons.extend(f"guard {v.evidence}" for v in verdicts if v.decided and v.evidence)
+            trace.guards = verdicts
+            return True
+        blocking = [v for v in verdicts if v.blocked]
+        trace.reasons.append(f"{reason}, vetoed: " + "; ".join(v.evidence or v.guard for v in blocking))
+        for v in blocking:
+            if v.guard not in trace.blocked_by:
+                trace.blocked_by.append(v.guard)
+        trace.guards = verdicts
+        return False
+
+    # one item against the candidate state ----------------------------------------------------------
+    def match(self, f: ItemFeatures, state: CandidateState, vector_fn: VectorFn,
+              window: tuple[float, float] | None, *, exclude_doc: int | None = None) -> Match:
+        cfg = self.config
+        trace = _Trace()
+        entries = state.entries
+
+        def settle(stage: str, score: float, doc: int) -> Match:
+            cluster = entries[doc].cluster_id
+            return Match(Decision(True, stage, score, trace.reasons, trace.blocked_by, matched_id=doc,
+                                  scores=trace.scores, guards=trace.guards), cluster, doc)
+
+        def in_window(doc: int) -> bool:
+            return window is None or window[0] <= entries[doc].features.time <= window[1]
+
+        # 1. exact: identical normalised title+body, then identical title. Any member counts.
+        for key, what in ((f.content_key, "same normalised title and body"), (f.title_key, "same normalised title")):
+            for doc in state.exact.lookup(key):
+                if doc == exclude_doc or doc not in entries or not in_window(doc):
+                    continue
+                cluster = entries[doc].cluster_id
+                if cluster in trace.tried:
+                    continue
+                trace.tried.add(cluster)
+                trace.saw("exact", 1.0)
+                if self._propose(trace, "exact", 1.0, f"exact: {what} as document {doc}", f, entries[doc].features):
+                    return settle("exact", 1.0, doc)
+
+        # 2. subject-gated IDF-weighted 3-gram Jaccard against representatives in the same bucket.
+        if f.lead:
+            hits = state.ngram.candidates(f.lead, f.grams, window=window)
+        else:  # seed 000: an empty key buckets with other empty keys; the gate steps aside
+            hits = state.ngram.candidates("", f.grams, window=window)
+        for doc, score in hits:
+            trace.saw("ngram", score)
+            if score < cfg.ngram_threshold:
+                break
+            cluster = entries[doc].cluster_id
+            if doc == exclude_doc or cluster in trace.tried:
+                continue
+            trace.tried.add(cluster)
+            reason = f"ngram: weighted 3-gram Jaccard {score:.3f} >= {cfg.ngram_threshold} with representative {doc} (lead '{f.lead}')"
+            if self._propose(trace, "ngram", score, reason, f, entries[doc].features):
+                return settle("ngram", score, doc)
+
+        # 3. MinHash LSH across the history, verified by exact Jaccard.
+        for doc, score in state.minhash.candidates(f.grams, window=window):
+            trace.saw("minhash", score)
+            if score < cfg.minhash_threshold:
+                break
+            cluster = entries[doc].cluster_id
+            if doc == exclude_doc or cluster in trace.tried:
+                continue
+            trace.tried.add(cluster)
+            reason = f"minhash: 3-gram Jaccard {score:.3f} >= {cfg.minhash_threshold} with representative {doc}"
+            if self._propose(trace, "minhash", score, reason, f, entries[doc].features):
+                return settle("minhash", score, doc)
+
+        # 4. Embedding: only survivors get here.
+        last_stage = "minhash"
+        if state.vectors is not None:
+            last_stage = "embedding"
+            vec = vector_fn()
+            if vec is not None and len(state.vectors):
+                hits = state.vectors.search(vec.reshape(1, -1), cfg.embedding_k, window=window)[0]
+                for cluster, score in hits:
+                    trace.saw("embedding", score)
+                    if score < cfg.embedding_threshold:
+                        break
+                    rep = state.reps.get(cluster)
+                    if rep is None or rep == exclude_doc or cluster in trace.tried:
+                        continue
+                    trace.tried.add(cluster)
+                    reason = f"embedding: cosine {score:.3f} >= {cfg.embedding_threshold} with cluster {cluster} (representative {rep})"
+                    if self._propose(trace, "embedding", score, reason, f, entries[rep].features):
+                        return settle("embedding", score, rep)
+        stage, score = trace.best if trace.best else (last_stage, None)
+        if not trace.reasons:
+            trace.reasons.append("no candidate above any stage's threshold")
+        return Match(Decision(False, stage if trace.blocked_by else last_stage,
+                              score if trace.blocked_by else trace.scores.get(last_stage),
+                              trace.reasons, trace.blocked_by, scores=trace.scores, guards=trace.guards))
+
+    # two items against each other -----------------------------------------------------------------
+    def pair(self, a: ItemFeatures, b: ItemFeatures, idf: GatedNgramIndex, cosine: Callable[[], float | None],
+             *, all_scores: bool = False) -> Decision:
+        """The same stages as ``match``, applied to one pair (stateless ``compare``)."""
+        cfg = self.config
+        scores: dict[str, float] = {}
+        proposal: tuple[str, float, str] | None = None
+        if a.content_key == b.content_key or a.title_key == b.title_key:
+            scores["exact"] = 1.0
+            what = "title and body" if a.content_key == b.content_key else "title"
+            proposal = ("exact", 1.0, f"exact: same normalised {what}")
+        else:
+            scores["exact"] = 0.0
+        if proposal is None or all_scores:
+            gated = a.lead == b.lead
+            s = idf.score(a.grams, b.grams) if gated else 0.0
+            scores["ngram"] = s
+            if proposal is None and gated and s >= cfg.ngram_threshold:
+                proposal = ("ngram", s, f"ngram: weighted 3-gram Jaccard {s:.3f} >= {cfg.ngram_threshold} (lead '{a.lead}')")
+        if proposal is None or all_scores:
+            s = jaccard(a.grams, b.grams)
+            scores["minhash"] = s
+            if proposal is None and s >= cfg.minhash_threshold:
+                proposal = ("minhash", s, f"minhash: 3-gram Jaccard {s:.3f} >= {cfg.minhash_threshold}")
+        if proposal is None or all_scores:
+            c = cosine()
+            if c is not None:
+                scores["embedding"] = c
+                if proposal is None and c >= cfg.embedding_threshold:
+                    proposal = ("embedding", c, f"embedding: cosine {c:.3f} >= {cfg.embedding_threshold}")
+        if proposal is None:
+            last = "embedding" if "embedding" in scores else "minhash"
+            return Decision(False, last, scores.get(last), ["no stage reached its threshold"], scores=scores)
+        stage, score, reason = proposal
+        allowed, verdicts = self.vet(a, b)
+        reasons = [reason]
+        if allowed:
+            reasons += [f"guard {v.evidence}" for v in verdicts if v.decided and v.evidence]
+            return Decision(True, stage, score, reasons, scores=scores, guards=verdicts)  # type: ignore[arg-type]
+        blocking = [v for v in verdicts if v.blocked]
+        reasons.append("vetoed: " + "; ".join(v.evidence or v.guard for v in blocking))
+        return Decision(False, stage, score, reasons, [v.guard for v in blocking], scores=scores,  # type: ignore[arg-type]
+                        guards=verdicts)

@@ -1,0 +1,223 @@
+"""``samestory`` command line: ingest, compare, dedupe, serve, demo, eval, models, bench."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
+DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
+
+# Sub-command groups that live with their own package; each exposes ``register(subparsers)``.
+_PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli")
+
+
+def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
+    if db:
+        p.add_argument("--db", default=DEFAULT_DB,
+                       help="store: ':memory:', 'sqlite:///PATH' or 'postgresql://...' (env SAMESTORY_DB; default %(default)s)")
+    p.add_argument("--model", default=DEFAULT_MODEL,
+                   help="embedder: 'use' (bundled USE-multilingual v3), 'e5-small', 'st:PATH', 'onnx:DIR', or 'none' "
+                        "for the cheap passes only (env SAMESTORY_MODEL; default %(default)s)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
+    p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
+    p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+
+
+def open_engine(args: argparse.Namespace, db: str | None = None) -> Any:
+    from service.config import EngineConfig
+    from service.engine import Deduper
+
+    config = EngineConfig.load(args.config)
+    model = None if args.model in ("none", "") else args.model
+    return Deduper.open(db or args.db, model=model, config=config, guards=not args.no_guards, device=args.device)
+
+
+def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}") from exc
+        yield lineno, obj
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from service.types import Article, ArticleError
+
+    if args.file == "-":
+        stream = sys.stdin
+    else:
+        try:
+            stream = open(args.file, encoding="utf-8", errors="strict")  # noqa: SIM115
+        except OSError as exc:
+            raise SystemExit(f"cannot read {args.file}: {exc}") from exc
+    try:
+        articles = []
+        for lineno, obj in _read_jsonl(stream, args.file):
+            try:
+                articles.append(Article.from_dict(obj))
+            except (ArticleError, TypeError) as exc:
+                raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SystemExit(f"{args.file}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    engine = open_engine(args)
+    try:
+        results = engine.ingest_many(articles, progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
+                                     chunk_size=args.chunk_size)
+    except ArticleError as exc:
+        raise SystemExit(f"{args.file}: {exc}") from exc
+    for r in results:
+        if args.json:
+            print(json.dumps(r.to_dict(), ensure_ascii=False))
+        elif not args.quiet:
+            dup = f" duplicate of {r.duplicate_of}" if r.duplicate_of else ""
+            print(f"{r.status:<11} doc {r.document_id:<6} cluster {r.cluster_id:<6} stage {r.decision.stage:<9}{dup}")
+    if not args.json:
+        print(json.dumps(engine.stats()["counters"], ensure_ascii=False), file=sys.stderr)
+    engine.close()
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from service.types import Article, ArticleError
+
+    engine = open_engine(args, db=":memory:")
+    try:
+        a = Article(title=args.a, lang=args.lang_a)
+        b = Article(title=args.b, lang=args.lang_b)
+    except ArticleError as exc:
+        raise SystemExit(str(exc)) from exc
+    d = engine.compare(a, b, all_scores=True)
+    if args.json:
+        print(json.dumps(d.to_dict(), ensure_ascii=False))
+    else:
+        print(f"{'SAME' if d.same else 'DIFFERENT'} (stage {d.stage}, score {d.score if d.score is None else round(d.score, 3)})")
+        for r in d.reasons:
+            print(f"  - {r}")
+    return 0
+
+
+def cmd_dedupe(args: argparse.Namespace) -> int:
+    texts = [line.rstrip("\n") for line in (sys.stdin if args.file == "-" else open(args.file, encoding="utf-8"))]  # noqa: SIM115
+    texts = [t for t in texts if t.strip()]
+    engine = open_engine(args, db=":memory:")
+    res = engine.dedupe(texts, threshold=args.threshold)
+    if args.json:
+        print(json.dumps({"clusters": res.clusters, "keep": res.keep,
+                          "decisions": [d.to_dict() for d in res.decisions]}, ensure_ascii=False))
+    else:
+        for i in res.keep:
+            print(texts[i])
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Ingest the bundled sample feed and print its clusters."""
+    from importlib import resources
+
+    from service.types import Article
+
+    engine = open_engine(args)
+    lines = resources.files("service").joinpath("data/sample_feed.jsonl").read_text("utf-8").splitlines()
+    articles = [Article.from_dict(json.loads(x)) for x in lines if x.strip()]
+    results = engine.ingest_many(articles)
+    clusters: dict[int, list[tuple[Any, Any]]] = {}
+    for a, r in zip(articles, results, strict=True):
+        clusters.setdefault(r.cluster_id, []).append((a, r))
+    print(f"{len(articles)} items -> {len(clusters)} stories\n")
+    for cid, members in clusters.items():
+        rep = members[-1][1].representative_id
+        print(f"story {cid} (representative document {rep})")
+        for a, r in members:
+            mark = "*" if r.document_id == rep else " "
+            print(f"  {mark} [{r.status:<11} {r.decision.stage:<9}] {a.title}  <{a.source or a.url}>")
+            if r.decision.blocked_by:
+                print(f"      kept apart by: {', '.join(r.decision.blocked_by)}")
+    engine.close()
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    print(json.dumps({**engine.stats(), "warmup": engine.warmup_report}, ensure_ascii=False, indent=2))
+    engine.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="samestory",
+        description="Cross-lingual near-duplicate news detection. Each incoming item passes URL "
+                    "canonicalisation, exact hashes, a subject-gated 3-gram pass, MinHash LSH and, only if it "
+                    "survives those, a multilingual embedding search; guards veto merges of different stories.",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("ingest", help="ingest a JSONL file of articles into a store",
+                       description="Ingest articles (one JSON object per line: title, body, url, source, channel, "
+                                   "published_at, lang, id) and print one result per line.")
+    p.add_argument("file", help="JSONL file, or - for stdin")
+    _add_engine_args(p)
+    p.add_argument("--json", action="store_true", help="print one IngestResult JSON object per input line")
+    p.add_argument("--quiet", action="store_true", help="print nothing per item")
+    p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
+    p.add_argument("--chunk-size", type=int, default=256, help="items per transaction (default %(default)s)")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("compare", help="are two texts the same story? (stateless)",
+                       description="Run two texts through the cascade and guards and explain the verdict.")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--lang-a")
+    p.add_argument("--lang-b")
+    p.add_argument("--json", action="store_true", help="print the Decision as JSON")
+    _add_engine_args(p, db=False)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("dedupe", help="drop near-duplicate lines (stateless, e.g. RAG chunks)")
+    p.add_argument("file", help="text file with one item per line, or - for stdin")
+    p.add_argument("--threshold", type=float, help="embedding threshold for this call")
+    p.add_argument("--json", action="store_true")
+    _add_engine_args(p, db=False)
+    p.set_defaults(func=cmd_dedupe)
+
+    p = sub.add_parser("demo", help="ingest the bundled sample feed and print its stories")
+    _add_engine_args(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("stats", help="store and index counts of a store")
+    _add_engine_args(p)
+    p.set_defaults(func=cmd_stats)
+
+    for name in _PLUGINS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # that command group is not installed in this build
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

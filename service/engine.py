@@ -1,0 +1,512 @@
+"""The samestory engine: one object that owns the store, the candidate state and the cascade.
+
+>>> d = Deduper.open(":memory:", model=None)          # cheap passes only, no embedder
+>>> d.ingest(Article(title="FED RAISES RATES", url="https://a.example/1")).status
+'new'
+>>> r = d.ingest(Article(title="Fed raises rates", url="https://b.example/2"))
+>>> (r.status, r.decision.stage)
+('duplicate', 'exact')
+>>> d.close()
+"""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from index.features import ItemFeatures
+from index.text import content_hash
+from index.urls import InvalidUrlError, UrlRules
+from service.cascade import Cascade, Match
+from service.config import EngineConfig
+from service.representative import Candidate, better
+from service.state import CandidateState, Entry
+from service.store import Store, open_store
+from service.store.base import DocumentRow, VersionRow
+from service.types import Article, ArticleError, Decision, IngestResult
+
+log = logging.getLogger("samestory.engine")
+
+DAY = 86_400.0
+
+
+@dataclass
+class DedupeResult:
+    """Stateless dedupe of a batch (RAG chunk filtering).
+
+    ``clusters`` lists input indices per group, ``keep`` the index kept from each group (the
+    first occurrence), ``decisions`` one Decision per input. ``rethreshold`` re-groups with a
+    stricter embedding threshold without re-embedding (semhash style).
+    """
+
+    clusters: list[list[int]]
+    keep: list[int]
+    decisions: list[Decision]
+    duplicate_of: list[int | None] = field(default_factory=list)
+
+    def rethreshold(self, threshold: float) -> DedupeResult:
+        """Split off items merged by the embedding stage below ``threshold`` (only ever stricter)."""
+        dup = list(self.duplicate_of)
+        decisions = list(self.decisions)
+        for i, d in enumerate(decisions):
+            if dup[i] is not None and d.stage == "embedding" and (d.score or 0.0) < threshold:
+                dup[i] = None
+        return _group(dup, decisions)
+
+
+def _group(dup: list[int | None], decisions: list[Decision]) -> DedupeResult:
+    root = list(range(len(dup)))
+    for i, j in enumerate(dup):
+        if j is not None:
+            root[i] = root[j]
+    groups: dict[int, list[int]] = {}
+    for i, r in enumerate(root):
+        groups.setdefault(r, []).append(i)
+    clusters = list(groups.values())
+    return DedupeResult(clusters, [g[0] for g in clusters], decisions, dup)
+
+
+class Deduper:
+    """Decides, for each incoming item, whether it copies something already seen.
+
+    Use :meth:`open` rather than the constructor. The embedder is any object with
+    ``encode(texts) -> float32 (n, dim)`` L2-normalised rows, ``dim`` and ``name``
+    (see ``models.base.Embedder``); ``model=None`` runs the cheap passes only.
+    """
+
+    def __init__(self, store: Store, *, embedder: Any = None, config: EngineConfig | None = None,
+                 guards: Any = True, url_rules: UrlRules | None = None, warm: bool = True) -> None:
+        self.config = config or EngineConfig()
+        self.store = store
+        self.embedder = embedder
+        if guards is True:
+            from service.guards import GuardSet
+
+            guards = GuardSet.default()
+        elif guards is False:
+            guards = None
+        self.guards = guards
+        self.url_rules = url_rules or _load_url_rules(self.config)
+        self.cascade = Cascade(self.config, self.guards)
+        self.model_name = getattr(embedder, "name", None)
+        self.state = CandidateState(self.config, getattr(embedder, "dim", None) if embedder is not None else None)
+        self.counters: Counter[str] = Counter()
+        self.cursor = 0
+        self.warmup_report: dict[str, Any] = {}
+        if warm:
+            self.warm_up()
+
+    # construction -------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, db: str = ":memory:", *, model: Any = "use", config: EngineConfig | None = None,
+             guards: Any = True, device: str = "cpu") -> Deduper:
+        """Open an engine on ``db`` (``:memory:``, ``sqlite:///PATH``, ``postgresql://...``).
+
+        ``model`` is an embedder spec for ``models.registry.load_embedder`` ("use", "e5-small",
+        "st:PATH", "onnx:DIR"), an embedder object, or None for the cheap passes only.
+        """
+        config = config or EngineConfig.load()
+        embedder = model
+        if isinstance(model, str):
+            from models.registry import load_embedder
+
+            embedder = load_embedder(model, device=device)
+        return cls(open_store(db), embedder=embedder, config=config, guards=guards)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Deduper:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # warm restart ---------------------------------------------------------------------------------
+    def warm_up(self) -> dict[str, Any]:
+        """Rebuild the candidate state from recent store history (seed 001's warm-up).
+
+        Bounded twice: only ``warmup_days`` of history, and at most ``warmup_timeout_s`` seconds,
+        after which the engine starts with what it has (dedup must never keep the service down).
+        """
+        started = _time.monotonic()
+        cfg = self.config
+        since = _time.time() - cfg.warmup_days * DAY
+        loaded = 0
+        timed_out = False
+        self.state = CandidateState(self.config, self.state.vectors.dim if self.state.vectors is not None else None)
+        try:
+            self.cursor = self.store.max_change()
+            pending: list[tuple[DocumentRow, VersionRow]] = []
+            for doc, ver in self.store.live_documents(since):
+                if _time.monotonic() - started > cfg.warmup_timeout_s:
+                    timed_out = True
+                    break
+                pending.append((doc, ver))
+                if len(pending) >= 2_000:
+                    loaded += self._load_docs(pending)
+                    pending = []
+            loaded += self._load_docs(pending)
+        except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
+            log.exception("warm-up failed; starting with an empty candidate state")
+        self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
+                              "timed_out": timed_out, "clusters": len(self.state.reps)}
+        log.info("warm-up", extra={"samestory": self.warmup_report})
+        return self.warmup_report
+
+    def _load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
+        if not rows:
+            return 0
+        reps: dict[int, int] = {}
+        for doc, _ in rows:
+            if doc.cluster_id is not None and doc.cluster_id not in reps:
+                c = self.store.get_cluster(doc.cluster_id)
+                if c is not None:
+                    reps[c.id] = c.representative_id
+        vectors = {}
+        if self.state.vectors is not None and self.model_name:
+            vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)  # type: ignore[attr-defined]
+        # oldest first, so the state is built in the order it was written
+        for doc, ver in reversed(rows):
+            if doc.cluster_id is None:
+                continue
+            self._apply_doc(doc, ver, reps.get(doc.cluster_id) == doc.id, vectors.get(ver.id))
+        return len(rows)
+
+    def _apply_doc(self, doc: DocumentRow, ver: VersionRow, is_rep: bool, vector: bytes | None) -> None:
+        t = doc.published_at if doc.published_at is not None else doc.first_seen
+        feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t)
+        assert doc.cluster_id is not None
+        self.state.put(Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source))
+        if is_rep:
+            self.state.set_rep(doc.cluster_id, doc.id)
+        if vector is not None and self.state.vectors is not None and (
+                is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
+            self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
+
+    def _catch_up(self) -> int:
+        """Replay other writers' changes since our cursor (called inside the write transaction)."""
+        changes = self.store.changes_since(self.cursor)
+        if not changes:
+            return 0
+        seen: set[int] = set()
+        for seq, doc_id in changes:
+            self.cursor = max(self.cursor, seq)
+            if doc_id in seen:
+                continue
+            seen.add(doc_id)
+            doc = self.store.get_document(doc_id)
+            if doc is None or doc.deleted or doc.latest_version_id is None or doc.cluster_id is None:
+                self.state.remove(doc_id)
+                continue
+            ver = self.store.get_version(doc.latest_version_id)
+            cluster = self.store.get_cluster(doc.cluster_id)
+            if ver is None or cluster is None:
+                continue
+            vec = self.store.load_vector(ver.id, self.model_name) if self.model_name else None
+            self._apply_doc(doc, ver, cluster.representative_id == doc.id, vec)
+            if cluster.representative_id != doc.id and self.state.reps.get(cluster.id) == doc.id:
+                self.state.reps.pop(cluster.id, None)
+        self.counters["catch_up_documents"] += len(seen)
+        return len(seen)
+
+    # embedding --------------------------------------------------------------------------------------
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.counters["encoder_texts"] += len(texts)
+        self.counters["encoder_calls"] += 1
+        return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+
+    def _embed_text(self, f: ItemFeatures) -> str:
+        return f.embed_text(self.config.embed_body_lead)
+
+    # ingest --------------------------------------------------------------------------------------------
+    def ingest(self, article: Article | dict[str, Any]) -> IngestResult:
+        """Ingest one article; the result is returned only after it is committed."""
+        return self.ingest_many([article])[0]
+
+    def ingest_many(self, articles: Iterable[Article | dict[str, Any]], *, progress: bool = False,
+                    chunk_size: int = 256) -> list[IngestResult]:
+        """Ingest in order; every ``chunk_size`` items are one transaction (committed before returning).
+
+        Items are validated first, so a bad item fails the call before anything is stored.
+        """
+        items = [a if isinstance(a, Article) else Article.from_dict(a) for a in articles]
+        keys = [self._doc_key(a) for a in items]
+        results: list[IngestResult] = []
+        bar = tqdm(total=len(items), disable=not progress, unit="item", desc="ingest")
+        for start in range(0, len(items), chunk_size):
+            chunk = list(zip(items[start : start + chunk_size], keys[start : start + chunk_size], strict=True))
+            results.extend(self._ingest_chunk(chunk))
+            bar.update(len(chunk))
+        bar.close()
+        return results
+
+    def _doc_key(self, a: Article) -> str | None:
+        if a.url:
+            try:
+                return self.url_rules.canonicalize(a.url)
+            except InvalidUrlError as exc:
+                raise ArticleError(f"invalid url: {exc}") from exc
+        return f"id:{a.id}" if a.id else None
+
+    def _ingest_chunk(self, chunk: list[tuple[Article, str | None]]) -> list[IngestResult]:
+        now = _time.time()
+        feats = [ItemFeatures.build(a.title, a.body, a.lang or "und",
+                                    a.published_at.timestamp() if a.published_at else now) for a, _ in chunk]
+        prefetched = self._prefetch_vectors(feats)
+        results = []
+        try:
+            with self.store.transaction():
+                self._catch_up()
+                for (article, key), f in zip(chunk, feats, strict=True):
+                    results.append(self._ingest_one(article, key, f, now, prefetched))
+                last = self.store.max_change()
+            self.cursor = max(self.cursor, last)
+        except BaseException:
+            # The transaction rolled back; the in-memory state may hold its writes. Rebuild it.
+            self.warm_up()
+            raise
+        for r in results:
+            self.counters[f"status_{r.status}"] += 1
+            self.counters[f"stage_{r.decision.stage}"] += 1
+            for g in r.decision.blocked_by:
+                self.counters[f"veto_{g}"] += 1
+        return results
+
+    def _prefetch_vectors(self, feats: list[ItemFeatures]) -> dict[str, np.ndarray]:
+        """Embed, in one batch, the items the cheap passes cannot settle against the current state.
+
+        An item that an earlier item of the same batch settles has then been embedded for
+        nothing; that is rare and far cheaper than one encoder call per item.
+        """
+        if self.embedder is None or len(feats) < 2:
+            return {}
+        window = self.config.window_days * DAY
+        need = []
+        for f in feats:
+            w = (f.time - window, f.time + window)
+            if any(d in self.state.entries for k in (f.content_key, f.title_key) for d in self.state.exact.lookup(k)):
+                continue
+            hits = self.state.ngram.candidates(f.lead, f.grams, window=w, min_score=self.config.ngram_threshold)
+            if hits:
+                continue
+            mh = self.state.minhash.candidates(f.grams, window=w)
+            if mh and mh[0][1] >= self.config.minhash_threshold:
+                continue
+            need.append(self._embed_text(f))
+        need = list(dict.fromkeys(need))
+        if not need:
+            return {}
+        vecs = self._encode(need)
+        return dict(zip(need, vecs, strict=True))
+
+    def _ingest_one(self, article: Article, key: str | None, f: ItemFeatures, now: float,
+                    prefetched: dict[str, np.ndarray]) -> IngestResult:
+        store, state = self.store, self.state
+        chash = content_hash(article.title, article.body)
+        published = article.published_at.timestamp() if article.published_at else None
+        if key is not None:
+            doc = store.find_document(article.channel, key)
+            if doc is not None:
+                return self._known_document(article, doc, f, chash, now)
+        vector: np.ndarray | None = None
+
+        def vector_fn() -> np.ndarray | None:
+            nonlocal vector
+            if self.embedder is None:
+                return None
+            if vector is None:
+                text = self._embed_text(f)
+                vector = prefetched[text] if text in prefetched else self._encode([text])[0]
+            return vector
+
+        window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
+        match: Match = self.cascade.match(f, state, vector_fn, window)
+        doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
+        version_id = store.insert_version(doc_id, chash, article.title, article.body, article.lang or "und", now)
+        decision = match.decision
+        entry = Entry(doc_id, version_id, 0, f, article.url, article.source)
+        if vector is not None and self.model_name:
+            store.save_vector(version_id, self.model_name, np.asarray(vector, dtype=np.float32).tobytes())
+        if decision.same and match.cluster_id is not None:
+            cluster_id = match.cluster_id
+            rep = state.reps.get(cluster_id, match.matched_doc)
+            entry.cluster_id = cluster_id
+            store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, match.matched_doc,
+                                 decision.to_dict())
+            state.put(entry)
+            status = "duplicate"
+            duplicate_of = rep
+            if rep is not None and rep in state.entries:
+                cur = state.entries[rep]
+                why = better(Candidate(doc_id, article.url, article.source, f.time),
+                             Candidate(cur.doc_id, cur.url, cur.source, cur.features.time), self.url_rules)
+                if why is not None:
+                    store.set_representative(cluster_id, rep, doc_id, why, now)
+                    store.record_change(rep, now)
+                    state.set_rep(cluster_id, doc_id)
+                    if vector is not None:
+                        state.set_cluster_vector(cluster_id, doc_id, vector)
+                    rep = doc_id
+        else:
+            cluster_id = store.create_cluster(doc_id, now)
+            entry.cluster_id = cluster_id
+            store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())
+            state.put(entry)
+            state.set_rep(cluster_id, doc_id)
+            if vector is not None:
+                state.set_cluster_vector(cluster_id, doc_id, vector)
+            rep, status, duplicate_of = doc_id, "new", None
+        store.record_change(doc_id, now)
+        obs = store.insert_observation(doc_id, version_id, article.channel, article.url, article.source, article.id,
+                                       now, status, decision.to_dict())
+        return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,  # type: ignore[arg-type]
+                            id=article.id)
+
+    def _known_document(self, article: Article, doc: DocumentRow, f: ItemFeatures, chash: str,
+                        now: float) -> IngestResult:
+        """Same (channel, canonical URL): a re-observation, or a new version of the same document."""
+        store = self.store
+        ver = store.find_version(doc.id, chash)
+        assert doc.cluster_id is not None
+        cluster = store.get_cluster(doc.cluster_id)
+        rep = cluster.representative_id if cluster else doc.id
+        if ver is not None:
+            decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, same content"
+                                                   f" as version {ver.id}: re-observation"], matched_id=doc.id)
+            obs = store.insert_observation(doc.id, ver.id, article.channel, article.url, article.source, article.id,
+                                           now, "reobserved", decision.to_dict())
+            return IngestResult(obs, doc.id, ver.id, doc.cluster_id, rep, "reobserved", None, decision, id=article.id)
+        version_id = store.insert_version(doc.id, chash, article.title, article.body, article.lang or "und", now)
+        n = len(store.versions_of(doc.id))
+        decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, changed content:"
+                                               f" version {n} of document {doc.id}"], matched_id=doc.id)
+        old = self.state.entries.get(doc.id)
+        if old is not None:
+            entry = Entry(doc.id, version_id, doc.cluster_id, f, old.url, old.source)
+            self.state.put(entry)
+            if self.state.reps.get(doc.cluster_id) == doc.id and self.embedder is not None:
+                vec = self._encode([self._embed_text(f)])[0]
+                store.save_vector(version_id, self.model_name, vec.tobytes())
+                self.state.set_cluster_vector(doc.cluster_id, doc.id, vec)
+        store.record_change(doc.id, now)
+        obs = store.insert_observation(doc.id, version_id, article.channel, article.url, article.source, article.id,
+                                       now, "new_version", decision.to_dict())
+        return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id)
+
+    # deletion ------------------------------------------------------------------------------------------
+    def delete_document(self, document_id: int) -> bool:
+        """Remove a document from the indices and mark it deleted (its rows stay for provenance)."""
+        with self.store.transaction():
+            self._catch_up()
+            doc = self.store.get_document(document_id)
+            if doc is None or doc.deleted:
+                return False
+            now = _time.time()
+            self.store.mark_deleted(document_id, now)
+            self.state.remove(document_id)
+            if doc.cluster_id is not None:
+                cluster = self.store.get_cluster(doc.cluster_id)
+                new_rep = self.state.reps.get(doc.cluster_id)
+                if cluster is not None and cluster.representative_id == document_id and new_rep is not None:
+                    self.store.set_representative(doc.cluster_id, document_id, new_rep,
+                                                  "previous representative deleted", now)
+                    self.store.record_change(new_rep, now)
+            self.store.record_change(document_id, now)
+            last = self.store.max_change()
+        self.cursor = max(self.cursor, last)
+        return True
+
+    # stateless ----------------------------------------------------------------------------------------
+    def _features(self, item: Article | str) -> ItemFeatures:
+        a = item if isinstance(item, Article) else Article(title=item)
+        t = a.published_at.timestamp() if a.published_at else 0.0
+        return ItemFeatures.build(a.title, a.body, a.lang or "und", t)
+
+    def compare(self, a: Article | str, b: Article | str, *, all_scores: bool = False) -> Decision:
+        """Stateless pairwise verdict through the same cascade and guards as ``ingest``."""
+        return self.compare_pairs([(a, b)], all_scores=all_scores)[0]
+
+    def compare_pairs(self, pairs: Sequence[tuple[Article | str, Article | str]], *, progress: bool = False,
+                      all_scores: bool = False, batch_size: int = 512) -> list[Decision]:
+        """``compare`` for many pairs, with the embedder called in batches."""
+        feats = [(self._features(a), self._features(b)) for a, b in pairs]
+        out: list[Decision] = []
+        bar = tqdm(total=len(feats), disable=not progress, unit="pair", desc="compare")
+        for start in range(0, len(feats), batch_size):
+            chunk = feats[start : start + batch_size]
+            vec: dict[str, np.ndarray] = {}
+            if self.embedder is not None:
+                texts = list(dict.fromkeys(self._embed_text(f) for pair in chunk for f in pair))
+                if texts:
+                    vec = dict(zip(texts, self._encode(texts), strict=True))
+            for fa, fb in chunk:
+                def cosine(fa: ItemFeatures = fa, fb: ItemFeatures = fb,
+                           vec: dict[str, np.ndarray] = vec) -> float | None:
+                    if not vec:
+                        return None
+                    return float(np.dot(vec[self._embed_text(fa)], vec[self._embed_text(fb)]))
+                out.append(self.cascade.pair(fa, fb, self.state.ngram, cosine, all_scores=all_scores))
+            bar.update(len(chunk))
+        bar.close()
+        return out
+
+    def dedupe(self, texts: Sequence[str], *, threshold: float | None = None) -> DedupeResult:
+        """Group near-duplicate texts (e.g. retrieved RAG chunks); stores nothing.
+
+        Each text is matched, in order, against the groups formed so far, through the same
+        cascade and guards; ``threshold`` overrides the embedding threshold for this call.
+        """
+        if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
+            raise ValueError("texts must be a list of strings")
+        config = self.config if threshold is None else self.config.replace(embedding_threshold=threshold)
+        cascade = Cascade(config, self.guards)
+        state = CandidateState(config, getattr(self.embedder, "dim", None) if self.embedder is not None else None)
+        feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
+        vecs = self._encode([f.headline for f in feats]) if self.embedder is not None and texts else None
+        decisions: list[Decision] = []
+        dup: list[int | None] = []
+        for i, f in enumerate(feats):
+            vec = None if vecs is None else vecs[i]
+            if not f.norm_title:
+                decisions.append(Decision(False, "none", None, ["empty text"]))
+                dup.append(None)
+                continue
+            m = cascade.match(f, state, lambda vec=vec: vec, None)
+            if m.decision.same and m.cluster_id is not None:
+                state.put(Entry(i, i, m.cluster_id, f, None, None))
+                dup.append(state.reps[m.cluster_id])
+            else:
+                state.put(Entry(i, i, i, f, None, None))
+                state.set_rep(i, i)
+                if vec is not None:
+                    state.set_cluster_vector(i, i, vec)
+                dup.append(None)
+            decisions.append(m.decision)
+        return _group(dup, decisions)
+
+    # reading ---------------------------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        counts = self.store.counts()
+        return {
+            **counts,
+            "indexed_documents": len(self.state.entries),
+            "indexed_clusters": len(self.state.reps),
+            "vector_index": len(self.state.vectors) if self.state.vectors is not None else 0,
+            "counters": dict(self.counters),
+            "model": self.model_name,
+        }
+
+
+def _load_url_rules(config: EngineConfig) -> UrlRules:
+    rules = UrlRules.default()
+    if config.url_rules:
+        rules = rules.merged(UrlRules.from_file(config.url_rules))
+    return rules

@@ -1,0 +1,127 @@
+"""In-memory candidate state: what the cascade searches. Rebuilt from the store at start-up.
+
+The cheap indices (n-gram buckets, MinHash LSH) hold cluster *representatives* only, so every
+similarity is measured against a representative and never chains through members (seed 000).
+The exact-hash index holds every member: an identical text relates to the cluster exactly as
+the member it copies. The vector index holds one vector per cluster, keyed by cluster id: the
+representative's when it was embedded, else the founding member's (embedding a representative
+just to re-index it would spend the encoder on an item the cheap passes already settled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from index.exact import ExactIndex
+from index.features import ItemFeatures
+from index.minhash import MinHashIndex
+from index.ngram import GatedNgramIndex
+from service.config import EngineConfig
+
+
+@dataclass
+class Entry:
+    doc_id: int
+    version_id: int
+    cluster_id: int
+    features: ItemFeatures
+    url: str | None
+    source: str | None
+
+
+class CandidateState:
+    def __init__(self, config: EngineConfig, dim: int | None) -> None:
+        self.config = config
+        self.entries: dict[int, Entry] = {}
+        self.reps: dict[int, int] = {}  # cluster id -> representative doc id
+        self.exact = ExactIndex()
+        self.ngram = GatedNgramIndex()
+        self.minhash = MinHashIndex(threshold=config.minhash_lsh_threshold, num_perm=config.minhash_num_perm)
+        self.vectors = None
+        if dim is not None:
+            from index.vectors import VectorIndex
+
+            self.vectors = VectorIndex(dim, exact_until=config.exact_until)
+        self.cluster_vector_doc: dict[int, int] = {}  # cluster id -> doc whose vector is indexed
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def cluster_of(self, doc_id: int) -> int | None:
+        e = self.entries.get(doc_id)
+        return e.cluster_id if e else None
+
+    def put(self, entry: Entry) -> None:
+        """Add or refresh a live document (not as representative; see ``set_rep``)."""
+        old = self.entries.get(entry.doc_id)
+        self.entries[entry.doc_id] = entry
+        f = entry.features
+        self.exact.add(entry.doc_id, [f.content_key, f.title_key])
+        if old is not None and self.reps.get(old.cluster_id) == entry.doc_id:
+            if old.cluster_id != entry.cluster_id:
+                self.reps.pop(old.cluster_id, None)
+                self._unindex_rep(entry.doc_id)
+            else:
+                self._index_rep(entry)
+
+    def set_rep(self, cluster_id: int, doc_id: int) -> None:
+        old = self.reps.get(cluster_id)
+        if old is not None and old != doc_id:
+            self._unindex_rep(old)
+        self.reps[cluster_id] = doc_id
+        self._index_rep(self.entries[doc_id])
+
+    def set_cluster_vector(self, cluster_id: int, doc_id: int, vector: np.ndarray) -> None:
+        if self.vectors is None:
+            return
+        rep_doc = self.reps.get(cluster_id)
+        t = self.entries[rep_doc].features.time if rep_doc in self.entries else self.entries[doc_id].features.time
+        self.vectors.add(np.array([cluster_id], dtype=np.int64), vector.reshape(1, -1).astype(np.float32),
+                         np.array([t], dtype=np.float64))
+        self.cluster_vector_doc[cluster_id] = doc_id
+
+    def has_cluster_vector(self, cluster_id: int) -> bool:
+        return cluster_id in self.cluster_vector_doc
+
+    def _index_rep(self, e: Entry) -> None:
+        f = e.features
+        self.ngram.add(e.doc_id, f.lead, f.grams, f.time)
+        self.minhash.add(e.doc_id, f.grams, f.time)
+
+    def _unindex_rep(self, doc_id: int) -> None:
+        self.ngram.remove(doc_id)
+        self.minhash.remove(doc_id)
+
+    def remove(self, doc_id: int) -> None:
+        e = self.entries.pop(doc_id, None)
+        self.exact.remove(doc_id)
+        self._unindex_rep(doc_id)
+        if e is None:
+            return
+        if self.reps.get(e.cluster_id) == doc_id:
+            del self.reps[e.cluster_id]
+            # Promote the best remaining live member so the cluster stays findable.
+            members = [m for m in self.entries.values() if m.cluster_id == e.cluster_id]
+            if members:
+                newest = max(members, key=lambda m: m.features.time)
+                self.set_rep(e.cluster_id, newest.doc_id)
+            elif self.vectors is not None:
+                self.vectors.remove([e.cluster_id])
+                self.cluster_vector_doc.pop(e.cluster_id, None)
+
+    def expire(self, before: float) -> int:
+        """Drop documents (and their clusters' index entries) older than ``before`` from memory only."""
+        old = [d for d, e in self.entries.items() if e.features.time < before
+               and self.entries.get(self.reps.get(e.cluster_id, d), e).features.time < before]
+        for d in old:
+            e = self.entries.pop(d)
+            self.exact.remove(d)
+            self._unindex_rep(d)
+            if self.reps.get(e.cluster_id) == d:
+                del self.reps[e.cluster_id]
+                if self.vectors is not None:
+                    self.vectors.remove([e.cluster_id])
+                    self.cluster_vector_doc.pop(e.cluster_id, None)
+        return len(old)

@@ -1,0 +1,133 @@
+"""The store's contract and row types, shared by the SQLite and PostgreSQL back-ends.
+
+Nothing is ever deleted by deduplication: observations, versions and member documents all stay,
+with provenance. Uniqueness is the database's job (seed 002): one document per
+(channel, document key) and one version per (document, content hash), so two collectors that
+both think a URL is new cannot both store it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    id: int
+    channel: str
+    doc_key: str | None
+    url: str | None
+    source: str | None
+    cluster_id: int | None
+    latest_version_id: int | None
+    published_at: float | None
+    first_seen: float
+    deleted: bool
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    id: int
+    document_id: int
+    content_hash: str
+    title: str
+    body: str
+    lang: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class ObservationRow:
+    id: int
+    document_id: int
+    version_id: int
+    channel: str
+    url: str | None
+    source: str | None
+    caller_id: str | None
+    observed_at: float
+    status: str
+    decision: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClusterRow:
+    id: int
+    representative_id: int
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class MembershipRow:
+    document_id: int
+    cluster_id: int
+    joined_at: float
+    stage: str
+    score: float | None
+    matched_id: int | None
+    decision: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClusterEventRow:
+    id: int
+    cluster_id: int
+    old_representative: int | None
+    new_representative: int
+    reason: str
+    at: float
+
+
+class DuplicateKeyError(Exception):
+    """A uniqueness constraint fired: another writer stored the same document or version first."""
+
+
+class Store(Protocol):
+    """What the engine needs from a database. All writes happen inside ``transaction()``."""
+
+    url: str
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """An exclusive write transaction: one engine at a time decides and writes (see engine)."""
+        ...
+
+    def close(self) -> None: ...
+
+    # documents and versions
+    def find_document(self, channel: str, doc_key: str) -> DocumentRow | None: ...
+    def insert_document(self, channel: str, doc_key: str | None, url: str | None, source: str | None,
+                        published_at: float | None, now: float) -> int: ...
+    def find_version(self, document_id: int, content_hash: str) -> VersionRow | None: ...
+    def insert_version(self, document_id: int, content_hash: str, title: str, body: str, lang: str,
+                       now: float) -> int: ...
+    def insert_observation(self, document_id: int, version_id: int, channel: str, url: str | None,
+                           source: str | None, caller_id: str | None, now: float, status: str,
+                           decision: dict[str, Any]) -> int: ...
+    def get_document(self, document_id: int) -> DocumentRow | None: ...
+    def get_version(self, version_id: int) -> VersionRow | None: ...
+    def versions_of(self, document_id: int) -> list[VersionRow]: ...
+    def observations_of(self, document_id: int) -> list[ObservationRow]: ...
+    def mark_deleted(self, document_id: int, now: float) -> None: ...
+
+    # clusters
+    def create_cluster(self, representative_id: int, now: float) -> int: ...
+    def get_cluster(self, cluster_id: int) -> ClusterRow | None: ...
+    def set_membership(self, document_id: int, cluster_id: int, now: float, stage: str, score: float | None,
+                       matched_id: int | None, decision: dict[str, Any]) -> None: ...
+    def set_representative(self, cluster_id: int, old: int | None, new: int, reason: str, now: float) -> None: ...
+    def members_of(self, cluster_id: int) -> list[MembershipRow]: ...
+    def cluster_events(self, cluster_id: int) -> list[ClusterEventRow]: ...
+    def list_clusters(self, limit: int, offset: int) -> list[ClusterRow]: ...
+
+    # vectors, change feed, warm-up
+    def save_vector(self, version_id: int, model: str, vector: bytes) -> None: ...
+    def load_vector(self, version_id: int, model: str) -> bytes | None: ...
+    def record_change(self, document_id: int, now: float) -> int: ...
+    def changes_since(self, seq: int) -> list[tuple[int, int]]: ...
+    def max_change(self) -> int: ...
+    def live_documents(self, since: float) -> Iterator[tuple[DocumentRow, VersionRow]]: ...
+    def counts(self) -> dict[str, int]: ...

@@ -1,0 +1,288 @@
+"""SQL shared by the SQLite and PostgreSQL stores (placeholders written as ``?``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from service.store.base import (
+    ClusterEventRow,
+    ClusterRow,
+    DocumentRow,
+    MembershipRow,
+    ObservationRow,
+    VersionRow,
+)
+
+SCHEMA_VERSION = 1
+
+# {pk} is the auto-increment primary key type, {blob} the binary type of the dialect.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id {pk},
+    channel TEXT NOT NULL,
+    doc_key TEXT,
+    url TEXT,
+    source TEXT,
+    cluster_id BIGINT,
+    latest_version_id BIGINT,
+    published_at DOUBLE PRECISION,
+    first_seen DOUBLE PRECISION NOT NULL,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (channel, doc_key)
+);
+CREATE TABLE IF NOT EXISTS versions (
+    id {pk},
+    document_id BIGINT NOT NULL REFERENCES documents(id),
+    content_hash TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    UNIQUE (document_id, content_hash)
+);
+CREATE TABLE IF NOT EXISTS observations (
+    id {pk},
+    document_id BIGINT NOT NULL REFERENCES documents(id),
+    version_id BIGINT NOT NULL REFERENCES versions(id),
+    channel TEXT NOT NULL,
+    url TEXT,
+    source TEXT,
+    caller_id TEXT,
+    observed_at DOUBLE PRECISION NOT NULL,
+    status TEXT NOT NULL,
+    decision TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS observations_document ON observations (document_id);
+CREATE TABLE IF NOT EXISTS clusters (
+    id {pk},
+    representative_id BIGINT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memberships (
+    document_id BIGINT PRIMARY KEY REFERENCES documents(id),
+    cluster_id BIGINT NOT NULL REFERENCES clusters(id),
+    joined_at DOUBLE PRECISION NOT NULL,
+    stage TEXT NOT NULL,
+    score DOUBLE PRECISION,
+    matched_id BIGINT,
+    decision TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memberships_cluster ON memberships (cluster_id);
+CREATE TABLE IF NOT EXISTS cluster_events (
+    id {pk},
+    cluster_id BIGINT NOT NULL REFERENCES clusters(id),
+    old_representative BIGINT,
+    new_representative BIGINT NOT NULL,
+    reason TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cluster_events_cluster ON cluster_events (cluster_id);
+CREATE TABLE IF NOT EXISTS vectors (
+    version_id BIGINT NOT NULL REFERENCES versions(id),
+    model TEXT NOT NULL,
+    vec {blob} NOT NULL,
+    PRIMARY KEY (version_id, model)
+);
+CREATE TABLE IF NOT EXISTS changes (
+    seq {pk},
+    document_id BIGINT NOT NULL,
+    at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_first_seen ON documents (first_seen);
+"""
+
+_DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
+_VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
+
+
+def _doc(row: Any) -> DocumentRow:
+    return DocumentRow(int(row[0]), row[1], row[2], row[3], row[4], None if row[5] is None else int(row[5]),
+                       None if row[6] is None else int(row[6]), row[7], row[8], bool(row[9]))
+
+
+def _ver(row: Any) -> VersionRow:
+    return VersionRow(int(row[0]), int(row[1]), row[2], row[3], row[4], row[5], row[6])
+
+
+class SQLStoreBase:
+    """Dialect-neutral queries; subclasses provide the connection, ``_exec`` and ``transaction``."""
+
+    url: str
+
+    # dialect hooks ---------------------------------------------------------------------------
+    def _exec(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        raise NotImplementedError
+
+    def _insert(self, sql: str, params: tuple[Any, ...]) -> int:
+        row = self._exec(sql + " RETURNING id", params).fetchone()
+        return int(row[0])
+
+    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        return self._exec(sql, params).fetchone()
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return list(self._exec(sql, params).fetchall())
+
+    # documents and versions --------------------------------------------------------------------
+    def find_document(self, channel: str, doc_key: str) -> DocumentRow | None:
+        row = self._one(f"SELECT {_DOC_COLS} FROM documents WHERE channel = ? AND doc_key = ?", (channel, doc_key))
+        return _doc(row) if row else None
+
+    def insert_document(self, channel: str, doc_key: str | None, url: str | None, source: str | None,
+                        published_at: float | None, now: float) -> int:
+        return self._insert(
+            "INSERT INTO documents (channel, doc_key, url, source, published_at, first_seen) VALUES (?, ?, ?, ?, ?, ?)",
+            (channel, doc_key, url, source, published_at, now),
+        )
+
+    def find_version(self, document_id: int, content_hash: str) -> VersionRow | None:
+        row = self._one(f"SELECT {_VER_COLS} FROM versions WHERE document_id = ? AND content_hash = ?",
+                        (document_id, content_hash))
+        return _ver(row) if row else None
+
+    def insert_version(self, document_id: int, content_hash: str, title: str, body: str, lang: str,
+                       now: float) -> int:
+        vid = self._insert(
+            "INSERT INTO versions (document_id, content_hash, title, body, lang, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (document_id, content_hash, title, body, lang, now),
+        )
+        self._exec("UPDATE documents SET latest_version_id = ? WHERE id = ?", (vid, document_id))
+        return vid
+
+    def insert_observation(self, document_id: int, version_id: int, channel: str, url: str | None,
+                           source: str | None, caller_id: str | None, now: float, status: str,
+                           decision: dict[str, Any]) -> int:
+        return self._insert(
+            "INSERT INTO observations (document_id, version_id, channel, url, source, caller_id, observed_at, status,"
+            " decision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (document_id, version_id, channel, url, source, caller_id, now, status,
+             json.dumps(decision, ensure_ascii=False)),
+        )
+
+    def get_document(self, document_id: int) -> DocumentRow | None:
+        row = self._one(f"SELECT {_DOC_COLS} FROM documents WHERE id = ?", (document_id,))
+        return _doc(row) if row else None
+
+    def get_version(self, version_id: int) -> VersionRow | None:
+        row = self._one(f"SELECT {_VER_COLS} FROM versions WHERE id = ?", (version_id,))
+        return _ver(row) if row else None
+
+    def versions_of(self, document_id: int) -> list[VersionRow]:
+        return [_ver(r) for r in self._all(f"SELECT {_VER_COLS} FROM versions WHERE document_id = ? ORDER BY id",
+                                           (document_id,))]
+
+    def observations_of(self, document_id: int) -> list[ObservationRow]:
+        rows = self._all(
+            "SELECT id, document_id, version_id, channel, url, source, caller_id, observed_at, status, decision"
+            " FROM observations WHERE document_id = ? ORDER BY id", (document_id,))
+        return [ObservationRow(int(r[0]), int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], json.loads(r[9]))
+                for r in rows]
+
+    def mark_deleted(self, document_id: int, now: float) -> None:
+        self._exec("UPDATE documents SET deleted = 1 WHERE id = ?", (document_id,))
+
+    # clusters ----------------------------------------------------------------------------------
+    def create_cluster(self, representative_id: int, now: float) -> int:
+        cid = self._insert("INSERT INTO clusters (representative_id, created_at, updated_at) VALUES (?, ?, ?)",
+                           (representative_id, now, now))
+        self._exec("INSERT INTO cluster_events (cluster_id, old_representative, new_representative, reason, at)"
+                   " VALUES (?, ?, ?, ?, ?)", (cid, None, representative_id, "first member", now))
+        return cid
+
+    def get_cluster(self, cluster_id: int) -> ClusterRow | None:
+        row = self._one("SELECT id, representative_id, created_at, updated_at FROM clusters WHERE id = ?",
+                        (cluster_id,))
+        return ClusterRow(int(row[0]), int(row[1]), row[2], row[3]) if row else None
+
+    def set_membership(self, document_id: int, cluster_id: int, now: float, stage: str, score: float | None,
+                       matched_id: int | None, decision: dict[str, Any]) -> None:
+        payload = json.dumps(decision, ensure_ascii=False)
+        self._exec("DELETE FROM memberships WHERE document_id = ?", (document_id,))
+        self._exec("INSERT INTO memberships (document_id, cluster_id, joined_at, stage, score, matched_id, decision)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?)", (document_id, cluster_id, now, stage, score, matched_id, payload))
+        self._exec("UPDATE documents SET cluster_id = ? WHERE id = ?", (cluster_id, document_id))
+        self._exec("UPDATE clusters SET updated_at = ? WHERE id = ?", (now, cluster_id))
+
+    def set_representative(self, cluster_id: int, old: int | None, new: int, reason: str, now: float) -> None:
+        self._exec("UPDATE clusters SET representative_id = ?, updated_at = ? WHERE id = ?", (new, now, cluster_id))
+        self._exec("INSERT INTO cluster_events (cluster_id, old_representative, new_representative, reason, at)"
+                   " VALUES (?, ?, ?, ?, ?)", (cluster_id, old, new, reason, now))
+
+    def members_of(self, cluster_id: int) -> list[MembershipRow]:
+        rows = self._all(
+            "SELECT m.document_id, m.cluster_id, m.joined_at, m.stage, m.score, m.matched_id, m.decision"
+            " FROM memberships m JOIN documents d ON d.id = m.document_id"
+            " WHERE m.cluster_id = ? AND d.deleted = 0 ORDER BY m.document_id", (cluster_id,))
+        return [MembershipRow(int(r[0]), int(r[1]), r[2], r[3], r[4], None if r[5] is None else int(r[5]),
+                              json.loads(r[6])) for r in rows]
+
+    def cluster_events(self, cluster_id: int) -> list[ClusterEventRow]:
+        rows = self._all("SELECT id, cluster_id, old_representative, new_representative, reason, at"
+                         " FROM cluster_events WHERE cluster_id = ? ORDER BY id", (cluster_id,))
+        return [ClusterEventRow(int(r[0]), int(r[1]), None if r[2] is None else int(r[2]), int(r[3]), r[4], r[5])
+                for r in rows]
+
+    def list_clusters(self, limit: int, offset: int) -> list[ClusterRow]:
+        rows = self._all("SELECT id, representative_id, created_at, updated_at FROM clusters"
+                         " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", (limit, offset))
+        return [ClusterRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+
+    # vectors, change feed, warm-up ---------------------------------------------------------------
+    def save_vector(self, version_id: int, model: str, vector: bytes) -> None:
+        self._exec("DELETE FROM vectors WHERE version_id = ? AND model = ?", (version_id, model))
+        self._exec("INSERT INTO vectors (version_id, model, vec) VALUES (?, ?, ?)", (version_id, model, vector))
+
+    def load_vector(self, version_id: int, model: str) -> bytes | None:
+        row = self._one("SELECT vec FROM vectors WHERE version_id = ? AND model = ?", (version_id, model))
+        return bytes(row[0]) if row else None
+
+    def record_change(self, document_id: int, now: float) -> int:
+        return self._insert_seq("INSERT INTO changes (document_id, at) VALUES (?, ?)", (document_id, now))
+
+    def _insert_seq(self, sql: str, params: tuple[Any, ...]) -> int:
+        row = self._exec(sql + " RETURNING seq", params).fetchone()
+        return int(row[0])
+
+    def changes_since(self, seq: int) -> list[tuple[int, int]]:
+        return [(int(r[0]), int(r[1])) for r in
+                self._all("SELECT seq, document_id FROM changes WHERE seq > ? ORDER BY seq", (seq,))]
+
+    def max_change(self) -> int:
+        row = self._one("SELECT MAX(seq) FROM changes")
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def live_documents(self, since: float) -> Iterator[tuple[DocumentRow, VersionRow]]:
+        """Non-deleted documents first seen or published since ``since``, newest first, with their latest version."""
+        cols = ", ".join(f"d.{c.strip()}" for c in _DOC_COLS.split(",")) + ", " + \
+            ", ".join(f"v.{c.strip()}" for c in _VER_COLS.split(","))
+        cur = self._exec(
+            f"SELECT {cols} FROM documents d JOIN versions v ON v.id = d.latest_version_id"
+            " WHERE d.deleted = 0 AND (d.first_seen >= ? OR d.published_at >= ?) ORDER BY d.id DESC",
+            (since, since))
+        while True:
+            rows = cur.fetchmany(2_000)
+            if not rows:
+                break
+            for r in rows:
+                yield _doc(r[:10]), _ver(r[10:])
+
+    def load_vectors(self, version_ids: list[int], model: str) -> dict[int, bytes]:
+        out: dict[int, bytes] = {}
+        for start in range(0, len(version_ids), 500):
+            chunk = version_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for r in self._all(f"SELECT version_id, vec FROM vectors WHERE model = ? AND version_id IN ({marks})",
+                               (model, *chunk)):
+                out[int(r[0])] = bytes(r[1])
+        return out
+
+    def counts(self) -> dict[str, int]:
+        out = {}
+        for table in ("documents", "versions", "observations", "clusters"):
+            out[table] = int(self._one(f"SELECT COUNT(*) FROM {table}")[0])
+        out["live_documents"] = int(self._one("SELECT COUNT(*) FROM documents WHERE deleted = 0")[0])
+        return out

@@ -1,0 +1,84 @@
+"""SQLite store: the embedded default (``sqlite:///var/samestory.db`` or ``:memory:``)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from service.store.base import DuplicateKeyError
+from service.store.sql import SCHEMA, SCHEMA_VERSION, SQLStoreBase
+
+
+class SQLiteStore(SQLStoreBase):
+    """One SQLite file in WAL mode.
+
+    Durability: ``synchronous=FULL`` means a transaction that returned from COMMIT survives a
+    SIGKILL and a power cut; results are only handed back after that commit.
+    Several processes may open the same file: ``BEGIN IMMEDIATE`` serialises writers, and each
+    engine replays the ``changes`` feed at the start of its transaction.
+
+    >>> store = SQLiteStore(":memory:")
+    >>> with store.transaction():
+    ...     doc = store.insert_document("rss", "https://a.example/x", None, None, None, 0.0)
+    >>> store.get_document(doc).channel
+    'rss'
+    """
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        self.url = "sqlite:///" + self.path if self.path != ":memory:" else ":memory:"
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60.0)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        if self.path != ":memory:":
+            self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = FULL")
+        with self.transaction():
+            for stmt in SCHEMA.format(pk="INTEGER PRIMARY KEY AUTOINCREMENT", blob="BLOB").split(";"):
+                if stmt.strip():
+                    self._conn.execute(stmt)
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                self._conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise RuntimeError(f"{self.path}: schema version {row[0]}, this samestory needs {SCHEMA_VERSION}")
+
+    def _exec(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        try:
+            return self._conn.execute(sql, params)
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc):
+                raise DuplicateKeyError(str(exc)) from exc
+            raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def close(self) -> None:
+        self._conn.close()

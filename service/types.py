@@ -1,0 +1,203 @@
+"""The engine's typed contract: what goes in (Article) and what comes out (Decision, IngestResult).
+
+These dataclasses are the shapes the CLI prints as JSON and the HTTP API serves; the pydantic
+models in ``service.api.schemas`` mirror them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from index.text import detect_lang
+
+# Stages in cascade order, cheapest first. A stage that settles an item means later stages
+# never see it.
+STAGES = ("url", "exact", "ngram", "minhash", "embedding")
+Stage = Literal["url", "exact", "ngram", "minhash", "embedding", "none"]
+Status = Literal["new", "reobserved", "new_version", "duplicate"]
+
+# Bounds on what one article may carry. A 10 MB title is a client bug, not a headline.
+MAX_TITLE_CHARS = 2_000
+MAX_BODY_CHARS = 200_000
+MAX_FIELD_CHARS = 2_048
+
+
+class ArticleError(ValueError):
+    """An article that cannot be ingested; the message says which field and why."""
+
+
+@dataclass(frozen=True)
+class Article:
+    """One incoming item.
+
+    >>> Article(title="연준, 기준금리 0.25%p 인상").lang
+    'ko'
+    >>> Article(title="", body="")
+    Traceback (most recent call last):
+    ...
+    service.types.ArticleError: an article needs a non-empty title or body
+    """
+
+    title: str = ""
+    body: str = ""
+    url: str | None = None
+    source: str | None = None
+    channel: str = "default"
+    published_at: datetime | None = None
+    lang: str | None = None
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("title", "body"):
+            value = getattr(self, name)
+            if value is None:
+                object.__setattr__(self, name, "")
+            elif not isinstance(value, str):
+                raise ArticleError(f"{name} must be a string, got {type(value).__name__}")
+        for name in ("url", "source", "channel", "lang", "id"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise ArticleError(f"{name} must be a string, got {type(value).__name__}")
+            if value is not None and len(value) > MAX_FIELD_CHARS:
+                raise ArticleError(f"{name} is {len(value)} characters; the limit is {MAX_FIELD_CHARS}")
+        if not self.title.strip() and not self.body.strip():
+            raise ArticleError("an article needs a non-empty title or body")
+        if len(self.title) > MAX_TITLE_CHARS:
+            raise ArticleError(f"title is {len(self.title)} characters; the limit is {MAX_TITLE_CHARS}")
+        if len(self.body) > MAX_BODY_CHARS:
+            raise ArticleError(f"body is {len(self.body)} characters; the limit is {MAX_BODY_CHARS}")
+        for name in ("title", "body"):
+            if "\ufffd" in getattr(self, name) or _has_surrogates(getattr(self, name)):
+                raise ArticleError(f"{name} is not valid UTF-8 text (replacement or surrogate characters)")
+        if not self.channel or not self.channel.strip():
+            object.__setattr__(self, "channel", "default")
+        if self.published_at is not None:
+            if isinstance(self.published_at, str):
+                object.__setattr__(self, "published_at", parse_time(self.published_at))
+            elif not isinstance(self.published_at, datetime):
+                raise ArticleError("published_at must be an ISO-8601 string or datetime")
+            elif self.published_at.tzinfo is None:
+                object.__setattr__(self, "published_at", self.published_at.replace(tzinfo=timezone.utc))
+        if self.lang is None:
+            object.__setattr__(self, "lang", detect_lang(self.title or self.body))
+
+    @property
+    def headline(self) -> str:
+        """The title, or the body's start when there is no title."""
+        return self.title.strip() or self.body.strip()[:200]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Article:
+        """Build from a JSON object; unknown keys are an error so typos do not pass silently."""
+        if not isinstance(data, dict):
+            raise ArticleError(f"an article must be a JSON object, got {type(data).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        # Eval-data records carry "text" instead of "title".
+        if "text" in data and "title" not in data:
+            data = {**data, "title": data["text"]}
+            data.pop("text")
+        extra = set(data) - known - {"meta", "cluster"}
+        if extra:
+            raise ArticleError(f"unknown article field(s): {', '.join(sorted(extra))}")
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["published_at"] = self.published_at.isoformat() if self.published_at else None
+        return out
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def parse_time(value: str) -> datetime:
+    """Parse ISO-8601 (a trailing Z allowed); naive times are taken as UTC."""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (ValueError, AttributeError) as exc:
+        raise ArticleError(f"published_at is not ISO-8601: {value!r}") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    """One guard's say on one proposed merge.
+
+    ``decided`` is False when the guard found nothing to compare and stepped aside
+    (seed 000: "the gate blocks when present and steps aside when absent").
+    """
+
+    guard: str
+    blocked: bool
+    decided: bool
+    evidence: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Decision:
+    """Why an item was joined to another or kept apart.
+
+    ``stage`` is the stage that settled the item, ``score`` that stage's similarity,
+    ``reasons`` human-readable evidence, ``blocked_by`` the guards that vetoed a merge.
+    ``scores`` holds every stage score that was computed, so callers can re-threshold.
+    """
+
+    same: bool
+    stage: Stage
+    score: float | None = None
+    reasons: list[str] = field(default_factory=list)
+    blocked_by: list[str] = field(default_factory=list)
+    matched_id: int | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    guards: list[GuardVerdict] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "same": self.same,
+            "stage": self.stage,
+            "score": None if self.score is None else round(float(self.score), 6),
+            "reasons": list(self.reasons),
+            "blocked_by": list(self.blocked_by),
+            "matched_id": self.matched_id,
+            "scores": {k: round(float(v), 6) for k, v in self.scores.items()},
+            "guards": [g.to_dict() for g in self.guards],
+        }
+
+
+@dataclass
+class IngestResult:
+    """What ingesting one article did. Also the JSON line ``samestory ingest --json`` prints."""
+
+    observation_id: int
+    document_id: int
+    version_id: int
+    cluster_id: int
+    representative_id: int
+    status: Status
+    duplicate_of: int | None
+    decision: Decision
+    id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "observation_id": self.observation_id,
+            "document_id": self.document_id,
+            "version_id": self.version_id,
+            "cluster_id": self.cluster_id,
+            "representative_id": self.representative_id,
+            "status": self.status,
+            "duplicate_of": self.duplicate_of,
+            "decision": self.decision.to_dict(),
+        }
