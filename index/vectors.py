@@ -481,7 +481,11 @@ class VectorIndex:
         >>> idx.get([7]).astype(float).round(3).tolist()
         [[0.6, 0.8]]
         """
-        id_list = np.atleast_1d(np.asarray(ids, dtype=np.int64)).tolist()
+        if isinstance(ids, (int, np.integer)):
+            ids = [ids]
+        elif not isinstance(ids, np.ndarray):
+            ids = list(ids)  # sets, generators
+        id_list = np.asarray(ids, dtype=np.int64).reshape(-1).tolist()
         try:
             pos = np.asarray([self._pos[i] for i in id_list], dtype=np.int64)
         except KeyError as e:
@@ -758,7 +762,10 @@ class VectorIndex:
                 f"{path}: corrupt, faiss index d={index.d} ntotal={index.ntotal} disagrees with header"
             )
 
-        self = cls(**params)
+        try:
+            self = cls(**params)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{path}: stale index parameters {params}: {e}") from None
         self._reset_rows(rows)
         self._set_index(index, kind)
         alive = arrays["alive"].astype(bool)

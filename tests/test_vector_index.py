@@ -136,8 +136,11 @@ def test_repeated_id_in_one_batch_keeps_last() -> None:
     np.testing.assert_allclose(idx.get([3]), np.eye(4)[1:2])
 
 
-def test_get_missing_raises_keyerror() -> None:
+def test_get_accepts_iterables_and_raises_keyerror_when_missing() -> None:
     idx = VectorIndex(4)
+    idx.add(np.array([5, 6]), np.eye(4)[:2], np.zeros(2))
+    assert idx.get(5).shape == (1, 4) and idx.get({5, 6}).shape == (2, 4)
+    np.testing.assert_allclose(idx.get(iter([6])), np.eye(4)[1:2])
     with pytest.raises(KeyError, match="42"):
         idx.get([42])
 
