@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from tqdm import tqdm
+
 DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
 
@@ -72,19 +74,29 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         raise SystemExit(f"{args.file}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
     engine = open_engine(args)
     try:
-        results = engine.ingest_many(articles, progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
-                                     chunk_size=args.chunk_size)
-    except ArticleError as exc:
-        raise SystemExit(f"{args.file}: {exc}") from exc
-    for r in results:
-        if args.json:
-            print(json.dumps(r.to_dict(), ensure_ascii=False))
-        elif not args.quiet:
-            dup = f" duplicate of {r.duplicate_of}" if r.duplicate_of else ""
-            print(f"{r.status:<11} doc {r.document_id:<6} cluster {r.cluster_id:<6} stage {r.decision.stage:<9}{dup}")
-    if not args.json:
-        print(json.dumps(engine.stats()["counters"], ensure_ascii=False), file=sys.stderr)
-    engine.close()
+        for lineno, article in enumerate(articles, 1):  # every URL checked before anything is stored
+            try:
+                engine.doc_key(article)
+            except ArticleError as exc:
+                raise SystemExit(f"{args.file}: article {lineno}: {exc}") from exc
+        show_bar = args.progress or (not args.quiet and not args.json and sys.stderr.isatty())
+        bar = tqdm(total=len(articles), disable=not show_bar, unit="item", desc="ingest", file=sys.stderr)
+        for start in range(0, len(articles), args.chunk_size):
+            # Each chunk is one committed transaction; its results are printed (and flushed) only
+            # after the commit, so every printed result survives a crash of this process.
+            for r in engine.ingest_many(articles[start : start + args.chunk_size], chunk_size=args.chunk_size):
+                if args.json:
+                    print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
+                elif not args.quiet:
+                    dup = f" duplicate of {r.duplicate_of}" if r.duplicate_of else ""
+                    print(f"{r.status:<11} doc {r.document_id:<6} cluster {r.cluster_id:<6} "
+                          f"stage {r.decision.stage:<9}{dup}", flush=True)
+            bar.update(min(args.chunk_size, len(articles) - start))
+        bar.close()
+        if not args.json:
+            print(json.dumps(engine.stats()["counters"], ensure_ascii=False), file=sys.stderr)
+    finally:
+        engine.close()
     return 0
 
 

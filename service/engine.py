@@ -238,7 +238,7 @@ class Deduper:
         Items are validated first, so a bad item fails the call before anything is stored.
         """
         items = [a if isinstance(a, Article) else Article.from_dict(a) for a in articles]
-        keys = [self._doc_key(a) for a in items]
+        keys = [self.doc_key(a) for a in items]
         results: list[IngestResult] = []
         bar = tqdm(total=len(items), disable=not progress, unit="item", desc="ingest")
         for start in range(0, len(items), chunk_size):
@@ -248,7 +248,8 @@ class Deduper:
         bar.close()
         return results
 
-    def _doc_key(self, a: Article) -> str | None:
+    def doc_key(self, a: Article) -> str | None:
+        """The document key: canonical URL, else ``id:<caller id>``, else None. Raises ArticleError."""
         if a.url:
             try:
                 return self.url_rules.canonicalize(a.url)
@@ -281,26 +282,35 @@ class Deduper:
         return results
 
     def _prefetch_vectors(self, feats: list[ItemFeatures]) -> dict[str, np.ndarray]:
-        """Embed, in one batch, the items the cheap passes cannot settle against the current state.
+        """Embed, in one batch, the items the cheap passes cannot settle.
 
-        An item that an earlier item of the same batch settles has then been embedded for
-        nothing; that is rare and far cheaper than one encoder call per item.
+        Each item is checked against the current state and against the earlier items of the
+        same batch (syndicated copies often arrive together). An item that a later stage of an
+        earlier batch item settles has then been embedded for nothing; that is rare and far
+        cheaper than one encoder call per item.
         """
         if self.embedder is None or len(feats) < 2:
             return {}
         window = self.config.window_days * DAY
+        cfg = self.config
+        batch = CandidateState(cfg, None)
         need = []
-        for f in feats:
+        for i, f in enumerate(feats):
             w = (f.time - window, f.time + window)
-            if any(d in self.state.entries for k in (f.content_key, f.title_key) for d in self.state.exact.lookup(k)):
-                continue
-            hits = self.state.ngram.candidates(f.lead, f.grams, window=w, min_score=self.config.ngram_threshold)
-            if hits:
-                continue
-            mh = self.state.minhash.candidates(f.grams, window=w)
-            if mh and mh[0][1] >= self.config.minhash_threshold:
-                continue
-            need.append(self._embed_text(f))
+            settled = False
+            for state in (self.state, batch):
+                if any(d in state.entries for k in (f.content_key, f.title_key) for d in state.exact.lookup(k)) \
+                        or state.ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold):
+                    settled = True
+                    break
+                mh = state.minhash.candidates(f.grams, window=w)
+                if mh and mh[0][1] >= cfg.minhash_threshold:
+                    settled = True
+                    break
+            batch.put(Entry(-1 - i, -1, -1 - i, f, None, None))
+            batch.set_rep(-1 - i, -1 - i)
+            if not settled:
+                need.append(self._embed_text(f))
         need = list(dict.fromkeys(need))
         if not need:
             return {}

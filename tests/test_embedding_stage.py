@@ -1,0 +1,68 @@
+"""Issue 3: only survivors of the cheap passes are embedded, and translations end in one cluster."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.registry import load_embedder
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article
+
+KO = "삼성전자, 3분기 영업이익 사상 최대"
+EN = "Samsung Electronics posts record third-quarter operating profit"
+
+
+@pytest.fixture(scope="module")
+def use():
+    return load_embedder("use", cache_size=0)
+
+
+def engine(use):
+    return Deduper(open_store(":memory:"), embedder=use)
+
+
+@pytest.mark.parametrize("first, second", [(KO, EN), (EN, KO)])
+def test_translation_joins_cluster_in_either_order(use, first, second):
+    d = engine(use)
+    a = d.ingest(Article(title=first, url="https://a.example/1"))
+    b = d.ingest(Article(title=second, url="https://b.example/1"))
+    assert b.status == "duplicate" and b.cluster_id == a.cluster_id
+    assert b.decision.stage == "embedding" and b.decision.score >= d.config.embedding_threshold
+
+
+def test_same_language_rewording_missed_by_ngrams_is_caught(use):
+    d = engine(use)
+    a = d.ingest(Article(title="Apple unveils new iPhone with faster chip and better camera"))
+    b = d.ingest(Article(title="New iPhone from Apple gets a faster chip and an improved camera"))
+    assert b.decision.scores.get("ngram", 0.0) < d.config.ngram_threshold
+    assert b.status == "duplicate" and b.decision.stage == "embedding"
+
+
+def test_unrelated_items_stay_apart(use):
+    d = engine(use)
+    a = d.ingest(Article(title=KO))
+    b = d.ingest(Article(title="서울 아침 최저기온 영하 10도, 올겨울 들어 가장 추워"))
+    assert b.status == "new" and b.cluster_id != a.cluster_id
+
+
+def test_items_settled_early_are_never_embedded(use):
+    d = engine(use)
+    d.ingest(Article(title=KO, url="https://a.example/1"))
+    calls = d.counters["encoder_texts"]
+    d.ingest(Article(title=KO, url="https://a.example/1"))  # re-observation: url stage
+    d.ingest(Article(title=KO + " - 한국경제", url="https://b.example/1"))  # exact title after suffix strip
+    d.ingest(Article(title="삼성전자 3분기 영업이익 사상최대", url="https://c.example/1"))  # ngram
+    assert d.counters["encoder_texts"] == calls
+    d.ingest(Article(title=EN, url="https://d.example/1"))  # needs the embedding stage
+    assert d.counters["encoder_texts"] == calls + 1
+    assert d.stats()["counters"]["stage_embedding"] >= 1
+
+
+def test_batch_ingest_embeds_only_survivors(use):
+    d = engine(use)
+    batch = [Article(title=KO), Article(title=KO), Article(title=KO.replace(" ", "")), Article(title=EN)]
+    results = d.ingest_many(batch)
+    assert len({r.cluster_id for r in results}) == 1
+    # KO is the first of its kind and EN has no cheap match: two texts embedded, not four.
+    assert d.counters["encoder_texts"] == 2

@@ -1,0 +1,113 @@
+"""Engine behaviour around the store: bad input, warm restart, crash safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article, ArticleError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cheap_engine(db: str = ":memory:") -> Deduper:
+    return Deduper(open_store(db), embedder=None)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(title="", body=""), "non-empty title or body"),
+    (dict(title="   ", body="\n"), "non-empty title or body"),
+    (dict(title=123), "title must be a string"),
+    (dict(title="ok", url="ftp://x.example/a"), "invalid url"),
+    (dict(title="ok", url="not a url"), "invalid url"),
+    (dict(title="bad \udcff bytes"), "not valid UTF-8"),
+    (dict(title="x" * 10_000_000), "the limit is"),
+    (dict(title="ok", published_at="yesterday"), "ISO-8601"),
+])
+def test_bad_input_is_rejected_and_stores_nothing(kwargs, message):
+    engine = cheap_engine()
+    with pytest.raises(ArticleError, match=message):
+        engine.ingest_many([Article(title="a good item"), {**kwargs}] if "url" not in kwargs else
+                           [Article(title="a good item"), Article(**kwargs)])
+    assert engine.store.counts()["observations"] == 0
+
+
+def test_unknown_fields_are_an_error():
+    with pytest.raises(ArticleError, match="unknown article field"):
+        Article.from_dict({"title": "x", "titel": "typo"})
+
+
+def test_warm_restart_decides_exactly_as_before(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    first = cheap_engine(db)
+    r1 = first.ingest(Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://a.example/1"))
+    first.close()
+    second = cheap_engine(db)
+    assert second.warmup_report["documents"] == 1
+    r2 = second.ingest(Article(title="진천군 온디바이스 AI기반 스마트돌봄 본격화", url="https://b.example/2"))
+    assert r2.status == "duplicate" and r2.cluster_id == r1.cluster_id and r2.decision.stage == "ngram"
+    r3 = second.ingest(Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://a.example/1"))
+    assert r3.status == "reobserved"
+    second.close()
+
+
+def test_warm_up_is_bounded_in_time(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    e = cheap_engine(db)
+    e.ingest_many([Article(title=f"item number {i} about topic {i * 7}") for i in range(50)])
+    e.close()
+    from service.config import EngineConfig
+
+    bounded = Deduper(open_store(db), embedder=None, config=EngineConfig(warmup_timeout_s=0.0))
+    assert bounded.warmup_report["timed_out"] is True
+    bounded.close()
+
+
+def test_delete_removes_from_indices_keeps_rows():
+    e = cheap_engine()
+    r = e.ingest(Article(title="Fed raises rates", url="https://a.example/1"))
+    assert e.delete_document(r.document_id)
+    again = e.ingest(Article(title="Fed raises rates", url="https://b.example/1"))
+    assert again.status == "new"
+    assert e.store.get_document(r.document_id).deleted
+    assert e.delete_document(r.document_id) is False
+
+
+def test_kill_mid_ingest_keeps_every_acknowledged_item(tmp_path):
+    feed = tmp_path / "feed.jsonl"
+    items = [{"id": str(i), "title": f"뉴스 {i}: 지역 {i % 17} 소식 {i * 31}", "url": f"https://n.example/{i}"}
+             for i in range(400)]
+    feed.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
+    db = f"sqlite:///{tmp_path}/kill.db"
+    cmd = [sys.executable, "-m", "service.cli", "ingest", str(feed), "--db", db, "--model", "none", "--json",
+           "--chunk-size", "5"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    acked = []
+    deadline = time.monotonic() + 60
+    assert proc.stdout is not None
+    while len(acked) < 60 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        acked.append(json.loads(line))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert len(acked) >= 60, "the ingest should have acknowledged items before the kill"
+    engine = cheap_engine(db)
+    by_id = {x["id"]: x for x in items}
+    for r in acked:
+        doc = engine.store.get_document(r["document_id"])
+        assert doc is not None and doc.url == by_id[r["id"]]["url"]
+        again = engine.ingest(Article.from_dict(by_id[r["id"]]))
+        assert again.status == "reobserved" and again.document_id == r["document_id"]
+    engine.close()

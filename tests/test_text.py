@@ -1,0 +1,45 @@
+from index.text import char_ngrams, detect_lang, lead_token, normalize, strip_outlet_suffix, weighted_jaccard
+
+
+def test_numbers_keep_their_punctuation():
+    # seed 001's regret: "+0.25%" must not become "025"
+    assert normalize("Fed: Rate +0.25%!") == "fed rate +0.25%"
+    assert normalize("연준, 기준금리 0.25%p 인상") == "연준 기준금리 0.25%p 인상"
+    assert normalize("1,000 units") == "1,000 units"
+    assert normalize("0.25%") != normalize("0.5%")
+
+
+def test_case_width_and_spacing_are_surface_noise():
+    assert normalize("FED  RAISES\tRATES") == normalize("Fed raises rates")
+    assert normalize("ＡＩ 기반") == normalize("AI 기반")  # NFKC folds full-width letters
+
+
+def test_spacing_variant_shares_grams():
+    a, b = char_ngrams("스마트돌봄"), char_ngrams("스마트 돌봄")
+    assert "스마트" in a & b
+
+
+def test_lead_token_seed_000():
+    assert lead_token("어드밴트, 온디바이스 AI 서비스 실증·확산 사업 참여") == "어드밴트"
+    assert lead_token("증평군 온디바이스 AI 실증사업 공모 선정") == "증평군"
+    assert lead_token("경북도, 온디바이스 AI 실증사업 공모 2년째 선정 - 경북매일") == "경북도"
+    assert lead_token("[속보] 연준 금리 인상") == "연준"
+    assert lead_token("...") == ""
+
+
+def test_outlet_suffix_only_after_spaced_dash():
+    assert strip_outlet_suffix("Fed raises rates - Reuters") == "Fed raises rates"
+    assert strip_outlet_suffix("Wi-Fi 7 arrives") == "Wi-Fi 7 arrives"
+
+
+def test_detect_lang():
+    assert detect_lang("삼성전자, 3분기 영업이익 사상 최대") == "ko"
+    assert detect_lang("LG전자 AI 가전") == "ko"
+    assert detect_lang("Samsung posts record profit") == "en"
+    assert detect_lang("2026") == "und"
+
+
+def test_weighted_jaccard_weights_matter():
+    a, b = {"x", "y"}, {"x", "z"}
+    assert weighted_jaccard(a, b) == 1 / 3
+    assert weighted_jaccard(a, b, {"x": 0.1, "y": 1.0, "z": 1.0}) < 1 / 3
