@@ -36,7 +36,7 @@ def test_same_language_rewording_missed_by_ngrams_is_caught(use):
     a = d.ingest(Article(title="Apple unveils new iPhone with faster chip and better camera"))
     b = d.ingest(Article(title="New iPhone from Apple gets a faster chip and an improved camera"))
     assert b.decision.scores.get("ngram", 0.0) < d.config.ngram_threshold
-    assert b.status == "duplicate" and b.decision.stage == "embedding"
+    assert b.status == "duplicate" and b.decision.stage == "embedding" and b.cluster_id == a.cluster_id
 
 
 def test_unrelated_items_stay_apart(use):
