@@ -1,0 +1,91 @@
+"""The samestory HTTP service (FastAPI): ``create_app(settings)``; ``samestory serve`` runs it.
+
+Layout follows FastAPI's "bigger applications": settings, dependencies (the engine singleton
+and the API-key check), schemas (the contract), metrics, middleware, and one router per
+resource under ``routers/``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import Depends, FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from service.api import errors
+from service.api.dependencies import Service, require_api_key
+from service.api.metrics import Metrics
+from service.api.middleware import AccessLog, BodySizeLimit
+from service.api.routers import articles, clusters, compare, dedupe, documents, health
+from service.api.settings import Settings
+
+log = logging.getLogger("samestory.api")
+
+__all__ = ["Settings", "create_app", "open_engine"]
+
+
+def open_engine(settings: Settings) -> Any:
+    """The engine the settings describe (store, model, guards, thresholds); warms up from the store."""
+    from service.engine import Deduper
+
+    return Deduper.open(settings.db, model=settings.model, config=settings.engine_config(),
+                        guards=settings.guards, device=settings.device)
+
+
+def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastAPI:
+    """Build the app. The engine is opened at start-up (lifespan) unless one is passed in.
+
+    An engine passed in stays the caller's to close; one opened here is closed at shutdown.
+    """
+    settings = settings or Settings.load()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        eng = engine if engine is not None else open_engine(settings)
+        app.state.service = Service(eng, settings, metrics)
+        log.info("engine ready", extra={"samestory": {"settings": settings.public(),
+                                                      "warmup": getattr(eng, "warmup_report", {})}})
+        try:
+            yield
+        finally:
+            app.state.service = None
+            if engine is None:
+                eng.close()
+            log.info("engine closed")
+
+    app = FastAPI(
+        title="samestory",
+        version="0.1.0",
+        summary="Cross-lingual (Korean/English) near-duplicate news detection.",
+        description="Ingest articles and learn which ones tell the same story; compare or dedupe texts "
+                    "statelessly. URLs are canonicalised and never fetched.",
+        lifespan=lifespan,
+        # Served below behind the API-key check: with auth on, every route but /healthz needs the key.
+        docs_url=None, redoc_url=None, openapi_url=None,
+    )
+    app.state.settings = settings
+    app.state.service = None
+    errors.install(app)
+
+    protected = [Depends(require_api_key)]
+    app.include_router(health.router)
+    for module in (articles, compare, dedupe, documents, clusters):
+        app.include_router(module.router, dependencies=protected)
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.get("/docs", include_in_schema=False, dependencies=protected)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="samestory API")
+
+    # add_middleware wraps: the last added is outermost, so the access log also sees 413s.
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(AccessLog, metrics=metrics)
+    return app

@@ -1,0 +1,84 @@
+"""Shared dependencies: the engine singleton (serialised by a lock) and the API-key check."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, HTTPException, Request, Security, status
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from service.api.metrics import Metrics
+from service.api.settings import Settings
+
+T = TypeVar("T")
+
+
+@dataclass
+class Service:
+    """What the routers share: one engine, the lock that serialises it, settings and metrics.
+
+    The engine is not thread-safe (its candidate state is plain dicts and a FAISS index), and
+    FastAPI runs sync endpoints on a thread pool, so every engine or store call goes through
+    :meth:`call`. Serialising is also what the engine's transaction model expects: each call
+    decides and writes inside one store transaction, so nothing is gained by overlapping them.
+    """
+
+    engine: Any
+    settings: Settings
+    metrics: Metrics
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextmanager
+    def locked(self, operation: str) -> Iterator[Any]:
+        """Hold the engine for one operation, timing it for the ``engine_seconds`` histogram."""
+        with self.lock:
+            started = time.perf_counter()
+            try:
+                yield self.engine
+            finally:
+                self.metrics.engine_seconds.labels(operation).observe(time.perf_counter() - started)
+
+    def call(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self.locked(operation):
+            return fn(*args, **kwargs)
+
+
+def get_service(request: Request) -> Service:
+    service = getattr(request.app.state, "service", None)
+    if service is None:  # only possible if a request races start-up or shutdown
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "the engine is not running")
+    return service
+
+
+ServiceDep = Annotated[Service, Depends(get_service)]
+
+# auto_error=False: a missing header is not an error when auth is off, and when it is on we
+# want one message that names both accepted forms.
+_api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="the service's API key")
+_bearer = HTTPBearer(auto_error=False, description="the service's API key as a bearer token")
+
+
+def require_api_key(
+    request: Request,
+    api_key: Annotated[str | None, Security(_api_key_header)] = None,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
+) -> None:
+    """Reject the request unless auth is off or it carries the key (``X-API-Key`` or Bearer)."""
+    expected: str | None = request.app.state.settings.api_key
+    if expected is None:
+        return
+    offered = api_key if api_key is not None else (bearer.credentials if bearer is not None else None)
+    if offered is None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED,
+                            "missing API key: send it as 'X-API-Key: <key>' or 'Authorization: Bearer <key>'",
+                            headers={"WWW-Authenticate": "Bearer"})
+    # compare_digest: the comparison time must not reveal how much of the key was right.
+    if not secrets.compare_digest(offered.encode("utf-8"), expected.encode("utf-8")):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key",
+                            headers={"WWW-Authenticate": "Bearer"})

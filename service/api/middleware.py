@@ -1,0 +1,133 @@
+"""Pure ASGI middleware: a request-body size limit and a structured access log with latencies.
+
+Pure ASGI rather than ``BaseHTTPMiddleware`` so that the size limit can act on the byte stream
+itself: a client that sends no Content-Length (chunked) is cut off once it passes the limit
+instead of being buffered whole.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from fastapi import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.api.metrics import Metrics
+
+access_log = logging.getLogger("samestory.access")
+
+
+class BodyTooLarge(HTTPException):
+    """The request body passed the configured limit (answered with 413).
+
+    An HTTPException because FastAPI turns any other exception raised while it reads the body
+    into a generic 400; this one it re-raises, and its exception middleware answers it.
+    """
+
+    def __init__(self, limit: int, seen: int | None = None) -> None:
+        what = f"{seen} bytes" if seen is not None else "more than the limit"
+        super().__init__(413, f"request body is {what}; the limit is {limit} bytes (setting max_body_bytes)")
+
+    def __str__(self) -> str:
+        return str(self.detail)
+
+
+class BodySizeLimit:
+    """Answer 413 when the declared or actual body size exceeds ``max_bytes``."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            # Refused before a byte of the body is read.
+            await _send_json(send, 413, {"detail": str(BodyTooLarge(self.max_bytes, declared))})
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except BodyTooLarge as exc:
+            if started:  # pragma: no cover - the app answered before reading the whole body
+                raise
+            await _send_json(send, 413, {"detail": str(exc)})
+
+
+class AccessLog:
+    """One structured log line and one latency observation per request.
+
+    The route label is the path template (``/v1/documents/{document_id}``), never the raw
+    path, so ids do not explode the metric's cardinality.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        code = 500
+
+        async def capture(message: Message) -> None:
+            nonlocal code
+            if message["type"] == "http.response.start":
+                code = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, capture)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            self.metrics.request_seconds.labels(scope["method"], route, str(code)).observe(elapsed)
+            if 400 <= code < 500:
+                self.metrics.rejected.labels(str(code)).inc()
+            client = scope.get("client")
+            access_log.info("request", extra={"samestory": {
+                "method": scope["method"], "path": scope["path"], "route": route, "status": code,
+                "ms": round(elapsed * 1000, 2), "client": client[0] if client else None}})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,1 @@
+"""One router per resource; ``service.api.create_app`` includes them all."""

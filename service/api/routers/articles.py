@@ -1,0 +1,45 @@
+"""``POST /v1/articles``: ingest a batch; the response comes only after it is committed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, status
+
+from index.urls import InvalidUrlError
+from service.api.dependencies import ServiceDep
+from service.api.schemas import IngestRequest, IngestResponse
+from service.types import Article, ArticleError
+
+router = APIRouter(prefix="/v1", tags=["articles"])
+
+
+@router.post("/articles", response_model=IngestResponse, summary="Ingest articles",
+             responses={413: {"description": "batch or body over the configured limit"},
+                        422: {"description": "an article is invalid (the detail names which and why)"}})
+def ingest(request: IngestRequest, service: ServiceDep) -> dict[str, Any]:
+    """Ingest ``articles`` in order and return one result per article, in input order.
+
+    Durability: the engine commits each chunk (256 items) before it returns, and this handler
+    returns only after the engine has, so an acknowledged article survives a crash. Nothing of
+    a batch is stored when any article in it is invalid. URLs are canonicalised, never fetched.
+    """
+    limit = service.settings.max_batch
+    if len(request.articles) > limit:
+        raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE,
+                            f"batch of {len(request.articles)} articles exceeds the limit of {limit} (setting max_batch)")
+    articles: list[Article] = []
+    for i, item in enumerate(request.articles):
+        try:
+            article = item.to_article()
+            if article.url is not None:
+                # The engine checks this too, but without saying which article of the batch failed.
+                service.engine.url_rules.canonicalize(article.url)
+        except InvalidUrlError as exc:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"articles[{i}].url: invalid url: {exc}") from exc
+        except ArticleError as exc:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"articles[{i}]: {exc}") from exc
+        articles.append(article)
+    results = service.call("ingest", service.engine.ingest_many, articles)
+    service.metrics.observe_results(results)
+    return {"results": [r.to_dict() for r in results]}

@@ -1,0 +1,144 @@
+"""Service settings: defaults, then a TOML file's ``[service]`` table, then ``SAMESTORY_*`` env, then CLI flags.
+
+pydantic-settings is deliberately not a dependency; a dataclass is enough for a dozen fields.
+
+>>> Settings(max_batch=0)
+Traceback (most recent call last):
+...
+ValueError: max_batch must be >= 1, got 0
+>>> Settings.load(env={"SAMESTORY_MAX_BATCH": "50", "SAMESTORY_MODEL": "none"}).max_batch
+50
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+DEFAULT_DB = "sqlite:///var/samestory.db"
+
+
+@dataclass
+class Settings:
+    """Everything ``samestory serve`` needs. Each field ``x`` is also read from env ``SAMESTORY_X``."""
+
+    db: str = DEFAULT_DB
+    # Embedder spec for models.registry ("use", "e5-small", ...); None runs the cheap passes only.
+    model: str | None = "use"
+    device: str = "cpu"
+    guards: bool = True
+    # TOML file holding an [engine] table (thresholds) and/or a [service] table (these fields).
+    config: str | None = None
+    # When set, every route but /healthz needs it (X-API-Key or Authorization: Bearer).
+    api_key: str | None = None
+    max_batch: int = 1_000
+    max_body_bytes: int = 10 * 1024 * 1024
+    max_dedupe_texts: int = 10_000
+    max_page: int = 500
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_format: str = "json"
+    log_level: str = "info"
+
+    def __post_init__(self) -> None:
+        if self.model is not None and self.model.strip().lower() in ("", "none"):
+            self.model = None
+        if self.api_key is not None and not self.api_key.strip():
+            self.api_key = None  # an empty key would mean "anyone who sends an empty header"
+        for name in ("max_batch", "max_body_bytes", "max_dedupe_texts", "max_page"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.port <= 65_535:
+            raise ValueError(f"port must be in [0, 65535], got {self.port}")
+        if self.log_format not in ("json", "text"):
+            raise ValueError(f"log_format must be 'json' or 'text', got {self.log_format!r}")
+        if not self.db:
+            raise ValueError("db must be a store URL, e.g. sqlite:///var/samestory.db")
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, *, env: Mapping[str, str] | None = None,
+             **overrides: Any) -> Settings:
+        """Build settings; later sources win: defaults < file ``[service]`` < env < ``overrides``.
+
+        ``overrides`` with value None are ignored, so argparse results can be passed as they are.
+        The file path itself may come from ``path``, ``overrides['config']`` or ``SAMESTORY_CONFIG``.
+        """
+        env = os.environ if env is None else env
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        path = overrides.get("config") or path or env.get("SAMESTORY_CONFIG")
+        values: dict[str, Any] = {}
+        if path:
+            table = _read_toml(Path(path)).get("service", {})
+            if not isinstance(table, dict):
+                raise ValueError(f"{path}: [service] must be a table")
+            unknown = set(table) - set(fields)
+            if unknown:
+                raise ValueError(f"unknown service setting(s) in {path}: {', '.join(sorted(unknown))}")
+            values.update(table)
+            values["config"] = str(path)
+        for name, f in fields.items():
+            raw = env.get(f"SAMESTORY_{name.upper()}")
+            if raw is not None:
+                values[name] = _parse_env(name, raw, f.default)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        unknown = set(values) - set(fields)
+        if unknown:
+            raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        return cls(**values)
+
+    def engine_config(self) -> Any:
+        """The engine's config: the file's ``[engine]`` table (if any) plus ``SAMESTORY_*`` env."""
+        from service.config import EngineConfig
+
+        if self.config and "engine" not in _read_toml(Path(self.config)):
+            # A file with only a [service] table: EngineConfig.load would read its top level as
+            # engine keys and reject "service".
+            return EngineConfig.load(None)
+        return EngineConfig.load(self.config)
+
+    def public(self) -> dict[str, Any]:
+        """The settings as logged at start-up: the API key and any DB password are masked."""
+        out = dataclasses.asdict(self)
+        out["api_key"] = "***" if self.api_key else None
+        out["db"] = redact_url(self.db)
+        return out
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its password (for logs).
+
+    >>> redact_url("postgresql://app:s3cret@db:5432/news")
+    'postgresql://app:***@db:5432/news'
+    """
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read config file {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config file {path} is not valid TOML: {exc}") from exc
+
+
+def _parse_env(name: str, raw: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        if raw.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.strip().lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"SAMESTORY_{name.upper()} must be true/false, got {raw!r}")
+    if isinstance(default, int):
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"SAMESTORY_{name.upper()} must be an integer, got {raw!r}") from None
+    return raw
