@@ -1,0 +1,309 @@
+"""Metrics: pair confusion counts, ranking metrics of a score, and clustering agreement.
+
+Conventions (chosen so a number in the report always means one thing):
+
+* A ratio whose denominator is zero is ``None`` (JSON ``null``, shown as "–"), never 0 or 1.
+  A kind made only of negatives (``xl_hard_negative``) has no recall; reporting 0 there would
+  read as "missed everything". Its useful number is :attr:`Confusion.false_merge_rate`.
+* Scores may be ``-inf``: a pair a guard blocked can never merge whatever the threshold, so it
+  ranks below every finite score. Ties are handled like ``sklearn.metrics.average_precision_score``
+  (all pairs with one score enter the ranking together).
+
+Worked example::
+
+    >>> c = confusion([1, 1, 0, 0, 1], [True, False, True, False, True])
+    >>> (c.tp, c.fp, c.tn, c.fn), round(c.precision, 3), round(c.recall, 3), round(c.f1, 3)
+    ((2, 1, 1, 1), 0.667, 0.667, 0.667)
+    >>> average_precision([1, 0, 1], [0.9, 0.8, 0.1])
+    0.8333333333333333
+    >>> round(adjusted_rand_index(["a", "a", "b", "b"], [1, 1, 2, 2]), 3)
+    1.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return None if den == 0 else num / den
+
+
+def _f1(p: float | None, r: float | None) -> float | None:
+    if p is None or r is None:
+        return None
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Counts of one set of pair verdicts against gold labels (positive = 'the same')."""
+
+    tp: int = 0
+    fp: int = 0
+    tn: int = 0
+    fn: int = 0
+
+    @property
+    def pairs(self) -> int:
+        return self.tp + self.fp + self.tn + self.fn
+
+    @property
+    def positives(self) -> int:
+        return self.tp + self.fn
+
+    @property
+    def negatives(self) -> int:
+        return self.fp + self.tn
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self) -> float | None:
+        return _f1(self.precision, self.recall)
+
+    @property
+    def accuracy(self) -> float | None:
+        return _ratio(self.tp + self.tn, self.pairs)
+
+    @property
+    def false_merge_rate(self) -> float | None:
+        """Share of gold-different pairs that were merged: fp / (fp + tn)."""
+        return _ratio(self.fp, self.fp + self.tn)
+
+    def __add__(self, other: Confusion) -> Confusion:
+        return Confusion(self.tp + other.tp, self.fp + other.fp, self.tn + other.tn, self.fn + other.fn)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "pairs": self.pairs, "precision": self.precision, "recall": self.recall,
+                "f1": self.f1, "accuracy": self.accuracy, "false_merge_rate": self.false_merge_rate}
+
+
+def confusion(labels: Sequence[int], predictions: Sequence[bool]) -> Confusion:
+    """Count tp/fp/tn/fn; ``labels`` are 0/1, ``predictions`` are 'merged?' verdicts."""
+    if len(labels) != len(predictions):
+        raise ValueError(f"{len(labels)} labels but {len(predictions)} predictions")
+    tp = fp = tn = fn = 0
+    for y, p in zip(labels, predictions, strict=True):
+        if y not in (0, 1):
+            raise ValueError(f"labels must be 0 or 1, got {y!r}")
+        if p and y:
+            tp += 1
+        elif p:
+            fp += 1
+        elif y:
+            fn += 1
+        else:
+            tn += 1
+    return Confusion(tp, fp, tn, fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ranking metrics of a continuous score
+
+
+@dataclass(frozen=True)
+class PRCurve:
+    """Precision and recall at each distinct score threshold, highest threshold first.
+
+    Point i is "merge every pair with score >= thresholds[i]".
+    """
+
+    thresholds: list[float]
+    precision: list[float]
+    recall: list[float]
+
+
+def pr_curve(labels: Sequence[int], scores: Sequence[float]) -> PRCurve:
+    """Precision/recall at every distinct score (ties enter together).
+
+    >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.9, 0.5, 0.1])
+    >>> c.thresholds, c.precision, c.recall
+    ([0.9, 0.5, 0.1], [0.5, 0.6666666666666666, 0.5], [0.5, 1.0, 1.0])
+    """
+    if len(labels) != len(scores):
+        raise ValueError(f"{len(labels)} labels but {len(scores)} scores")
+    if any(isinstance(s, float) and math.isnan(s) for s in scores):
+        raise ValueError("scores contain NaN; use -inf for 'can never merge'")
+    n_pos = sum(1 for y in labels if y)
+    order = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)
+    thresholds: list[float] = []
+    precision: list[float] = []
+    recall: list[float] = []
+    tp = fp = 0
+    i = 0
+    while i < len(order):
+        s = scores[order[i]]
+        while i < len(order) and scores[order[i]] == s:
+            if labels[order[i]]:
+                tp += 1
+            else:
+                fp += 1
+            i += 1
+        thresholds.append(float(s))
+        precision.append(tp / (tp + fp))
+        recall.append(tp / n_pos if n_pos else 0.0)
+    return PRCurve(thresholds, precision, recall)
+
+
+def average_precision(labels: Sequence[int], scores: Sequence[float]) -> float | None:
+    """Step-wise AP = sum over thresholds of (R_k - R_{k-1}) * P_k, as sklearn computes it.
+
+    ``None`` when there are no positives (AP is undefined).
+
+    >>> average_precision([1, 1, 0], [0.3, 0.2, 0.1])
+    1.0
+    >>> average_precision([0, 1], [0.9, 0.1])
+    0.5
+    """
+    if not any(labels):
+        return None
+    curve = pr_curve(labels, scores)
+    ap = 0.0
+    prev_r = 0.0
+    for p, r in zip(curve.precision, curve.recall, strict=True):
+        ap += (r - prev_r) * p
+        prev_r = r
+    return ap
+
+
+def recall_at_precision(labels: Sequence[int], scores: Sequence[float], min_precision: float) -> float | None:
+    """The highest recall of any finite threshold whose precision is >= ``min_precision``.
+
+    0.0 when no threshold reaches that precision; ``None`` when there are no positives. A
+    ``-inf`` threshold is not a real operating point (blocked pairs never merge), so it is skipped.
+
+    >>> recall_at_precision([1, 1, 0, 1], [0.9, 0.8, 0.7, 0.6], 0.95)
+    0.6666666666666666
+    >>> recall_at_precision([0, 1], [0.9, 0.1], 0.99)
+    0.0
+    """
+    if not any(labels):
+        return None
+    curve = pr_curve(labels, scores)
+    best = 0.0
+    for t, p, r in zip(curve.thresholds, curve.precision, curve.recall, strict=True):
+        if math.isfinite(t) and p >= min_precision:
+            best = max(best, r)
+    return best
+
+
+def threshold_at_precision(labels: Sequence[int], scores: Sequence[float], min_precision: float) -> float | None:
+    """The lowest finite threshold whose precision is >= ``min_precision`` (None if none)."""
+    if not any(labels):
+        return None
+    curve = pr_curve(labels, scores)
+    best: float | None = None
+    best_r = -1.0
+    for t, p, r in zip(curve.thresholds, curve.precision, curve.recall, strict=True):
+        if math.isfinite(t) and p >= min_precision and r > best_r:
+            best, best_r = t, r
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Clustering agreement between a gold and a predicted partition of the same items
+
+
+def _comb2(n: int) -> int:
+    return n * (n - 1) // 2
+
+
+@dataclass(frozen=True)
+class ClusterScores:
+    """Agreement of a predicted clustering with the gold one (items in the same order)."""
+
+    items: int
+    gold_clusters: int
+    predicted_clusters: int
+    pairwise_precision: float | None
+    pairwise_recall: float | None
+    pairwise_f1: float | None
+    bcubed_precision: float
+    bcubed_recall: float
+    bcubed_f1: float
+    ari: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _contingency(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[Counter, Counter, Counter]:
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predicted labels")
+    if not gold:
+        raise ValueError("no items to score")
+    cells = Counter(zip(gold, predicted, strict=True))
+    return cells, Counter(gold), Counter(predicted)
+
+
+def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[
+        float | None, float | None, float | None]:
+    """Precision/recall/F1 over item pairs: a pair is positive when both items share a cluster.
+
+    >>> pairwise_scores(["a", "a", "a", "b"], [1, 1, 2, 2])
+    (0.5, 0.3333333333333333, 0.4)
+    """
+    cells, g, p = _contingency(gold, predicted)
+    together = sum(_comb2(n) for n in cells.values())
+    prec = _ratio(together, sum(_comb2(n) for n in p.values()))
+    rec = _ratio(together, sum(_comb2(n) for n in g.values()))
+    return prec, rec, _f1(prec, rec)
+
+
+def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[float, float, float]:
+    """B-cubed precision/recall/F1 (Bagga & Baldwin 1998), averaged over items.
+
+    Item precision = |its predicted cluster ∩ its gold cluster| / |its predicted cluster|.
+
+    >>> [round(x, 4) for x in bcubed(["a", "a", "a", "b"], [1, 1, 2, 2])]
+    [0.75, 0.6667, 0.7059]
+    """
+    cells, g, p = _contingency(gold, predicted)
+    n = len(gold)
+    prec = sum(c * c / p[pc] for (_gc, pc), c in cells.items()) / n
+    rec = sum(c * c / g[gc] for (gc, _pc), c in cells.items()) / n
+    f1 = _f1(prec, rec)
+    return prec, rec, 0.0 if f1 is None else f1
+
+
+def adjusted_rand_index(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:
+    """Hubert & Arabie's ARI; 1.0 for identical partitions, ~0 for chance agreement.
+
+    When both partitions are trivial in the same way (all singletons, or one cluster) the
+    index is 0/0; like scikit-learn we return 1.0 there, because the partitions agree.
+
+    >>> round(adjusted_rand_index(["a", "a", "b", "b"], [1, 2, 1, 2]), 6)
+    -0.5
+    """
+    cells, g, p = _contingency(gold, predicted)
+    n = len(gold)
+    index = sum(_comb2(c) for c in cells.values())
+    sum_g = sum(_comb2(c) for c in g.values())
+    sum_p = sum(_comb2(c) for c in p.values())
+    total = _comb2(n)
+    expected = sum_g * sum_p / total if total else 0.0
+    max_index = (sum_g + sum_p) / 2
+    if max_index == expected:
+        return 1.0
+    return (index - expected) / (max_index - expected)
+
+
+def cluster_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> ClusterScores:
+    """All clustering metrics at once."""
+    pp, pr, pf = pairwise_scores(gold, predicted)
+    bp, br, bf = bcubed(gold, predicted)
+    return ClusterScores(items=len(gold), gold_clusters=len(set(gold)), predicted_clusters=len(set(predicted)),
+                         pairwise_precision=pp, pairwise_recall=pr, pairwise_f1=pf,
+                         bcubed_precision=bp, bcubed_recall=br, bcubed_f1=bf,
+                         ari=adjusted_rand_index(gold, predicted))
