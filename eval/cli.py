@@ -1,0 +1,219 @@
+"""``samestory eval``: pairs, clusters, sweep and report sub-commands.
+
+The main CLI (``service/cli.py``) calls :func:`register`; ``python -m eval.cli ...`` runs the
+same commands stand-alone. Progress bars go to stderr; with ``--json`` the last stdout line is
+one JSON object, so scripts can ``tail -n1``.
+
+Examples::
+
+    samestory eval pairs ../shared/eval-data/pawsx-ko/dev.jsonl --sample 500 --json
+    samestory eval clusters ../shared/eval-data/parakqc-ko/dev.clusters.jsonl --sample 1000
+    samestory eval sweep ../shared/eval-data/tatoeba-kor-eng/dev.jsonl --stage embedding --limit 300
+    samestory eval report --data ../shared/eval-data --out eval --baselines --sample 1500
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eval.metrics import Confusion
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--limit", type=int, default=None, help="only the first N records (quick looks)")
+    p.add_argument("--sample", type=int, default=None, help="a seeded sample of N records (pairs: stratified by kind)")
+    p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    p.add_argument("--model", default="use", help="embedder spec for models.registry (default use)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``eval`` and its sub-commands to an ``argparse`` sub-parser collection."""
+    ev = subparsers.add_parser("eval", help="evaluate against labelled eval data (pairs, clusters, sweeps, report)")
+    sub = ev.add_subparsers(dest="eval_command", required=True)
+
+    p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file")
+    p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
+    p.add_argument("--predictions", type=Path, default=None, help="write one JSON line per pair here")
+    p.add_argument("--no-guards", action="store_true", help="the engine with guards off")
+    p.add_argument("--baselines", action="store_true", help="also run the seeds' baselines")
+    _common(p)
+    p.set_defaults(func=cmd_pairs)
+
+    c = sub.add_parser("clusters", help="ingest a cluster file and score predicted vs gold clusters")
+    c.add_argument("file", type=Path)
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--no-guards", action="store_true")
+    c.add_argument("--baselines", action="store_true")
+    _common(c)
+    c.set_defaults(func=cmd_clusters)
+
+    s = sub.add_parser("sweep", help="re-run the engine at each threshold of one stage (table + PNG)")
+    s.add_argument("file", type=Path, help="a pair file or a *.clusters.jsonl file")
+    s.add_argument("--stage", required=True, choices=["ngram", "embedding", "minhash"])
+    s.add_argument("--thresholds", default=None, help="comma-separated thresholds (default: a grid per stage)")
+    s.add_argument("--plot", type=Path, default=None, help="PNG path (default sweep-<stage>.png)")
+    s.add_argument("--no-guards", action="store_true")
+    s.add_argument("--json", action="store_true")
+    _common(s)
+    s.set_defaults(func=cmd_sweep)
+
+    r = sub.add_parser("report", help="every set of an eval-data folder into one Markdown report")
+    r.add_argument("--data", type=Path, default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or "
+                   "../shared/eval-data)")
+    r.add_argument("--out", type=Path, required=True, help="folder for RESULTS.md, figures/ and results.json")
+    r.add_argument("--name", default="RESULTS.md", help="report file name (default RESULTS.md)")
+    r.add_argument("--baselines", action="store_true", help="run the seeds' baselines next to samestory")
+    r.add_argument("--cluster-sample", type=int, default=None, help="about N items of whole gold clusters per set")
+    r.add_argument("--sets", default=None, help="comma-separated set names (default: all)")
+    r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
+                   "back to kiwipiepy where KoNLPy/Java are missing)")
+    r.add_argument("--json", action="store_true")
+    _common(r)
+    r.set_defaults(func=cmd_report)
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _print_pair_table(rows: Sequence[tuple[str, Confusion, float | None]]) -> None:
+    print(f"{'':34} {'tp':>6} {'fp':>6} {'tn':>6} {'fn':>6} {'P':>6} {'R':>6} {'F1':>6} {'FMR':>6} {'AP':>6}")
+    for name, c, ap in rows:
+        print(f"{name[:34]:34} {c.tp:6d} {c.fp:6d} {c.tn:6d} {c.fn:6d} {_fmt(c.precision):>6} {_fmt(c.recall):>6} "
+              f"{_fmt(c.f1):>6} {_fmt(c.false_merge_rate):>6} {_fmt(ap):>6}")
+
+
+def cmd_pairs(args: argparse.Namespace) -> int:
+    from eval import pairs as pair_eval
+    from eval.data import load_pairs, subsample_pairs
+
+    pairs = subsample_pairs(load_pairs(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    progress = not args.no_progress
+    name = "samestory (no guards)" if args.no_guards else "samestory"
+    preds = pair_eval.predict_samestory(pairs, guards=not args.no_guards, model=args.model, progress=progress)
+    result = pair_eval.evaluate(name, pairs, preds)
+    if args.predictions is not None:
+        pair_eval.write_predictions(args.predictions, preds)
+    extra = []
+    if args.baselines:
+        from eval.baselines import default_baselines
+        from eval.engine import make_config
+
+        for b in default_baselines(make_config().embedding_threshold, model=args.model):
+            extra.append(pair_eval.evaluate(b.name, pairs, pair_eval.predict_baseline(b, pairs, progress=progress)))
+    print(f"{args.file}: {len(pairs)} pairs")
+    _print_pair_table([(r.method, r.confusion, r.average_precision) for r in [result, *extra]])
+    print("\nby kind (samestory):")
+    _print_pair_table([(k, m.confusion, m.average_precision) for k, m in sorted(result.by_kind.items())])
+    if args.json:
+        obj = result.to_dict()
+        if extra:
+            obj["baselines"] = [r.to_dict() for r in extra]
+        print(json.dumps(obj, ensure_ascii=False))
+    return 0
+
+
+def cmd_clusters(args: argparse.Namespace) -> int:
+    from eval import clusters as cluster_eval
+    from eval.data import load_clusters, subsample_clusters
+
+    items = subsample_clusters(load_clusters(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    progress = not args.no_progress
+    name = "samestory (no guards)" if args.no_guards else "samestory"
+    results = [cluster_eval.evaluate(name, items, cluster_eval.predict_samestory(
+        items, guards=not args.no_guards, model=args.model, progress=progress))]
+    if args.baselines:
+        from eval.baselines import default_baselines
+        from eval.engine import make_config
+
+        for b in default_baselines(make_config().embedding_threshold, model=args.model):
+            results.append(cluster_eval.evaluate(b.name, items, cluster_eval.predict_baseline(b, items, progress)))
+    print(f"{args.file}: {len(items)} items, {len({it.cluster for it in items})} gold clusters")
+    print(f"{'':34} {'pred':>6} {'pairP':>6} {'pairR':>6} {'pairF1':>6} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'ARI':>6}")
+    for r in results:
+        s = r.scores
+        print(f"{r.method[:34]:34} {s.predicted_clusters:6d} {_fmt(s.pairwise_precision):>6} "
+              f"{_fmt(s.pairwise_recall):>6} {_fmt(s.pairwise_f1):>6} {_fmt(s.bcubed_precision):>6} "
+              f"{_fmt(s.bcubed_recall):>6} {_fmt(s.bcubed_f1):>6} {_fmt(s.ari):>6}")
+    if args.json:
+        obj = results[0].to_dict()
+        if len(results) > 1:
+            obj["baselines"] = [r.to_dict() for r in results[1:]]
+        print(json.dumps(obj, ensure_ascii=False))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from eval import sweep
+    from eval.data import is_cluster_file, load_clusters, load_pairs, subsample_clusters, subsample_pairs
+    from eval.plots import plot_sweep
+
+    if args.thresholds:
+        try:
+            thresholds = [float(t) for t in args.thresholds.split(",") if t.strip()]
+        except ValueError as exc:
+            raise SystemExit(f"--thresholds must be comma-separated numbers: {exc}") from exc
+    else:
+        thresholds = sweep.default_thresholds(args.stage)
+    progress = not args.no_progress
+    if is_cluster_file(args.file):
+        items = subsample_clusters(load_clusters(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+        rows = sweep.sweep_clusters(items, args.stage, thresholds, guards=not args.no_guards, model=args.model,
+                                    progress=progress)
+        what = "clusters"
+    else:
+        pairs = subsample_pairs(load_pairs(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+        rows = sweep.sweep_pairs(pairs, args.stage, thresholds, guards=not args.no_guards, model=args.model,
+                                 progress=progress)
+        what = "pairs"
+    plot = args.plot or Path(f"sweep-{args.stage}.png")
+    plot_sweep(rows, args.stage, plot, f"{args.file.parent.name} ({what}): {args.stage} sweep")
+    print(f"{args.file}: {args.stage} threshold sweep over {what} ({rows[0].items if rows else 0} items)")
+    print(f"{'threshold':>9} {'remaining':>9} {'merged':>7} {'P':>6} {'R':>6} {'F1':>6}" + (f" {'ARI':>6}" if what == "clusters" else ""))
+    for r in rows:
+        print(f"{r.threshold:9.2f} {r.items_remaining:9d} {r.merged:7d} {_fmt(r.precision):>6} {_fmt(r.recall):>6} "
+              f"{_fmt(r.f1):>6}" + (f" {_fmt(r.ari):>6}" if what == "clusters" else ""))
+    print(f"plot: {plot}")
+    if args.json:
+        print(json.dumps({"stage": args.stage, "over": what, "plot": str(plot), "rows": [r.to_dict() for r in rows]}))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
+    from eval.report import losses, run_report, write_report
+
+    only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
+    report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
+                        cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
+                        tokenizer=args.tokenizer, progress=not args.no_progress)
+    command = "samestory " + " ".join(shlex.quote(a) for a in (argv or getattr(args, "argv", None) or sys.argv[1:]))
+    path = write_report(report, args.out, command, name=args.name)
+    print(f"wrote {path}")
+    for s, b, ours, theirs in losses(report):
+        print(f"samestory below baseline on {s}: {b} F1 {theirs:.3f} vs {ours:.3f}")
+    if args.json:
+        print(json.dumps({"report": str(path), "sets": {s.name: {m: r.result.confusion.f1 for m, r in s.runs.items()}
+                                                         for s in report.sets}}))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Stand-alone entry: ``python -m eval.cli eval <sub-command> ...``."""
+    parser = argparse.ArgumentParser(prog="samestory")
+    register(parser.add_subparsers(dest="command", required=True))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
+    args.argv = argv
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,123 @@
+"""The engine under test: samestory's own decisions, through its public API only.
+
+The harness never re-implements samestory: pair verdicts come from ``Deduper.compare_pairs``
+(the same decision as ``samestory compare``: cascade and guards), cluster labels from
+``Deduper.ingest`` into a fresh in-memory store.
+
+Eval texts become articles as follows: a text of at most ``MAX_TITLE_CHARS`` characters is the
+title (every sentence, headline and question set); a longer one (NTREX whole articles) keeps
+its first line, which is the article's headline, as the title and the whole text as the body,
+because an article cannot carry a longer title.
+
+One embedder object is loaded per run and wrapped in :class:`CachedEmbedder`, so samestory
+(with and without guards) and the embed-everything baseline embed each distinct text once.
+The vector of a text does not depend on what else is in the batch, so the cache changes
+run time, not results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from eval.data import ClusterItem, Pair, Side
+from service.types import MAX_BODY_CHARS, MAX_TITLE_CHARS, Article
+
+
+class CachedEmbedder:
+    """An embedder that remembers every text's vector (``models.base.Embedder`` protocol)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name: str = getattr(inner, "name", type(inner).__name__)
+        self.dim: int = int(getattr(inner, "dim", 0))
+        self._cache: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
+        texts = list(texts)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            vecs = np.asarray(self.inner.encode(missing, **kwargs), dtype=np.float32)
+            self._cache.update(zip(missing, vecs, strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+
+_LOADED: dict[str, CachedEmbedder] = {}
+
+
+def load_embedder(model: str = "use") -> CachedEmbedder:
+    """samestory's embedder (``models.registry.load_embedder``), cached per process.
+
+    Falls back to ``models.use.USEEmbedder`` (the class the registry returns for "use") only
+    where the registry module is not present.
+    """
+    if model not in _LOADED:
+        try:
+            from models.registry import load_embedder as registry_load
+        except ImportError:
+            if model != "use":
+                raise
+            from models.use import USEEmbedder
+
+            inner: Any = USEEmbedder()
+        else:
+            inner = registry_load(model)
+        _LOADED[model] = CachedEmbedder(inner)
+    return _LOADED[model]
+
+
+def to_article(side: Side, source: str | None = None, id: str | None = None) -> Article:
+    """The article the engine sees for one eval text.
+
+    >>> to_article(Side("연준 금리 인상", "ko")).title
+    '연준 금리 인상'
+    >>> a = to_article(Side("Headline\\n" + "x" * 3000, "en")); (a.title, len(a.body))
+    ('Headline', 3009)
+    """
+    text = side.text
+    if len(text) <= MAX_TITLE_CHARS:
+        return Article(title=text, lang=side.lang, source=source, id=id)
+    first = text.strip().split("\n", 1)[0].strip()[:MAX_TITLE_CHARS]
+    return Article(title=first, body=text[:MAX_BODY_CHARS], lang=side.lang, source=source, id=id)
+
+
+def make_config(overrides: dict[str, float] | None = None) -> Any:
+    """The engine's default ``EngineConfig`` with ``overrides`` (threshold sweeps) applied."""
+    from service.config import EngineConfig
+
+    config = EngineConfig()
+    return config.replace(**overrides) if overrides else config
+
+
+@contextmanager
+def open_engine(guards: bool = True, model: str = "use", overrides: dict[str, float] | None = None
+                ) -> Iterator[Any]:
+    """A fresh in-memory engine, closed on exit."""
+    from service.engine import Deduper
+
+    d = Deduper.open(":memory:", model=load_embedder(model), guards=guards, config=make_config(overrides))
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def compare_pairs(pairs: Sequence[Pair], guards: bool = True, model: str = "use",
+                  overrides: dict[str, float] | None = None, progress: bool = False) -> list[Any]:
+    """``Decision`` for every pair, every stage's score computed (``all_scores=True``)."""
+    articles = [(to_article(p.a), to_article(p.b)) for p in pairs]
+    with open_engine(guards=guards, model=model, overrides=overrides) as d:
+        return list(d.compare_pairs(articles, progress=progress, all_scores=True))
+
+
+def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
+                    overrides: dict[str, float] | None = None, progress: bool = False) -> list[int]:
+    """Ingest the items in file order into a fresh store; the engine's cluster id of each."""
+    articles = [to_article(Side(it.text, it.lang), source=it.source, id=it.id) for it in items]
+    with open_engine(guards=guards, model=model, overrides=overrides) as d:
+        return [int(r.cluster_id) for r in d.ingest_many(articles, progress=progress)]

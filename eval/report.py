@@ -1,0 +1,425 @@
+"""The Markdown eval report: every set of an eval-data folder, samestory next to the baselines.
+
+``run_report`` evaluates; ``render_markdown`` writes. The report cites wrong verdicts by pair id
+and scores only: eval texts are never copied into the report or the repository.
+
+Reading rules the report states and follows:
+
+* kinds are tabulated separately (translation, same story, STS >= threshold, paraphrase mean
+  different things); a set's pooled row is shown but the per-kind rows are the ones to act on;
+* for a kind with only positives the meaningful number is recall, for one with only negatives
+  the false-merge rate (fp / negatives); F1 only exists where both labels occur;
+* "samestory beats or matches a baseline" means its F1 is >= the baseline's minus 0.005 (the
+  precision the tables print at); anything else is listed under "Where samestory loses".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from eval import clusters as cluster_eval
+from eval import pairs as pair_eval
+from eval.baselines import default_baselines
+from eval.baselines.base import Baseline
+from eval.data import (
+    EvalSet,
+    Pair,
+    discover_sets,
+    eval_data_dir,
+    load_clusters,
+    load_pairs,
+    subsample_clusters,
+    subsample_pairs,
+)
+from eval.metrics import PRCurve, pr_curve
+
+SAMESTORY = "samestory"
+SAMESTORY_NO_GUARDS = "samestory (no guards)"
+MATCH_TOLERANCE = 0.005
+
+
+@dataclass
+class MethodRun:
+    """One method on one set's pairs: its metrics and what the plots and error tables need."""
+
+    result: pair_eval.PairResult
+    preds: list[pair_eval.Prediction]
+    seconds: float
+
+
+@dataclass
+class SetReport:
+    """Everything measured on one eval set."""
+
+    name: str
+    is_news: bool
+    pairs_total: int = 0
+    pairs: list[Pair] = field(default_factory=list)
+    runs: dict[str, MethodRun] = field(default_factory=dict)
+    cluster_items_total: int = 0
+    cluster_items: int = 0
+    cluster_gold: int = 0
+    clusters: dict[str, cluster_eval.ClusterResult] = field(default_factory=dict)
+    cluster_seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "is_news": self.is_news, "pairs_total": self.pairs_total,
+                "pairs_used": len(self.pairs),
+                "pairs": {m: {**r.result.to_dict(), "seconds": round(r.seconds, 2)} for m, r in self.runs.items()},
+                "cluster_items_total": self.cluster_items_total, "cluster_items_used": self.cluster_items,
+                "clusters": {m: {**c.to_dict(), "seconds": round(self.cluster_seconds.get(m, 0.0), 2)}
+                             for m, c in self.clusters.items()}}
+
+
+@dataclass
+class Report:
+    """A whole run: the settings and one :class:`SetReport` per set."""
+
+    settings: dict[str, Any]
+    sets: list[SetReport]
+    methods: list[str]
+    baseline_descriptions: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"settings": self.settings, "methods": self.methods,
+                "baselines": self.baseline_descriptions, "sets": [s.to_dict() for s in self.sets]}
+
+
+def run_set_pairs(pairs: Sequence[Pair], baselines: Sequence[Baseline], model: str = "use",
+                  progress: bool = False) -> dict[str, MethodRun]:
+    """samestory (guards on and off) and every baseline on ``pairs``."""
+    runs: dict[str, MethodRun] = {}
+    for name, guards in ((SAMESTORY, True), (SAMESTORY_NO_GUARDS, False)):
+        t0 = time.perf_counter()
+        preds = pair_eval.predict_samestory(pairs, guards=guards, model=model, progress=progress)
+        runs[name] = MethodRun(pair_eval.evaluate(name, pairs, preds), preds, time.perf_counter() - t0)
+    for b in baselines:
+        t0 = time.perf_counter()
+        preds = pair_eval.predict_baseline(b, pairs, progress=progress)
+        runs[b.name] = MethodRun(pair_eval.evaluate(b.name, pairs, preds), preds, time.perf_counter() - t0)
+    return runs
+
+
+def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = True, sample: int | None = None,
+               limit: int | None = None, cluster_sample: int | None = None, seed: int = 0,
+               model: str = "use", only: Sequence[str] | None = None, tokenizer: str = "okt",
+               progress: bool = True) -> Report:
+    """Evaluate every set of ``data_dir`` (or the ``only`` ones)."""
+    from eval.engine import make_config
+
+    t_start = time.perf_counter()
+    config = make_config()
+    sets: list[EvalSet] = discover_sets(data_dir)
+    if only:
+        unknown = set(only) - {s.name for s in sets}
+        if unknown:
+            raise ValueError(f"unknown set(s): {', '.join(sorted(unknown))}")
+        sets = [s for s in sets if s.name in only]
+    baselines = default_baselines(config.embedding_threshold, model=model, tokenizer=tokenizer) if with_baselines else []
+    methods = [SAMESTORY, SAMESTORY_NO_GUARDS] + [b.name for b in baselines]
+    out: list[SetReport] = []
+    for s in tqdm(sets, desc="eval sets", disable=not progress):
+        rep = SetReport(s.name, s.is_news)
+        if s.pairs_path is not None:
+            all_pairs = load_pairs(s.pairs_path)
+            rep.pairs_total = len(all_pairs)
+            rep.pairs = subsample_pairs(all_pairs, sample=sample, limit=limit, seed=seed)
+            rep.runs = run_set_pairs(rep.pairs, baselines, model=model, progress=progress)
+        if s.clusters_path is not None:
+            items = load_clusters(s.clusters_path)
+            rep.cluster_items_total = len(items)
+            items = subsample_clusters(items, sample=cluster_sample, limit=limit, seed=seed)
+            rep.cluster_items = len(items)
+            rep.cluster_gold = len({it.cluster for it in items})
+            for name, guards in ((SAMESTORY, True), (SAMESTORY_NO_GUARDS, False)):
+                t0 = time.perf_counter()
+                labels = cluster_eval.predict_samestory(items, guards=guards, model=model, progress=progress)
+                rep.clusters[name] = cluster_eval.evaluate(name, items, labels)
+                rep.cluster_seconds[name] = time.perf_counter() - t0
+            for b in baselines:
+                t0 = time.perf_counter()
+                labels = cluster_eval.predict_baseline(b, items, progress=progress)
+                rep.clusters[b.name] = cluster_eval.evaluate(b.name, items, labels)
+                rep.cluster_seconds[b.name] = time.perf_counter() - t0
+        out.append(rep)
+    tok = next((getattr(b, "tokenizer_name", None) for b in baselines if hasattr(b, "tokenizer_name")), None)
+    settings = {"data_dir": str(eval_data_dir(data_dir)), "sample": sample, "limit": limit,
+                "cluster_sample": cluster_sample, "seed": seed, "model": model,
+                "embedding_threshold": config.embedding_threshold, "ngram_threshold": config.ngram_threshold,
+                "minhash_threshold": config.minhash_threshold, "seed003_tokenizer": tok,
+                "seconds": round(time.perf_counter() - t_start, 1), "python": platform.python_version()}
+    return Report(settings, out, methods, {b.name: b.description for b in baselines})
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str | None = None) -> list[str]:
+    align = align or ("l" + "r" * (len(header) - 1))
+    sep = ["---:" if a == "r" else "---" for a in align]
+    return ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"] + \
+        ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
+
+
+def kind_cell(m: pair_eval.KindMetrics) -> str:
+    """The number that means something for a kind: F1 if mixed, recall if all-same, FMR if all-different."""
+    c = m.confusion
+    if c.positives and c.negatives:
+        return f"F1 {_f(c.f1)}"
+    if c.positives:
+        return f"R {_f(c.recall)}"
+    return f"FMR {_f(c.false_merge_rate)}"
+
+
+def losses(report: Report) -> list[tuple[str, str, float, float]]:
+    """(set, baseline, samestory F1, baseline F1) wherever samestory's F1 is below a baseline's."""
+    out = []
+    for s in report.sets:
+        if SAMESTORY not in s.runs:
+            continue
+        ours = s.runs[SAMESTORY].result.confusion.f1 or 0.0
+        for m, r in s.runs.items():
+            if m in (SAMESTORY, SAMESTORY_NO_GUARDS):
+                continue
+            theirs = r.result.confusion.f1 or 0.0
+            if ours < theirs - MATCH_TOLERANCE:
+                out.append((s.name, m, ours, theirs))
+    return out
+
+
+def _guard_table(s: SetReport) -> list[str]:
+    run = s.runs.get(SAMESTORY)
+    if run is None:
+        return []
+    blocks: Counter[tuple[str, int]] = Counter()
+    for p, q in zip(s.pairs, run.preds, strict=True):
+        for g in q.blocked_by:
+            blocks[(g, p.label)] += 1
+    if not blocks:
+        return ["No guard vetoed a proposed merge on this set.", ""]
+    rows = []
+    for g in sorted({g for g, _ in blocks}):
+        saved, cost = blocks[(g, 0)], blocks[(g, 1)]
+        rows.append([g, str(saved), str(cost), _f(saved / (saved + cost))])
+    return ["Guard vetoes of proposed merges (a pair can be vetoed by several guards):", "",
+            *_table(["guard", "vetoed gold-different (saved)", "vetoed gold-same (cost)", "veto precision"], rows),
+            ""]
+
+
+def _error_rows(errs: Sequence[pair_eval.PairError]) -> list[list[str]]:
+    return [[f"`{e.id}`", e.kind, e.stage, ", ".join(e.blocked_by) or "–",
+             _f(e.scores.get("ngram")), _f(e.scores.get("minhash")), _f(e.scores.get("embedding"))] for e in errs]
+
+
+def render_markdown(report: Report, out_dir: str | Path, command: str, figures_dir: str = "figures",
+                    worst: int = 8) -> str:
+    """Write the figures under ``out_dir/figures_dir`` and return the Markdown text."""
+    from eval import plots
+
+    out = Path(out_dir)
+    fig_dir = out / figures_dir
+    st = report.settings
+    lines: list[str] = ["# samestory evaluation results", "",
+                        f"Generated by `{command}` ({st['seconds']:.0f} s on this machine). Do not edit by hand; "
+                        "re-run the command.", ""]
+    sample_note = (f"a seeded sample of {st['sample']} pairs per set, stratified by kind (seed {st['seed']})"
+                   if st["sample"] else "every pair")
+    if st["limit"]:
+        sample_note += f", at most {st['limit']} per set"
+    csample = (f"seeded whole gold clusters up to about {st['cluster_sample']} items per set"
+               if st["cluster_sample"] else "every item")
+    lines += ["## Settings", "",
+              f"- Data: the dev splits of `{Path(st['data_dir']).name}` (nine public sets; see its README). "
+              f"Pairs: {sample_note}. Clusters: {csample}, ingested in file order.",
+              f"- samestory: `Deduper.open(':memory:', model={st['model']!r})`, default `EngineConfig` "
+              f"(ngram {st['ngram_threshold']}, minhash {st['minhash_threshold']}, embedding "
+              f"{st['embedding_threshold']}); pair verdicts from `compare_pairs` (the `compare` decision), "
+              "clusters from `ingest`. \"samestory (no guards)\" is the same engine with `guards=False`.",
+              "- AP and R@P (recall at precision 0.95 / 0.99) rank the embedding cosine; a pair a guard vetoed "
+              "ranks last (-inf), since it can never merge. The engine consults guards only when a stage "
+              "proposes a merge, so pairs below every threshold keep their cosine. Baselines rank by their own "
+              "score (-inf where their gate rules the pair out).",
+              f"- \"Beats or matches\" = samestory F1 >= baseline F1 - {MATCH_TOLERANCE}.", ""]
+    if report.baseline_descriptions:
+        lines += ["Baselines (re-implemented from the seeds; see `eval/baselines/`):", ""]
+        lines += [f"- **{n}**: {d}." for n, d in report.baseline_descriptions.items()]
+        lines += ["", "For pairs, streaming methods see `a` then `b` in a fresh state; batch methods (seed 000's "
+                  "in-batch IDF, seed 003's K-means) run once over a batch made of every distinct text of the "
+                  "set's evaluated pairs, and a pair is merged when the batch output puts its two texts together. "
+                  "That batch mixes many unrelated sentences, which is how the seeds ran (a day's crawl), but "
+                  "the batch size and mix differ from the seeds' own.", ""]
+
+    # ---- summary
+    methods = report.methods
+    lines += ["## Summary: pair F1 per set", "",
+              "Pooled over the set's kinds (read the per-kind tables before acting on these). "
+              "**Bold**: the best F1 of the row. News sets are marked ★.", ""]
+    rows = []
+    f1_map: dict[str, dict[str, float | None]] = {}
+    for s in report.sets:
+        if not s.runs:
+            continue
+        f1s = {m: s.runs[m].result.confusion.f1 for m in methods if m in s.runs}
+        f1_map[s.name] = f1s
+        best = max((v for v in f1s.values() if v is not None), default=None)
+        cells = [("**" + _f(f1s.get(m)) + "**") if best is not None and f1s.get(m) == best else _f(f1s.get(m))
+                 for m in methods]
+        rows.append([("★ " if s.is_news else "") + s.name, f"{len(s.runs[SAMESTORY].preds)}/{s.pairs_total}", *cells])
+    lines += _table(["set", "pairs", *methods], rows)
+    lines += [""]
+    if f1_map:
+        plots.plot_f1_bars(f1_map, fig_dir / "f1_by_set.png", "pair F1 per set and method")
+        lines += [f"![pair F1 per set]({figures_dir}/f1_by_set.png)", ""]
+
+    lines += ["### samestory in detail", ""]
+    rows = []
+    for s in report.sets:
+        for m in (SAMESTORY, SAMESTORY_NO_GUARDS):
+            if m not in s.runs:
+                continue
+            r = s.runs[m].result.overall
+            c = r.confusion
+            rows.append([s.name, m, str(c.tp), str(c.fp), str(c.tn), str(c.fn), _f(c.precision), _f(c.recall),
+                         _f(c.f1), _f(c.false_merge_rate), _f(r.average_precision), _f(r.recall_at_p95),
+                         _f(r.recall_at_p99)])
+    lines += _table(["set", "method", "tp", "fp", "tn", "fn", "P", "R", "F1", "FMR", "AP", "R@P.95", "R@P.99"], rows,
+                    "ll" + "r" * 11)
+    lines += ["", "FMR = false-merge rate, fp / (fp + tn).", ""]
+
+    # ---- losses
+    lost = losses(report)
+    lines += ["## Where samestory loses to a baseline", ""]
+    if not lost:
+        lines += ["Nowhere: on every set samestory's pair F1 beats or matches every baseline's.", ""]
+    else:
+        news_lost = [x for x in lost if any(s.name == x[0] and s.is_news for s in report.sets)]
+        lines += [f"samestory's pooled pair F1 is below a baseline's on {len({x[0] for x in lost})} set(s)"
+                  f" ({len({x[0] for x in news_lost})} of them news sets):", ""]
+        lines += _table(["set", "baseline", "samestory F1", "baseline F1", "gap"],
+                        [[("★ " if x in news_lost else "") + x[0], x[1], _f(x[2]), _f(x[3]), _f(x[3] - x[2])]
+                         for x in lost])
+        lines += ["", "The per-kind tables below show which kinds the gap comes from.", ""]
+
+    # ---- guards
+    lines += ["## What the guards buy and cost", "",
+              "samestory with guards minus the same engine without: merges the guards prevented on gold-different "
+              "pairs (false merges saved) and on gold-same pairs (true merges lost).", ""]
+    rows = []
+    for s in report.sets:
+        if SAMESTORY not in s.runs or SAMESTORY_NO_GUARDS not in s.runs:
+            continue
+        a, b = s.runs[SAMESTORY].result.confusion, s.runs[SAMESTORY_NO_GUARDS].result.confusion
+        rows.append([s.name, str(b.fp - a.fp), str(b.tp - a.tp), _f(b.false_merge_rate), _f(a.false_merge_rate),
+                     _f(b.recall), _f(a.recall), _f(b.f1), _f(a.f1)])
+    lines += _table(["set", "false merges saved", "true merges lost", "FMR off", "FMR on", "R off", "R on",
+                     "F1 off", "F1 on"], rows)
+    lines += [""]
+
+    # ---- clusters
+    cl = [s for s in report.sets if s.clusters]
+    if cl:
+        lines += ["## Clusters", "",
+                  "Items ingested in file order into a fresh store; predicted clusters against the gold ones.", ""]
+        rows = []
+        for s in cl:
+            for m, c in s.clusters.items():
+                sc = c.scores
+                rows.append([s.name, m, f"{sc.items}/{s.cluster_items_total}", f"{sc.gold_clusters}",
+                             str(sc.predicted_clusters), _f(sc.pairwise_precision), _f(sc.pairwise_recall),
+                             _f(sc.pairwise_f1), _f(sc.bcubed_precision), _f(sc.bcubed_recall), _f(sc.bcubed_f1),
+                             _f(sc.ari)])
+        lines += _table(["set", "method", "items", "gold", "predicted", "pair P", "pair R", "pair F1", "B³ P",
+                         "B³ R", "B³ F1", "ARI"], rows, "ll" + "r" * 10)
+        lines += [""]
+
+    # ---- per set
+    lines += ["## Per set", ""]
+    for s in report.sets:
+        if not s.runs:
+            continue
+        lines += [f"### {s.name}" + (" ★" if s.is_news else ""), ""]
+        kinds = sorted({p.kind for p in s.pairs})
+        comp = Counter((p.kind, p.label) for p in s.pairs)
+        lines += ["Cells: F1 where a kind has both labels, R (recall) where it has only gold-same pairs, "
+                  "FMR (false-merge rate) where it has only gold-different ones.", ""]
+        rows = []
+        for k in kinds:
+            rows.append([k, f"{comp[(k, 1)]}/{comp[(k, 0)]}",
+                         *[kind_cell(s.runs[m].result.by_kind[k]) for m in methods if m in s.runs]])
+        lines += _table(["kind", "+/-", *[m for m in methods if m in s.runs]], rows)
+        lines += [""]
+        ss = s.runs[SAMESTORY].result
+        rows = []
+        for k in kinds:
+            km = ss.by_kind[k]
+            c = km.confusion
+            rows.append([k, str(c.tp), str(c.fp), str(c.tn), str(c.fn), _f(c.precision), _f(c.recall), _f(c.f1),
+                         _f(c.false_merge_rate), _f(km.average_precision)])
+        lines += ["samestory per kind:", "",
+                  *_table(["kind", "tp", "fp", "tn", "fn", "P", "R", "F1", "FMR", "AP"], rows), ""]
+        stages = Counter(q.stage for q, p in zip(s.runs[SAMESTORY].preds, s.pairs, strict=True) if q.same and not p.label)
+        if stages:
+            lines += ["False merges by deciding stage: " + ", ".join(f"{k} {v}" for k, v in stages.most_common()) + ".", ""]
+        lines += _guard_table(s)
+        # figures
+        labels = [p.label for p in s.pairs]
+        curves: dict[str, PRCurve] = {m: pr_curve(labels, [q.rank_score for q in r.preds]) for m, r in s.runs.items()}
+        slug = _slug(s.name)
+        plots.plot_pr_curves(curves, fig_dir / f"{slug}_pr.png", f"{s.name}: precision-recall of each method's score")
+        cos = [q.scores.get("embedding", math.nan) for q in s.runs[SAMESTORY_NO_GUARDS].preds]
+        plots.plot_score_histogram(labels, [c if math.isfinite(c) else -math.inf for c in cos],
+                                   st["embedding_threshold"], fig_dir / f"{slug}_cosine.png",
+                                   f"{s.name}: embedding cosine by gold label")
+        lines += [f"![{s.name} PR]({figures_dir}/{slug}_pr.png) ![{s.name} cosine]({figures_dir}/{slug}_cosine.png)", ""]
+        merged, split = pair_eval.errors(s.pairs, s.runs[SAMESTORY].preds, k=worst)
+        hdr = ["pair id", "kind", "stage", "blocked by", "ngram", "minhash", "cosine"]
+        if merged:
+            lines += [f"Worst wrong merges (highest cosine first, {len(merged)} shown):", "",
+                      *_table(hdr, _error_rows(merged), "lllllrrr"[:7]), ""]
+        if split:
+            lines += [f"Worst wrong splits (guard vetoes first, then highest cosine; {len(split)} shown):", "",
+                      *_table(hdr, _error_rows(split), "lllllrrr"[:7]), ""]
+    lines += ["## Caveats", "",
+              "- Dev splits only; the 30 % holdout is not in this folder, so thresholds tuned on these numbers "
+              "need the holdout before they are trusted.",
+              "- Sampled runs: per-kind counts are small for rare kinds (e.g. NTREX document pairs); "
+              "the `+/-` column gives the counts behind every cell.",
+              "- NTREX `xl_same_doc_negative` is 0 at sentence level only; at story level those pairs are the same "
+              "story, so a story-level detector is expected to 'fail' some of them.",
+              "- UCI stories are Google News clusters: a few hard negatives are arguably the same event.",
+              "- Pair verdicts are stateless (`compare`); ingest-time behaviour (representatives, windows) is "
+              "measured only by the cluster sets.", ""]
+    return "\n".join(lines)
+
+
+def write_report(report: Report, out_dir: str | Path, command: str, name: str = "RESULTS.md") -> Path:
+    """Write ``out_dir/name`` (Markdown), its figures and ``out_dir/results.json``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    text = render_markdown(report, out, command)
+    path = out / name
+    path.write_text(text, encoding="utf-8")
+    (out / "results.json").write_text(json.dumps(report.to_dict(), indent=1, ensure_ascii=False, default=str) + "\n",
+                                      encoding="utf-8")
+    return path

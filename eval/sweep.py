@@ -1,0 +1,107 @@
+"""Threshold sweeps in the spirit of seed 000: how many items remain and how P/R move per threshold.
+
+Seed 000 swept its 3-gram threshold down (0.45 / 0.40 / 0.35 / 0.30) and watched 100 items
+collapse to 84 / 83 / 81 / 77, inspecting every merge. Here the engine itself is re-run at
+each threshold (``EngineConfig`` with the stage's threshold replaced), so every row is what
+samestory would really decide there, earlier cascade stages and guards included:
+
+* over a pair file: precision / recall / F1 of the verdicts, and "items remaining" = the number
+  of groups the distinct texts of the pairs fall into when every merged pair is joined;
+* over a cluster file: the items are ingested into a fresh store at each threshold; items
+  remaining = predicted clusters, plus pairwise P/R/F1 and ARI against the gold clusters.
+
+>>> default_thresholds("ngram")[:3]
+[0.2, 0.25, 0.3]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from eval.baselines.base import UnionFind
+from eval.data import ClusterItem, Pair
+from eval.metrics import cluster_scores, confusion
+
+STAGE_FIELDS = {"ngram": "ngram_threshold", "embedding": "embedding_threshold", "minhash": "minhash_threshold"}
+
+
+def default_thresholds(stage: str) -> list[float]:
+    """The grid swept when none is given (a range around the engine's default for the stage)."""
+    if stage == "ngram":
+        return [0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50]
+    if stage == "minhash":
+        return [0.40, 0.50, 0.60, 0.70, 0.80, 0.90]
+    if stage == "embedding":
+        return [0.45, 0.50, 0.55, 0.60, 0.62, 0.65, 0.70, 0.75, 0.80, 0.85]
+    raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGE_FIELDS)}")
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """The outcome at one threshold."""
+
+    threshold: float
+    items: int
+    items_remaining: int
+    merged: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    ari: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def groups_remaining(pairs: Sequence[Pair], same: Sequence[bool]) -> tuple[int, int]:
+    """(distinct texts, groups after joining every merged pair).
+
+    >>> from eval.data import Side
+    >>> ps = [Pair("1", Side("a", "en"), Side("b", "en"), 1, "k"), Pair("2", Side("b", "en"), Side("c", "en"), 0, "k")]
+    >>> groups_remaining(ps, [True, False])
+    (3, 2)
+    """
+    index: dict[str, int] = {}
+    for p in pairs:
+        index.setdefault(p.a.text, len(index))
+        index.setdefault(p.b.text, len(index))
+    uf = UnionFind(len(index))
+    for p, s in zip(pairs, same, strict=True):
+        if s:
+            uf.union(index[p.a.text], index[p.b.text])
+    return len(index), len(set(uf.labels()))
+
+
+def sweep_pairs(pairs: Sequence[Pair], stage: str, thresholds: Sequence[float], guards: bool = True,
+                model: str = "use", progress: bool = False) -> list[SweepRow]:
+    """Re-run ``compare`` over ``pairs`` at every threshold of ``stage``."""
+    from eval.engine import compare_pairs
+
+    field_name = STAGE_FIELDS[stage]
+    labels = [p.label for p in pairs]
+    rows: list[SweepRow] = []
+    for t in thresholds:
+        decisions = compare_pairs(pairs, guards=guards, model=model, overrides={field_name: t}, progress=progress)
+        same = [bool(d.same) for d in decisions]
+        conf = confusion(labels, same)
+        n, remaining = groups_remaining(pairs, same)
+        rows.append(SweepRow(t, n, remaining, sum(same), conf.precision, conf.recall, conf.f1))
+    return rows
+
+
+def sweep_clusters(items: Sequence[ClusterItem], stage: str, thresholds: Sequence[float], guards: bool = True,
+                   model: str = "use", progress: bool = False) -> list[SweepRow]:
+    """Ingest ``items`` into a fresh store at every threshold of ``stage``."""
+    from eval.engine import ingest_clusters
+
+    field_name = STAGE_FIELDS[stage]
+    gold = [it.cluster for it in items]
+    rows: list[SweepRow] = []
+    for t in thresholds:
+        labels = ingest_clusters(items, guards=guards, model=model, overrides={field_name: t}, progress=progress)
+        s = cluster_scores(gold, labels)
+        rows.append(SweepRow(t, len(items), s.predicted_clusters, len(items) - s.predicted_clusters,
+                             s.pairwise_precision, s.pairwise_recall, s.pairwise_f1, s.ari))
+    return rows
