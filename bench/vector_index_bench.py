@@ -22,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from index.vectors import VectorIndex
@@ -46,6 +45,20 @@ def make_data(n: int, dim: int, seed: int, chunk: int = 100_000) -> np.ndarray:
     return x
 
 
+def exact_top10(x: np.ndarray, q: np.ndarray, chunk: int = 100_000) -> np.ndarray:
+    """Exact top-10 rows by inner product, in chunks (no second copy of x, unlike IndexFlatIP)."""
+    best_s = np.full((q.shape[0], 10), -np.inf, dtype=np.float32)
+    best_i = np.zeros((q.shape[0], 10), dtype=np.int64)
+    for s in range(0, x.shape[0], chunk):
+        sc = q @ x[s : s + chunk].T
+        cat_s = np.concatenate([best_s, sc], axis=1)
+        cat_i = np.concatenate([best_i, np.broadcast_to(np.arange(s, s + sc.shape[1]), sc.shape)], axis=1)
+        top = np.argpartition(-cat_s, 9, axis=1)[:, :10]
+        best_s = np.take_along_axis(cat_s, top, axis=1)
+        best_i = np.take_along_axis(cat_i, top, axis=1)
+    return best_i
+
+
 def pct(a: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(a) * 1e3, p))
 
@@ -65,6 +78,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dir", type=Path, default=None, help="where to save (default: a temp dir)")
+    ap.add_argument(
+        "--sweep-ef", default="", help="comma list of efSearch values to re-measure, e.g. 64,128,256"
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of text")
     args = ap.parse_args(argv)
 
@@ -110,10 +126,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     # Recall@10 against exact float32 search on the original vectors.
     rq = q[: args.recall_queries]
-    exact = faiss.IndexFlatIP(dim)
-    exact.add(x)
-    _, want = exact.search(rq, 10)
-    del exact
+    want = exact_top10(x, rq)
     got = idx.search(rq, k=10)
     hits = sum(
         len({i - 1_000_000_000 for i, _ in g} & set(w.tolist())) for g, w in zip(got, want, strict=True)
@@ -130,6 +143,29 @@ def main(argv: list[str] | None = None) -> dict:
         g = {h - 1_000_000_000 for h, _ in idx.search(rq[i], k=10, window=(c - half, c + half))[0]}
         hits_w += len(g & w)
         total_w += len(w)
+
+    # efSearch sweep on the same built graph: recall@10 and single-query latency per value.
+    sweep = []
+    for ef in [int(v) for v in args.sweep_ef.split(",") if v.strip()]:
+        idx.ef_search = ef
+        lat_e: list[float] = []
+        for i in range(min(300, args.queries)):
+            t = time.perf_counter()
+            idx.search(q[i], k=10)
+            lat_e.append(time.perf_counter() - t)
+        got_e = idx.search(rq, k=10)
+        hits_e = sum(
+            len({i - 1_000_000_000 for i, _ in g} & set(w.tolist())) for g, w in zip(got_e, want, strict=True)
+        )
+        sweep.append(
+            {
+                "ef": ef,
+                "recall_at_10": round(hits_e / want.size, 4),
+                "p50_ms": round(pct(lat_e, 50), 3),
+                "p99_ms": round(pct(lat_e, 99), 3),
+            }
+        )
+    idx.ef_search = args.ef_search
 
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         path = Path(d) / "vectors.idx"
@@ -167,6 +203,8 @@ def main(argv: list[str] | None = None) -> dict:
         "file_mb": round(file_mb, 1),
         "save_s": round(save_s, 2),
         "load_s": round(load_s, 2),
+        "loadavg_1m": round(os.getloadavg()[0], 1),
+        "sweep": sweep,
     }
     if args.json:
         print(json.dumps(report))
