@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, status
 
-from index.urls import InvalidUrlError
 from service.api.dependencies import ServiceDep
 from service.api.schemas import IngestRequest, IngestResponse
 from service.types import Article, ArticleError
@@ -32,11 +31,9 @@ def ingest(request: IngestRequest, service: ServiceDep) -> dict[str, Any]:
     for i, item in enumerate(request.articles):
         try:
             article = item.to_article()
-            if article.url is not None:
-                # The engine checks this too, but without saying which article of the batch failed.
-                service.engine.url_rules.canonicalize(article.url)
-        except InvalidUrlError as exc:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"articles[{i}].url: invalid url: {exc}") from exc
+            # The engine validates URLs too, but without saying which article of the batch failed.
+            # doc_key only reads the (immutable) URL rules, so it needs no engine lock.
+            service.engine.doc_key(article)
         except ArticleError as exc:
             raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"articles[{i}]: {exc}") from exc
         articles.append(article)

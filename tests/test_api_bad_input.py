@@ -1,0 +1,124 @@
+"""One test per class of bad input: each gets a 4xx whose detail says what is wrong, and stores nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+GOOD = {"title": "Fed raises rates", "url": "https://a.example/1"}
+
+
+@pytest.fixture
+def client(make_client):
+    return make_client(max_batch=3, max_body_bytes=20_000, max_dedupe_texts=4, max_page=50)
+
+
+def stored(client) -> int:
+    return len(client.get("/v1/clusters").json()["clusters"])
+
+
+def test_malformed_json(client):
+    r = client.post("/v1/articles", content=b'{"articles": [', headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["detail"].startswith("malformed JSON at character 14")
+
+
+def test_missing_body(client):
+    r = client.post("/v1/articles")
+    assert r.status_code == 422 and "request body is missing" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("payload, where, what", [
+    ({"articles": [{"title": 5}]}, "articles[0].title", "valid string"),
+    ({"articles": {"title": "x"}}, "articles", "valid list"),
+    ({"articles": [GOOD, {"title": "x", "published_at": 1700000000}]}, "articles[1].published_at", "ISO-8601"),
+    ({"articles": [{"title": "x", "published_at": "yesterday"}]}, "articles[0].published_at", "datetime"),
+    ({"articles": [{"title": "x", "colour": "red"}]}, "articles[0].colour", "Extra inputs"),
+    ({"items": [GOOD]}, "articles", "Field required"),
+])
+def test_wrong_types_and_unknown_fields(client, payload, where, what):
+    r = client.post("/v1/articles", json=payload)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith(f"{where}: ") and what in r.json()["detail"]
+    assert stored(client) == 0
+
+
+@pytest.mark.parametrize("payload, detail", [
+    ({"articles": []}, "articles: List should have at least 1 item"),
+    ({"articles": [GOOD, {"title": "  ", "body": "\n"}]}, "articles[1]: an article needs a non-empty title or body"),
+])
+def test_empty_items(client, payload, detail):
+    r = client.post("/v1/articles", json=payload)
+    assert r.status_code == 422 and r.json()["detail"].startswith(detail)
+    assert stored(client) == 0
+
+
+def test_empty_dedupe_and_compare_items(client):
+    r = client.post("/v1/dedupe", json={"texts": []})
+    assert r.status_code == 422 and r.json()["detail"].startswith("texts: List should have at least 1 item")
+    r = client.post("/v1/compare", json={"a": {"title": ""}, "b": GOOD})
+    assert r.status_code == 422 and r.json()["detail"] == "a: an article needs a non-empty title or body"
+    r = client.post("/v1/dedupe", json={"texts": ["a"], "threshold": 1.5})
+    assert r.status_code == 422 and r.json()["detail"].startswith("threshold: Input should be less than or equal to 1")
+
+
+def test_oversize_body_declared_and_streamed(client):
+    big = {"articles": [{"title": "x", "body": "y" * 30_000}]}
+    r = client.post("/v1/articles", json=big)
+    assert r.status_code == 413
+    assert "the limit is 20000 bytes (setting max_body_bytes)" in r.json()["detail"]
+
+    def chunks():  # no Content-Length: the limit must hold on the stream itself
+        for _ in range(30):
+            yield b" " * 1_000
+
+    r = client.post("/v1/articles", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "max_body_bytes" in r.json()["detail"]
+    assert stored(client) == 0
+
+
+def test_oversize_fields(client):
+    r = client.post("/v1/articles", json={"articles": [{"title": "t" * 2_001}]})
+    assert r.status_code == 422 and r.json()["detail"].startswith("articles[0].title: String should have at most 2000")
+
+
+def test_oversize_batches(client):
+    r = client.post("/v1/articles", json={"articles": [GOOD] * 4})
+    assert r.status_code == 413
+    assert r.json()["detail"] == "batch of 4 articles exceeds the limit of 3 (setting max_batch)"
+    r = client.post("/v1/dedupe", json={"texts": ["a"] * 5})
+    assert r.status_code == 413 and r.json()["detail"] == "5 texts exceed the limit of 4 (setting max_dedupe_texts)"
+    r = client.get("/v1/clusters", params={"limit": 51})
+    assert r.status_code == 422 and "page limit of 50" in r.json()["detail"]
+    assert stored(client) == 0
+
+
+@pytest.mark.parametrize("url, reason", [
+    ("ftp://a.example/x", "scheme must be http or https"),
+    ("not a url", "invalid url"),
+    ("https://", "invalid url"),
+    ("javascript:alert(1)", "invalid url"),
+])
+def test_invalid_urls(client, url, reason):
+    r = client.post("/v1/articles", json={"articles": [GOOD, {"title": "x", "url": url}]})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith("articles[1]: invalid url") and reason in r.json()["detail"]
+    assert stored(client) == 0  # the good first item was not stored either
+
+
+def test_bad_ids_and_unknown_routes(client):
+    assert client.get("/v1/documents/abc").json()["detail"].startswith("path.document_id: Input should be a valid integer")
+    assert client.get("/v1/documents/0").status_code == 422
+    assert client.get("/v1/nothing").status_code == 404
+    assert client.put("/v1/articles", json={}).status_code == 405
+
+
+def test_the_service_never_fetches_urls(client, monkeypatch):
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the service tried to open a network connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    r = client.post("/v1/articles", json={"articles": [{"title": "x", "url": "https://unreachable.invalid/a"}]})
+    assert r.status_code == 200
