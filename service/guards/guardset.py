@@ -1,0 +1,93 @@
+"""GuardSet: the five guards, built from the rule catalogue, asked in a fixed order.
+
+>>> gs = GuardSet.default()
+>>> gs.names
+('version', 'quantity', 'date', 'subject', 'polarity')
+>>> a = GuardInput(title="연준, 기준금리 0.25%p 인상", text="연준, 기준금리 0.25%p 인상", lang="ko")
+>>> b = GuardInput(title="Fed raises rates by 50 basis points", text="Fed raises rates by 50 basis points", lang="en")
+>>> gs.blocked(gs.check(a, b))
+['quantity']
+>>> [v.evidence for v in gs.check(a, b) if v.decided]
+['quantity: 0.25%p != 50 basis points', 'subject: 연준 == Fed (fed)', 'polarity: 인상 ~ raises rates']
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from service.guards.base import Guard, GuardInput
+from service.guards.date import DateGuard
+from service.guards.polarity import PolarityGuard
+from service.guards.quantity import QuantityGuard
+from service.guards.rules import GUARD_NAMES, Rules, env_rule_dirs, load_rules
+from service.guards.subject import SubjectGuard
+from service.guards.version import VersionGuard
+from service.types import GuardVerdict
+
+log = logging.getLogger(__name__)
+
+_FACTORIES: dict[str, Callable[[Rules], Guard]] = {
+    "version": VersionGuard,
+    "quantity": QuantityGuard,
+    "date": DateGuard,
+    "subject": SubjectGuard,
+    "polarity": PolarityGuard,
+}
+
+
+class GuardSet:
+    """An ordered set of guards. Any blocking verdict vetoes the proposed merge."""
+
+    def __init__(self, guards: Sequence[Guard]) -> None:
+        names = [g.name for g in guards]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate guard names: {names}")
+        self.guards: tuple[Guard, ...] = tuple(guards)
+        self.names: tuple[str, ...] = tuple(names)
+
+    @classmethod
+    def from_rules(cls, extra_dirs: list[Path] | None = None, enabled: Iterable[str] | None = None) -> GuardSet:
+        """Guards built from the packaged rules plus the TOML files of ``extra_dirs`` (merged in order).
+
+        ``enabled`` selects guards by name (default: all five); the order stays the canonical one.
+        """
+        if enabled is None:
+            wanted = list(GUARD_NAMES)
+        else:
+            if isinstance(enabled, str):
+                raise ValueError("enabled must be an iterable of guard names, not a single string")
+            wanted = list(enabled)
+            unknown = sorted(set(wanted) - set(GUARD_NAMES))
+            if unknown:
+                raise ValueError(f"unknown guard name(s) {unknown}; known: {', '.join(GUARD_NAMES)}")
+        rules = load_rules(extra_dirs)
+        return cls([_FACTORIES[name](rules[name]) for name in GUARD_NAMES if name in wanted])
+
+    @classmethod
+    def default(cls) -> GuardSet:
+        """The packaged rules, with ``$SAMESTORY_RULES_DIR`` (if set) merged on top."""
+        return cls.from_rules(env_rule_dirs())
+
+    def check(self, a: GuardInput, b: GuardInput) -> list[GuardVerdict]:
+        """One verdict per guard, in ``names`` order.
+
+        A guard that raises steps aside (logged): a bug in one rule must not veto every merge,
+        nor wave a merge through on the others' behalf.
+        """
+        if not isinstance(a, GuardInput) or not isinstance(b, GuardInput):
+            raise ValueError("GuardSet.check expects two GuardInput values")
+        verdicts: list[GuardVerdict] = []
+        for guard in self.guards:
+            try:
+                verdicts.append(guard.check(a, b))
+            except Exception as exc:  # pragma: no cover - defensive
+                log.exception("guard %s failed", guard.name)
+                verdicts.append(GuardVerdict(guard.name, False, False, f"{guard.name}: error {type(exc).__name__}"))
+        return verdicts
+
+    @staticmethod
+    def blocked(verdicts: Iterable[GuardVerdict]) -> list[str]:
+        """Names of the guards that blocked."""
+        return [v.guard for v in verdicts if v.blocked]

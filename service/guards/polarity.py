@@ -1,0 +1,152 @@
+"""Polarity guard: direction and stance words that flip a story (rise/fall, 인상/인하/동결, ...).
+
+>>> g = PolarityGuard.from_rules(load_rules()["polarity"])
+>>> side = lambda t, lang="ko": GuardInput(title=t, text=t, lang=lang)
+>>> g.check(side("한은, 기준금리 0.25%p 인상"), side("한은, 기준금리 0.25%p 인하")).evidence
+'polarity: 인상 vs 인하'
+>>> g.check(side("코스피 급등"), side("KOSPI surges", "en")).evidence
+'polarity: 급등 ~ surges'
+>>> g.check(side("금리 인상하지 않기로"), side("금리 인하")).decided
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from service.guards.base import GuardInput, is_hangul, prepare, step_aside, term_pattern, trie_regex
+from service.guards.rules import Rules, load_rules, str_list, table
+from service.types import GuardVerdict
+
+__all__ = ["Hit", "PolarityGuard", "load_rules"]
+
+_ALNUM_RE = re.compile(r"[a-z0-9]")
+_EN_NEG_HINTS = ("not", "n't", "no", "never", "without", "fail")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One lexicon hit: ``axis``/``pole`` and the words as written."""
+
+    axis: str
+    pole: str
+    surface: str
+
+
+class PolarityGuard:
+    """Blocks when an axis is present on both sides with disjoint poles, or a marker is one-sided."""
+
+    name = "polarity"
+
+    def __init__(self, rules: Rules) -> None:
+        where = "polarity rules"
+        neg = table(rules, "negation", where)
+        try:
+            self._ko_neg = re.compile(str(neg.get("ko_after", r"^.{0,6}?(?:않|안\s|못|없|아니)")))
+            self._en_neg = re.compile(str(neg.get("en_before", r"(?:\bnot|n't|\bno|\bnever)\s+$")), re.IGNORECASE)
+        except re.error as exc:
+            raise ValueError(f"{where}: invalid negation pattern: {exc}") from exc
+        # Plain terms go into prefix tries (one per boundary kind, see base.term_pattern) and are
+        # looked up after a match; "re:" terms keep a named group each. One scan per text.
+        self._literal: dict[str, list[tuple[str, str]]] = {}
+        self._groups: dict[str, list[tuple[str, str]]] = {}
+        self._regex_group: dict[str, str] = {}
+        regex_sources: list[str] = []
+        self.axes: dict[str, tuple[str, ...]] = {}
+        for axis, poles in table(rules, "axes", where).items():
+            if not isinstance(poles, dict) or len(poles) < 2:
+                raise ValueError(f"{where}: axes.{axis} must hold at least two pole tables")
+            self.axes[axis] = tuple(poles)
+            for pole, spec in poles.items():
+                terms = str_list(table({"t": spec}, "t", f"{where}: axes.{axis}.{pole}").get("terms"),
+                                 f"{where}: axes.{axis}.{pole}.terms")
+                self._add(regex_sources, f"axes.{axis}.{pole}", axis, pole, terms, where)
+        self.markers: tuple[str, ...] = ()
+        for marker, spec in table(rules, "markers", where).items():
+            terms = str_list(table({"t": spec}, "t", f"{where}: markers.{marker}").get("terms"),
+                             f"{where}: markers.{marker}.terms")
+            self.markers += (marker,)
+            self._add(regex_sources, f"markers.{marker}", "@marker", marker, terms, where)
+        kinds: dict[tuple[bool, bool], list[str]] = {}
+        for term in self._literal:
+            kinds.setdefault((bool(_ALNUM_RE.match(term)), bool(_ALNUM_RE.match(term[-1]))), []).append(term)
+        sources = []
+        for (left, right), words in sorted(kinds.items()):
+            src = trie_regex(words)
+            sources.append(("(?<![a-z0-9])" if left else "") + f"(?:{src})" + ("(?![a-z0-9])" if right else ""))
+        self._re = re.compile("|".join(sources + regex_sources), re.IGNORECASE) if sources or regex_sources else None
+        self.extract = functools.lru_cache(maxsize=65536)(self._extract)
+
+    def _add(self, regex_sources: list[str], label: str, axis: str, pole: str, terms: list[str], where: str) -> None:
+        for term in terms:
+            if term.startswith("re:"):
+                try:
+                    source = term_pattern(term)
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {label}: {exc}") from exc
+                # One group per distinct regex: only the first matching alternative wins, so a term
+                # listed under two axes ("부인": stance and announcement) must carry both labels.
+                group = self._regex_group.get(source)
+                if group is None:
+                    group = self._regex_group[source] = f"g{len(self._regex_group)}"
+                    regex_sources.append(f"(?P<{group}>{source})")
+                self._groups.setdefault(group, []).append((axis, pole))
+            else:
+                key = " ".join(term.casefold().split())
+                if not key:
+                    raise ValueError(f"{where}: {label}: empty term")
+                self._literal.setdefault(key, []).append((axis, pole))
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> PolarityGuard:
+        return cls(rules)
+
+    def _negated(self, text: str, start: int, end: int, surface: str) -> bool:
+        if is_hangul(surface):
+            return self._ko_neg.search(text[end : end + 12]) is not None
+        window = text[max(0, start - 30) : start]
+        # Cheap substring test first: the negation regex is anchored at the window's end.
+        return any(w in window for w in _EN_NEG_HINTS) and self._en_neg.search(window) is not None
+
+    def _extract(self, text: str) -> tuple[Hit, ...]:
+        if self._re is None:
+            return ()
+        text = " ".join(prepare(text).casefold().split())
+        hits: list[Hit] = []
+        for m in self._re.finditer(text):
+            group = m.lastgroup
+            labels = self._groups[group] if group is not None else self._literal.get(m.group(0), [])
+            for axis, pole in labels:
+                if axis != "@marker" and self._negated(text, m.start(), m.end(), m.group(0)):
+                    continue  # "인상하지 않기로": negated, so no evidence either way
+                hits.append(Hit(axis, pole, m.group(0)))
+        return tuple(hits)
+
+    def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
+        ha, hb = self.extract(a.content), self.extract(b.content)
+        clashes: list[str] = []
+        matches: list[str] = []
+        for marker in self.markers:
+            xa = [h.surface for h in ha if h.axis == "@marker" and h.pole == marker]
+            xb = [h.surface for h in hb if h.axis == "@marker" and h.pole == marker]
+            if bool(xa) != bool(xb):
+                clashes.append(f"{(xa or ['(no ' + marker + ')'])[0]} vs {(xb or ['(no ' + marker + ')'])[0]}")
+            elif xa:
+                matches.append(f"{xa[0]} ~ {xb[0]}")
+        for axis in self.axes:
+            pa = {h.pole: h.surface for h in reversed(ha) if h.axis == axis}
+            pb = {h.pole: h.surface for h in reversed(hb) if h.axis == axis}
+            if not pa or not pb:
+                continue
+            common = [p for p in self.axes[axis] if p in pa and p in pb]
+            if common:
+                matches.append(f"{pa[common[0]]} ~ {pb[common[0]]}")
+            else:
+                clashes.append(f"{'/'.join(pa.values())} vs {'/'.join(pb.values())}")
+        if clashes:
+            return GuardVerdict(self.name, True, True, f"{self.name}: " + "; ".join(clashes))
+        if matches:
+            return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(matches))
+        return step_aside(self.name, "no direction or stance words on both sides")

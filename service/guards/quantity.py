@@ -1,0 +1,272 @@
+"""Quantity guard: numbers with their units, compared after normalising units and scripts.
+
+>>> g = QuantityGuard.from_rules(load_rules()["quantity"])
+>>> ko = GuardInput(title="", text="한은, 기준금리 0.25%p 인상", lang="ko")
+>>> en = GuardInput(title="", text="BOK raises rate by 25 basis points", lang="en")
+>>> g.check(ko, en).evidence
+'quantity: 0.25%p == 25 basis points'
+>>> g.check(ko, GuardInput(title="", text="한은, 기준금리 0.5%p 인상", lang="ko")).evidence
+'quantity: 0.25%p != 0.5%p'
+>>> [(q.dimension, q.value) for q in g.extract("10조8천억원")]
+[('krw', 10800000000000.0)]
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from service.guards.base import GuardInput, prepare, step_aside, trie_regex
+from service.guards.rules import Rules, load_rules, number, table
+from service.types import GuardVerdict
+
+__all__ = ["Quantity", "QuantityGuard", "load_rules"]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One stated amount: ``value`` in the dimension's base unit, ``ulp`` its stated precision."""
+
+    dimension: str
+    value: float
+    ulp: float
+    surface: str
+
+
+def _key(surface: str) -> str:
+    """Lookup key of a unit or phrase: case-folded, spaces removed ("Basis  Points" -> "basispoints")."""
+    return "".join(surface.split()).casefold()
+
+
+def _alternation(surfaces: list[str], lookaheads: dict[str, str]) -> str:
+    """Longest-first alternation of unit surfaces, each with its boundary / exclusion lookahead."""
+    parts = []
+    for surface in sorted(set(surfaces), key=len, reverse=True):
+        pat = r"\s?".join(re.escape(p) for p in surface.split(" "))
+        if re.search(r"[A-Za-z]$", surface):
+            pat += r"(?![A-Za-z])"
+        if surface in lookaheads:
+            pat += f"(?!{lookaheads[surface]})"
+        parts.append(pat)
+    return "|".join(parts)
+
+
+def parse_arabic(raw: str) -> tuple[float, int] | None:
+    """Parse an Arabic-digit number with thousands separators or a decimal comma.
+
+    Returns (value, decimals) or None when the string is not one number (e.g. "2.0.1").
+
+    >>> parse_arabic("1,234.5"), parse_arabic("2,5"), parse_arabic("1.234.567"), parse_arabic("2.0.1")
+    ((1234.5, 1), (2.5, 1), (1234567.0, 0), None)
+    """
+    s = raw.rstrip(".,")
+    if not s:
+        return None
+    if "," in s and "." in s:
+        dec, thou = (",", ".") if s.rfind(",") > s.rfind(".") else (".", ",")
+        whole, _, frac = s.rpartition(dec)
+        if dec in whole:
+            return None
+        whole = whole.replace(thou, "")
+    elif "," in s:
+        parts = s.split(",")
+        if 1 <= len(parts[0]) <= 3 and all(len(p) == 3 for p in parts[1:]):
+            whole, frac = "".join(parts), ""
+        elif len(parts) == 2:
+            # A decimal comma ("2,5%"): one comma followed by other than three digits.
+            whole, frac = parts
+        else:
+            return None
+    elif s.count(".") > 1:
+        parts = s.split(".")
+        if 1 <= len(parts[0]) <= 3 and all(len(p) == 3 for p in parts[1:]):
+            whole, frac = "".join(parts), ""
+        else:
+            return None
+    else:
+        whole, _, frac = s.partition(".")
+    if not whole.isdigit() or (frac and not frac.isdigit()):
+        return None
+    return float(f"{whole}.{frac or 0}"), len(frac)
+
+
+class QuantityGuard:
+    """Blocks when both sides state the same kind of quantity with no value in common."""
+
+    name = "quantity"
+
+    def __init__(self, rules: Rules) -> None:
+        where = "quantity rules"
+        settings = table(rules, "settings", where)
+        # See quantity.toml [settings] for what this was calibrated on.
+        self.max_rel = number(settings.get("max_relative_tolerance", 0.05), f"{where}: max_relative_tolerance")
+        if not 0 <= self.max_rel < 1:
+            raise ValueError(f"{where}: max_relative_tolerance must be in [0, 1), got {self.max_rel}")
+        kn = table(rules, "korean_numerals", where)
+        self.ko_digits = {k: number(v, f"{where}: korean digit {k}") for k, v in table(kn, "digits", where).items()}
+        self.ko_small = {k: number(v, f"{where}: korean unit {k}") for k, v in table(kn, "small_units", where).items()}
+        self.ko_large = {k: number(v, f"{where}: korean unit {k}") for k, v in table(kn, "large_units", where).items()}
+        self.scales = {k.casefold(): number(v, f"{where}: scale {k}") for k, v in table(rules, "scales", where).items()}
+        self.number_words = {
+            k.casefold(): number(v, f"{where}: number word {k}") for k, v in table(rules, "number_words", where).items()
+        }
+        lookaheads = {k: str(v) for k, v in table(rules, "unit_not_followed_by", where).items()}
+        self.units: dict[str, tuple[str, float]] = {}
+        unit_surfaces: list[str] = []
+        prefix_surfaces: list[str] = []
+        for dim, surfaces in table(rules, "units", where).items():
+            for surface, factor in table({"t": surfaces}, "t", f"{where}: units.{dim}").items():
+                unit_surfaces.append(surface)
+                self.units[_key(surface)] = (dim, number(factor, f"{where}: units.{dim}.{surface}"))
+        self.prefixes: dict[str, tuple[str, float]] = {}
+        for dim, surfaces in table(rules, "prefix_units", where).items():
+            for surface, factor in table({"t": surfaces}, "t", f"{where}: prefix_units.{dim}").items():
+                prefix_surfaces.append(surface)
+                self.prefixes[_key(surface)] = (dim, number(factor, f"{where}: prefix_units.{dim}.{surface}"))
+        self.phrases: dict[str, tuple[str, float]] = {}
+        for phrase, spec in table(rules, "phrases", where).items():
+            if not (isinstance(spec, list) and len(spec) == 2 and isinstance(spec[0], str)):
+                raise ValueError(f"{where}: phrases.{phrase!r} must be [dimension, value], got {spec!r}")
+            self.phrases[_key(phrase)] = (spec[0], number(spec[1], f"{where}: phrases.{phrase}"))
+
+        ko_chars = "".join(self.ko_digits) + "".join(self.ko_small) + "".join(self.ko_large)
+        small_large = "".join(self.ko_small) + "".join(self.ko_large)
+        # Tries, not flat alternations: the regex is tried at every position of every text, and a
+        # trie keeps that to one character-class test per position (see base.trie_regex).
+        # Boundaries and the [unit_not_followed_by] exclusions are checked after a match.
+        unit_alt = trie_regex({" ".join(u.casefold().split()) for u in unit_surfaces})
+        prefix_alt = trie_regex({p.casefold() for p in prefix_surfaces})
+        scale_alt = f"(?:{trie_regex(set(self.scales))})(?![A-Za-z])"
+        try:
+            self._unit_exclusions = {_key(u): re.compile(src, re.IGNORECASE) for u, src in lookaheads.items()}
+        except re.error as exc:
+            raise ValueError(f"{where}: invalid unit_not_followed_by pattern: {exc}") from exc
+        word_alt = "|".join(re.escape(w) for w in sorted(self.number_words, key=len, reverse=True))
+        digit_start = "".join(self.ko_digits) + "".join(self.ko_small)
+        number_src = (
+            # Arabic digits, optionally with Korean units and more digits: 3, 1,234.5, 10조8천억, 2조 5천억.
+            rf"(?<![\d.,A-Za-z])\d[\d,.]*(?:\s?[{small_large}]+(?:\s?\d[\d,.]*)?)*"
+            # Hangul-only numerals (오백만, 천) that are not inside a word and start with a digit or 십/백/천.
+            rf"|(?<![\uac00-\ud7a3])[{digit_start}][{ko_chars}]*"
+        )
+        if word_alt:
+            number_src += rf"|(?<![A-Za-z])(?:{word_alt})(?=\s+(?:{scale_alt}))"
+        self._re = re.compile(
+            rf"(?P<prefix>{prefix_alt})?\s?(?P<num>{number_src})"
+            rf"(?:\s?(?P<scale>{scale_alt}))?(?:\s?(?P<unit>{unit_alt}))?",
+            re.IGNORECASE,
+        )
+        self._phrase_re = re.compile(_alternation(list(table(rules, "phrases", where)), {}), re.IGNORECASE) if self.phrases else None
+        self._ko_token_re = re.compile(rf"\d[\d,.]*|[{''.join(self.ko_digits)}]|[{''.join(self.ko_small)}]|[{''.join(self.ko_large)}]")
+        self._ko_chars = frozenset(ko_chars)
+        self._unit_chars = frozenset(small_large)
+        self.extract = functools.lru_cache(maxsize=65536)(self._extract)
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> QuantityGuard:
+        return cls(rules)
+
+    def _parse_number(self, raw: str) -> tuple[float, float] | None:
+        """(value, ulp) of a number phrase: "10조8천억" -> (1.08e13, 1e11), "오백만" -> (5e6, 1e6)."""
+        raw = raw.strip()
+        if raw.casefold() in self.number_words:
+            return self.number_words[raw.casefold()], 1.0
+        toks = self._ko_token_re.findall(raw)
+        if not toks:
+            return None
+        if not raw[0].isdigit() and not any(t in self._unit_chars for t in toks):
+            return None  # a lone Hangul digit ("이", "사") is a word, not a number
+        total = 0.0
+        section = 0.0  # the group below the next large unit (< 10^4 in a well-formed number)
+        cur: float | None = None
+        ulp = 1.0  # the place value of the finest digit stated so far
+        for tok in toks:
+            if tok[0].isdigit():
+                parsed = parse_arabic(tok)
+                if parsed is None:
+                    return None
+                cur, dec = parsed
+                ulp = 10.0**-dec
+            elif tok in self.ko_digits:
+                cur, ulp = self.ko_digits[tok], 1.0
+            elif tok in self.ko_small:
+                mult = self.ko_small[tok]
+                section += (1.0 if cur is None else cur) * mult
+                ulp = (ulp if cur is not None else 1.0) * mult
+                cur = None
+            else:  # large unit
+                mult = self.ko_large[tok]
+                if cur is not None:
+                    section += cur
+                total += (section or 1.0) * mult
+                ulp *= mult
+                section, cur = 0.0, None
+        if cur is not None:
+            section += cur
+        total += section
+        return total, ulp
+
+    def _extract(self, text: str) -> tuple[Quantity, ...]:
+        text = prepare(text)
+        found: list[Quantity] = []
+        if self._phrase_re is not None:
+            for m in self._phrase_re.finditer(text):
+                dim, value = self.phrases[_key(m.group(0))]
+                found.append(Quantity(dim, value, 0.0, m.group(0)))
+        for m in self._re.finditer(text):
+            prefix, unit, scale = m.group("prefix"), m.group("unit"), m.group("scale")
+            if unit:
+                end = m.end("unit")
+                if unit[-1].isascii() and unit[-1].isalpha() and end < len(text) and text[end].isascii() and text[end].isalpha():
+                    unit = None  # "5 cars" yes, "5 cartons" no: Latin units end at a word boundary
+                elif _key(unit) in self._unit_exclusions and self._unit_exclusions[_key(unit)].match(text, end):
+                    unit = None  # "3원칙", "3대 1": the unit character starts another word
+            if prefix:
+                dim, factor = self.prefixes[_key(prefix)]
+            elif unit:
+                dim, factor = self.units[_key(unit)]
+            elif scale and self.scales[scale.casefold()] >= 1e3 and len(scale) > 1:
+                # "2 million" with no unit: a bare magnitude, compared only with other bare ones.
+                dim, factor = "number", 1.0
+            else:
+                continue
+            parsed = self._parse_number(m.group("num"))
+            if parsed is None:
+                continue
+            value, ulp = parsed
+            if scale:
+                value *= self.scales[scale.casefold()]
+                ulp *= self.scales[scale.casefold()]
+            num = m.group("num")
+            if not num[0].isdigit() and num.casefold() not in self.number_words and not unit:
+                continue  # Hangul-only numerals must carry a unit ("오백만 원"), else they are words
+            found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip()))
+        return tuple(found)
+
+    def same(self, x: Quantity, y: Quantity) -> bool:
+        """Equal to the precision the less precise side stated, capped at ``max_rel`` (see TOML)."""
+        big = max(abs(x.value), abs(y.value))
+        tol = min(max(x.ulp, y.ulp) / 2.0, self.max_rel * big) + 1e-9 * big
+        return abs(x.value - y.value) <= tol
+
+    def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
+        qa, qb = self.extract(a.content), self.extract(b.content)
+        if not qa or not qb:
+            return step_aside(self.name, "no quantities on " + ("either side" if not qa and not qb else "one side"))
+        dims = sorted({q.dimension for q in qa} & {q.dimension for q in qb})
+        if not dims:
+            return step_aside(self.name, "no quantity of the same kind on both sides")
+        clashes: list[str] = []
+        matches: list[str] = []
+        for dim in dims:
+            xs = [q for q in qa if q.dimension == dim]
+            ys = [q for q in qb if q.dimension == dim]
+            pair = next(((x, y) for x in xs for y in ys if self.same(x, y)), None)
+            if pair is None:
+                clashes.append(f"{'/'.join(q.surface for q in xs)} != {'/'.join(q.surface for q in ys)}")
+            else:
+                matches.append(f"{pair[0].surface} == {pair[1].surface}")
+        if clashes:
+            return GuardVerdict(self.name, True, True, f"{self.name}: " + "; ".join(clashes))
+        return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(matches))

@@ -1,0 +1,88 @@
+"""Subject guard: seed 000's lead-token gate, generalised across rephrasings and languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from index.text import lead_token
+from service.guards import GuardInput, GuardSet
+from service.guards.subject import seed_lead_token
+
+
+@pytest.fixture(scope="module")
+def gs() -> GuardSet:
+    return GuardSet.from_rules(enabled=["subject"])
+
+
+def side(text: str, lang: str) -> GuardInput:
+    return GuardInput(title=text, text=text, lang=lang)
+
+
+SEED_BLOCK = [
+    ("어드밴트, 온디바이스 AI 서비스 실증·확산 사업 참여", "엠젠솔루션, 온디바이스 AI 서비스 실증·확산 사업 참여", "어드밴트 != 엠젠솔루션"),
+    ("경북도, 온디바이스 AI 실증사업 공모 2년째 선정", "증평군 온디바이스 AI 실증사업 공모 선정", "경북도 != 증평군"),
+]
+
+
+@pytest.mark.parametrize(("ta", "tb", "ev"), SEED_BLOCK)
+def test_seed_000_blocks(gs: GuardSet, ta: str, tb: str, ev: str) -> None:
+    (v,) = gs.check(side(ta, "ko"), side(tb, "ko"))
+    assert v.blocked and v.decided and v.evidence == f"subject: {ev}"
+
+
+def test_seed_000_passes(gs: GuardSet) -> None:
+    (v,) = gs.check(side("진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", "ko"),
+                    side("진천군 온디바이스 AI기반 스마트돌봄 본격화", "ko"))
+    assert not v.blocked and v.decided
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["[속보] 어드밴트, 온디바이스 AI - 전자신문", "(종합) 진천군 스마트돌봄", "Fed's Plosser: Taper pace", "", "!!!", "Ｓａｍｓｕｎｇ 실적"],
+)
+def test_lead_token_matches_index_text(title: str) -> None:
+    assert seed_lead_token(title) == lead_token(title)
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        ("Apple unveils new iPhone", "en", "Google unveils new Pixel phone", "en"),
+        ("삼성전자, 신제품 공개", "ko", "Apple unveils new product", "en"),
+        ("Tesla, recall 확대", "ko", "토요타, 리콜 확대", "ko"),
+        ("서울시, 따릉이 요금 인상", "ko", "부산시, 공영자전거 요금 인상", "ko"),
+    ],
+)
+def test_different_subjects_block(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    (v,) = gs.check(side(ta, la), side(tb, lb))
+    assert v.blocked and v.decided and " != " in v.evidence
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        ("Fed raises rates", "en", "US central bank hikes rates", "en"),  # part_of / alias
+        ("연준, 기준금리 인상", "ko", "Fed hikes rates", "en"),  # transliteration alias
+        ("삼성전자, 3분기 실적", "ko", "Samsung Electronics Q3 results", "en"),
+        ("Plosser: Fed May Have to Accelerate Tapering", "en", "Fed's Plosser: Taper pace may be too slow", "en"),
+        ("삼성전자, 애플과 특허 소송 합의", "ko", "Apple settles patent suit with Samsung", "en"),
+        ("삼성전자가 3분기 실적을 발표했다", "ko", "삼성전자, 3분기 실적 발표", "ko"),  # particle
+    ],
+)
+def test_same_subject_passes(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    (v,) = gs.check(side(ta, la), side(tb, lb))
+    assert not v.blocked and v.decided, v
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        ("나는 그의 모자가 싫다.", "ko", "I hate her hat.", "en"),  # unknown names across languages
+        ("Stocks fall after Fed comments", "en", "Wall Street slides on Fed", "en"),  # not subjects
+        ("그러나, 시장은 하락했다", "ko", "한편, 시장은 하락했다", "ko"),  # adverbs, not subjects
+        ("", "ko", "어드밴트, 사업 참여", "ko"),  # no lead token
+    ],
+)
+def test_steps_aside(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    (v,) = gs.check(GuardInput(title=ta, text=ta, lang=la), side(tb, lb))
+    assert not v.blocked and not v.decided, v
