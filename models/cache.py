@@ -1,0 +1,120 @@
+"""A bounded LRU in front of any embedder, keyed by ``(kind, normalize(text))``.
+
+News feeds repeat themselves: the same headline arrives from many outlets, re-crawls and
+updates. Keying by the normalised text (``index.text.normalize``: NFKC, case, punctuation,
+whitespace) means "Fed raises rates" and "FED  raises rates!" are embedded once.
+
+>>> import numpy as np
+>>> class Len:
+...     name, dim = "len", 2
+...     def encode(self, texts, *, kind="passage", batch_size=64):
+...         return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+>>> emb = CachedEmbedder(Len(), maxsize=10)
+>>> _ = emb.encode(["Fed raises rates", "FED  raises rates!", "ECB holds"])
+>>> emb.calls, emb.hits
+(2, 1)
+>>> _ = emb.encode(["ecb holds"])
+>>> emb.calls, emb.hits
+(2, 2)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from index.text import normalize
+from models.base import Embedder, Kind, check_batch_size, check_kind, check_texts, l2_normalize
+
+
+class CachedEmbedder:
+    """LRU-cached wrapper; same ``name``/``dim`` as the wrapped embedder.
+
+    Counters: ``calls`` is the number of texts actually sent to the inner model, ``hits``
+    the number served without it (from the cache or as a duplicate within one call).
+
+    Caveat, by design: texts with the same normalised form share the vector of whichever
+    surface form was embedded first. The difference is a case/punctuation variant, far
+    below any dedup threshold, and it is what makes the cache effective on news titles.
+    A text that normalises to "" (only punctuation) is keyed by its raw form, so distinct
+    punctuation-only strings do not collide.
+    """
+
+    def __init__(self, inner: Embedder, maxsize: int = 50_000) -> None:
+        if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
+            raise ValueError(f"maxsize must be a positive int, got {maxsize!r}")
+        if isinstance(inner, CachedEmbedder):
+            raise ValueError("inner is already a CachedEmbedder; wrapping twice would double the memory")
+        self.inner = inner
+        self.name: str = inner.name
+        self.dim: int = inner.dim
+        self.maxsize = maxsize
+        self.calls = 0
+        self.hits = 0
+        self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        # Held only around dictionary work, never while the model runs, so concurrent callers
+        # still overlap their model time (at worst a text in flight twice is embedded twice).
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(text: str, kind: Kind = "passage") -> tuple[str, str]:
+        """The cache key of ``text``.
+
+        >>> CachedEmbedder.key("Fed: Rate +0.25%!")
+        ('passage', 'fed rate +0.25%')
+        >>> CachedEmbedder.key("?!")
+        ('passage', '\\x00?!')
+        """
+        norm = normalize(text)
+        # "\x00" cannot occur in a normalised text, so raw-keyed entries never clash with it.
+        return (kind, norm if norm else "\x00" + text)
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+    def clear(self) -> None:
+        """Drop every cached vector (counters are kept)."""
+        with self._lock:
+            self._lru.clear()
+
+    def encode(self, texts: Sequence[str], *, kind: Kind = "passage", batch_size: int = 64) -> np.ndarray:
+        """Embed ``texts``, sending each distinct uncached key to the inner model once."""
+        items = check_texts(texts)
+        check_kind(kind)
+        check_batch_size(batch_size)
+        out = np.empty((len(items), self.dim), dtype=np.float32)
+        keys = [self.key(t, kind) for t in items]
+        todo: dict[tuple[str, str], list[int]] = {}
+        with self._lock:
+            for i, k in enumerate(keys):
+                vec = self._lru.get(k)
+                if vec is not None:
+                    self._lru.move_to_end(k)
+                    out[i] = vec
+                    self.hits += 1
+                elif k in todo:
+                    todo[k].append(i)
+                    self.hits += 1
+                else:
+                    todo[k] = [i]
+        if todo:
+            first = [items[rows[0]] for rows in todo.values()]
+            vecs = l2_normalize(self.inner.encode(first, kind=kind, batch_size=batch_size))
+            with self._lock:
+                self.calls += len(first)
+                for (k, rows), vec in zip(todo.items(), vecs, strict=True):
+                    out[rows] = vec
+                    # A private read-only copy: callers may mutate the array they get back.
+                    stored = vec.copy()
+                    stored.flags.writeable = False
+                    self._lru[k] = stored
+                    self._lru.move_to_end(k)
+                while len(self._lru) > self.maxsize:
+                    self._lru.popitem(last=False)
+        return out
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.inner!r}, size={len(self)}/{self.maxsize}, calls={self.calls}, hits={self.hits})"
