@@ -1,0 +1,98 @@
+"""``samestory models ...``: build and list embedding models (argparse).
+
+The main CLI calls :func:`register` with its subparsers; each command sets ``func`` to a
+handler ``(args) -> int`` (exit code), the usual argparse dispatch convention::
+
+    samestory models list
+    samestory models build e5-small [--out DIR] [--no-onnx]
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="samestory")
+>>> register(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["models", "build", "e5-small", "--no-onnx"])
+>>> args.model, args.no_onnx, args.func.__name__
+('e5-small', True, '_cmd_build')
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _dir_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from models.e5_build import build_e5_small
+    from models.registry import e5_small_dir, has_onnx_export
+
+    out = Path(args.out).expanduser() if args.out else e5_small_dir(args.cache_dir)
+    onnx = not args.no_onnx
+    if onnx and not has_onnx_export():
+        print("error: the ONNX export needs torch + onnx (pip install torch==2.13.0 && "
+              "pip install 'samestory[st]'); pass --no-onnx to build only the model directory",
+              file=sys.stderr)
+        return 2
+    started = time.time()
+    try:
+        path = build_e5_small(out, onnx=onnx, progress=not args.quiet)
+    except (FileExistsError, ImportError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{path}  ({_dir_size(path) / 1e6:.0f} MB, {time.time() - started:.1f} s)")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from models.e5_build import is_built
+    from models.registry import e5_small_dir, has_onnx_export, has_torch_backend, models_dir
+
+    e5 = e5_small_dir(args.cache_dir)
+    rows = [
+        ("use", "bundled USE-multilingual v3 (numpy)", "ready"),
+        ("e5-small", "multilingual-e5-small (sentence-transformers, onnx fallback)",
+         "built" if is_built(e5) else ("builds at first use" if has_torch_backend() else "needs 'st' extra")),
+        ("e5-small-onnx", "multilingual-e5-small (onnxruntime)",
+         "built" if is_built(e5, onnx=True) else ("builds at first use" if has_onnx_export() else "needs 'st' extra")),
+        ("st:<path|name>", "any local sentence-transformers model", "ready" if has_torch_backend() else "needs 'st' extra"),
+        ("onnx:<dir>", "any ONNX export with tokenizer.json", "ready"),
+    ]
+    print(f"models dir: {models_dir(args.cache_dir)}")
+    for spec, what, state in rows:
+        print(f"  {spec:<16} {state:<20} {what}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``models`` command (``list``, ``build e5-small``) to an argparse subparsers object."""
+    parser = subparsers.add_parser("models", help="build and list embedding models")
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help="cache root (default: $SAMESTORY_CACHE or ~/.cache/samestory)")
+    sub = parser.add_subparsers(dest="models_command", required=True)
+
+    build = sub.add_parser("build", help="materialise a model offline into the cache")
+    build.add_argument("model", choices=["e5-small"], help="model to build")
+    build.add_argument("--out", default=None, help="output directory (default: <cache>/models/e5-small)")
+    build.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (no torch needed)")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.set_defaults(func=_cmd_build)
+
+    lst = sub.add_parser("list", help="list model specs and whether they are built")
+    lst.set_defaults(func=_cmd_list)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point: ``python -m models.cli build e5-small``."""
+    parser = argparse.ArgumentParser(prog="samestory")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["models", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
