@@ -55,3 +55,17 @@ def test_same_versions_pass(gs: GuardSet, ta: str, la: str, tb: str, lb: str) ->
 def test_steps_aside(gs: GuardSet, ta: str, tb: str) -> None:
     (v,) = gs.check(side(ta, "en"), side(tb, "en"))
     assert not v.blocked and not v.decided, v
+
+
+def test_unknown_family_named_by_preceding_word():
+    # the issue's own example: no known product family, yet 2.0 and 2.0.1 are different releases
+    from service.guards import GuardInput, GuardSet
+
+    g = GuardSet.default()
+
+    def blocked(a: str, b: str) -> bool:
+        return "version" in g.blocked(g.check(GuardInput(title=a, text=a, lang="ko"), GuardInput(title=b, text=b, lang="ko")))
+
+    assert blocked("캐시 엔진 2.0 공개", "캐시 엔진 2.0.1 공개")
+    assert blocked("Cache engine 2.0 released", "Cache engine 2.0.1 released")
+    assert not blocked("캐시 엔진 2.0이 공개됐다", "캐시 엔진 2.0 출시")

@@ -64,6 +64,7 @@ class VersionGuard:
             self._v_re = re.compile(str(patterns.get("v_prefixed", r"(?<![A-Za-z0-9])[vV](\d+(?:\.\d+)*)(?![\w.])")))
             self._model_re = re.compile(str(patterns["model"])) if "model" in patterns else None
             self._dotted_re = re.compile(str(patterns["dotted"])) if "dotted" in patterns else None
+            self._named_re = re.compile(str(patterns["named"])) if "named" in patterns else None
         except re.error as exc:
             raise ValueError(f"{where}: invalid pattern: {exc}") from exc
         self.model_stop = frozenset(s.casefold() for s in str_list(rules.get("model_stop", []), f"{where}: model_stop"))
@@ -95,6 +96,11 @@ class VersionGuard:
                 # Inside a family match ("Galaxy S24") the bare model is recorded too, so that
                 # "갤럭시 S24" and a text saying only "S24" still compare.
                 found.append((letters.casefold(), normalize_version(m.group(2)), m.group(0)))
+        if self._named_re is not None:
+            for m in self._named_re.finditer(text):
+                if not any(s <= m.start("ver") < e for s, e in taken):
+                    found.append(("after:" + m.group("word").casefold(), normalize_version(m.group("ver")), m.group(0)))
+                    taken.append(m.span("ver"))
         if self._dotted_re is not None:
             for m in self._dotted_re.finditer(text):
                 if not any(s <= m.start() < e for s, e in taken):
