@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 # Attributes every LogRecord has; anything else was passed with ``extra=`` and is kept.
-_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
+# uvicorn's "color_message" duplicates msg with terminal escapes; it has no place in JSON.
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):
