@@ -178,7 +178,8 @@ def test_window_sparse_in_hnsw_uses_exact_fallback_and_filtered_graph() -> None:
     for limit, (lo, hi) in [
         (20_000, (1000.0, 1100.0)),  # 101 items: scored directly
         (20_000, (1000.0, 2000.0)),  # 1001 items: exact bitmap scan of the codes
-        (0, (1000.0, 1600.0)),  # 10% of rows through HNSW with a boosted efSearch
+        (0, (1000.0, 1600.0)),  # 10% of rows: too rare for the graph, still an exact scan
+        (0, (1000.0, 3400.0)),  # 40% of rows: HNSW with a bitmap and efSearch 64 / 0.4
     ]:
         idx = VectorIndex(64, exact_until=500, exact_scan_limit=limit, storage="float16")
         idx.add(ids, x, times)
