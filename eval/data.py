@@ -222,7 +222,8 @@ def subsample_pairs(pairs: Sequence[Pair], sample: int | None = None, limit: int
                     seed: int = 0) -> list[Pair]:
     """``limit``: the first N pairs; ``sample``: a seeded sample of N pairs, stratified by kind.
 
-    Stratifying keeps every kind's share (each kind keeps at least one pair), so the per-kind
+    Each kind gets ``round(N * share)`` pairs (at least one), so the total can differ from N by
+    a pair or two of rounding. Stratifying keeps every kind's share, so the per-kind
     tables of a sampled run are not missing the rare kinds (NTREX has 93 document pairs among
     6,308). The sample keeps file order, so a run is reproducible from ``seed`` alone.
 

@@ -1,0 +1,89 @@
+"""The eval CLI end to end on CI-sized subsets of ../shared/eval-data (skipped where it is absent)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.cli import main
+from eval.data import eval_data_dir, load_pairs
+
+DATA = eval_data_dir()
+pytestmark = [pytest.mark.evaldata,
+              pytest.mark.skipif(not (DATA / "tatoeba-kor-eng" / "dev.jsonl").is_file(),
+                                 reason=f"eval data not found at {DATA}")]
+
+
+def _last_json(capsys: pytest.CaptureFixture[str]) -> dict:
+    out = capsys.readouterr().out.strip().splitlines()
+    return json.loads(out[-1])
+
+
+@pytest.mark.parametrize("name", ["tatoeba-kor-eng", "pawsx-ko"])
+def test_eval_pairs_json_and_predictions(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    preds = tmp_path / "preds.jsonl"
+    rc = main(["eval", "pairs", str(DATA / name / "dev.jsonl"), "--sample", "200", "--json", "--no-progress",
+               "--predictions", str(preds)])
+    assert rc == 0
+    obj = _last_json(capsys)
+    for key in ("pairs", "tp", "fp", "tn", "fn", "precision", "recall", "f1", "by_kind", "average_precision",
+                "recall_at_p95", "recall_at_p99"):
+        assert key in obj
+    n = obj["pairs"]
+    # Stratified by kind with per-kind rounding: 200 give or take a pair per kind.
+    assert n == obj["tp"] + obj["fp"] + obj["tn"] + obj["fn"] and abs(n - 200) <= 3
+    for kind, m in obj["by_kind"].items():
+        assert {"tp", "fp", "tn", "fn", "precision", "recall"} <= set(m), kind
+    assert sum(m["pairs"] for m in obj["by_kind"].values()) == n
+    lines = [json.loads(x) for x in preds.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == n and {"id", "same", "score", "stage", "blocked_by"} <= set(lines[0])
+    assert sum(x["same"] for x in lines) == obj["tp"] + obj["fp"]
+
+
+def test_eval_clusters_json(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["eval", "clusters", str(DATA / "ntrex128-kor-eng" / "dev.clusters.jsonl"), "--sample", "40",
+               "--json", "--no-progress"])
+    assert rc == 0
+    obj = _last_json(capsys)
+    for key in ("pairwise_precision", "pairwise_recall", "pairwise_f1", "ari", "bcubed_f1"):
+        assert key in obj
+    assert -1.0 <= obj["ari"] <= 1.0 and obj["items"] >= 40
+
+
+def test_eval_sweep_table_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plot = tmp_path / "sweep.png"
+    rc = main(["eval", "sweep", str(DATA / "tatoeba-kor-eng" / "dev.jsonl"), "--stage", "embedding",
+               "--thresholds", "0.5,0.8", "--sample", "60", "--plot", str(plot), "--json", "--no-progress"])
+    assert rc == 0
+    obj = _last_json(capsys)
+    lo, hi = obj["rows"]
+    assert plot.stat().st_size > 1000
+    # A higher cosine threshold never merges more pairs.
+    assert hi["merged"] <= lo["merged"] and hi["items_remaining"] >= lo["items_remaining"]
+
+
+@pytest.mark.slow
+def test_eval_report_cites_ids_never_texts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["eval", "report", "--data", str(DATA), "--out", str(tmp_path), "--sets",
+               "tatoeba-kor-eng,uci-news-aggregator-subset", "--sample", "60", "--cluster-sample", "30",
+               "--no-progress"])
+    assert rc == 0
+    text = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
+    assert "## Summary" in text and "## Clusters" in text and "(no guards)" in text
+    assert (tmp_path / "figures" / "f1_by_set.png").is_file()
+    # No eval text may leak into the report (licences; the data stays in its folder).
+    for name in ("tatoeba-kor-eng", "uci-news-aggregator-subset"):
+        for p in load_pairs(DATA / name / "dev.jsonl")[:300]:
+            for t in (p.a.text, p.b.text):
+                if len(t) >= 12:
+                    assert t not in text
+
+
+def test_malformed_file_is_a_precise_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "a": {"text": "t", "lang": "en"}, "b": {"text": "u", "lang": "en"}, '
+                   '"label": 1, "kind": "k"}\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: expected a JSON object"):
+        main(["eval", "pairs", str(bad), "--no-progress"])
