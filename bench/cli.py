@@ -1,0 +1,95 @@
+"""``samestory bench``: the benchmark harness from the command line.
+
+``samestory bench --size 10000 --json`` runs samestory and the alternatives on one seeded
+stream and prints a summary; with ``--json`` the last stdout line is one JSON object holding
+every measurement, including ``speedup_vs_embed_all``. ``--out DIR`` also writes
+``bench-<size>.json`` there (the input of ``python -m bench.plots``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.alternatives import ALTERNATIVES
+
+DEFAULT_ALTERNATIVES = "embed-all,semhash,seed001,seed000"
+
+
+def _alternatives(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if names == ["none"]:
+        return []
+    bad = [n for n in names if n not in ALTERNATIVES]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown alternative(s) {', '.join(bad)}; valid: {', '.join(ALTERNATIVES)}"
+                                         f" or 'none'")
+    return names
+
+
+def _positive(value: str) -> int:
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
+    return n
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``bench`` sub-command to an ``argparse`` sub-parser collection."""
+    p = subparsers.add_parser("bench", help="throughput, latency, memory and recall against the alternatives")
+    p.add_argument("--size", type=_positive, default=10_000, help="stream size in items (default %(default)s)")
+    p.add_argument("--repeats", type=_positive, default=3, help="runs per method; medians are reported")
+    p.add_argument("--json", action="store_true", help="last stdout line: one JSON object with every figure")
+    p.add_argument("--out", type=Path, default=None, help="also write bench-<size>.json into this folder")
+    p.add_argument("--alternatives", type=_alternatives, default=_alternatives(DEFAULT_ALTERNATIVES),
+                   help=f"comma list of {', '.join(ALTERNATIVES)} or 'none' (default %(default)s)")
+    p.add_argument("--model", default="use", help="embedder spec, or 'none' for the cheap passes only")
+    p.add_argument("--no-guards", action="store_true", help="engine with guards off (not the product setting)")
+    p.add_argument("--dup-share", type=float, default=0.4, help="share of copies in the stream (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="stream seed (default %(default)s)")
+    p.add_argument("--probe", type=int, default=100, help="single-item ingests timed per index-size checkpoint")
+    p.add_argument("--no-restart", action="store_true", help="skip the warm-restart / memory measurement")
+    p.add_argument("--eval-data", default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
+    p.set_defaults(func=cmd_bench)
+
+
+def _summary(r: dict[str, Any]) -> str:
+    lines = [f"stream: {r['size']} items, dup share {r['stream']['dup_share']}, "
+             f"filler share of originals {r['stream']['filler_share_of_originals']}",
+             f"{'method':<12} {'items/s':>9} {'ratio':>7} {'recall':>7} {'false merges':>13} {'encoder texts':>14}"]
+    for name, m in r["methods"].items():
+        if "skipped" in m:
+            lines.append(f"{name:<12} skipped: {m['skipped']}")
+            continue
+        ratio = m.get("throughput_ratio_to_samestory", 1.0)
+        lines.append(f"{name:<12} {m['throughput']:>9.1f} {ratio:>7.3f} {m['recall']:>7.4f} "
+                     f"{m['false_merges']:>13d} {m['encoder_texts']:>14d}")
+    lines.append(f"speedup vs embed-all: {r['speedup_vs_embed_all']}")
+    lines.append(f"stage share: {r['stage_share']}")
+    for cp, v in r["ingest_latency_ms"].items():
+        lines.append(f"single-item ingest at {cp} indexed: p50 {v['p50_ms']:.1f} ms, p99 {v['p99_ms']:.1f} ms")
+    if r.get("dedupe_100"):
+        lines.append(f"dedupe(100): p50 {r['dedupe_100']['engine_p50_ms']:.1f} ms")
+    if r.get("restart"):
+        rs = r["restart"]
+        lines.append(f"warm restart: {rs['restart_s']} s ({rs['documents']} docs), {rs['bytes_per_item']} B/item")
+    return "\n".join(lines)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from bench.harness import run_benchmark
+
+    result = run_benchmark(args.size, repeats=args.repeats, alternatives=args.alternatives, model=args.model,
+                           guards=not args.no_guards, seed=args.seed, dup_share=args.dup_share,
+                           data_dir=args.eval_data, probe=args.probe, restart=not args.no_restart, log=sys.stderr)
+    result["command"] = " ".join(sys.argv)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / f"bench-{args.size}.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+    print(_summary(result))
+    if args.json:
+        print(json.dumps(result, separators=(",", ":")))
+    return 0

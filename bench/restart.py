@@ -1,0 +1,55 @@
+"""Warm restart of a stored engine, measured in a fresh interpreter (run by the harness).
+
+``python -m bench.restart --db PATH --model use`` prints one JSON line: the seconds to load the
+model, to open the store, and to rebuild the candidate state (``Deduper.warm_up``), plus the
+resident memory the rebuilt state adds, per indexed item. A fresh process is used because the
+benchmark's own process still holds the ingest run's objects, which would blur the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import time
+
+from bench.harness import load_model, rss_bytes
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.restart")
+    p.add_argument("--db", required=True, help="SQLite file written by the benchmark")
+    p.add_argument("--model", default="use")
+    p.add_argument("--no-guards", action="store_true")
+    args = p.parse_args(argv)
+
+    from service.config import EngineConfig
+    from service.engine import Deduper
+    from service.store import open_store
+
+    t0 = time.perf_counter()
+    embedder = load_model(args.model)
+    t_model = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    engine = Deduper(open_store(f"sqlite:///{args.db}"), embedder=embedder, config=EngineConfig.load(),
+                     guards=not args.no_guards, warm=False)
+    t_open = time.perf_counter() - t0
+    gc.collect()
+    rss0 = rss_bytes()
+    t0 = time.perf_counter()
+    report = engine.warm_up()
+    t_warm = time.perf_counter() - t0
+    gc.collect()
+    rss1 = rss_bytes()
+    n = len(engine.state.entries)
+    engine.close()
+    print(json.dumps({"model_load_s": round(t_model, 3), "open_s": round(t_open, 3), "warm_up_s": round(t_warm, 3),
+                      "restart_s": round(t_model + t_open + t_warm, 3), "documents": n,
+                      "clusters": report.get("clusters"), "timed_out": report.get("timed_out"),
+                      "state_rss_bytes": rss1 - rss0,
+                      "bytes_per_item": round((rss1 - rss0) / n, 1) if n else None}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""Smoke test of the benchmark harness at a tiny size: JSON keys and sanity, never timings.
+
+Skips cleanly where the eval data is absent (``$SAMESTORY_EVAL_DATA``, default
+``../shared/eval-data`` relative to the repository root). Runs the cheap passes only
+(``--model none``) so CI does not pay for the encoder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("SAMESTORY_EVAL_DATA", REPO_ROOT.parent / "shared" / "eval-data"))
+
+pytestmark = [pytest.mark.evaldata,
+              pytest.mark.skipif(not DATA.is_dir(), reason=f"eval data not found at {DATA}")]
+
+
+def test_stream_is_seeded_and_has_known_duplicates() -> None:
+    from bench.stream import build_stream
+
+    a = build_stream(300, dup_share=0.4, seed=7, data_dir=str(DATA))
+    b = build_stream(300, dup_share=0.4, seed=7, data_dir=str(DATA))
+    assert [x.title for x in a.items] == [x.title for x in b.items]
+    assert a.stats["copies"] == 120 and a.stats["groups"] == 180
+    assert {it.kind for it in a.items} >= {"original", "syndicated"}
+
+
+def test_score_labels_counts_recall_and_false_merges() -> None:
+    from bench.harness import score_labels
+    from bench.stream import StreamItem
+
+    items = [StreamItem("a", "en", "u0", "s", 0.0, 0, "original"), StreamItem("b", "en", "u1", "s", 0.0, 1, "original"),
+             StreamItem("a!", "en", "u2", "s", 0.0, 0, "case"), StreamItem("c", "en", "u3", "s", 0.0, 2, "original")]
+    q = score_labels(items, [0, 1, 0, 1])
+    assert q["recall"] == 1.0 and q["false_merges"] == 1 and q["merged"] == 2
+
+
+def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from service.cli import main
+
+    rc = main(["bench", "--size", "400", "--repeats", "1", "--json", "--model", "none", "--probe", "20",
+               "--alternatives", "seed001,seed000", "--eval-data", str(DATA)])
+    assert rc == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for key in ("size", "throughput_items_per_s", "speedup_vs_embed_all", "stage_share", "encoder_calls",
+                "ingest_latency_ms", "restart", "guards_check", "methods", "stream"):
+        assert key in result, key
+    assert result["size"] == 400
+    assert result["speedup_vs_embed_all"] is None  # embed-all was not run
+    ours = result["methods"]["samestory"]
+    assert 0.0 <= ours["recall"] <= 1.0 and ours["throughput"] > 0
+    assert abs(sum(result["status_share"].values()) - 1.0) < 1e-6
+    assert result["restart"]["documents"] > 0
+    for name in ("seed001", "seed000"):
+        assert 0.0 <= result["methods"][name]["recall"] <= 1.0
