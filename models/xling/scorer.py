@@ -1,0 +1,292 @@
+"""Calibrated Korean/English pair scorer for the embedding stage (pure numpy at run time).
+
+For a candidate pair (new item, cluster representative) the engine already has the
+USE-multilingual v3 embeddings and their cosine. :class:`PairScorer` turns them, plus
+cheap lexical evidence, into a calibrated probability that the two texts are
+translations / the same item, and ships ONE threshold chosen for precision >= 0.99
+on group-held-out dev validation (see ``docs/xling.md``).
+
+Features of a cross-lingual pair, oriented (Korean side, English side):
+
+* ``cos_use``: USE cosine;
+* ``hub_ko_use`` / ``hub_en_use``: hubness of each side, the mean cosine of its
+  ``hub_k`` nearest neighbours in a reference bank of the *other* language (the
+  CSLS correction terms, learned weights instead of the fixed ``2cos - r_x - r_y``);
+* optionally the same three for multilingual-e5-small (``*_e5``);
+* lexical evidence from :mod:`models.xling.lexical`.
+
+Same-language pairs are outside what the logistic model was trained on: for them
+:meth:`PairScorer.score` is a monotone map of ``cos_use`` that crosses
+:attr:`PairScorer.threshold` exactly at :attr:`PairScorer.mono_cos_threshold` (the
+plain-cosine threshold recommended for issue 3), i.e. plain-cosine behaviour.
+
+The artefact is one ``.npz`` (LR weights, standardisation, threshold and the
+float16 reference banks); no sklearn is needed to load or run it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from models.xling.lexical import LEXICAL_FEATURES, lexical_features
+
+__all__ = ["ALL_FEATURES", "DEFAULT_ARTEFACT", "FeatureBuilder", "PairScorer"]
+
+DEFAULT_ARTEFACT = Path(__file__).resolve().parent / "scorer.npz"
+
+_EMB_FEATURES = ("cos_use", "hub_ko_use", "hub_en_use", "cos_e5", "hub_ko_e5", "hub_en_e5")
+_LEX_EXTRA = ("len_dev", "log_len_en")
+#: Every column FeatureBuilder can produce; a trained scorer uses a subset (``feature_names``).
+ALL_FEATURES: tuple[str, ...] = _EMB_FEATURES + LEXICAL_FEATURES + _LEX_EXTRA
+
+
+def _nonspace_len(s: str) -> int:
+    return sum(1 for c in s if not c.isspace())
+
+
+def _hub(emb: np.ndarray, bank: np.ndarray, k: int) -> np.ndarray:
+    """Mean cosine of each row's ``k`` nearest neighbours in ``bank`` (CSLS r-term)."""
+    if len(emb) == 0:
+        return np.zeros(0, np.float32)
+    sims = emb.astype(np.float32) @ bank.astype(np.float32).T
+    k = min(k, bank.shape[0])
+    top = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:]
+    return top.mean(axis=1).astype(np.float32)
+
+
+@dataclass
+class FeatureBuilder:
+    """Builds :data:`ALL_FEATURES` columns; holds the reference banks for the hubness terms.
+
+    ``banks`` maps ``"use_ko" | "use_en" | "e5_ko" | "e5_en"`` to L2-normalised rows.
+    ``len_mu`` is the median ``log((ko_chars+1)/(en_chars+1))`` of dev translations.
+    ``hub_mean`` holds the value imputed for a hub column when embeddings are not passed.
+    """
+
+    banks: dict[str, np.ndarray] = field(default_factory=dict)
+    hub_k: int = 10
+    len_mu: float = -0.7
+    hub_mean: dict[str, float] = field(default_factory=dict)
+
+    def build(
+        self,
+        a_texts: Sequence[str],
+        b_texts: Sequence[str],
+        a_langs: Sequence[str],
+        b_langs: Sequence[str],
+        cos_use: np.ndarray,
+        cos_e5: np.ndarray | None = None,
+        emb: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+        lex: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(n, len(ALL_FEATURES)) float32; ``emb`` maps "use"/"e5" to (a_rows, b_rows).
+
+        ``lex`` may pass precomputed :func:`lexical_features` rows (training reuses them).
+        """
+        n = len(a_texts)
+        if not (len(b_texts) == len(a_langs) == len(b_langs) == len(cos_use) == n):
+            raise ValueError("a_texts, b_texts, a_langs, b_langs and cos_use must have the same length")
+        out = np.zeros((n, len(ALL_FEATURES)), dtype=np.float32)
+        col = {name: i for i, name in enumerate(ALL_FEATURES)}
+        out[:, col["cos_use"]] = np.asarray(cos_use, dtype=np.float32)
+        if cos_e5 is not None:
+            out[:, col["cos_e5"]] = np.asarray(cos_e5, dtype=np.float32)
+        a_is_ko = np.array([la == "ko" for la in a_langs], dtype=bool)
+        for model in ("use", "e5"):
+            names = (f"hub_ko_{model}", f"hub_en_{model}")
+            pair = (emb or {}).get(model)
+            if pair is None or f"{model}_ko" not in self.banks:
+                for nm in names:
+                    out[:, col[nm]] = self.hub_mean.get(nm, 0.0)
+                continue
+            ea, eb = (np.asarray(x, dtype=np.float32) for x in pair)
+            ko = np.where(a_is_ko[:, None], ea, eb)
+            en = np.where(a_is_ko[:, None], eb, ea)
+            out[:, col[names[0]]] = _hub(ko, self.banks[f"{model}_en"], self.hub_k)
+            out[:, col[names[1]]] = _hub(en, self.banks[f"{model}_ko"], self.hub_k)
+        if lex is None:
+            lex = lexical_features(a_texts, b_texts, a_langs, b_langs)
+        j0 = col[LEXICAL_FEATURES[0]]
+        out[:, j0 : j0 + len(LEXICAL_FEATURES)] = lex
+        lr = lex[:, LEXICAL_FEATURES.index("len_logratio")]
+        out[:, col["len_dev"]] = np.abs(lr - self.len_mu)
+        en_len = [
+            _nonspace_len(b if la == "ko" else a) for a, b, la in zip(a_texts, b_texts, a_langs, strict=True)
+        ]
+        out[:, col["log_len_en"]] = np.log1p(np.asarray(en_len, dtype=np.float32))
+        return out
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+
+class PairScorer:
+    """Logistic-regression pair scorer over :data:`ALL_FEATURES` (a subset).
+
+    ``threshold`` (on the calibrated probability) was chosen so that precision >= 0.99
+    on the group-held-out (out-of-fold) dev predictions of every training set.
+    """
+
+    name: str
+    threshold: float
+
+    def __init__(
+        self,
+        name: str,
+        feature_names: Sequence[str],
+        mean: np.ndarray,
+        scale: np.ndarray,
+        coef: np.ndarray,
+        intercept: float,
+        threshold: float,
+        builder: FeatureBuilder,
+        mono_cos_threshold: float = 0.7,
+        mono_slope: float = 20.0,
+        alt_thresholds: dict[str, float] | None = None,
+    ) -> None:
+        self.name = name
+        self.feature_names = tuple(feature_names)
+        unknown = set(self.feature_names) - set(ALL_FEATURES)
+        if unknown:
+            raise ValueError(f"unknown features {sorted(unknown)}")
+        self._cols = np.array([ALL_FEATURES.index(f) for f in self.feature_names], dtype=int)
+        self.mean = np.asarray(mean, dtype=np.float64)
+        self.scale = np.asarray(scale, dtype=np.float64)
+        self.coef = np.asarray(coef, dtype=np.float64)
+        self.intercept = float(intercept)
+        self.threshold = float(threshold)
+        self.builder = builder
+        self.mono_cos_threshold = float(mono_cos_threshold)
+        self.mono_slope = float(mono_slope)
+        #: other operating points chosen on the same out-of-fold predictions ("p97", "issue3")
+        self.alt_thresholds = dict(alt_thresholds or {})
+
+    @property
+    def uses_e5(self) -> bool:
+        """True when the scorer needs multilingual-e5-small cosines at run time."""
+        return any(f.endswith("_e5") for f in self.feature_names)
+
+    # ------------------------------------------------------------------ io
+    @classmethod
+    def load(cls, path: Path | None = None) -> PairScorer:
+        """Load a scorer artefact (the packaged ``models/xling/scorer.npz`` by default)."""
+        p = Path(path) if path is not None else DEFAULT_ARTEFACT
+        with np.load(p, allow_pickle=False) as z:
+            banks = {k[5:]: z[k].astype(np.float32) for k in z.files if k.startswith("bank_")}
+            hub_names = [str(x) for x in z["hub_mean_names"]]
+            builder = FeatureBuilder(
+                banks=banks,
+                hub_k=int(z["hub_k"]),
+                len_mu=float(z["len_mu"]),
+                hub_mean=dict(zip(hub_names, (float(x) for x in z["hub_mean_values"]), strict=True)),
+            )
+            return cls(
+                name=str(z["name"]),
+                feature_names=[str(x) for x in z["feature_names"]],
+                mean=z["mean"],
+                scale=z["scale"],
+                coef=z["coef"],
+                intercept=float(z["intercept"]),
+                threshold=float(z["threshold"]),
+                builder=builder,
+                mono_cos_threshold=float(z["mono_cos_threshold"]),
+                mono_slope=float(z["mono_slope"]),
+                alt_thresholds=dict(
+                    zip(
+                        (str(x) for x in z["alt_threshold_names"]),
+                        (float(x) for x in z["alt_threshold_values"]),
+                        strict=True,
+                    )
+                ),
+            )
+
+    def save(self, path: Path) -> None:
+        """Write the artefact (banks as float16, weights as float64)."""
+        hub_names = sorted(self.builder.hub_mean)
+        arrays: dict[str, np.ndarray] = {
+            "name": np.array(self.name),
+            "feature_names": np.array(self.feature_names),
+            "mean": self.mean,
+            "scale": self.scale,
+            "coef": self.coef,
+            "intercept": np.array(self.intercept),
+            "threshold": np.array(self.threshold),
+            "hub_k": np.array(self.builder.hub_k),
+            "len_mu": np.array(self.builder.len_mu),
+            "hub_mean_names": np.array(hub_names),
+            "hub_mean_values": np.array([self.builder.hub_mean[k] for k in hub_names]),
+            "mono_cos_threshold": np.array(self.mono_cos_threshold),
+            "mono_slope": np.array(self.mono_slope),
+            "alt_threshold_names": np.array(sorted(self.alt_thresholds), dtype=str),
+            "alt_threshold_values": np.array([self.alt_thresholds[k] for k in sorted(self.alt_thresholds)]),
+        }
+        needed = {m for m in ("use", "e5") if f"hub_ko_{m}" in self.feature_names}
+        for key, bank in self.builder.banks.items():
+            if key.split("_")[0] in needed:
+                arrays[f"bank_{key}"] = bank.astype(np.float16)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ scoring
+    def features(
+        self,
+        a_texts: Sequence[str],
+        b_texts: Sequence[str],
+        a_langs: Sequence[str],
+        b_langs: Sequence[str],
+        cos_use: np.ndarray,
+        cos_e5: np.ndarray | None = None,
+        *,
+        emb_use: tuple[np.ndarray, np.ndarray] | None = None,
+        emb_e5: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """(n, len(feature_names)) raw feature matrix of this scorer.
+
+        ``emb_use`` = (rows of a, rows of b), L2-normalised USE embeddings; needed for the
+        hubness columns. Without it those columns are imputed with their dev mean (the
+        score then loses the hubness correction; see docs/xling.md for the cost).
+        """
+        if self.uses_e5 and cos_e5 is None:
+            raise ValueError(f"scorer {self.name!r} needs cos_e5 (multilingual-e5-small cosines)")
+        emb: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        if emb_use is not None:
+            emb["use"] = emb_use
+        if emb_e5 is not None:
+            emb["e5"] = emb_e5
+        full = self.builder.build(a_texts, b_texts, a_langs, b_langs, cos_use, cos_e5, emb)
+        return full[:, self._cols]
+
+    def _logit_from_features(self, x: np.ndarray) -> np.ndarray:
+        return ((x - self.mean) / self.scale) @ self.coef + self.intercept
+
+    def score(
+        self,
+        a_texts: Sequence[str],
+        b_texts: Sequence[str],
+        a_langs: Sequence[str],
+        b_langs: Sequence[str],
+        cos_use: np.ndarray,
+        cos_e5: np.ndarray | None = None,
+        *,
+        emb_use: tuple[np.ndarray, np.ndarray] | None = None,
+        emb_e5: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """Calibrated probability in [0, 1]; merge when ``score >= self.threshold``."""
+        cos_use = np.asarray(cos_use, dtype=np.float64)
+        x = self.features(a_texts, b_texts, a_langs, b_langs, cos_use, cos_e5, emb_use=emb_use, emb_e5=emb_e5)
+        p = _sigmoid(self._logit_from_features(x.astype(np.float64)))
+        mono = np.array([la == lb for la, lb in zip(a_langs, b_langs, strict=True)], dtype=bool)
+        if mono.any():
+            t = min(max(self.threshold, 1e-9), 1 - 1e-9)
+            z = self.mono_slope * (cos_use[mono] - self.mono_cos_threshold) + math.log(t / (1 - t))
+            p[mono] = _sigmoid(z)
+        return p.astype(np.float32)
+
+    def __repr__(self) -> str:
+        return f"PairScorer(name={self.name!r}, features={len(self.feature_names)}, threshold={self.threshold:.4f})"
