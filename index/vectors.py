@@ -152,17 +152,34 @@ class VectorIndex:
     - ``exact_until``: live items kept in an exact ``IndexFlatIP`` (float32).  Crossing it
       rebuilds once into HNSW.  A compaction that leaves fewer than half of it live goes back
       to flat (hysteresis, so a remove/add at the boundary does not flip-flop).
-    - ``hnsw_m``: HNSW links per node (level 0 has 2*M).  16 gives recall@10 >= 0.99 of the
-      exact search with ``ef_search`` 64 on 30k clustered 512-d vectors (float16/float32);
-      each +M costs 8 bytes/item.
-    - ``ef_search``: HNSW search beam.  64 vs 32 measured recall@10 0.989 vs 0.983 (SQ8),
-      0.9996 vs 0.997 (float16) on the same 30k set at ~1.5x the latency.
-    - ``storage``: HNSW vector codes.  ``sq8`` (1 byte/dim, default) keeps 1M 512-d items
-      within ~700 B/item with recall@10 ~0.99; ``float16`` ~0.9996 at 2 bytes/dim;
-      ``float32`` is exact-precision and 4 bytes/dim (over the 1.5 KB/item budget at 512-d).
-    - ``ef_construction``: HNSW build beam (faiss default 40).
+    - ``hnsw_m``: HNSW links per node (level 0 keeps 2*M int32 links: 128 B/item at M=16;
+      each +M costs ~8 B/item).  Only M=16 has been measured (below).
+    - ``ef_search``: HNSW search beam.  Recall@10 against exact float32 search, SQ8 storage,
+      M=16, clustered 512-d synthetic data (bench/vector_index_bench.py, N/30 centres, queries
+      = items + 0.02 noise), on the shared 2-core box:
+
+      ====  =========  ==========  =================
+      ef    30k items  100k items  100k p50 (load 15)
+      ====  =========  ==========  =================
+      32    0.983      0.894       0.56 ms
+      64    0.992      0.958       0.92 ms
+      128   --         0.981       1.71 ms
+      256   --         0.982       (noisy)
+      ====  =========  ==========  =================
+
+      Recall at fixed ef falls as the index grows; past ~100k items raise ef_search to 128
+      (the SQ8 ceiling is ~0.98-0.99, so 256 buys almost nothing).
+    - ``storage``: HNSW vector codes.  ``sq8`` (1 byte/dim, default): ~800 B/item estimated
+      at 512-d (512 codes + 128 graph + id/time/dict bookkeeping), 1.33 KB/item RSS growth at
+      100k (includes allocator slack and the transient flat stage).  ``float16`` (2 bytes/dim)
+      lifts the ceiling (30k: 0.9996 at ef 64) for +512 B/item.  ``float32`` (4 bytes/dim)
+      is over the 1.5 KB/item budget at 512-d.  SQ8 ranges are trained once, on the live items
+      at the flat->HNSW switch (and again at each compaction); later values outside the
+      trained range are clipped.
+    - ``ef_construction``: HNSW build beam (faiss default 40); build speed ~2.5k items/s on 2
+      idle cores at 30k, and it dominates add() time.
     - ``exact_scan_limit``: a windowed search whose window holds at most this many live items
-      scores them all exactly instead of walking the graph.
+      (or under a quarter of the rows) scores them exactly instead of walking the graph.
     - ``compact_ratio``: tombstoned rows, as a fraction of all rows, that trigger a compaction.
     - ``chunk_size``: rows per faiss call in add/rebuild/search, bounding temporary memory.
     - ``threads``: OpenMP threads for batch work (default ``min(2, cpu_count)``).
