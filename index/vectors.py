@@ -99,6 +99,9 @@ _PENDING_MAX = 8192
 # OpenMP fork/join of a single-query search measured 10+ ms of spin, against ~0.3 ms of work.
 _PARALLEL_MIN_QUERIES = 8
 
+# add() batches below this many rows run single-threaded (HNSW parallelises over rows).
+_PARALLEL_MIN_ADD = 256
+
 _MAGIC = b"SSVIDX\x00\x01"
 _FORMAT = 1
 _ALIGN = 64
@@ -344,7 +347,8 @@ class VectorIndex:
         m = ids.shape[0]
         self._ensure_capacity(m)
         start = self._n
-        with _omp_threads(self.threads):
+        # Small (streaming) adds stay on one thread, for the same fork/join reason as search.
+        with _omp_threads(self.threads if m >= _PARALLEL_MIN_ADD else 1):
             self._index.add(x)
         if self._index.ntotal != start + m:  # pragma: no cover - faiss invariant
             raise RuntimeError("faiss row count out of sync with the id map")
