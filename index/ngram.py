@@ -119,13 +119,27 @@ class GatedNgramIndex:
         if not bucket or grams.size == 0:
             return []
         members = bucket[-self.max_bucket :]
+        # The IDF weights depend only on the index and the query, so they are computed once per
+        # query here and shared by every member, instead of rebuilt for each member by score().
+        # Same values, same summation order as score(): the results are identical.
+        n_docs = len(self._grams) + 1 + self.min_docs
+        w = self.weights(grams)
         out = []
         for doc_id in members:
             if exclude and doc_id in exclude:
                 continue
             if window is not None and not (window[0] <= self._time[doc_id] <= window[1]):
                 continue
-            s = self.score(grams, self._grams[doc_id])
+            other = self._grams[doc_id]
+            if other.size == 0:
+                s = 0.0
+            else:
+                for g in other.tolist():
+                    if g not in w:
+                        w[g] = idf_weight(self._df.get(g, 0), n_docs)
+                inter = np.intersect1d(grams, other, assume_unique=True).tolist()
+                denom = sum(w[g] for g in np.union1d(grams, other).tolist())
+                s = sum(w[g] for g in inter) / denom if denom > 0 else 0.0
             if s >= min_score:
                 out.append((doc_id, s))
         out.sort(key=lambda x: -x[1])
