@@ -70,7 +70,14 @@ class Confusion:
 
     @property
     def f1(self) -> float | None:
-        return _f1(self.precision, self.recall)
+        """2tp / (2tp + fp + fn): 0.0 when nothing was merged correctly, None without positives.
+
+        Written this way (not from P and R) so a method that merges nothing scores F1 0 instead
+        of "undefined": its recall is 0, whatever its (undefined) precision.
+        """
+        if self.positives == 0:
+            return None
+        return 2 * self.tp / (2 * self.tp + self.fp + self.fn)
 
     @property
     def accuracy(self) -> float | None:
@@ -256,9 +263,11 @@ def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> 
     """
     cells, g, p = _contingency(gold, predicted)
     together = sum(_comb2(n) for n in cells.values())
-    prec = _ratio(together, sum(_comb2(n) for n in p.values()))
-    rec = _ratio(together, sum(_comb2(n) for n in g.values()))
-    return prec, rec, _f1(prec, rec)
+    pred_pairs = sum(_comb2(n) for n in p.values())
+    gold_pairs = sum(_comb2(n) for n in g.values())
+    # F1 = 2|both| / (|pred| + |gold|): 0.0 (not undefined) when nothing was put together.
+    f1 = None if gold_pairs == 0 else 2 * together / (pred_pairs + gold_pairs)
+    return _ratio(together, pred_pairs), _ratio(together, gold_pairs), f1
 
 
 def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[float, float, float]:

@@ -35,10 +35,12 @@ def test_confusion_counts_and_ratios() -> None:
 
 def test_undefined_ratios_are_none_not_zero() -> None:
     only_negatives = confusion([0, 0, 0], [False, True, False])
-    assert only_negatives.recall is None and only_negatives.f1 is None
+    assert only_negatives.recall is None and only_negatives.f1 is None  # no positives: no F1
     assert only_negatives.false_merge_rate == pytest.approx(1 / 3)
     nothing_merged = confusion([1, 0], [False, False])
     assert nothing_merged.precision is None and nothing_merged.recall == 0.0
+    # 2tp / (2tp + fp + fn) = 0 / 1: a method that merges nothing has F1 0, not "undefined".
+    assert nothing_merged.f1 == 0.0
     assert (Confusion(1, 0, 0, 0) + Confusion(0, 1, 2, 3)) == Confusion(1, 1, 2, 3)
 
 
@@ -113,7 +115,7 @@ def test_ari_matches_sklearn() -> None:
 
 def test_cluster_scores_singletons() -> None:
     s = cluster_scores(["a", "a", "b"], [1, 2, 3])
-    assert s.pairwise_precision is None and s.pairwise_recall == 0.0
+    assert s.pairwise_precision is None and s.pairwise_recall == 0.0 and s.pairwise_f1 == 0.0
     assert s.bcubed_precision == 1.0 and s.predicted_clusters == 3 and s.gold_clusters == 2
 
 
