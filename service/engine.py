@@ -16,6 +16,7 @@ import time as _time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,10 @@ class Deduper:
         self.state = CandidateState(self.config, getattr(embedder, "dim", None) if embedder is not None else None)
         self.counters: Counter[str] = Counter()
         self.cursor = 0
+        self.index_path = _index_path(store)
+        self._max_time = 0.0
+        self._since_expiry = 0
+        self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
         self.warmup_report: dict[str, Any] = {}
         if warm:
             self.warm_up()
@@ -121,7 +126,25 @@ class Deduper:
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)
 
     def close(self) -> None:
-        self.store.close()
+        """Persist the vector index next to the store (a fast warm restart) and close the store."""
+        try:
+            self.save_index()
+        finally:
+            self.store.close()
+
+    def save_index(self) -> bool:
+        """Write the FAISS index next to a SQLite store, stamped with the change cursor it reflects.
+
+        A later start loads it only if the store has no newer change (else it rebuilds from the
+        stored vectors), so a stale file can cost time but never a wrong decision.
+        """
+        vectors = self.state.vectors
+        if self.index_path is None or vectors is None or not self.model_name:
+            return False
+        if self.store.max_change() != self.cursor:
+            return False
+        vectors.save(self.index_path, meta={"model": self.model_name, "dim": vectors.dim, "cursor": self.cursor})
+        return True
 
     def __enter__(self) -> Deduper:
         return self
@@ -142,8 +165,10 @@ class Deduper:
         loaded = 0
         timed_out = False
         self.state = CandidateState(self.config, self.state.vectors.dim if self.state.vectors is not None else None)
+        self._vectors_loaded = False
         try:
             self.cursor = self.store.max_change()
+            self._vectors_loaded = self._load_index_file()
             pending: list[tuple[DocumentRow, VersionRow]] = []
             for doc, ver in self.store.live_documents(since):
                 if _time.monotonic() - started > cfg.warmup_timeout_s:
@@ -157,9 +182,29 @@ class Deduper:
         except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
             log.exception("warm-up failed; starting with an empty candidate state")
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
-                              "timed_out": timed_out, "clusters": len(self.state.reps)}
+                              "timed_out": timed_out, "clusters": len(self.state.reps),
+                              "vector_index": "file" if self._vectors_loaded else "store"}
+        self._vectors_loaded = False
         log.info("warm-up", extra={"samestory": self.warmup_report})
         return self.warmup_report
+
+    def _load_index_file(self) -> bool:
+        """Use the persisted FAISS index when it matches this model and the store's latest change."""
+        if self.index_path is None or self.state.vectors is None or not self.index_path.exists():
+            return False
+        from index.vectors import VectorIndex
+
+        try:
+            index, meta = VectorIndex.load(self.index_path, expect={"model": self.model_name,
+                                                                     "dim": self.state.vectors.dim})
+        except (FileNotFoundError, ValueError) as exc:
+            log.info("vector index file not usable (%s); rebuilding from the store", exc)
+            return False
+        if int(meta.get("cursor", -1)) != self.cursor:
+            log.info("vector index file is stale (cursor %s, store %s); rebuilding", meta.get("cursor"), self.cursor)
+            return False
+        self.state.vectors = index
+        return True
 
     def _load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
         if not rows:
@@ -171,7 +216,7 @@ class Deduper:
                 if c is not None:
                     reps[c.id] = c.representative_id
         vectors = {}
-        if self.state.vectors is not None and self.model_name:
+        if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)  # type: ignore[attr-defined]
         # oldest first, so the state is built in the order it was written
         for doc, ver in reversed(rows):
@@ -187,7 +232,7 @@ class Deduper:
         self.state.put(Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source))
         if is_rep:
             self.state.set_rep(doc.cluster_id, doc.id)
-        if vector is not None and self.state.vectors is not None and (
+        if vector is not None and self.state.vectors is not None and not self._vectors_loaded and (
                 is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
             self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
 
@@ -211,7 +256,11 @@ class Deduper:
             if ver is None or cluster is None:
                 continue
             vec = self.store.load_vector(ver.id, self.model_name) if self.model_name else None
-            self._apply_doc(doc, ver, cluster.representative_id == doc.id, vec)
+            loaded, self._vectors_loaded = self._vectors_loaded, False
+            try:
+                self._apply_doc(doc, ver, cluster.representative_id == doc.id, vec)
+            finally:
+                self._vectors_loaded = loaded
             if cluster.representative_id != doc.id and self.state.reps.get(cluster.id) == doc.id:
                 self.state.reps.pop(cluster.id, None)
         self.counters["catch_up_documents"] += len(seen)
@@ -274,12 +323,30 @@ class Deduper:
             # The transaction rolled back; the in-memory state may hold its writes. Rebuild it.
             self.warm_up()
             raise
+        self._max_time = max([self._max_time, *(f.time for f in feats)])
+        self._since_expiry += len(chunk)
+        if self._since_expiry >= 5_000:
+            self._since_expiry = 0
+            self._expire()
         for r in results:
             self.counters[f"status_{r.status}"] += 1
             self.counters[f"stage_{r.decision.stage}"] += 1
             for g in r.decision.blocked_by:
                 self.counters[f"veto_{g}"] += 1
         return results
+
+    def _expire(self) -> int:
+        """Drop from memory what no new item can be compared with any more (the store keeps it).
+
+        Twice the candidate window behind the newest item seen, so an item published a little
+        late still finds the copies it may have.
+        """
+        horizon = self._max_time - 2 * self.config.window_days * DAY
+        dropped = self.state.expire(horizon) if horizon > 0 else 0
+        if dropped and self.state.vectors is not None:
+            self.state.vectors.expire(horizon)
+        self.counters["expired_documents"] += dropped
+        return dropped
 
     def _prefetch_vectors(self, feats: list[ItemFeatures]) -> dict[str, np.ndarray]:
         """Embed, in one batch, the items the cheap passes cannot settle.
@@ -513,6 +580,14 @@ class Deduper:
             "counters": dict(self.counters),
             "model": self.model_name,
         }
+
+
+def _index_path(store: Store) -> Path | None:
+    """``<db file>.faiss`` beside a SQLite file store; None for in-memory and server stores."""
+    path = getattr(store, "path", None)
+    if not path or path == ":memory:":
+        return None
+    return Path(f"{path}.faiss")
 
 
 def _load_url_rules(config: EngineConfig) -> UrlRules:

@@ -44,7 +44,6 @@ class CandidateState:
             from index.vectors import VectorIndex
 
             self.vectors = VectorIndex(dim, exact_until=config.exact_until)
-        self.cluster_vector_doc: dict[int, int] = {}  # cluster id -> doc whose vector is indexed
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -80,10 +79,9 @@ class CandidateState:
         t = self.entries[rep_doc].features.time if rep_doc in self.entries else self.entries[doc_id].features.time
         self.vectors.add(np.array([cluster_id], dtype=np.int64), vector.reshape(1, -1).astype(np.float32),
                          np.array([t], dtype=np.float64))
-        self.cluster_vector_doc[cluster_id] = doc_id
 
     def has_cluster_vector(self, cluster_id: int) -> bool:
-        return cluster_id in self.cluster_vector_doc
+        return self.vectors is not None and cluster_id in self.vectors
 
     def _index_rep(self, e: Entry) -> None:
         f = e.features
@@ -109,7 +107,6 @@ class CandidateState:
                 self.set_rep(e.cluster_id, newest.doc_id)
             elif self.vectors is not None:
                 self.vectors.remove([e.cluster_id])
-                self.cluster_vector_doc.pop(e.cluster_id, None)
 
     def expire(self, before: float) -> int:
         """Drop documents (and their clusters' index entries) older than ``before`` from memory only."""
@@ -123,5 +120,4 @@ class CandidateState:
                 del self.reps[e.cluster_id]
                 if self.vectors is not None:
                     self.vectors.remove([e.cluster_id])
-                    self.cluster_vector_doc.pop(e.cluster_id, None)
         return len(old)

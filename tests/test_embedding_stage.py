@@ -66,3 +66,23 @@ def test_batch_ingest_embeds_only_survivors(use):
     assert len({r.cluster_id for r in results}) == 1
     # KO is the first of its kind and EN has no cheap match: two texts embedded, not four.
     assert d.counters["encoder_texts"] == 2
+
+
+def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use, tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    d = Deduper(open_store(db), embedder=use)
+    d.ingest(Article(title=KO, url="https://a.example/1"))
+    d.close()
+    assert (tmp_path / "s.db.faiss").exists()
+    d2 = Deduper(open_store(db), embedder=use)
+    assert d2.warmup_report["vector_index"] == "file"
+    r = d2.ingest(Article(title=EN, url="https://b.example/1"))
+    assert r.status == "duplicate" and r.decision.stage == "embedding"
+    # a crash leaves the file behind the store: the next start rebuilds from stored vectors
+    d2.store.close()
+    d3 = Deduper(open_store(db), embedder=use)
+    assert d3.warmup_report["vector_index"] == "store"
+    r3 = d3.ingest(Article(title="Samsung reports all-time high operating profit in the third quarter",
+                           url="https://c.example/1"))
+    assert r3.cluster_id == r.cluster_id
+    d3.close()
