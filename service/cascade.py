@@ -7,7 +7,7 @@ Used in two ways with the same stage functions and the same guards:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -115,54 +115,48 @@ class Cascade:
                 if self._propose(trace, "exact", 1.0, f"exact: {what} as document {doc}", f, entries[doc].features):
                     return settle("exact", 1.0, doc)
 
+        def walk(stage: str, hits: Iterable[tuple[int, float]], threshold: float,
+                 describe: Callable[[int, float], str]) -> Match | None:
+            """Propose each representative above ``threshold``, best first, until a guard lets one through."""
+            for doc, score in hits:
+                trace.saw(stage, score)
+                if score < threshold:
+                    break
+                cluster = entries[doc].cluster_id
+                if doc == exclude_doc or cluster in trace.tried:
+                    continue
+                trace.tried.add(cluster)
+                if self._propose(trace, stage, score, describe(doc, score), f, entries[doc].features):
+                    return settle(stage, score, doc)
+            return None
+
         # 2. subject-gated IDF-weighted 3-gram Jaccard against representatives in the same bucket.
-        if f.lead:
-            hits = state.ngram.candidates(f.lead, f.grams, window=window)
-        else:  # seed 000: an empty key buckets with other empty keys; the gate steps aside
-            hits = state.ngram.candidates("", f.grams, window=window)
-        for doc, score in hits:
-            trace.saw("ngram", score)
-            if score < cfg.ngram_threshold:
-                break
-            cluster = entries[doc].cluster_id
-            if doc == exclude_doc or cluster in trace.tried:
-                continue
-            trace.tried.add(cluster)
-            reason = f"ngram: weighted 3-gram Jaccard {score:.3f} >= {cfg.ngram_threshold} with representative {doc} (lead '{f.lead}')"
-            if self._propose(trace, "ngram", score, reason, f, entries[doc].features):
-                return settle("ngram", score, doc)
+        # An empty lead token buckets with other empty keys (seed 000): the gate steps aside.
+        found = walk("ngram", state.ngram.candidates(f.lead, f.grams, window=window), cfg.ngram_threshold,
+                     lambda doc, s: f"ngram: weighted 3-gram Jaccard {s:.3f} >= {cfg.ngram_threshold} "
+                                    f"with representative {doc} (lead '{f.lead}')")
+        if found:
+            return found
 
         # 3. MinHash LSH across the history, verified by exact Jaccard.
-        for doc, score in state.minhash.candidates(f.grams, window=window):
-            trace.saw("minhash", score)
-            if score < cfg.minhash_threshold:
-                break
-            cluster = entries[doc].cluster_id
-            if doc == exclude_doc or cluster in trace.tried:
-                continue
-            trace.tried.add(cluster)
-            reason = f"minhash: 3-gram Jaccard {score:.3f} >= {cfg.minhash_threshold} with representative {doc}"
-            if self._propose(trace, "minhash", score, reason, f, entries[doc].features):
-                return settle("minhash", score, doc)
+        found = walk("minhash", state.minhash.candidates(f.grams, window=window), cfg.minhash_threshold,
+                     lambda doc, s: f"minhash: 3-gram Jaccard {s:.3f} >= {cfg.minhash_threshold} with representative {doc}")
+        if found:
+            return found
 
-        # 4. Embedding: only survivors get here.
+        # 4. Embedding: only survivors get here. The index holds one vector per cluster.
         last_stage = "minhash"
         if state.vectors is not None:
             last_stage = "embedding"
             vec = vector_fn()
             if vec is not None and len(state.vectors):
                 hits = state.vectors.search(vec.reshape(1, -1), cfg.embedding_k, window=window)[0]
-                for cluster, score in hits:
-                    trace.saw("embedding", score)
-                    if score < cfg.embedding_threshold:
-                        break
-                    rep = state.reps.get(cluster)
-                    if rep is None or rep == exclude_doc or cluster in trace.tried:
-                        continue
-                    trace.tried.add(cluster)
-                    reason = f"embedding: cosine {score:.3f} >= {cfg.embedding_threshold} with cluster {cluster} (representative {rep})"
-                    if self._propose(trace, "embedding", score, reason, f, entries[rep].features):
-                        return settle("embedding", score, rep)
+                reps = [(state.reps[c], s) for c, s in hits if c in state.reps]
+                found = walk("embedding", reps, cfg.embedding_threshold,
+                             lambda doc, s: f"embedding: cosine {s:.3f} >= {cfg.embedding_threshold} with cluster "
+                                            f"{entries[doc].cluster_id} (representative {doc})")
+                if found:
+                    return found
         stage, score = trace.best if trace.best else (last_stage, None)
         if not trace.reasons:
             trace.reasons.append("no candidate above any stage's threshold")
