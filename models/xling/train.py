@@ -264,6 +264,7 @@ def train(
     approach: str = DEFAULT_APPROACH,
     cache_dir: Path | None = None,
     check: bool = True,
+    set_names: Sequence[str] = TRAIN_SETS,
 ) -> dict:
     """Cross-validate every approach, refit ``approach`` on all dev rows, write ``out``; return a report."""
     t0 = time.time()
@@ -271,7 +272,7 @@ def train(
     if not with_e5 and any(c.endswith("_e5") for c in APPROACHES[approach][1]):
         raise ValueError(f"approach {approach!r} needs --with-e5")
     kw = {"cache_dir": cache_dir} if cache_dir else {}
-    sets = [load_set(data_dir, n) for n in TRAIN_SETS]
+    sets = [load_set(data_dir, n) for n in set_names]
     for ps in sets:
         for m in models:
             embed_cached(ps, m, **kw)
@@ -296,7 +297,8 @@ def train(
                 oof[a][si][te] = _approach_scores(a, x, pcos, fits)
     # keep the out-of-fold scores for the docs/xling.md analyses (var/ is git-ignored)
     np.savez(
-        (cache_dir or DEFAULT_CACHE) / f"oof_scores{'_e5' if with_e5 else ''}.npz",
+        (cache_dir or DEFAULT_CACHE)
+        / f"oof_scores__{'+'.join(models)}__{'+'.join(n[:6] for n in set_names)}.npz",
         **{f"{a}__{ps.name}": oof[a][i] for a in approaches for i, ps in enumerate(sets)},
     )
     # ---- compare approaches on the out-of-fold scores
@@ -455,8 +457,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--with-e5", action="store_true", help="also embed with multilingual-e5-small")
     ap.add_argument("--approach", default=DEFAULT_APPROACH, choices=sorted(APPROACHES))
     ap.add_argument("--no-check", action="store_true", help="skip the korsts/pawsx/uci check")
+    ap.add_argument(
+        "--sets",
+        nargs="+",
+        default=list(TRAIN_SETS),
+        choices=TRAIN_SETS,
+        help="train/validate on these sets only",
+    )
     args = ap.parse_args(argv)
-    rep = train(args.data, args.out, with_e5=args.with_e5, approach=args.approach, check=not args.no_check)
+    rep = train(
+        args.data,
+        args.out,
+        with_e5=args.with_e5,
+        approach=args.approach,
+        check=not args.no_check,
+        set_names=args.sets,
+    )
     text = json.dumps(rep, indent=1)
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
