@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from index.text import char_ngrams, content_hash, lead_sentence, lead_token, normalize, strip_outlet_suffix
+from index.text import (
+    hash_normalized,
+    lead_sentence,
+    lead_token,
+    ngrams_of_normalized,
+    normalize,
+    strip_outlet_suffix,
+)
 
 
 def gram_ids(grams: frozenset[str]) -> np.ndarray:
@@ -39,23 +46,28 @@ class ItemFeatures:
     norm_title: str
     title_key: int  # exact hash of the normalised title (outlet suffix removed)
     content_key: int  # exact hash of normalised title + body
+    content_sha: str  # the full SHA-256 behind content_key: the version's identity in the store
     lead: str  # subject-gate bucket key (seed 000)
     grams: np.ndarray  # sorted uint32 ids of the title's character 3-grams
 
     @classmethod
     def build(cls, title: str, body: str, lang: str, time: float, *, ngram: int = 3) -> ItemFeatures:
         headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(body)
+        # Each text is normalised once: hashes and grams all derive from these two strings.
         norm_title = normalize(headline)
+        norm_full_title = normalize(title) if headline != title else norm_title
+        content_sha = hash_normalized(norm_full_title, normalize(body))
         return cls(
             title=title,
             body=body,
             lang=lang,
             time=time,
             norm_title=norm_title,
-            title_key=_key64(content_hash(headline)),
-            content_key=_key64(content_hash(title, body)),
+            title_key=_key64(hash_normalized(norm_title)),
+            content_key=_key64(content_sha),
+            content_sha=content_sha,
             lead=lead_token(headline),
-            grams=gram_ids(char_ngrams(headline, ngram)),
+            grams=gram_ids(ngrams_of_normalized(norm_title, ngram)),
         )
 
     @property

@@ -40,7 +40,7 @@ _LEAD_SPLIT_RE = re.compile(r"[\s,，·•:：]+")
 def nfkc(text: str) -> str:
     """NFKC-normalise and replace control characters with spaces."""
     text = unicodedata.normalize("NFKC", text)
-    if text.isprintable():
+    if text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable():
         # Fast path: a printable string has no character of category C (nor \n, \t), so the
         # per-character scan below would return it unchanged; it ran ~3x per ingested item.
         return text
@@ -84,6 +84,15 @@ def lead_token(title: str) -> str:
     return ""
 
 
+def ngrams_of_normalized(norm: str, n: int = 3) -> frozenset[str]:
+    """Character n-grams of an already normalised string (see :func:`char_ngrams`)."""
+    if not norm:
+        return frozenset()
+    if len(norm) <= n:
+        return frozenset([norm])
+    return frozenset(norm[i : i + n] for i in range(len(norm) - n + 1))
+
+
 def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     """Character n-grams of the normalised text, spaces included (seed 000).
 
@@ -92,12 +101,7 @@ def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     """
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    norm = normalize(text)
-    if not norm:
-        return frozenset()
-    if len(norm) <= n:
-        return frozenset([norm])
-    return frozenset(norm[i : i + n] for i in range(len(norm) - n + 1))
+    return ngrams_of_normalized(normalize(text), n)
 
 
 def word_shingles(text: str) -> frozenset[str]:
@@ -127,8 +131,12 @@ def lead_sentence(body: str, max_chars: int = 300) -> str:
 
 def content_hash(*parts: str) -> str:
     """SHA-256 of the normalised parts, joined by a separator no normalised text contains."""
-    joined = "\x1f".join(normalize(p) for p in parts)
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    return hash_normalized(*(normalize(p) for p in parts))
+
+
+def hash_normalized(*normalized_parts: str) -> str:
+    """:func:`content_hash` of parts that are already normalised."""
+    return hashlib.sha256("\x1f".join(normalized_parts).encode("utf-8")).hexdigest()
 
 
 def weighted_jaccard(a: Iterable[str], b: Iterable[str], weight: dict[str, float] | None = None,

@@ -23,7 +23,6 @@ import numpy as np
 from tqdm import tqdm
 
 from index.features import ItemFeatures
-from index.text import content_hash
 from index.urls import InvalidUrlError, UrlRules
 from service.cascade import Cascade, Match
 from service.config import EngineConfig
@@ -387,7 +386,7 @@ class Deduper:
     def _ingest_one(self, article: Article, key: str | None, f: ItemFeatures, now: float,
                     prefetched: dict[str, np.ndarray]) -> IngestResult:
         store, state = self.store, self.state
-        chash = content_hash(article.title, article.body)
+        chash = f.content_sha
         published = article.published_at.timestamp() if article.published_at else None
         if key is not None:
             doc = store.find_document(article.channel, key)
