@@ -117,6 +117,7 @@ def test_packaged_artefact_loads_small_and_shapes() -> None:
     assert DEFAULT_ARTEFACT.stat().st_size < 5 * 2**20
     sc = PairScorer.load()
     assert 0.0 < sc.threshold < 1.0
+    assert {"p97", "issue3", "p99_all_sets"} <= set(sc.alt_thresholds)
     assert set(sc.feature_names) <= set(ALL_FEATURES)
     rng = np.random.default_rng(2)
     ea, eb = _unit(rng, 4), _unit(rng, 4)

@@ -19,14 +19,18 @@ def cv_table(rep: dict) -> str:
     for s in sets:
         n = _SHORT.get(s, s)
         head += [f"{n} R@P.99", f"{n} R@P.97"]
-    head += ["shared thr (P≥.99 all sets)"] + [f"{_SHORT.get(s, s)} P/R @shared" for s in sets]
+    head += ["thr P≥.99 all sets", "thr P≥.99 news"] + [f"{_SHORT.get(s, s)} P/R @news thr" for s in sets]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for a, row in rep["cv"].items():
         cells = [f"`{a}`"]
         for s in sets:
             cells += [f"{row[s]['recall_at_p99']:.3f}", f"{row[s]['recall_at_p97']:.3f}"]
-        cells.append(f"{row['shared_threshold_p99']:.3f}")
-        cells += [f"{row[s]['shared_p99'][0]:.3f} / {row[s]['shared_p99'][1]:.3f}" for s in sets]
+        cells += [
+            f"{row['shared_threshold_p99']:.3f}",
+            f"{row.get('shared_threshold_p99_news', float('nan')):.3f}",
+        ]
+        key = "shared_p99_news" if "shared_p99_news" in row[sets[0]] else "shared_p99"
+        cells += [f"{row[s][key][0]:.3f} / {row[s][key][1]:.3f}" for s in sets]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -4,7 +4,7 @@ For a candidate pair (new item, cluster representative) the engine already has t
 USE-multilingual v3 embeddings and their cosine. :class:`PairScorer` turns them, plus
 cheap lexical evidence, into a calibrated probability that the two texts are
 translations / the same item, and ships ONE threshold chosen for precision >= 0.99
-on group-held-out dev validation (see ``docs/xling.md``).
+on group-held-out dev validation of the news sets (see ``docs/xling.md``).
 
 Features of a cross-lingual pair, oriented (Korean side, English side):
 
@@ -130,7 +130,8 @@ class PairScorer:
     """Logistic-regression pair scorer over :data:`ALL_FEATURES` (a subset).
 
     ``threshold`` (on the calibrated probability) was chosen so that precision >= 0.99
-    on the group-held-out (out-of-fold) dev predictions of every training set.
+    on the group-held-out (out-of-fold) dev predictions of both news sets (NTREX, Park);
+    ``alt_thresholds`` holds other operating points (``p99_all_sets``, ``p97``, ``issue3``).
     """
 
     name: str

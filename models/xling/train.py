@@ -13,8 +13,9 @@ Steps (all deterministic):
 3. every approach is compared on the pooled out-of-fold scores: recall at precision
    0.99 and 0.97 per set, and recall per set at ONE shared threshold chosen so that
    precision >= 0.99 on every set;
-4. the chosen feature set is refitted on all dev rows; its threshold is the shared
-   out-of-fold threshold; the artefact is written with the float16 reference banks;
+4. the chosen feature set is refitted on all dev rows; its threshold is the lowest
+   out-of-fold threshold with precision >= 0.99 on both news sets (other operating points
+   go to ``alt_thresholds``); the artefact is written with the float16 reference banks;
 5. the packaged scorer is checked on the never-trained-on sets (korsts, pawsx, uci).
 """
 
@@ -42,12 +43,14 @@ __all__ = [
 ]
 
 #: Reference bank size per language (random sample of dev-train texts). 1024 x 512 float16 = 1 MiB per
-#: language and model; calibrated against 4096 on the CV folds (no gain beyond 1024).
+#: language and model; chosen for artefact size, not tuned (a larger bank was not tried).
 BANK_N = 1024
 #: k of the CSLS / hubness term (Conneau et al. 2018 use 10).
 HUB_K = 10
 #: L2 penalty of the logistic regression on standardised features (weights sum to n).
 L2 = 1.0
+#: Sets whose precision sets the shipped threshold (the engine deduplicates news).
+NEWS_SETS = ("ntrex128-kor-eng", "koen-news-park")
 #: Precision targets of issue 8 (shipped threshold) and the secondary column.
 TARGETS = (0.99, 0.97)
 #: Slope of the same-language cos -> probability map (probability moves 0.1 -> 0.9 over ~0.2 cosine).
@@ -308,8 +311,11 @@ def train(
         t99 = shared_threshold(per, 0.99)
         t97 = shared_threshold(per, 0.97)
         t3 = _issue3_shared(per, [ps.name for ps in sets])
+        news = [p for p, ps in zip(per, sets, strict=True) if ps.name in NEWS_SETS] or per
+        t99n = shared_threshold(news, 0.99)
         row: dict[str, object] = {
             "shared_threshold_p99": t99,
+            "shared_threshold_p99_news": t99n,
             "shared_threshold_p97": t97,
             "issue3_threshold": t3,
         }
@@ -318,6 +324,7 @@ def train(
                 "recall_at_p99": recall_at_precision(s, y, 0.99)[0],
                 "recall_at_p97": recall_at_precision(s, y, 0.97)[0],
                 "shared_p99": pr_at(s, y, t99),
+                "shared_p99_news": pr_at(s, y, t99n),
                 "shared_p97": pr_at(s, y, t97),
                 "issue3": pr_at(s, y, t3),
             }
@@ -344,8 +351,11 @@ def train(
         scale=scale,
         coef=coef,
         intercept=icpt,
-        threshold=float(table[approach]["shared_threshold_p99"]),  # type: ignore[arg-type]
+        # shipped: P >= 0.99 on both news sets (Tatoeba's mined negatives contain real translations,
+        # see docs/xling.md; requiring P >= 0.99 there too leaves ~3-10 % recall everywhere)
+        threshold=float(table[approach]["shared_threshold_p99_news"]),  # type: ignore[arg-type]
         alt_thresholds={
+            "p99_all_sets": float(table[approach]["shared_threshold_p99"]),  # type: ignore[arg-type]
             "p97": float(table[approach]["shared_threshold_p97"]),  # type: ignore[arg-type]
             "issue3": float(table[approach]["issue3_threshold"]),  # type: ignore[arg-type]
         },
