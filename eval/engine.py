@@ -90,7 +90,7 @@ def make_config(overrides: dict[str, float] | None = None) -> Any:
     """The engine's default ``EngineConfig`` with ``overrides`` (threshold sweeps) applied."""
     from service.config import EngineConfig
 
-    config = EngineConfig()
+    config = EngineConfig.load()  # honours SAMESTORY_* env and defaults
     return config.replace(**overrides) if overrides else config
 
 

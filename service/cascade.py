@@ -18,6 +18,7 @@ from index.features import ItemFeatures
 from index.minhash import jaccard
 from index.ngram import GatedNgramIndex
 from service.config import EngineConfig
+from service.scoring import CosineScorer, EmbeddingScorer
 from service.state import CandidateState
 from service.types import Decision, GuardVerdict
 
@@ -59,9 +60,16 @@ def guard_input(f: ItemFeatures) -> GuardInput:
 
 
 class Cascade:
-    def __init__(self, config: EngineConfig, guards: GuardSet | None) -> None:
+    def __init__(self, config: EngineConfig, guards: GuardSet | None, scorer: EmbeddingScorer | None = None) -> None:
         self.config = config
         self.guards = guards
+        self.scorer: EmbeddingScorer = scorer or CosineScorer(config.embedding_threshold)
+
+    def embed_text(self, f: ItemFeatures) -> str:
+        return f.embed_text(self.config.embed_body_lead)
+
+    def _embedding_threshold(self) -> float:
+        return self.scorer.threshold
 
     # guards ----------------------------------------------------------------------------------------
     def vet(self, a: ItemFeatures, b: ItemFeatures) -> tuple[bool, list[GuardVerdict]]:
@@ -151,12 +159,27 @@ class Cascade:
             vec = vector_fn()
             if vec is not None and len(state.vectors):
                 hits = state.vectors.search(vec.reshape(1, -1), cfg.embedding_k, window=window)[0]
-                reps = [(state.reps[c], s) for c, s in hits if c in state.reps]
-                found = walk("embedding", reps, cfg.embedding_threshold,
-                             lambda doc, s: f"embedding: cosine {s:.3f} >= {cfg.embedding_threshold} with cluster "
-                                            f"{entries[doc].cluster_id} (representative {doc})")
-                if found:
-                    return found
+                # A learned scorer may lift a pair above its threshold on lexical evidence, so it
+                # sees every hit above a low cosine floor; plain cosine needs no floor.
+                floor = cfg.embedding_floor if self.scorer.learned else cfg.embedding_threshold
+                clusters = [c for c, s in hits if c in state.reps and s >= floor]
+                reps = [state.reps[c] for c in clusters]
+                if reps:
+                    scored = self.scorer.score(f, vec, [entries[r].features for r in reps], state.vectors.get(clusters),
+                                               (self.embed_text(f), [self.embed_text(entries[r].features) for r in reps]))
+                    by_doc = dict(zip(reps, scored, strict=True))
+                    for sc in scored:
+                        trace.scores["cosine"] = max(sc.cosine, trace.scores.get("cosine", float("-inf")))
+                    ranked = sorted(((r, sc.score) for r, sc in by_doc.items()), key=lambda x: -x[1])
+                    t = self.scorer.threshold
+                    found = walk("embedding", ranked, t,
+                                 lambda doc, s: f"embedding: {by_doc[doc].describe(t, self.scorer.learned)} with cluster "
+                                                f"{entries[doc].cluster_id} (representative {doc})")
+                    if found:
+                        return found
+                elif hits:
+                    trace.saw("embedding", hits[0][1] if not self.scorer.learned else 0.0)
+                    trace.scores["cosine"] = hits[0][1]
         stage, score = trace.best if trace.best else (last_stage, None)
         if not trace.reasons:
             trace.reasons.append("no candidate above any stage's threshold")
@@ -165,8 +188,8 @@ class Cascade:
                               trace.reasons, trace.blocked_by, scores=trace.scores, guards=trace.guards))
 
     # two items against each other -----------------------------------------------------------------
-    def pair(self, a: ItemFeatures, b: ItemFeatures, idf: GatedNgramIndex, cosine: Callable[[], float | None],
-             *, all_scores: bool = False) -> Decision:
+    def pair(self, a: ItemFeatures, b: ItemFeatures, idf: GatedNgramIndex,
+             vectors: Callable[[], tuple[np.ndarray, np.ndarray] | None], *, all_scores: bool = False) -> Decision:
         """The same stages as ``match``, applied to one pair (stateless ``compare``)."""
         cfg = self.config
         scores: dict[str, float] = {}
@@ -189,11 +212,15 @@ class Cascade:
             if proposal is None and s >= cfg.minhash_threshold:
                 proposal = ("minhash", s, f"minhash: 3-gram Jaccard {s:.3f} >= {cfg.minhash_threshold}")
         if proposal is None or all_scores:
-            c = cosine()
-            if c is not None:
-                scores["embedding"] = c
-                if proposal is None and c >= cfg.embedding_threshold:
-                    proposal = ("embedding", c, f"embedding: cosine {c:.3f} >= {cfg.embedding_threshold}")
+            pair_vecs = vectors()
+            if pair_vecs is not None:
+                va, vb = pair_vecs
+                sc = self.scorer.score(a, va, [b], vb.reshape(1, -1), (self.embed_text(a), [self.embed_text(b)]))[0]
+                scores["embedding"] = sc.score
+                scores["cosine"] = sc.cosine
+                t = self.scorer.threshold
+                if proposal is None and sc.score >= t:
+                    proposal = ("embedding", sc.score, f"embedding: {sc.describe(t, self.scorer.learned)}")
         if proposal is None:
             last = "embedding" if "embedding" in scores else "minhash"
             return Decision(False, last, scores.get(last), ["no stage reached its threshold"], scores=scores)

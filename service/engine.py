@@ -27,6 +27,7 @@ from index.urls import InvalidUrlError, UrlRules
 from service.cascade import Cascade, Match
 from service.config import EngineConfig
 from service.representative import Candidate, better
+from service.scoring import CosineScorer, make_scorer
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow, VersionRow
@@ -94,8 +95,11 @@ class Deduper:
             guards = None
         self.guards = guards
         self.url_rules = url_rules or _load_url_rules(self.config)
-        self.cascade = Cascade(self.config, self.guards)
         self.model_name = getattr(embedder, "name", None)
+        self.scorer = make_scorer(self.config.embedding_scorer, self.model_name,
+                                  cosine_threshold=self.config.embedding_threshold,
+                                  threshold=self.config.xling_threshold) if embedder is not None else None
+        self.cascade = Cascade(self.config, self.guards, self.scorer)
         self.state = CandidateState(self.config, getattr(embedder, "dim", None) if embedder is not None else None)
         self.counters: Counter[str] = Counter()
         self.cursor = 0
@@ -272,7 +276,7 @@ class Deduper:
         return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
 
     def _embed_text(self, f: ItemFeatures) -> str:
-        return f.embed_text(self.config.embed_body_lead)
+        return self.cascade.embed_text(f)
 
     # ingest --------------------------------------------------------------------------------------------
     def ingest(self, article: Article | dict[str, Any]) -> IngestResult:
@@ -524,12 +528,12 @@ class Deduper:
                 if texts:
                     vec = dict(zip(texts, self._encode(texts), strict=True))
             for fa, fb in chunk:
-                def cosine(fa: ItemFeatures = fa, fb: ItemFeatures = fb,
-                           vec: dict[str, np.ndarray] = vec) -> float | None:
+                def vectors(fa: ItemFeatures = fa, fb: ItemFeatures = fb,
+                            vec: dict[str, np.ndarray] = vec) -> tuple[np.ndarray, np.ndarray] | None:
                     if not vec:
                         return None
-                    return float(np.dot(vec[self._embed_text(fa)], vec[self._embed_text(fb)]))
-                out.append(self.cascade.pair(fa, fb, self.state.ngram, cosine, all_scores=all_scores))
+                    return vec[self._embed_text(fa)], vec[self._embed_text(fb)]
+                out.append(self.cascade.pair(fa, fb, self.state.ngram, vectors, all_scores=all_scores))
             bar.update(len(chunk))
         bar.close()
         return out
@@ -543,7 +547,9 @@ class Deduper:
         if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
             raise ValueError("texts must be a list of strings")
         config = self.config if threshold is None else self.config.replace(embedding_threshold=threshold)
-        cascade = Cascade(config, self.guards)
+        # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
+        scorer = self.scorer if threshold is None or self.scorer is None else CosineScorer(threshold)
+        cascade = Cascade(config, self.guards, scorer)
         state = CandidateState(config, getattr(self.embedder, "dim", None) if self.embedder is not None else None)
         feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
         vecs = self._encode([f.headline for f in feats]) if self.embedder is not None and texts else None
