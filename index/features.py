@@ -74,15 +74,27 @@ class ItemFeatures:
     def headline(self) -> str:
         return strip_outlet_suffix(self.title) if self.title.strip() else lead_sentence(self.body)
 
+    def body_lead(self, max_chars: int) -> str:
+        """The body's first sentence, skipping a first line that only repeats the title.
+
+        Many feeds (and whole-article sources) start the body with the headline; its "lead"
+        would then add nothing to the title.
+        """
+        if not self.body:
+            return ""
+        body = self.body.lstrip()
+        first_line, _, rest = body.partition("\n")
+        if rest.strip() and self.title.strip() and normalize(first_line) == normalize(self.title):
+            body = rest
+        return lead_sentence(body, max_chars)
+
     def guard_text(self, body_chars: int = 300) -> str:
         """Title plus the body's lead: what guards read for numbers, versions and dates."""
-        lead = lead_sentence(self.body, body_chars) if self.body else ""
-        return f"{self.title} {lead}".strip()
+        return f"{self.title} {self.body_lead(body_chars)}".strip()
 
     def embed_text(self, with_body_lead: bool = True, body_chars: int = 200) -> str:
         """What the embedding stage encodes: the title, plus the body's first sentence."""
         if not self.title.strip():
             return lead_sentence(self.body, body_chars)
-        if with_body_lead and self.body:
-            return f"{self.headline}. {lead_sentence(self.body, body_chars)}"
-        return self.headline
+        lead = self.body_lead(body_chars) if with_body_lead else ""
+        return f"{self.headline}. {lead}" if lead else self.headline

@@ -43,3 +43,12 @@ def test_weighted_jaccard_weights_matter():
     a, b = {"x", "y"}, {"x", "z"}
     assert weighted_jaccard(a, b) == 1 / 3
     assert weighted_jaccard(a, b, {"x": 0.1, "y": 1.0, "z": 1.0}) < 1 / 3
+
+
+def test_body_that_repeats_its_headline_contributes_its_next_sentence():
+    from index.features import ItemFeatures
+
+    f = ItemFeatures.build("Fed raises rates", "Fed raises rates\nThe Federal Reserve lifted its key rate. More.", "en", 0.0)
+    assert f.embed_text() == "Fed raises rates. The Federal Reserve lifted its key rate."
+    g = ItemFeatures.build("Fed raises rates", "The Federal Reserve lifted its key rate.", "en", 0.0)
+    assert g.embed_text() == f.embed_text()

@@ -62,9 +62,9 @@ class EmbedEverything:
         self.model = model
         self._encoder = encoder
         self.batch_size = batch_size
-        self.name = f"embed-everything ({model}, cosine >= {threshold:.2f})"
+        self.name = f"embed-everything ({model}, cosine >= {threshold:g})"
         self.description = (f"the same embedder ({model}) on every item, a single cosine threshold "
-                            f"{threshold:.2f}, no cascade, no guards (semhash-style)")
+                            f"{threshold:g}, no cascade, no guards (semhash-style)")
 
     def _embed(self, texts: Sequence[str], progress: bool) -> np.ndarray:
         if self._encoder is None:
