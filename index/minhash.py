@@ -7,8 +7,12 @@ proposes. Candidates are verified with the exact Jaccard of the gram sets before
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from functools import lru_cache
+
 import numpy as np
 from datasketch import MinHash, MinHashLSH
+from datasketch.lsh import _optimal_param
 
 # 32-bit CRC gram ids are hashed directly: the MinHash permutation is applied to these ints,
 # so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
@@ -16,6 +20,16 @@ from datasketch import MinHash, MinHashLSH
 
 def _identity_hash(value: int) -> int:
     return int(value)
+
+
+@lru_cache(maxsize=32)
+def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
+    """datasketch's (bands, rows) for equal false-positive and false-negative weights.
+
+    datasketch integrates numerically to find these on every ``MinHashLSH(...)``; the engine
+    creates a short-lived index per ingest batch, so the answer is computed once and reused.
+    """
+    return _optimal_param(threshold, num_perm, 0.5, 0.5)
 
 
 class MinHashIndex:
@@ -37,10 +51,12 @@ class MinHashIndex:
         self.threshold = threshold
         self.num_perm = num_perm
         self.seed = seed
-        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, params=lsh_params(threshold, num_perm))
         self._grams: dict[int, np.ndarray] = {}
         self._time: dict[int, float] = {}
         self._template = MinHash(num_perm=num_perm, seed=seed, hashfunc=_identity_hash)
+        # The same item is hashed for the query and again when it is added: keep recent signatures.
+        self._recent: OrderedDict[bytes, MinHash] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._grams)
@@ -49,8 +65,14 @@ class MinHashIndex:
         return doc_id in self._grams
 
     def minhash(self, grams: np.ndarray) -> MinHash:
-        m = self._template.copy()
-        m.update_batch(grams.tolist())
+        key = grams.tobytes()
+        m = self._recent.get(key)
+        if m is None:
+            m = self._template.copy()
+            m.update_batch(grams.tolist())
+            self._recent[key] = m
+            if len(self._recent) > 1024:
+                self._recent.popitem(last=False)
         return m
 
     def add(self, doc_id: int, grams: np.ndarray, time: float) -> None:

@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from index.exact import ExactIndex
 from index.features import ItemFeatures
+from index.ngram import GatedNgramIndex
 from index.urls import InvalidUrlError, UrlRules
 from service.cascade import Cascade, Match
 from service.config import EngineConfig
@@ -363,22 +365,22 @@ class Deduper:
             return {}
         window = self.config.window_days * DAY
         cfg = self.config
-        batch = CandidateState(cfg, None)
+        # Earlier items of this batch are checked by the two passes that settle most copies
+        # (exact and gated n-grams); a MinHash index per batch would cost more than it saves.
+        batch_exact, batch_ngram = ExactIndex(), GatedNgramIndex()
         need = []
         for i, f in enumerate(feats):
             w = (f.time - window, f.time + window)
-            settled = False
-            for state in (self.state, batch):
-                if any(d in state.entries for k in (f.content_key, f.title_key) for d in state.exact.lookup(k)) \
-                        or state.ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold):
-                    settled = True
-                    break
-                mh = state.minhash.candidates(f.grams, window=w)
-                if mh and mh[0][1] >= cfg.minhash_threshold:
-                    settled = True
-                    break
-            batch.put(Entry(-1 - i, -1, -1 - i, f, None, None))
-            batch.set_rep(-1 - i, -1 - i)
+            state = self.state
+            settled = (
+                any(d in state.entries for k in (f.content_key, f.title_key) for d in state.exact.lookup(k))
+                or bool(state.ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold))
+                or any(s >= cfg.minhash_threshold for _, s in state.minhash.candidates(f.grams, window=w)[:1])
+                or bool(batch_exact.lookup(f.content_key) or batch_exact.lookup(f.title_key))
+                or bool(batch_ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold))
+            )
+            batch_exact.add(i, [f.content_key, f.title_key])
+            batch_ngram.add(i, f.lead, f.grams, f.time)
             if not settled:
                 need.append(self._embed_text(f))
         need = list(dict.fromkeys(need))

@@ -52,3 +52,30 @@ def test_body_that_repeats_its_headline_contributes_its_next_sentence():
     assert f.embed_text() == "Fed raises rates. The Federal Reserve lifted its key rate."
     g = ItemFeatures.build("Fed raises rates", "The Federal Reserve lifted its key rate.", "en", 0.0)
     assert g.embed_text() == f.embed_text()
+
+
+def test_vectorised_bucket_scores_equal_the_pairwise_reference():
+    import random
+
+    from index.features import gram_ids
+    from index.ngram import GatedNgramIndex
+
+    rng = random.Random(7)
+    words = ["진천군", "스마트", "돌봄", "AI", "기반", "착수", "본격화", "사업", "공모", "선정", "Fed", "rates"]
+    idx = GatedNgramIndex(min_docs=5)
+    docs = {}
+    for i in range(120):
+        text = "진천군 " + " ".join(rng.choice(words) for _ in range(rng.randint(1, 7)))
+        docs[i] = gram_ids(char_ngrams(text))
+        idx.add(i, "진천군", docs[i], float(i))
+    idx.add(999, "진천군", gram_ids(frozenset()), 0.0)  # a document without grams scores nothing
+    for _ in range(20):
+        q = gram_ids(char_ngrams("진천군 " + " ".join(rng.choice(words) for _ in range(4))))
+        got = dict(idx.candidates("진천군", q))
+        for doc, grams in docs.items():
+            assert abs(got[doc] - idx.score(q, grams)) < 1e-9
+        assert 999 not in got
+    for i in range(0, 120, 2):
+        idx.remove(i)
+    q = docs[1]
+    assert set(dict(idx.candidates("진천군", q))) == {i for i in range(1, 120, 2)}
