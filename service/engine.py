@@ -353,7 +353,8 @@ class Deduper:
         self.counters["expired_documents"] += dropped
         return dropped
 
-    def _prefetch_vectors(self, feats: list[ItemFeatures]) -> dict[str, np.ndarray]:
+    def _prefetch_vectors(self, feats: list[ItemFeatures], state: CandidateState | None = None,
+                          config: EngineConfig | None = None) -> dict[str, np.ndarray]:
         """Embed, in one batch, the items the cheap passes cannot settle.
 
         Each item is checked against the current state and against the earlier items of the
@@ -363,15 +364,15 @@ class Deduper:
         """
         if self.embedder is None or len(feats) < 2:
             return {}
-        window = self.config.window_days * DAY
-        cfg = self.config
+        cfg = config or self.config
+        state = self.state if state is None else state
+        window = cfg.window_days * DAY
         # Earlier items of this batch are checked by the two passes that settle most copies
         # (exact and gated n-grams); a MinHash index per batch would cost more than it saves.
         batch_exact, batch_ngram = ExactIndex(), GatedNgramIndex()
         need = []
         for i, f in enumerate(feats):
             w = (f.time - window, f.time + window)
-            state = self.state
             settled = (
                 any(d in state.entries for k in (f.content_key, f.title_key) for d in state.exact.lookup(k))
                 or bool(state.ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold))
@@ -554,22 +555,33 @@ class Deduper:
         cascade = Cascade(config, self.guards, scorer)
         state = CandidateState(config, getattr(self.embedder, "dim", None) if self.embedder is not None else None)
         feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
-        vecs = self._encode([f.headline for f in feats]) if self.embedder is not None and texts else None
+        # The cascade's principle holds here too: only chunks the cheap passes cannot settle
+        # against earlier chunks are embedded, in one batch.
+        vecs = self._prefetch_vectors(feats, state, config)
         decisions: list[Decision] = []
         dup: list[int | None] = []
         for i, f in enumerate(feats):
-            vec = None if vecs is None else vecs[i]
+            text = cascade.embed_text(f)
+
+            def vector_fn(text: str = text) -> np.ndarray | None:
+                if self.embedder is None:
+                    return None
+                if text not in vecs:
+                    vecs[text] = self._encode([text])[0]
+                return vecs[text]
+
             if not f.norm_title:
                 decisions.append(Decision(False, "none", None, ["empty text"]))
                 dup.append(None)
                 continue
-            m = cascade.match(f, state, lambda vec=vec: vec, None)
+            m = cascade.match(f, state, vector_fn, None)
             if m.decision.same and m.cluster_id is not None:
                 state.put(Entry(i, i, m.cluster_id, f, None, None))
                 dup.append(state.reps[m.cluster_id])
             else:
                 state.put(Entry(i, i, i, f, None, None))
                 state.set_rep(i, i)
+                vec = vector_fn()
                 if vec is not None:
                     state.set_cluster_vector(i, i, vec)
                 dup.append(None)

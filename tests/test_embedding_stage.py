@@ -109,3 +109,15 @@ def test_cosine_scorer_is_the_default_and_unknown_scorers_are_rejected(use):
     assert Deduper(open_store(":memory:"), embedder=use).scorer.name == "cosine"
     with pytest.raises(ValueError, match="embedding_scorer"):
         EngineConfig(embedding_scorer="magic")
+
+
+def test_stateless_dedupe_embeds_only_what_the_cheap_passes_leave(use):
+    d = engine(use)
+    texts = [KO, KO, "삼성전자 3분기 영업이익 사상최대", EN, "서울 아침 최저기온 영하 10도"]
+    res = d.dedupe(texts)
+    assert res.keep == [0, 4]
+    assert res.clusters == [[0, 1, 2, 3], [4]]
+    assert d.counters["encoder_texts"] == 3  # KO, EN and the weather line; the copies never reach the model
+    assert d.store.counts()["documents"] == 0  # stateless
+    stricter = res.rethreshold(0.99)
+    assert [3] in stricter.clusters  # the translation was an embedding-stage merge
