@@ -54,9 +54,9 @@ class EngineConfig:
     # "cosine" compares embedding_threshold with every pair's cosine. "xling" scores Korean-English
     # pairs with the calibrated pair scorer of models/xling (USE cosine, hubness, numbers, Latin
     # tokens, names, length ratio: docs/xling.md) and thresholds its probability; same-language
-    # pairs keep the cosine threshold. It stays opt-in: on 1,500 sampled cross-lingual dev pairs
-    # per set (README, "Calibration") it raised precision on NTREX, Park and Tatoeba but lowered it
-    # on KorSTS ko-en (0.871 vs 0.904 at 0.882), and the default changes only on a gain everywhere.
+    # pairs keep the cosine threshold. It stays opt-in: in the engine, on 1,500 sampled dev pairs
+    # per set (docs/xling.md, "In the engine"), 0.882 lost precision on Park (0.903 vs 0.937) and
+    # KorSTS and recall on Tatoeba; the default changes only on a gain everywhere.
     embedding_scorer: str = "cosine"
     # None takes the scorer's packaged threshold (0.9953: precision >= 0.99 on every dev set's
     # group-held-out folds, at a large recall cost); 0.882 is its issue-3 operating point
