@@ -38,7 +38,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
         "the PostgreSQL store needs psycopg 3: pip install 'samestory[postgres]'", name=exc.name) from exc
 
 from service.store.base import DuplicateKeyError
-from service.store.sql import SCHEMA, SCHEMA_VERSION, SQLStoreBase
+from service.store.sql import SQLStoreBase
 
 # First half of the two-int advisory-lock key: a constant that says "samestory" so our locks
 # cannot collide with another application's single-key locks. The second half is the schema.
@@ -75,14 +75,7 @@ class PostgresStore(SQLStoreBase):
         with self.transaction():
             # Under the advisory lock, so two processes creating the schema at once do not race
             # on the catalog (CREATE TABLE IF NOT EXISTS is not concurrency-safe in PostgreSQL).
-            for stmt in SCHEMA.format(pk="BIGSERIAL PRIMARY KEY", blob="BYTEA").split(";"):
-                if stmt.strip():
-                    self._conn.execute(stmt)
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
-                self._conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', %s)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise RuntimeError(f"{_redact(url)}: schema version {row[0]}, this samestory needs {SCHEMA_VERSION}")
+            self._install_schema(pk="BIGSERIAL PRIMARY KEY", blob="BYTEA", where=_redact(url))
 
     def _connect(self) -> psycopg.Connection[Any]:
         try:

@@ -127,6 +127,17 @@ class SQLStoreBase:
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         return list(self._exec(sql, params).fetchall())
 
+    def _install_schema(self, *, pk: str, blob: str, where: str) -> None:
+        """Create the tables if missing and check the schema version (inside a transaction)."""
+        for stmt in SCHEMA.format(pk=pk, blob=blob).split(";"):
+            if stmt.strip():
+                self._exec(stmt)
+        row = self._one("SELECT value FROM meta WHERE key = 'schema_version'")
+        if row is None:
+            self._exec("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise RuntimeError(f"{where}: schema version {row[0]}, this samestory needs {SCHEMA_VERSION}")
+
     # documents and versions --------------------------------------------------------------------
     def find_document(self, channel: str, doc_key: str) -> DocumentRow | None:
         row = self._one(f"SELECT {_DOC_COLS} FROM documents WHERE channel = ? AND doc_key = ?", (channel, doc_key))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from service.store.base import DuplicateKeyError
-from service.store.sql import SCHEMA, SCHEMA_VERSION, SQLStoreBase
+from service.store.sql import SQLStoreBase
 
 
 class SQLiteStore(SQLStoreBase):
@@ -41,14 +41,7 @@ class SQLiteStore(SQLStoreBase):
             self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = FULL")
         with self.transaction():
-            for stmt in SCHEMA.format(pk="INTEGER PRIMARY KEY AUTOINCREMENT", blob="BLOB").split(";"):
-                if stmt.strip():
-                    self._conn.execute(stmt)
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
-                self._conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path}: schema version {row[0]}, this samestory needs {SCHEMA_VERSION}")
+            self._install_schema(pk="INTEGER PRIMARY KEY AUTOINCREMENT", blob="BLOB", where=self.path)
 
     def _exec(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         try:
