@@ -98,6 +98,16 @@ class GatedNgramIndex:
                 del self._buckets[lead]
         np.subtract.at(self._df, self._slots.pop(doc_id), 1)
 
+    def sort_buckets(self) -> None:
+        """Order every bucket by time (oldest first), as if the documents had arrived in order.
+
+        The ``max_bucket`` cap keeps the newest members, so a state rebuilt out of order (a warm
+        restart reads newest first) must be put back in order.
+        """
+        for bucket in self._buckets.values():
+            bucket.sort(key=self._time.__getitem__)
+        self._packed.clear()
+
     def expire(self, before: float) -> int:
         old = [d for d, t in self._time.items() if t < before]
         for d in old:

@@ -174,6 +174,8 @@ class Deduper:
         try:
             self.cursor = self.store.max_change()
             self._vectors_loaded = self._load_index_file()
+            # Read newest first, so a timeout keeps the most recent history; each chunk is built
+            # oldest first and the buckets are put back in time order at the end.
             pending: list[tuple[DocumentRow, VersionRow]] = []
             for doc, ver in self.store.live_documents(since):
                 if _time.monotonic() - started > cfg.warmup_timeout_s:
@@ -181,9 +183,10 @@ class Deduper:
                     break
                 pending.append((doc, ver))
                 if len(pending) >= 2_000:
-                    loaded += self._load_docs(pending)
+                    loaded += self._load_docs(pending[::-1])
                     pending = []
-            loaded += self._load_docs(pending)
+            loaded += self._load_docs(pending[::-1])
+            self.state.ngram.sort_buckets()
         except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
             log.exception("warm-up failed; starting with an empty candidate state")
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
@@ -223,8 +226,7 @@ class Deduper:
         vectors = {}
         if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)  # type: ignore[attr-defined]
-        # oldest first, so the state is built in the order it was written
-        for doc, ver in reversed(rows):
+        for doc, ver in rows:
             if doc.cluster_id is None:
                 continue
             self._apply_doc(doc, ver, reps.get(doc.cluster_id) == doc.id, vectors.get(ver.id))

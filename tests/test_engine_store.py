@@ -138,3 +138,15 @@ def test_config_from_env_is_typed(monkeypatch):
     monkeypatch.setenv("SAMESTORY_NGRAM_THRESHOLD", "high")
     with pytest.raises(ValueError, match="SAMESTORY_NGRAM_THRESHOLD"):
         EngineConfig.load()
+
+
+def test_warm_up_restores_bucket_order_so_the_newest_representatives_are_scored(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    e = cheap_engine(db)
+    for i in range(5):
+        e.ingest(Article(title=f"속보 사건 {i}번째 완전히 다른 소식 {i * 97}", published_at=f"2026-11-2{i}T00:00:00Z"))
+    e.close()
+    again = cheap_engine(db)
+    bucket = again.state.ngram._buckets["속보"]
+    times = [again.state.entries[d].features.time for d in bucket]
+    assert times == sorted(times)
