@@ -16,7 +16,7 @@ RUN pip install --no-cache-dir "/tmp/src[postgres]" && rm -rf /tmp/src
 # Non-root; the store lives on a volume owned by that user.
 RUN useradd --system --uid 10001 --create-home --home-dir /home/samestory samestory \
     && mkdir -p /data && chown samestory:samestory /data
-USER samestory
+USER 10001
 WORKDIR /data
 VOLUME /data
 EXPOSE 8000
