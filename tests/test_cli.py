@@ -1,0 +1,61 @@
+"""The samestory command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True,
+                          cwd=ROOT, timeout=300, check=False)
+
+
+def test_help_explains_every_command():
+    out = run("--help").stdout.decode()
+    for command in ("ingest", "compare", "dedupe", "serve", "eval", "models", "bench", "demo"):
+        assert command in out
+
+
+def test_ingest_from_stdin_prints_one_result_per_line(tmp_path):
+    lines = [{"title": "FED RAISES RATES", "url": "https://a.example/1"},
+             {"title": "Fed raises rates", "url": "https://b.example/1"},
+             {"title": "Fed raises rates", "url": "https://b.example/1"}]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    res = run("ingest", "-", "--db", f"sqlite:///{tmp_path}/s.db", "--model", "none", "--json", stdin=feed)
+    assert res.returncode == 0, res.stderr.decode()
+    results = [json.loads(x) for x in res.stdout.decode().splitlines()]
+    assert [r["status"] for r in results] == ["new", "duplicate", "reobserved"]
+    assert set(results[0]) >= {"observation_id", "document_id", "version_id", "cluster_id", "representative_id",
+                                "status", "duplicate_of", "decision"}
+
+
+def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
+    db = tmp_path / "s.db"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"title": "ok"}\n{"title": "caf\xe9"}\n')
+    res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and b"not UTF-8" in res.stderr
+    bad.write_text('{"title": "ok"}\n{"title": \n', encoding="utf-8")
+    res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and b"bad.jsonl:2: not valid JSON" in res.stderr
+    bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n{"title": "x", "url": "ftp://nope"}\n',
+                   encoding="utf-8")
+    res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and b"invalid url" in res.stderr
+    if db.exists():
+        import sqlite3
+
+        assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM observations").fetchone()[0] == 0
+
+
+def test_compare_json_explains_the_veto():
+    res = run("compare", "캐시 엔진 2.0 공개", "캐시 엔진 2.0.1 공개", "--json", "--model", "none")
+    assert res.returncode == 0, res.stderr.decode()
+    decision = json.loads(res.stdout)
+    assert decision["same"] is False and decision["blocked_by"] == ["version"]
+    assert any("2.0.1" in r for r in decision["reasons"])
