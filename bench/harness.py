@@ -288,11 +288,12 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
 
     from service.config import EngineConfig
 
-    threshold = EngineConfig.load().embedding_threshold
     t_build = time.perf_counter()
     stream = build_stream(size, dup_share=dup_share, seed=seed, data_dir=data_dir)
     say(f"stream: {stream.stats} ({time.perf_counter() - t_build:.1f}s)")
     embedder = load_model(model)
+    # The same threshold the engine uses for this model (alternatives compare at equal footing).
+    threshold = EngineConfig.load().for_model(None if embedder is None else embedder.name).embedding_threshold
     tmp = tempfile.TemporaryDirectory(prefix="samestory-bench-", dir=workdir)
     work = Path(tmp.name)
     ours: list[dict[str, Any]] = []

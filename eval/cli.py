@@ -107,7 +107,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
         from eval.baselines import default_baselines
         from eval.engine import make_config
 
-        for b in default_baselines(make_config().embedding_threshold, model=args.model):
+        for b in default_baselines(make_config().for_model(args.model).embedding_threshold, model=args.model):
             extra.append(pair_eval.evaluate(b.name, pairs, pair_eval.predict_baseline(b, pairs, progress=progress)))
     print(f"{args.file}: {len(pairs)} pairs")
     _print_pair_table([(r.method, r.confusion, r.average_precision) for r in [result, *extra]])
@@ -134,7 +134,7 @@ def cmd_clusters(args: argparse.Namespace) -> int:
         from eval.baselines import default_baselines
         from eval.engine import make_config
 
-        for b in default_baselines(make_config().embedding_threshold, model=args.model):
+        for b in default_baselines(make_config().for_model(args.model).embedding_threshold, model=args.model):
             results.append(cluster_eval.evaluate(b.name, items, cluster_eval.predict_baseline(b, items, progress)))
     print(f"{args.file}: {len(items)} items, {len({it.cluster for it in items})} gold clusters")
     print(f"{'':34} {'pred':>6} {'pairP':>6} {'pairR':>6} {'pairF1':>6} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'ARI':>6}")

@@ -118,7 +118,7 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
     from eval.engine import make_config
 
     t_start = time.perf_counter()
-    config = make_config()
+    config = make_config().for_model(model)
     sets: list[EvalSet] = discover_sets(data_dir)
     if only:
         unknown = set(only) - {s.name for s in sets}

@@ -10,6 +10,27 @@ from typing import Any
 
 import tomllib
 
+# The embedding stage's cosine threshold per model (embedder name and registry spec alike).
+#
+# USE-multilingual v3: calibrated on the dev splits of ../shared/eval-data with 5-fold
+# group-held-out cross-validation (docs/xling.md, "Issue 3"): 0.625 is the lowest cosine that keeps
+# precision >= 0.97 on the Korean-English news sets and >= 0.90 on Tatoeba (NTREX P 0.985 R 0.756,
+# Park P 0.973 R 0.439, Tatoeba P 0.918 R 0.656). Raising it trades cross-lingual recall for
+# precision; lowering it breaks those floors and merges same-topic, different-event pairs that
+# only the guards can still stop.
+#
+# multilingual-e5-small: its cosines sit high (unrelated dev pairs average 0.78-0.81, translations
+# 0.87-0.91), so USE's value would merge nearly everything. `python -m eval.calibrate --model
+# e5-small --sample 800` finds the lowest cosine meeting the same floors at 0.875 (NTREX), 0.950
+# (Park) and 0.855 (Tatoeba); 0.95 meets all three, at recall 0.40 on Park. Lower it and Park's
+# same-block negatives merge; the model is not the default for that reason among others.
+CALIBRATED_EMBEDDING_THRESHOLDS: dict[str, float] = {
+    "use": 0.625,
+    "use-multilingual-v3": 0.625,
+    "e5-small": 0.95,
+    "e5-small-onnx": 0.95,
+}
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -42,14 +63,11 @@ class EngineConfig:
     minhash_lsh_threshold: float = 0.45
     minhash_num_perm: int = 128
 
-    # Cosine of USE-multilingual v3 embeddings (title + body lead) between a new item and a
-    # cluster representative. Calibrated on the dev splits of ../shared/eval-data with 5-fold
-    # group-held-out cross-validation (docs/xling.md, "Issue 3"): 0.625 is the lowest cosine that
-    # keeps precision >= 0.97 on the Korean-English news sets and >= 0.90 on Tatoeba (NTREX P 0.985
-    # R 0.756, Park P 0.973 R 0.439, Tatoeba P 0.918 R 0.656). Raising it trades cross-lingual
-    # recall for precision; lowering it breaks those floors and merges same-topic,
-    # different-event pairs that only the guards can still stop.
-    embedding_threshold: float = 0.625
+    # Cosine between a new item's embedding (title + body lead) and a cluster representative's.
+    # None takes the value calibrated for the engine's model (CALIBRATED_EMBEDDING_THRESHOLDS
+    # below): a cosine threshold means nothing across models, whose cosines sit in different
+    # ranges. A model with no calibrated value needs an explicit threshold.
+    embedding_threshold: float | None = None
 
     # "cosine" compares embedding_threshold with every pair's cosine. "xling" scores Korean-English
     # pairs with the calibrated pair scorer of models/xling (USE cosine, hubness, numbers, Latin
@@ -88,6 +106,8 @@ class EngineConfig:
         for name in ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
                      "embedding_floor"):
             value = getattr(self, name)
+            if value is None and name == "embedding_threshold":
+                continue
             if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}")
         for name in ("window_days", "warmup_days", "warmup_timeout_s"):
@@ -99,6 +119,23 @@ class EngineConfig:
             raise ValueError(f"embedding_scorer must be 'xling' or 'cosine', got {self.embedding_scorer!r}")
         if self.embedding_k < 1:
             raise ValueError(f"embedding_k must be >= 1, got {self.embedding_k}")
+
+    def for_model(self, model: str | None) -> EngineConfig:
+        """This config with ``embedding_threshold`` resolved for ``model`` (an embedder name or spec).
+
+        >>> EngineConfig().for_model("use").embedding_threshold
+        0.625
+        >>> EngineConfig(embedding_threshold=0.7).for_model("e5-small").embedding_threshold
+        0.7
+        """
+        if self.embedding_threshold is not None or model is None:
+            return self
+        if model not in CALIBRATED_EMBEDDING_THRESHOLDS:
+            raise ValueError(
+                f"no calibrated embedding threshold for model {model!r}: set embedding_threshold "
+                "(SAMESTORY_EMBEDDING_THRESHOLD or [engine] in --config) after calibrating it, e.g. with "
+                "`samestory eval sweep FILE --stage embedding`")
+        return self.replace(embedding_threshold=CALIBRATED_EMBEDDING_THRESHOLDS[model])
 
     def replace(self, **changes: Any) -> EngineConfig:
         return dataclasses.replace(self, **changes)

@@ -86,9 +86,10 @@ class Deduper:
 
     def __init__(self, store: Store, *, embedder: Any = None, config: EngineConfig | None = None,
                  guards: Any = True, url_rules: UrlRules | None = None, warm: bool = True) -> None:
-        self.config = config or EngineConfig()
-        self.store = store
         self.embedder = embedder
+        self.model_name = getattr(embedder, "name", None)
+        self.config = (config or EngineConfig()).for_model(self.model_name)
+        self.store = store
         if guards is True:
             from service.guards import GuardSet
 
@@ -97,7 +98,6 @@ class Deduper:
             guards = None
         self.guards = guards
         self.url_rules = url_rules or _load_url_rules(self.config)
-        self.model_name = getattr(embedder, "name", None)
         self.scorer = make_scorer(self.config.embedding_scorer, self.model_name,
                                   cosine_threshold=self.config.embedding_threshold,
                                   threshold=self.config.xling_threshold) if embedder is not None else None

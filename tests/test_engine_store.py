@@ -150,3 +150,19 @@ def test_warm_up_restores_bucket_order_so_the_newest_representatives_are_scored(
     bucket = again.state.ngram._buckets["속보"]
     times = [again.state.entries[d].features.time for d in bucket]
     assert times == sorted(times)
+
+
+def test_embedding_threshold_is_calibrated_per_model():
+    from service.config import CALIBRATED_EMBEDDING_THRESHOLDS, EngineConfig
+
+    assert EngineConfig().for_model("use-multilingual-v3").embedding_threshold == 0.625
+    assert EngineConfig().for_model("e5-small").embedding_threshold == CALIBRATED_EMBEDDING_THRESHOLDS["e5-small"]
+    assert EngineConfig(embedding_threshold=0.8).for_model("st:/models/x").embedding_threshold == 0.8
+    with pytest.raises(ValueError, match="no calibrated embedding threshold for model 'st:/models/x'"):
+        EngineConfig().for_model("st:/models/x")
+
+    class Toy:
+        name, dim = "toy", 4
+
+    with pytest.raises(ValueError, match="set embedding_threshold"):
+        Deduper(open_store(":memory:"), embedder=Toy())
