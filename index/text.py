@@ -104,11 +104,6 @@ def char_ngrams(text: str, n: int = 3) -> frozenset[str]:
     return ngrams_of_normalized(normalize(text), n)
 
 
-def word_shingles(text: str) -> frozenset[str]:
-    """Word tokens of the normalised text (seed 001's MinHash shingles)."""
-    return frozenset(normalize(text).split())
-
-
 def detect_lang(text: str) -> str:
     """'ko' when Hangul dominates the letters, 'en' when Latin does, else 'und'."""
     hangul = len(_HANGUL_RE.findall(text))

@@ -68,9 +68,6 @@ class Cascade:
     def embed_text(self, f: ItemFeatures) -> str:
         return f.embed_text(self.config.embed_body_lead)
 
-    def _embedding_threshold(self) -> float:
-        return self.scorer.threshold
-
     # guards ----------------------------------------------------------------------------------------
     def vet(self, a: ItemFeatures, b: ItemFeatures) -> tuple[bool, list[GuardVerdict]]:
         """(allowed, verdicts). With guards off every merge is allowed."""

@@ -48,10 +48,6 @@ class CandidateState:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def cluster_of(self, doc_id: int) -> int | None:
-        e = self.entries.get(doc_id)
-        return e.cluster_id if e else None
-
     def put(self, entry: Entry) -> None:
         """Add or refresh a live document (not as representative; see ``set_rep``)."""
         old = self.entries.get(entry.doc_id)
