@@ -35,12 +35,17 @@ def _key64(hex_digest: str) -> int:
     return int(hex_digest[:16], 16) - (1 << 63)
 
 
+# Characters of the body kept in memory: room for a headline line plus a long first sentence
+# (body_lead reads at most 300 characters after the headline line).
+BODY_KEEP = 2_000
+
+
 @dataclass(frozen=True)
 class ItemFeatures:
     """What the cheap passes and the guards need to know about one document version."""
 
     title: str
-    body: str
+    body: str  # the body's opening only (BODY_KEEP characters): all the guards and the encoder read
     lang: str
     time: float  # published_at (or first observation) as epoch seconds
     norm_title: str
@@ -59,7 +64,9 @@ class ItemFeatures:
         content_sha = hash_normalized(norm_full_title, normalize(body))
         return cls(
             title=title,
-            body=body,
+            # The candidate state keeps one of these per live document: a full article body
+            # would dominate its memory, and only the opening is ever read again.
+            body=body[:BODY_KEEP],
             lang=lang,
             time=time,
             norm_title=norm_title,

@@ -79,3 +79,14 @@ def test_vectorised_bucket_scores_equal_the_pairwise_reference():
         idx.remove(i)
     q = docs[1]
     assert set(dict(idx.candidates("진천군", q))) == {i for i in range(1, 120, 2)}
+
+
+def test_features_keep_only_the_opening_of_a_long_body():
+    from index.features import BODY_KEEP, ItemFeatures
+    from index.text import content_hash
+
+    body = "Fed raises rates\nThe Federal Reserve lifted its key rate. " + "More detail. " * 10_000
+    f = ItemFeatures.build("Fed raises rates", body, "en", 0.0)
+    assert len(f.body) == BODY_KEEP
+    assert f.embed_text() == "Fed raises rates. The Federal Reserve lifted its key rate."
+    assert f.content_sha == content_hash("Fed raises rates", body)  # identity still covers the whole body
