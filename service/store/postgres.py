@@ -102,27 +102,12 @@ class PostgresStore(SQLStoreBase):
                 raise DuplicateKeyError(str(exc).strip()) from exc
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction holding the store-wide advisory lock until it commits.
-
-        Re-entrant within a thread: an inner ``transaction()`` joins the outer one.
-        """
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            self._ensure_connection()
-            with self._conn.transaction():
-                self._conn.execute(_LOCK_SQL, (LOCK_CLASS,))
-                self._depth = 1
-                try:
-                    yield
-                finally:
-                    self._depth = 0
+    def _outer_transaction(self) -> Iterator[None]:
+        """Every write transaction holds the store-wide advisory lock until it commits."""
+        self._ensure_connection()
+        with self._conn.transaction():
+            self._conn.execute(_LOCK_SQL, (LOCK_CLASS,))
+            yield
 
     def close(self) -> None:
         with self._lock:

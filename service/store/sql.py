@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from service.store.base import (
@@ -109,9 +111,36 @@ def _ver(row: Any) -> VersionRow:
 
 
 class SQLStoreBase:
-    """Dialect-neutral queries; subclasses provide the connection, ``_exec`` and ``transaction``."""
+    """Dialect-neutral queries; subclasses provide the connection, ``_exec`` and ``_outer_transaction``.
+
+    Subclasses set ``_lock`` (a ``threading.RLock``) and ``_depth = 0`` before the first transaction.
+    """
 
     url: str
+    _lock: threading.RLock
+    _depth: int
+
+    def _outer_transaction(self) -> AbstractContextManager[None]:
+        """Begin, commit (or roll back) one database transaction: the dialect's part."""
+        raise NotImplementedError
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; re-entrant within a thread (an inner one joins the outer)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with self._outer_transaction():
+                self._depth = 1
+                try:
+                    yield
+                finally:
+                    self._depth = 0
 
     # dialect hooks ---------------------------------------------------------------------------
     def _exec(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
