@@ -7,8 +7,6 @@ call.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 
 class ExactIndex:
     """Hash keys to document ids; a document may be filed under several keys.
@@ -22,7 +20,9 @@ class ExactIndex:
     """
 
     def __init__(self) -> None:
-        self._docs: dict[int, list[int]] = defaultdict(list)
+        # Most keys belong to one document: the id is stored bare, and becomes a list only when
+        # a second document shares the key (a list per key was 200 bytes per document).
+        self._docs: dict[int, int | list[int]] = {}
         self._keys: dict[int, tuple[int, ...]] = {}
 
     def add(self, doc_id: int, keys: list[int] | tuple[int, ...]) -> None:
@@ -30,20 +30,34 @@ class ExactIndex:
         uniq = tuple(dict.fromkeys(keys))
         self._keys[doc_id] = uniq
         for key in uniq:
-            self._docs[key].append(doc_id)
+            cur = self._docs.get(key)
+            if cur is None:
+                self._docs[key] = doc_id
+            elif isinstance(cur, list):
+                cur.append(doc_id)
+            else:
+                self._docs[key] = [cur, doc_id]
 
     def remove(self, doc_id: int) -> None:
         for key in self._keys.pop(doc_id, ()):
-            ids = self._docs.get(key)
-            if ids is None:
+            cur = self._docs.get(key)
+            if cur is None:
                 continue
-            if doc_id in ids:
-                ids.remove(doc_id)
-            if not ids:
+            if isinstance(cur, list):
+                if doc_id in cur:
+                    cur.remove(doc_id)
+                if len(cur) == 1:
+                    self._docs[key] = cur[0]
+                elif not cur:
+                    del self._docs[key]
+            elif cur == doc_id:
                 del self._docs[key]
 
     def lookup(self, key: int) -> list[int]:
-        return list(self._docs.get(key, ()))
+        cur = self._docs.get(key)
+        if cur is None:
+            return []
+        return list(cur) if isinstance(cur, list) else [cur]
 
     def __len__(self) -> int:
         return len(self._keys)

@@ -16,17 +16,68 @@ from index.text import (
     strip_outlet_suffix,
 )
 
+# Gram ids are a hash of the gram's code points: up to three code points (21 bits each) pack
+# into 63 bits without loss (a shorter gram is padded with a value no code point takes), and a
+# multiplicative (Fibonacci) hash keeps the top 32 bits. Python's ``hash`` is salted per
+# process (a restarted engine would decide differently); this is the same everywhere. Two
+# different grams share an id with probability ~2^-32, which only nudges a similarity score,
+# never an exact-hash decision.
+_CP_BITS = np.uint64(21)
+_PAD = (1 << 21) - 1  # above U+10FFFF: no code point
+_MAX_PACKED = 3
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hash_packed(packed: np.ndarray) -> np.ndarray:
+    return ((packed * _GOLDEN) >> np.uint64(32)).astype(np.uint32)
+
+
+def _pack(cp: np.ndarray, n: int) -> np.ndarray:
+    """Sliding windows of ``n`` (<= 3) code points, each packed into one uint64."""
+    c = cp.astype(np.uint64)
+    if c.size <= n:  # the whole (short) text is the one gram
+        c = np.concatenate([c, np.full(_MAX_PACKED - c.size, _PAD, dtype=np.uint64)])
+        return ((c[0] << (_CP_BITS * np.uint64(2))) | (c[1] << _CP_BITS) | c[2]).reshape(1)
+    k = c.size - n + 1
+    packed = np.zeros(k, dtype=np.uint64)
+    for j in range(_MAX_PACKED):
+        col = c[j : j + k] if j < n else np.uint64(_PAD)
+        packed = (packed << _CP_BITS) | col
+    return packed
+
+
+def gram_ids_of(norm: str, n: int = 3) -> np.ndarray:
+    """Sorted unique ids of the character n-grams of an already normalised string.
+
+    The same ids as ``gram_ids(ngrams_of_normalized(norm, n))``, computed without building the
+    set of gram strings (one vectorised pass instead of a Python call per gram).
+
+    >>> from index.text import ngrams_of_normalized
+    >>> bool((gram_ids_of("스마트 돌봄") == gram_ids(ngrams_of_normalized("스마트 돌봄", 3))).all())
+    True
+    """
+    if not norm:
+        return np.zeros(0, dtype=np.uint32)
+    if n > _MAX_PACKED:
+        return gram_ids(ngrams_of_normalized(norm, n))
+    return np.unique(_hash_packed(_pack(np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32), n)))
+
 
 def gram_ids(grams: frozenset[str]) -> np.ndarray:
-    """Stable 32-bit ids of n-grams (CRC-32), sorted and unique.
+    """Stable 32-bit ids of n-grams (see ``_hash_packed``), sorted and unique.
 
-    Python's ``hash`` is salted per process, which would make a restarted engine decide
-    differently; CRC-32 is the same everywhere. Collisions (~1 in 4 billion per pair of grams)
-    only nudge a similarity score, never an exact-hash decision.
+    Grams of up to three characters are packed losslessly before hashing; longer ones (only
+    with ``n > 3``) fall back to CRC-32 of their UTF-8 bytes.
     """
     if not grams:
         return np.zeros(0, dtype=np.uint32)
-    return np.unique(np.fromiter((zlib.crc32(g.encode("utf-8")) for g in grams), dtype=np.uint32, count=len(grams)))
+    ids = np.empty(len(grams), dtype=np.uint32)
+    for i, g in enumerate(grams):
+        if len(g) <= _MAX_PACKED:
+            ids[i] = _hash_packed(_pack(np.frombuffer(g.encode("utf-32-le"), dtype=np.uint32), len(g)))[0]
+        else:
+            ids[i] = zlib.crc32(g.encode("utf-8"))
+    return np.unique(ids)
 
 
 def _key64(hex_digest: str) -> int:
@@ -35,20 +86,23 @@ def _key64(hex_digest: str) -> int:
     return int(hex_digest[:16], 16) - (1 << 63)
 
 
-# Characters of the body kept in memory: room for a headline line plus a long first sentence
-# (body_lead reads at most 300 characters after the headline line).
-BODY_KEEP = 2_000
+# How much of the body's lead sentence is kept: what ``guard_text`` reads (the encoder reads
+# the first 200 of these characters). The rest of the body is never read after ingest.
+LEAD_CHARS = 300
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemFeatures:
-    """What the cheap passes and the guards need to know about one document version."""
+    """What the cheap passes and the guards need to know about one document version.
+
+    The candidate state keeps one of these per live document, so it holds no full body: only
+    the body's lead sentence (``LEAD_CHARS``), which is all the guards and the encoder read.
+    """
 
     title: str
-    body: str  # the body's opening only (BODY_KEEP characters): all the guards and the encoder read
+    body_lead_text: str  # the body's first sentence (<= LEAD_CHARS), a repeated headline line skipped
     lang: str
     time: float  # published_at (or first observation) as epoch seconds
-    norm_title: str
     title_key: int  # exact hash of the normalised title (outlet suffix removed)
     content_key: int  # exact hash of normalised title + body
     content_sha: str  # the full SHA-256 behind content_key: the version's identity in the store
@@ -64,36 +118,30 @@ class ItemFeatures:
         content_sha = hash_normalized(norm_full_title, normalize(body))
         return cls(
             title=title,
-            # The candidate state keeps one of these per live document: a full article body
-            # would dominate its memory, and only the opening is ever read again.
-            body=body[:BODY_KEEP],
+            body_lead_text=_body_lead(title, body, LEAD_CHARS),
             lang=lang,
             time=time,
-            norm_title=norm_title,
             title_key=_key64(hash_normalized(norm_title)),
             content_key=_key64(content_sha),
             content_sha=content_sha,
             lead=lead_token(headline),
-            grams=gram_ids(ngrams_of_normalized(norm_title, ngram)),
+            grams=gram_ids_of(norm_title, ngram),
         )
 
     @property
     def headline(self) -> str:
-        return strip_outlet_suffix(self.title) if self.title.strip() else lead_sentence(self.body)
+        return strip_outlet_suffix(self.title) if self.title.strip() else self.body_lead_text
+
+    @property
+    def empty(self) -> bool:
+        """Nothing left to compare once normalised (no title, or only punctuation)."""
+        return not normalize(self.headline)
 
     def body_lead(self, max_chars: int) -> str:
-        """The body's first sentence, skipping a first line that only repeats the title.
-
-        Many feeds (and whole-article sources) start the body with the headline; its "lead"
-        would then add nothing to the title.
-        """
-        if not self.body:
-            return ""
-        body = self.body.lstrip()
-        first_line, _, rest = body.partition("\n")
-        if rest.strip() and self.title.strip() and normalize(first_line) == normalize(self.title):
-            body = rest
-        return lead_sentence(body, max_chars)
+        """The body's first sentence, at most ``max_chars`` (<= ``LEAD_CHARS``) characters."""
+        if max_chars > LEAD_CHARS:
+            raise ValueError(f"max_chars must be <= {LEAD_CHARS} (all that is kept), got {max_chars}")
+        return self.body_lead_text[:max_chars]
 
     def guard_text(self, body_chars: int = 300) -> str:
         """Title plus the body's lead: what guards read for numbers, versions and dates."""
@@ -102,6 +150,21 @@ class ItemFeatures:
     def embed_text(self, with_body_lead: bool = True, body_chars: int = 200) -> str:
         """What the embedding stage encodes: the title, plus the body's first sentence."""
         if not self.title.strip():
-            return lead_sentence(self.body, body_chars)
+            return self.body_lead(body_chars)
         lead = self.body_lead(body_chars) if with_body_lead else ""
         return f"{self.headline}. {lead}" if lead else self.headline
+
+
+def _body_lead(title: str, body: str, max_chars: int) -> str:
+    """The body's first sentence, skipping a first line that only repeats the title.
+
+    Many feeds (and whole-article sources) start the body with the headline; its "lead"
+    would then add nothing to the title.
+    """
+    if not body:
+        return ""
+    body = body.lstrip()
+    first_line, _, rest = body.partition("\n")
+    if rest.strip() and title.strip() and normalize(first_line) == normalize(title):
+        body = rest
+    return lead_sentence(body, max_chars)

@@ -1,8 +1,16 @@
-"""MinHash LSH over character 3-grams (seed 001, datasketch) for candidates across the history.
+"""MinHash LSH over character 3-grams (seed 001) for candidates across the history.
 
 Unlike the subject-gated pass it has no bucket key, so it finds near-identical titles whose
 lead token differs ("[속보] 연준..." / "연준..."); the subject guard still vets every merge it
 proposes. Candidates are verified with the exact Jaccard of the gram sets before they count.
+
+datasketch computes the signatures (its ``MinHash`` permutations) and the banding parameters
+(its ``_optimal_param``); the band tables themselves are kept here in packed arrays
+(:class:`BandTable`). datasketch's ``MinHashLSH`` keeps a Python ``set`` per band bucket, which
+measured 5.6 KB per indexed representative on the 10k benchmark stream (25 bands): more than
+everything else in the candidate state together. The packed tables hold the same bands in
+25 x 8 bytes per representative, and answer the same query (a test checks it against
+``MinHashLSH`` on the same signatures).
 """
 
 from __future__ import annotations
@@ -11,11 +19,15 @@ from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
-from datasketch import MinHash, MinHashLSH
+from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
 # 32-bit CRC gram ids are hashed directly: the MinHash permutation is applied to these ints,
 # so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
+
+
+_MERSENNE_PRIME = np.uint64((1 << 61) - 1)
+_MAX_HASH = np.uint64((1 << 32) - 1)
 
 
 def _identity_hash(value: int) -> int:
@@ -26,14 +38,130 @@ def _identity_hash(value: int) -> int:
 def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     """datasketch's (bands, rows) for equal false-positive and false-negative weights.
 
-    datasketch integrates numerically to find these on every ``MinHashLSH(...)``; the engine
-    creates a short-lived index per ingest batch, so the answer is computed once and reused.
+    datasketch integrates numerically to find these; the answer is computed once and reused.
+
+    >>> lsh_params(0.45, 128)
+    (25, 5)
     """
     return _optimal_param(threshold, num_perm, 0.5, 0.5)
 
 
+class BandTable:
+    """LSH band tables as sorted runs of packed 32-bit keys (a small log-structured merge).
+
+    Each item contributes one key per band: a hash of that band's ``rows`` MinHash values,
+    salted by the band number, so all bands share one key space. Two items are candidates when
+    any band key is equal, exactly as in datasketch's ``MinHashLSH``. A key is 32 bits: a
+    chance collision (about one query in 170 at a million items, 25 bands) adds a candidate
+    that the exact-Jaccard check then rejects; it can never hide a true one.
+
+    New items go to an unsorted buffer; a full buffer becomes a sorted run, and runs merge when
+    the newer one reaches ``1/ratio`` of the older one's size, so there are O(log n) runs and
+    each key is copied O(log n) times in total. Removal marks the slot dead; dead keys are
+    dropped at the next merge of their run.
+
+    >>> t = BandTable(bands=2, rows=2)
+    >>> a = t.band_keys(np.array([1, 2, 3, 4], dtype=np.uint64))
+    >>> b = t.band_keys(np.array([1, 2, 9, 9], dtype=np.uint64))  # first band equal
+    >>> t.insert(0, a)
+    >>> t.query(b).tolist(), t.query(t.band_keys(np.array([7, 7, 9, 9], dtype=np.uint64))).tolist()
+    ([0], [])
+    >>> t.kill(0)
+    >>> t.query(b).tolist()
+    []
+    """
+
+    def __init__(self, bands: int, rows: int, *, buffer_size: int = 512, ratio: int = 8, seed: int = 7) -> None:
+        if bands < 1 or rows < 1:
+            raise ValueError(f"bands and rows must be >= 1, got bands={bands}, rows={rows}")
+        if buffer_size < 1 or ratio < 2:
+            raise ValueError(f"buffer_size must be >= 1 and ratio >= 2, got {buffer_size}, {ratio}")
+        self.bands, self.rows = bands, rows
+        self.buffer_size, self.ratio = buffer_size, ratio
+        rng = np.random.default_rng(seed)
+        # Odd multipliers and per-band salts: a multiply-add hash of each band's values (uint64
+        # arithmetic wraps, which is what a hash wants), folded to 32 bits.
+        self._mult = (rng.integers(0, 2**63, size=(bands, rows), dtype=np.uint64) << np.uint64(1)) | np.uint64(1)
+        self._salt = rng.integers(0, 2**63, size=bands, dtype=np.uint64)
+        self._buf_keys = np.empty((buffer_size, bands), dtype=np.uint32)
+        self._buf_slots = np.empty(buffer_size, dtype=np.int32)
+        self._buf_n = 0
+        self._runs: list[tuple[np.ndarray, np.ndarray]] = []  # (sorted keys, slots), newest first
+        self._alive = np.zeros(1024, dtype=bool)
+
+    def __len__(self) -> int:
+        return int(self._alive.sum())
+
+    def band_keys(self, hashvalues: np.ndarray) -> np.ndarray:
+        """One 32-bit key per band from a MinHash signature (its first ``bands * rows`` values)."""
+        need = self.bands * self.rows
+        if hashvalues.size < need:
+            raise ValueError(f"signature has {hashvalues.size} values, bands * rows needs {need}")
+        h = (hashvalues[:need].astype(np.uint64).reshape(self.bands, self.rows) * self._mult).sum(
+            axis=1, dtype=np.uint64) + self._salt
+        return ((h >> np.uint64(32)) ^ (h & np.uint64(0xFFFFFFFF))).astype(np.uint32)
+
+    def insert(self, slot: int, keys: np.ndarray) -> None:
+        if slot < 0 or slot >= 2**31:
+            raise ValueError(f"slot must be in [0, 2**31), got {slot}")
+        if slot >= self._alive.size:
+            grown = np.zeros(max(slot + 1, 2 * self._alive.size), dtype=bool)
+            grown[: self._alive.size] = self._alive
+            self._alive = grown
+        self._alive[slot] = True
+        self._buf_keys[self._buf_n] = keys
+        self._buf_slots[self._buf_n] = slot
+        self._buf_n += 1
+        if self._buf_n == self.buffer_size:
+            self._flush()
+
+    def kill(self, slot: int) -> None:
+        if 0 <= slot < self._alive.size:
+            self._alive[slot] = False
+
+    def query(self, keys: np.ndarray) -> np.ndarray:
+        """Live slots sharing at least one band key with ``keys`` (unique, unordered)."""
+        found = []
+        n = self._buf_n
+        if n:
+            hit = (self._buf_keys[:n] == keys[None, :]).any(axis=1)
+            if hit.any():
+                found.append(self._buf_slots[:n][hit])
+        for run_keys, run_slots in self._runs:
+            lo = np.searchsorted(run_keys, keys, side="left")
+            hi = np.searchsorted(run_keys, keys, side="right")
+            for a, b in zip(lo[hi > lo].tolist(), hi[hi > lo].tolist(), strict=True):
+                found.append(run_slots[a:b])
+        if not found:
+            return np.zeros(0, dtype=np.int32)
+        slots = np.unique(np.concatenate(found))
+        return slots[self._alive[slots]]
+
+    def _flush(self) -> None:
+        n = self._buf_n
+        keys = self._buf_keys[:n].ravel()
+        slots = np.repeat(self._buf_slots[:n], self.bands)
+        self._buf_n = 0
+        self._runs.insert(0, self._sorted_live(keys, slots))
+        while len(self._runs) > 1 and self._runs[0][0].size * self.ratio >= self._runs[1][0].size:
+            (k0, s0), (k1, s1) = self._runs[0], self._runs[1]
+            self._runs[:2] = [self._sorted_live(np.concatenate([k1, k0]), np.concatenate([s1, s0]))]
+        self._runs = [r for r in self._runs if r[0].size]
+
+    def _sorted_live(self, keys: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        live = self._alive[slots]
+        keys, slots = keys[live], slots[live]
+        # Stable sort of (mostly) two sorted runs: timsort merges them in linear time.
+        order = np.argsort(keys, kind="stable")
+        return keys[order], slots[order]
+
+    def nbytes(self) -> int:
+        return int(sum(k.nbytes + s.nbytes for k, s in self._runs) + self._buf_keys.nbytes
+                   + self._buf_slots.nbytes + self._alive.nbytes)
+
+
 class MinHashIndex:
-    """datasketch ``MinHashLSH`` keyed by document id.
+    """MinHash LSH keyed by document id, verified by exact Jaccard.
 
     >>> from index.features import gram_ids
     >>> from index.text import char_ngrams
@@ -51,45 +179,96 @@ class MinHashIndex:
         self.threshold = threshold
         self.num_perm = num_perm
         self.seed = seed
-        self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, params=lsh_params(threshold, num_perm))
-        self._grams: dict[int, np.ndarray] = {}
-        self._time: dict[int, float] = {}
+        bands, rows = lsh_params(threshold, num_perm)
+        self._table = BandTable(bands, rows)
+        # Slots are handed out in insertion order and never reused; the per-slot arrays cost
+        # 16 bytes plus one list pointer per slot ever inserted.
+        self._slot_of: dict[int, int] = {}
+        self._doc = np.zeros(1024, dtype=np.int64)
+        self._time = np.zeros(1024, dtype=np.float64)
+        self._grams: list[np.ndarray | None] = []
         self._template = MinHash(num_perm=num_perm, seed=seed, hashfunc=_identity_hash)
-        # The same item is hashed for the query and again when it is added: keep recent signatures.
-        self._recent: OrderedDict[bytes, MinHash] = OrderedDict()
+        self._fast: bool | None = None  # decided on first use (see ``signature``)
+        # The same item is hashed for the query and again when it is added: keep recent keys.
+        self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def __len__(self) -> int:
-        return len(self._grams)
+        return len(self._slot_of)
 
     def __contains__(self, doc_id: int) -> bool:
-        return doc_id in self._grams
+        return doc_id in self._slot_of
 
     def minhash(self, grams: np.ndarray) -> MinHash:
+        """datasketch's MinHash of the gram ids."""
+        m = self._template.copy()
+        m.update_batch(grams.tolist())
+        return m
+
+    def signature(self, grams: np.ndarray) -> np.ndarray:
+        """The MinHash signature (``minhash(grams).hashvalues``), without datasketch's per-call cost.
+
+        datasketch's own arithmetic (its ``affine32`` scheme: the MurmurHash3 finaliser, then
+        ``a * x + b`` wrapping at 32 bits; or the ``legacy`` ``(a * x + b) mod (2^61 - 1)``),
+        applied to the whole gram array at once with the template's ``a`` and ``b``. Used only
+        when it reproduces datasketch exactly on a probe at first use; otherwise every
+        signature goes through datasketch.
+        """
+        if self._fast is None:
+            self._fast = self._fast_path_agrees()
+        if not self._fast:
+            return self.minhash(grams).hashvalues
+        t = self._template
+        a, b = t.permutations
+        scheme = getattr(t, "scheme", "legacy")
+        if scheme == "legacy":
+            phv = ((grams.astype(np.uint64)[:, None] * a + b) % _MERSENNE_PRIME) & _MAX_HASH
+        else:
+            from datasketch.minhash import _fmix
+
+            width = 32 if scheme == "affine32" else 64
+            hv = grams.astype(np.uint32 if width == 32 else np.uint64)[:, None]
+            phv = _fmix(hv, width) * a + b
+        return np.minimum(phv.min(axis=0), t.hashvalues)
+
+    def _fast_path_agrees(self) -> bool:
+        probe = np.array([1, 7, 2**31 + 5, 2**32 - 1], dtype=np.uint32)
+        self._fast = True
+        try:
+            return bool(np.array_equal(self.signature(probe), self.minhash(probe).hashvalues))
+        except Exception:  # a datasketch without the classic scheme's attributes
+            return False
+
+    def band_keys(self, grams: np.ndarray) -> np.ndarray:
         key = grams.tobytes()
-        m = self._recent.get(key)
-        if m is None:
-            m = self._template.copy()
-            m.update_batch(grams.tolist())
-            self._recent[key] = m
+        keys = self._recent.get(key)
+        if keys is None:
+            keys = self._table.band_keys(self.signature(grams))
+            self._recent[key] = keys
             if len(self._recent) > 1024:
                 self._recent.popitem(last=False)
-        return m
+        return keys
 
     def add(self, doc_id: int, grams: np.ndarray, time: float) -> None:
         if grams.size == 0:
             return
         self.remove(doc_id)
-        self._lsh.insert(doc_id, self.minhash(grams))
-        self._grams[doc_id] = grams
-        self._time[doc_id] = time
+        slot = len(self._grams)
+        if slot >= self._doc.size:
+            self._doc = np.concatenate([self._doc, np.zeros(self._doc.size, dtype=np.int64)])
+            self._time = np.concatenate([self._time, np.zeros(self._time.size, dtype=np.float64)])
+        self._doc[slot], self._time[slot] = doc_id, time
+        self._grams.append(grams)
+        self._slot_of[doc_id] = slot
+        self._table.insert(slot, self.band_keys(grams))
 
     def remove(self, doc_id: int) -> None:
-        if self._grams.pop(doc_id, None) is not None:
-            self._time.pop(doc_id, None)
-            self._lsh.remove(doc_id)
+        slot = self._slot_of.pop(doc_id, None)
+        if slot is not None:
+            self._table.kill(slot)
+            self._grams[slot] = None
 
     def expire(self, before: float) -> int:
-        old = [d for d, t in self._time.items() if t < before]
+        old = [d for d, s in self._slot_of.items() if self._time[s] < before]
         for d in old:
             self.remove(d)
         return len(old)
@@ -97,16 +276,20 @@ class MinHashIndex:
     def candidates(self, grams: np.ndarray, *, window: tuple[float, float] | None = None,
                    exclude: set[int] | None = None) -> list[tuple[int, float]]:
         """LSH hits verified by exact Jaccard of the gram sets, best first."""
-        if grams.size == 0 or not self._grams:
+        if grams.size == 0 or not self._slot_of:
             return []
         out = []
-        for doc_id in self._lsh.query(self.minhash(grams)):
+        for slot in self._table.query(self.band_keys(grams)).tolist():
+            doc_id = int(self._doc[slot])
             if exclude and doc_id in exclude:
                 continue
-            if window is not None and not (window[0] <= self._time[doc_id] <= window[1]):
+            t = self._time[slot]
+            if window is not None and not (window[0] <= t <= window[1]):
                 continue
-            out.append((doc_id, jaccard(grams, self._grams[doc_id])))
-        out.sort(key=lambda x: -x[1])
+            other = self._grams[slot]
+            if other is not None:
+                out.append((doc_id, jaccard(grams, other)))
+        out.sort(key=lambda x: (-x[1], x[0]))
         return out
 
 

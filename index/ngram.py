@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +22,13 @@ import numpy as np
 def idf_weight(df: int, n_docs: int) -> float:
     """Seed 000's weight: log(1 + N / (1 + df))."""
     return math.log1p(n_docs / (1 + df))
+
+
+@dataclass(slots=True)
+class _Doc:
+    lead: str
+    time: float
+    slots: np.ndarray  # int32 slots of the document's grams in the frequency table
 
 
 class GatedNgramIndex:
@@ -46,24 +54,23 @@ class GatedNgramIndex:
         # (copies arrive close in time; older ones are still reachable through MinHash and FAISS).
         self.max_bucket = max_bucket
         self._buckets: dict[str, list[int]] = defaultdict(list)
-        self._grams: dict[int, np.ndarray] = {}
-        self._lead: dict[int, str] = {}
-        self._time: dict[int, float] = {}
+        # One record per indexed document (bucket key, time, gram slots): a single dict entry
+        # and a slotted object cost less than one dict per attribute.
+        self._docs: dict[int, _Doc] = {}
         # Document frequencies live in a dense array indexed by a slot per gram id, so a whole
         # bucket is scored with a few vectorised operations instead of a Python loop per gram.
         self._slot: dict[int, int] = {}
         self._df = np.zeros(1024, dtype=np.int64)
-        self._slots: dict[int, np.ndarray] = {}  # doc -> its grams' slots
         self._packed: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # bucket cache
 
     def __len__(self) -> int:
-        return len(self._grams)
+        return len(self._docs)
 
     def __contains__(self, doc_id: int) -> bool:
-        return doc_id in self._grams
+        return doc_id in self._docs
 
     def _slots_of(self, grams: np.ndarray) -> np.ndarray:
-        slots = np.empty(grams.size, dtype=np.int64)
+        slots = np.empty(grams.size, dtype=np.int32)
         for i, g in enumerate(grams.tolist()):
             slot = self._slot.get(g)
             if slot is None:
@@ -77,26 +84,22 @@ class GatedNgramIndex:
         self.remove(doc_id)
         self._buckets[lead].append(doc_id)
         self._packed.pop(lead, None)
-        self._grams[doc_id] = grams
-        self._lead[doc_id] = lead
-        self._time[doc_id] = time
         slots = self._slots_of(grams)
-        self._slots[doc_id] = slots
+        self._docs[doc_id] = _Doc(lead, time, slots)
         np.add.at(self._df, slots, 1)
 
     def remove(self, doc_id: int) -> None:
-        grams = self._grams.pop(doc_id, None)
-        if grams is None:
+        doc = self._docs.pop(doc_id, None)
+        if doc is None:
             return
-        lead = self._lead.pop(doc_id)
-        self._time.pop(doc_id, None)
+        lead = doc.lead
         self._packed.pop(lead, None)
         bucket = self._buckets.get(lead)
         if bucket is not None:
             bucket.remove(doc_id)
             if not bucket:
                 del self._buckets[lead]
-        np.subtract.at(self._df, self._slots.pop(doc_id), 1)
+        np.subtract.at(self._df, doc.slots, 1)
 
     def sort_buckets(self) -> None:
         """Order every bucket by time (oldest first), as if the documents had arrived in order.
@@ -105,18 +108,18 @@ class GatedNgramIndex:
         restart reads newest first) must be put back in order.
         """
         for bucket in self._buckets.values():
-            bucket.sort(key=self._time.__getitem__)
+            bucket.sort(key=lambda d: self._docs[d].time)
         self._packed.clear()
 
     def expire(self, before: float) -> int:
-        old = [d for d, t in self._time.items() if t < before]
+        old = [d for d, doc in self._docs.items() if doc.time < before]
         for d in old:
             self.remove(d)
         return len(old)
 
     def weights(self, grams: np.ndarray, extra: np.ndarray | None = None) -> dict[int, float]:
         """IDF weights for ``grams`` (and ``extra``), counting the query itself as one document."""
-        n_docs = len(self._grams) + 1 + self.min_docs
+        n_docs = len(self._docs) + 1 + self.min_docs
         out: dict[int, float] = {}
         query = set(grams.tolist())
         for arr in (grams, extra):
@@ -150,7 +153,7 @@ class GatedNgramIndex:
         members, concat, offsets = self._pack(lead)
         if not members:
             return []
-        n_docs = len(self._grams) + 1 + self.min_docs
+        n_docs = len(self._docs) + 1 + self.min_docs
         # The query counts as one document: its grams' frequencies are one higher.
         q_slots = np.array([self._slot.get(g, -1) for g in grams.tolist()], dtype=np.int64)
         q_df = np.where(q_slots >= 0, self._df[np.maximum(q_slots, 0)], 0) + 1
@@ -164,7 +167,7 @@ class GatedNgramIndex:
         for doc_id, s in zip(members, scores.tolist(), strict=True):
             if exclude and doc_id in exclude:
                 continue
-            if window is not None and not (window[0] <= self._time[doc_id] <= window[1]):
+            if window is not None and not (window[0] <= self._docs[doc_id].time <= window[1]):
                 continue
             if s >= min_score:
                 out.append((doc_id, s))
@@ -176,12 +179,12 @@ class GatedNgramIndex:
         packed = self._packed.get(lead)
         if packed is None:
             # A document without grams can score nothing; leaving it out keeps every segment non-empty.
-            members = np.array([d for d in self._buckets[lead][-self.max_bucket :] if self._slots[d].size],
+            members = np.array([d for d in self._buckets[lead][-self.max_bucket :] if self._docs[d].slots.size],
                                dtype=np.int64)
-            parts = [self._slots[int(d)] for d in members]
+            parts = [self._docs[int(d)].slots for d in members]
             lengths = np.array([p.size for p in parts], dtype=np.int64)
             offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-            packed = (members, np.concatenate(parts) if parts else np.zeros(0, np.int64), offsets)
+            packed = (members, np.concatenate(parts) if parts else np.zeros(0, np.int32), offsets)
             self._packed[lead] = packed
         members, concat, offsets = packed
         return members.tolist(), concat, offsets

@@ -572,7 +572,7 @@ class Deduper:
                     vecs[text] = self._encode([text])[0]
                 return vecs[text]
 
-            if not f.norm_title:
+            if f.empty:
                 decisions.append(Decision(False, "none", None, ["empty text"]))
                 dup.append(None)
                 continue

@@ -21,7 +21,7 @@ from index.ngram import GatedNgramIndex
 from service.config import EngineConfig
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     doc_id: int
     version_id: int

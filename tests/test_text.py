@@ -82,11 +82,12 @@ def test_vectorised_bucket_scores_equal_the_pairwise_reference():
 
 
 def test_features_keep_only_the_opening_of_a_long_body():
-    from index.features import BODY_KEEP, ItemFeatures
+    from index.features import LEAD_CHARS, ItemFeatures
     from index.text import content_hash
 
     body = "Fed raises rates\nThe Federal Reserve lifted its key rate. " + "More detail. " * 10_000
     f = ItemFeatures.build("Fed raises rates", body, "en", 0.0)
-    assert len(f.body) == BODY_KEEP
+    assert not hasattr(f, "body") and len(f.body_lead_text) <= LEAD_CHARS
+    assert f.guard_text() == "Fed raises rates The Federal Reserve lifted its key rate."
     assert f.embed_text() == "Fed raises rates. The Federal Reserve lifted its key rate."
     assert f.content_sha == content_hash("Fed raises rates", body)  # identity still covers the whole body

@@ -1,0 +1,98 @@
+"""The packed MinHash LSH tables answer what datasketch's MinHashLSH answers, in far less memory."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from datasketch import MinHash, MinHashLSH
+
+from index.features import gram_ids
+from index.minhash import BandTable, MinHashIndex, _identity_hash, lsh_params
+from index.text import char_ngrams
+
+
+def _titles(n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    words = ["samsung", "apple", "rates", "fed", "profit", "record", "quarter", "seoul", "chip", "export",
+             "삼성전자", "영업이익", "금리", "인상", "반도체", "수출", "서울", "사상", "최대", "발표"]
+    base = [" ".join(rng.choice(words) for _ in range(rng.randint(4, 9))) for _ in range(n // 2)]
+    # Half of the titles are light edits of another one, so the LSH has real near-duplicates.
+    edits = []
+    for t in base:
+        w = t.split()
+        w[rng.randrange(len(w))] = rng.choice(words)
+        edits.append(" ".join(w))
+    return base + edits
+
+
+def test_band_table_matches_datasketch_lsh() -> None:
+    bands, rows = lsh_params(0.45, 128)
+    # A small buffer forces many flushes and merges of runs.
+    table = BandTable(bands, rows, buffer_size=16, ratio=2)
+    lsh = MinHashLSH(threshold=0.45, num_perm=128, params=(bands, rows))
+    template = MinHash(num_perm=128, seed=1, hashfunc=_identity_hash)
+    sigs = []
+    for i, title in enumerate(_titles(400)):
+        m = template.copy()
+        m.update_batch(gram_ids(char_ngrams(title)).tolist())
+        sigs.append(m)
+        lsh.insert(i, m)
+        table.insert(i, table.band_keys(m.hashvalues))
+    removed = set(range(0, 400, 7))
+    for i in removed:
+        lsh.remove(i)
+        table.kill(i)
+    extra = 0
+    for i, m in enumerate(sigs):
+        want = set(lsh.query(m))
+        got = set(table.query(table.band_keys(m.hashvalues)).tolist())
+        # Every datasketch candidate is found; 32-bit key collisions may add a rare extra one.
+        assert want <= got, i
+        extra += len(got - want)
+        assert not (got & removed)
+    assert extra <= 2
+
+
+def test_band_table_validates_input() -> None:
+    with pytest.raises(ValueError, match="bands and rows"):
+        BandTable(0, 5)
+    t = BandTable(2, 4)
+    with pytest.raises(ValueError, match="signature has 3 values"):
+        t.band_keys(np.arange(3, dtype=np.uint64))
+    with pytest.raises(ValueError, match="slot"):
+        t.insert(-1, np.zeros(2, dtype=np.uint32))
+
+
+def test_minhash_index_add_remove_window_and_readd() -> None:
+    idx = MinHashIndex(threshold=0.45)
+    g1 = gram_ids(char_ngrams("[속보] 연준, 기준금리 0.25%p 인상 결정"))
+    g2 = gram_ids(char_ngrams("연준, 기준금리 0.25%p 인상 결정"))
+    idx.add(1, g1, 100.0)
+    hits = idx.candidates(g2)
+    assert [d for d, _ in hits] == [1] and hits[0][1] > 0.6
+    assert idx.candidates(g2, window=(200.0, 300.0)) == []
+    assert idx.candidates(g2, exclude={1}) == []
+    idx.remove(1)
+    assert 1 not in idx and idx.candidates(g2) == []
+    idx.add(1, g1, 250.0)  # re-added (a new representative version) under the same id
+    assert [d for d, _ in idx.candidates(g2, window=(200.0, 300.0))] == [1]
+    assert idx.expire(300.0) == 1 and len(idx) == 0
+
+
+def test_packed_tables_are_much_smaller_than_datasketch() -> None:
+    bands, rows = lsh_params(0.45, 128)
+    table = BandTable(bands, rows)
+    for i in range(5000):
+        table.insert(i, np.random.default_rng(i).integers(0, 2**32, size=bands, dtype=np.uint32))
+    # 25 bands x (4-byte key + 4-byte slot) per item, plus a fixed buffer.
+    assert table.nbytes() / 5000 < 260
+
+
+def test_vectorised_signature_equals_datasketch() -> None:
+    idx = MinHashIndex(threshold=0.45)
+    for title in _titles(50, seed=3):
+        grams = gram_ids(char_ngrams(title))
+        assert np.array_equal(idx.signature(grams), idx.minhash(grams).hashvalues)
+    assert idx._fast is True  # the fast path is the one in use with this datasketch
