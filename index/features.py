@@ -60,7 +60,18 @@ def gram_ids_of(norm: str, n: int = 3) -> np.ndarray:
         return np.zeros(0, dtype=np.uint32)
     if n > _MAX_PACKED:
         return gram_ids(ngrams_of_normalized(norm, n))
-    return np.unique(_hash_packed(_pack(np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32), n)))
+    return _sorted_unique(_hash_packed(_pack(np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32), n)))
+
+
+def _sorted_unique(ids: np.ndarray) -> np.ndarray:
+    # np.unique's generic machinery costs more than the sort itself on a title's few dozen ids.
+    ids.sort()
+    if ids.size > 1:
+        keep = np.empty(ids.size, dtype=bool)
+        keep[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=keep[1:])
+        ids = ids[keep]
+    return ids
 
 
 def gram_ids(grams: frozenset[str]) -> np.ndarray:

@@ -141,7 +141,9 @@ class GuardVerdict:
     evidence: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # Spelled out: dataclasses.asdict deep-copies field by field, and every ingested item
+        # serialises five or six of these.
+        return {"guard": self.guard, "blocked": self.blocked, "decided": self.decided, "evidence": self.evidence}
 
 
 @dataclass
