@@ -121,12 +121,16 @@ class ItemFeatures:
     grams: np.ndarray  # sorted uint32 ids of the title's character 3-grams
 
     @classmethod
-    def build(cls, title: str, body: str, lang: str, time: float, *, ngram: int = 3) -> ItemFeatures:
+    def build(cls, title: str, body: str, lang: str, time: float, *, ngram: int = 3,
+              content_sha: str | None = None) -> ItemFeatures:
+        """Features of one version. ``content_sha``: the identity hash the store already holds
+        for this version (warm restart), which spares normalising the whole body again."""
         headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(body)
         # Each text is normalised once: hashes and grams all derive from these two strings.
         norm_title = normalize(headline)
-        norm_full_title = normalize(title) if headline != title else norm_title
-        content_sha = hash_normalized(norm_full_title, normalize(body))
+        if content_sha is None:
+            norm_full_title = normalize(title) if headline != title else norm_title
+            content_sha = hash_normalized(norm_full_title, normalize(body))
         return cls(
             title=title,
             body_lead_text=_body_lead(title, body, LEAD_CHARS),

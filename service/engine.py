@@ -234,7 +234,7 @@ class Deduper:
 
     def _apply_doc(self, doc: DocumentRow, ver: VersionRow, is_rep: bool, vector: bytes | None) -> None:
         t = doc.published_at if doc.published_at is not None else doc.first_seen
-        feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t)
+        feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
         assert doc.cluster_id is not None
         self.state.put(Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source))
         if is_rep:

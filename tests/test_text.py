@@ -91,3 +91,14 @@ def test_features_keep_only_the_opening_of_a_long_body():
     assert f.guard_text() == "Fed raises rates The Federal Reserve lifted its key rate."
     assert f.embed_text() == "Fed raises rates. The Federal Reserve lifted its key rate."
     assert f.content_sha == content_hash("Fed raises rates", body)  # identity still covers the whole body
+
+
+def test_features_from_a_stored_identity_equal_features_built_from_scratch():
+    from index.features import ItemFeatures
+
+    body = "Fed raises rates\nThe Federal Reserve lifted its key rate by 25 basis points. More text."
+    fresh = ItemFeatures.build("Fed raises rates - Reuters", body, "en", 5.0)
+    restored = ItemFeatures.build("Fed raises rates - Reuters", body, "en", 5.0, content_sha=fresh.content_sha)
+    for name in ItemFeatures.__slots__:
+        a, b = getattr(restored, name), getattr(fresh, name)
+        assert (a == b).all() if name == "grams" else a == b, name
