@@ -21,7 +21,7 @@ def side(text: str, lang: str) -> GuardInput:
 
 def test_default_order_and_one_verdict_per_guard() -> None:
     gs = GuardSet.default()
-    assert gs.names == ("version", "quantity", "date", "subject", "polarity")
+    assert gs.names == ("version", "quantity", "date", "subject", "polarity", "role")
     verdicts = gs.check(side("연준, 기준금리 0.25%p 인상", "ko"), side("Fed raises rates by 50bp", "en"))
     assert [v.guard for v in verdicts] == list(gs.names)
     assert all(isinstance(v, GuardVerdict) for v in verdicts)

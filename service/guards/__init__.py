@@ -1,7 +1,7 @@
 """Guards: vetoes on proposed merges that similarity scores cannot see.
 
-Five guards (version, quantity, date, subject, polarity) compare what two items state and
-block a merge when the statements differ; a guard that finds nothing to compare steps aside.
+Six guards (version, quantity, date, subject, polarity, role) compare what two items state
+and block a merge when the statements differ; a guard that finds nothing to compare steps aside.
 Their rules are data: ``service/rules/guards/*.toml``, extensible through
 ``$SAMESTORY_RULES_DIR`` or ``GuardSet.from_rules(extra_dirs=...)``. See docs/guards.md.
 

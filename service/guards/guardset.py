@@ -1,8 +1,8 @@
-"""GuardSet: the five guards, built from the rule catalogue, asked in a fixed order.
+"""GuardSet: the six guards, built from the rule catalogue, asked in a fixed order.
 
 >>> gs = GuardSet.default()
 >>> gs.names
-('version', 'quantity', 'date', 'subject', 'polarity')
+('version', 'quantity', 'date', 'subject', 'polarity', 'role')
 >>> a = GuardInput(title="연준, 기준금리 0.25%p 인상", text="연준, 기준금리 0.25%p 인상", lang="ko")
 >>> b = GuardInput(title="Fed raises rates by 50 basis points", text="Fed raises rates by 50 basis points", lang="en")
 >>> gs.blocked(gs.check(a, b))
@@ -21,6 +21,7 @@ from service.guards.base import Guard, GuardInput
 from service.guards.date import DateGuard
 from service.guards.polarity import PolarityGuard
 from service.guards.quantity import QuantityGuard
+from service.guards.role import RoleGuard
 from service.guards.rules import GUARD_NAMES, Rules, env_rule_dirs, load_rules
 from service.guards.subject import SubjectGuard
 from service.guards.version import VersionGuard
@@ -34,6 +35,7 @@ _FACTORIES: dict[str, Callable[[Rules], Guard]] = {
     "date": DateGuard,
     "subject": SubjectGuard,
     "polarity": PolarityGuard,
+    "role": RoleGuard,
 }
 
 
@@ -51,7 +53,7 @@ class GuardSet:
     def from_rules(cls, extra_dirs: list[Path] | None = None, enabled: Iterable[str] | None = None) -> GuardSet:
         """Guards built from the packaged rules plus the TOML files of ``extra_dirs`` (merged in order).
 
-        ``enabled`` selects guards by name (default: all five); the order stays the canonical one.
+        ``enabled`` selects guards by name (default: all six); the order stays the canonical one.
         """
         if enabled is None:
             wanted = list(GUARD_NAMES)

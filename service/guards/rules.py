@@ -21,7 +21,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-GUARD_NAMES: tuple[str, ...] = ("version", "quantity", "date", "subject", "polarity")
+GUARD_NAMES: tuple[str, ...] = ("version", "quantity", "date", "subject", "polarity", "role")
 PACKAGED_RULES_DIR = Path(__file__).resolve().parent.parent / "rules" / "guards"
 RULES_DIR_ENV = "SAMESTORY_RULES_DIR"
 

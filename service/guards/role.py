@@ -1,0 +1,483 @@
+"""Role guard: the same words in different roles ("삼성이 애플을 제소" vs "애플이 삼성을 제소").
+
+The rules and their justification are in ``service/rules/guards/role.toml``. The guard blocks
+only on an *exchange*: two shared words that trade case roles, clauses or heads (Korean), or
+the two sides of a shared verb (English). A single word changing its role never blocks.
+
+>>> g = RoleGuard.from_rules(load_rules()["role"])
+>>> side = lambda t, lang="ko": GuardInput(title=t, text=t, lang=lang)
+>>> g.check(side("삼성전자가 애플을 특허 침해로 제소했다"), side("애플이 삼성전자를 특허 침해로 제소했다")).evidence
+'role: 삼성전자(subject) vs 삼성전자(object); 애플(object) vs 애플(subject)'
+>>> g.check(side("애플을 삼성전자가 특허 침해로 제소했다"), side("삼성전자가 애플을 특허 침해로 제소했다")).blocked
+False
+>>> g.check(side("Samsung sues Apple over patents", "en"), side("Apple sues Samsung over patents", "en")).evidence
+'role: Samsung sues Apple vs Apple sues Samsung'
+>>> g.check(side("Apple was sued by Samsung", "en"), side("Samsung sues Apple", "en")).blocked
+False
+>>> g.check(side("삼성이 애플을 제소"), side("Samsung sues Apple", "en")).decided
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from service.guards.base import GuardInput, is_hangul, prepare, step_aside
+from service.guards.rules import Rules, load_rules, number, str_list, table
+from service.types import GuardVerdict
+
+__all__ = ["KoParse", "RoleGuard", "Word", "load_rules"]
+
+_PIECE_RE = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END_RE = re.compile(r"[.!?。！？][\"'”’)\]」』]*$")
+_DIGIT_RE = re.compile(r"\d")
+_EN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)*")
+_HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
+_NO_MATCH = object()
+_NAME_SPAN = 3  # words of a Latin name before the one that carries the particle ("Johan Georg Holstein과")
+_AUX_LINKS = "고어아여해돼져워와"  # a predicate ending like this may take an auxiliary ("하고 있다")
+_JONG_SS, _JONG_B = 20, 17  # final consonants ㅆ (past tense) and ㅂ (합니다 -> 하)
+
+
+def _final(ch: str) -> int:
+    """Index of the final consonant (jongseong) of a Hangul syllable; -1 for other characters."""
+    code = ord(ch)
+    return (code - _HANGUL_FIRST) % 28 if _HANGUL_FIRST <= code <= _HANGUL_LAST else -1
+
+
+def _drop_final(ch: str) -> str:
+    code = ord(ch)
+    return chr(code - (code - _HANGUL_FIRST) % 28) if _HANGUL_FIRST <= code <= _HANGUL_LAST else ch
+
+
+def _ends_hangul(text: str) -> bool:
+    return bool(text) and _HANGUL_FIRST <= ord(text[-1]) <= _HANGUL_LAST
+
+
+@dataclass(frozen=True)
+class Word:
+    """One Korean word of a text: a stem with its case role, or a predicate (clause head)."""
+
+    key: str  # comparison key: case-folded stem ("삼성전자"), or "P:<stem>" for a predicate
+    shown: str  # as written (stem without particle, or the whole predicate eojeol)
+    role: str | None  # role name from role.toml [ko.particles]; None = unmarked
+    clause: int  # index of the clause (a clause ends with a predicate or a sentence end)
+    content: bool  # may be one of the two swapped words (a noun, no digits, not a stop stem)
+    break_after: bool  # punctuation right after it (no modifier-head link across it)
+
+
+@dataclass(frozen=True)
+class KoParse:
+    """What the Korean tests read from one text."""
+
+    words: tuple[Word, ...]
+    counts: dict[str, int]  # key -> occurrences
+    roles: dict[str, frozenset[str]]  # content key -> roles it takes (all occurrences)
+    shown: dict[str, str]  # key -> first surface
+    content: frozenset[str]  # keys that may be one of two swapped words
+    clause: dict[str, int]  # unique anchor key (content, number or predicate) -> clause index
+    heads: dict[str, str]  # unique content key -> key of the noun it modifies
+    n_clauses: int
+
+
+@dataclass(frozen=True)
+class EnTriple:
+    """An English "X verb Y" with the surfaces as written."""
+
+    left: str
+    verb: str
+    right: str
+    passive: bool
+    shown: str
+
+
+class RoleGuard:
+    """Blocks when two shared words trade roles; steps aside across languages and without roles."""
+
+    name = "role"
+
+    def __init__(self, rules: Rules) -> None:
+        where = "role rules"
+        settings = table(rules, "settings", where)
+        # See role.toml [settings] for what these were calibrated on.
+        self.min_stem = int(number(settings.get("min_hangul_stem", 2), f"{where}: settings.min_hangul_stem"))
+        self.coord_window = int(number(settings.get("coordination_window", 3), f"{where}: settings.coordination_window"))
+        self.en_max_gap = int(number(settings.get("en_max_gap", 2), f"{where}: settings.en_max_gap"))
+        ko = table(rules, "ko", where)
+        self.non_deciding = frozenset(str_list(ko.get("non_deciding_roles", []), f"{where}: ko.non_deciding_roles"))
+        self.non_deciding_pairs = frozenset(
+            frozenset(str_list(pair, f"{where}: ko.non_deciding_pairs"))
+            for pair in _list(ko.get("non_deciding_pairs", []), f"{where}: ko.non_deciding_pairs"))
+        self.complement_verbs = tuple(str_list(ko.get("complement_verbs", []), f"{where}: ko.complement_verbs"))
+        self.delimiters = tuple(str_list(ko.get("delimiters", []), f"{where}: ko.delimiters"))
+        self.stop_stems = frozenset(s.casefold() for s in str_list(ko.get("stop_stems", []), f"{where}: ko.stop_stems"))
+        self.verbal_endings = tuple(str_list(ko.get("verbal_stem_endings", []), f"{where}: ko.verbal_stem_endings"))
+        # suffix -> role; delimiters map to None (the word's role is unknown)
+        self.particles: dict[str, str | None] = {d: None for d in self.delimiters}
+        for role, terms in table(ko, "particles", f"{where}: ko").items():
+            for term in str_list(terms, f"{where}: ko.particles.{role}"):
+                if not is_hangul(term):
+                    raise ValueError(f"{where}: ko.particles.{role}: particle {term!r} must be Hangul")
+                if self.particles.get(term, role) != role:
+                    raise ValueError(f"{where}: particle {term!r} is listed twice ({self.particles[term]} and {role})")
+                self.particles[term] = role
+        if not any(r is not None for r in self.particles.values()):
+            raise ValueError(f"{where}: [ko.particles] lists no particles")
+        self._particle_lengths = sorted({len(t) for t in self.particles}, reverse=True)
+        self.postpositions: dict[str, str] = {}
+        for role, forms in table(ko, "postpositions", f"{where}: ko").items():
+            for form in str_list(forms, f"{where}: ko.postpositions.{role}"):
+                self.postpositions[form] = role
+        self.roles = frozenset(r for r in self.particles.values() if r is not None) | set(self.postpositions.values())
+        for names in (self.non_deciding, *self.non_deciding_pairs):
+            unknown = sorted(names - self.roles)
+            if unknown:
+                raise ValueError(f"{where}: ko.non_deciding_roles / non_deciding_pairs name unknown role(s) {unknown}")
+        self.comitative = "comitative" if "comitative" in self.roles else None
+        preds = table(ko, "predicates", f"{where}: ko")
+        self.past_endings = frozenset(str_list(preds.get("past", []), f"{where}: ko.predicates.past"))
+        self.plain_endings = frozenset(str_list(preds.get("plain", []), f"{where}: ko.predicates.plain"))
+        self._past_lengths = sorted({len(e) for e in self.past_endings}, reverse=True)
+        self._plain_lengths = sorted({len(e) for e in self.plain_endings}, reverse=True)
+        self.auxiliaries = tuple(str_list(preds.get("auxiliaries", []), f"{where}: ko.predicates.auxiliaries"))
+        en = table(rules, "en", where)
+        self.en_stop = frozenset(w.casefold() for w in str_list(en.get("stopwords", []), f"{where}: en.stopwords"))
+        self.en_gap = frozenset(w.casefold() for w in str_list(en.get("gap_words", []), f"{where}: en.gap_words"))
+        self.en_symmetric = frozenset(self._en_key(w.casefold())
+                                      for w in str_list(en.get("symmetric_verbs", []), f"{where}: en.symmetric_verbs"))
+        self.en_passive_aux = frozenset(w.casefold() for w in str_list(en.get("passive_aux", []), f"{where}: en.passive_aux"))
+        self.en_passive_by = frozenset(w.casefold() for w in str_list(en.get("passive_by", []), f"{where}: en.passive_by"))
+        self.ko_parse = functools.lru_cache(maxsize=65536)(self._ko_parse)
+        self.en_triples = functools.lru_cache(maxsize=65536)(self._en_triples)
+
+    @classmethod
+    def from_rules(cls, rules: Rules) -> RoleGuard:
+        return cls(rules)
+
+    # -- Korean -------------------------------------------------------------------------------
+
+    def _predicate(self, piece: str) -> str | None:
+        """The stem of a clause-closing predicate ("사망했으며" -> "사망"), or None."""
+        stem = None
+        for n in self._past_lengths:
+            if len(piece) > n and piece[-n:] in self.past_endings and _final(piece[-n - 1]) == _JONG_SS:
+                stem = piece[:-n]
+                break
+        if stem is None:
+            for n in self._plain_lengths:
+                if len(piece) > n and piece[-n:] in self.plain_endings:
+                    stem = piece[:-n]
+                    break
+        if stem is None:
+            return None
+        if _final(stem[-1]) in (_JONG_SS, _JONG_B):
+            stem = stem[:-1] + _drop_final(stem[-1])  # 했 -> 하, 났 -> 나, 합 -> 하
+        while len(stem) > 1 and stem[-1] in "하되돼해어아여이":
+            stem = stem[:-1]
+        return stem
+
+    def _particle(self, piece: str) -> tuple[str, str | None]:
+        """(stem, role) of a piece that may end with a particle (longest match; a delimiter has no role)."""
+        for n in self._particle_lengths:
+            if len(piece) > n:
+                role = self.particles.get(piece[-n:], _NO_MATCH)
+                if role is not _NO_MATCH:
+                    return piece[:-n], role
+        return piece, None
+
+    def _normalise(self, stem: str) -> str:
+        key = stem.casefold()
+        if len(key) >= 3 and key.endswith("들") and is_hangul(key[-2]):
+            key = key[:-1]  # plural: 난민들 -> 난민
+        return key
+
+    def _is_content(self, key: str, had_particle: bool) -> bool:
+        if not key or key in self.stop_stems or _DIGIT_RE.search(key):
+            return False
+        if _ends_hangul(key):
+            if len(key) < self.min_stem:
+                return False
+            if had_particle and key.endswith(self.verbal_endings):
+                return False  # "사용하는": an adnominal ending, not a topic particle
+        elif len(key) < 2:
+            return False
+        return True
+
+    def _ko_parse(self, text: str) -> KoParse:
+        """Words with roles and clauses. The role names subject, object, genitive, complement,
+        comitative and agent carry grammar here (passives, coordination, "X가 되다"); see role.toml."""
+        words: list[Word] = []
+        clause = 0
+        raws = prepare(text).split()
+        i = 0
+        auxiliary = False  # this eojeol is the auxiliary of the predicate before ("조사되고 있다")
+        while i < len(raws):
+            raw = raws[i]
+            nxt_raw = raws[i + 1] if i + 1 < len(raws) else ""
+            i += 1
+            if raw.isalnum():  # the common case: one word, no punctuation
+                pieces, ends = [raw], [len(raw)]
+            else:
+                matches = list(_PIECE_RE.finditer(raw))
+                pieces, ends = [m.group(0) for m in matches], [m.end() for m in matches]
+            if not pieces:
+                if words:
+                    words[-1] = _with_break(words[-1])
+                continue
+            sentence_end = _SENTENCE_END_RE.search(raw) is not None
+            if auxiliary:
+                auxiliary = False
+                if self._predicate(pieces[-1]) is not None or sentence_end:
+                    clause += 1
+                continue
+            particle_only = None
+            if len(pieces) > 1 and is_hangul(pieces[-1]):
+                stem, role = self._particle("_" + pieces[-1])
+                if stem == "_" and role is not None:
+                    particle_only = role  # "Dean)은": the particle belongs to the piece before
+                    pieces = pieces[:-1]
+            for j, piece in enumerate(pieces):
+                is_last = j == len(pieces) - 1
+                brk = ends[j] < len(raw) and (not is_last or particle_only is None)
+                if is_last and particle_only is None and _ends_hangul(piece):
+                    pred = self._predicate(piece)
+                    if pred is not None:
+                        noun, role = self._particle(piece)
+                        key = self._normalise(noun)
+                        if role == "complement" and self._is_content(key, True):
+                            words.append(Word(key, noun, role, clause, True, brk))  # "X였습니다": X is the complement
+                        else:
+                            words.append(Word("P:" + pred.casefold(), piece, None, clause, False, brk))
+                        if piece[-1] in _AUX_LINKS and nxt_raw.startswith(self.auxiliaries):
+                            auxiliary = True  # the auxiliary closes the clause
+                        else:
+                            clause += 1
+                        continue
+                role = None
+                stem = piece
+                if is_last:
+                    if particle_only is not None:
+                        role = particle_only
+                    else:
+                        stem, role = self._particle(piece)
+                    post = self.postpositions.get(nxt_raw if nxt_raw.isalnum() else "".join(_PIECE_RE.findall(nxt_raw)))
+                    if role == "subject" and piece[-1] in "이가" and nxt_raw.startswith(self.complement_verbs):
+                        role = "complement"  # "장관이 되었다": became minister
+                    elif post is not None:
+                        role = post  # "혁신을 통해": means, not object
+                        i += 1
+                        brk = brk or _SENTENCE_END_RE.search(nxt_raw) is not None
+                key = self._normalise(stem)
+                content = self._is_content(key, role is not None or stem != piece)
+                words.append(Word(key, stem, role, clause, content, brk))
+            if sentence_end and words and words[-1].clause == clause:
+                clause += 1
+        # Coordination: "X와 (흰) Y가" - X shares Y's role.
+        if self.comitative is not None:
+            for i, w in enumerate(words):
+                if w.role != self.comitative:
+                    continue
+                for nxt in words[i + 1 : i + 1 + self.coord_window]:
+                    if nxt.clause != w.clause or nxt.key.startswith("P:"):
+                        break
+                    if nxt.role is not None and nxt.role != self.comitative:
+                        words[i] = Word(w.key, w.shown, nxt.role, w.clause, w.content, w.break_after)
+                        break
+        # Latin names: "Tyge Brahe의" - the particle on the last word marks the whole name.
+        for i in range(len(words) - 1, 0, -1):
+            w = words[i]
+            if w.role is None or not w.content or _ends_hangul(w.key):
+                continue
+            j = i - 1
+            while (j >= 0 and i - j <= _NAME_SPAN and words[j].role is None and words[j].content
+                   and not words[j].break_after and words[j].clause == w.clause and not is_hangul(words[j].key)):
+                words[j] = Word(words[j].key, words[j].shown, w.role, w.clause, True, False)
+                j -= 1
+        # Passive: in a clause with an agent ("Y에 의해"), the agent acts and the subject undergoes.
+        passive = {w.clause for w in words if w.role == "agent"}
+        if passive:
+            swap = {"agent": "subject", "subject": "object"}
+            words = [Word(w.key, w.shown, swap.get(w.role or "", w.role), w.clause, w.content, w.break_after)
+                     if w.clause in passive else w for w in words]
+        counts = Counter(w.key for w in words if w.key)
+        roles: dict[str, set[str]] = {}
+        shown: dict[str, str] = {}
+        clause_of: dict[str, int] = {}
+        heads: dict[str, str] = {}
+        for i, w in enumerate(words):
+            if not w.key:
+                continue
+            shown.setdefault(w.key, w.shown)
+            if w.content and w.role is not None:
+                roles.setdefault(w.key, set()).add(w.role)
+            if counts[w.key] == 1 and (w.content or w.key.startswith("P:")
+                                       or (_DIGIT_RE.search(w.key) and w.key not in self.stop_stems)):
+                clause_of[w.key] = w.clause
+                nxt = words[i + 1] if i + 1 < len(words) else None
+                if nxt is not None and not w.break_after and _ends_hangul(nxt.key):
+                    number = _DIGIT_RE.search(w.key) is not None
+                    predicate = nxt.key.startswith("P:")
+                    modifier = number or (w.content and w.role in (None, "genitive"))
+                    head = (nxt.content and nxt.clause == w.clause) or (predicate and not number)
+                    if modifier and head:
+                        # "영국 선원", "삼성의 제소": a noun modifies the next one; "1932년 취리히": a number dates it
+                        heads[w.key] = nxt.key
+        n_clauses = len({w.clause for w in words})
+        content = frozenset(w.key for w in words if w.content)
+        return KoParse(tuple(words), dict(counts), {k: frozenset(v) for k, v in roles.items()}, shown,
+                       content, clause_of, heads, n_clauses)
+
+    def _role_exchange(self, pa: KoParse, pb: KoParse) -> str | None:
+        shared = [k for k in pa.roles if k in pb.roles and not (pa.roles[k] & pb.roles[k])]
+        for i, x in enumerate(shared):
+            for y in shared[i + 1 :]:
+                for r1 in sorted(pa.roles[x] & pb.roles[y]):
+                    for r2 in sorted(pa.roles[y] & pb.roles[x]):
+                        if (r1 != r2 and r1 not in self.non_deciding and r2 not in self.non_deciding
+                                and frozenset((r1, r2)) not in self.non_deciding_pairs):
+                            return (f"{pa.shown[x]}({r1}) vs {pb.shown[x]}({r2}); "
+                                    f"{pa.shown[y]}({r2}) vs {pb.shown[y]}({r1})")
+        return None
+
+    def _clause_exchange(self, pa: KoParse, pb: KoParse) -> str | None:
+        if pa.n_clauses < 2 or pb.n_clauses < 2:
+            return None
+        shared = [k for k in pa.clause if k in pb.clause]
+        by_a: dict[int, set[str]] = {}
+        by_b: dict[int, set[str]] = {}
+        for k in shared:
+            by_a.setdefault(pa.clause[k], set()).add(k)
+            by_b.setdefault(pb.clause[k], set()).add(k)
+        movers = [k for k in shared if k in pa.content and k in pb.content]
+        for i, x in enumerate(movers):
+            for y in movers[i + 1 :]:
+                if pa.clause[x] == pa.clause[y] or pb.clause[x] == pb.clause[y]:
+                    continue
+                with_x = (by_a[pa.clause[x]] & by_b[pb.clause[y]]) - {x, y}  # x's mates in A, y's in B
+                with_y = (by_a[pa.clause[y]] & by_b[pb.clause[x]]) - {x, y}
+                if with_x and with_y:
+                    ax, ay = pa.shown[min(with_x)], pa.shown[min(with_y)]
+                    return (f"{pa.shown[x]} ~ {ax}, {pa.shown[y]} ~ {ay} vs "
+                            f"{pb.shown[x]} ~ {ay}, {pb.shown[y]} ~ {ax} (clauses)")
+        return None
+
+    def _head_exchange(self, pa: KoParse, pb: KoParse) -> str | None:
+        shared = [k for k in pa.heads if k in pb.heads]
+        for i, x in enumerate(shared):
+            for y in shared[i + 1 :]:
+                hx, hy = pa.heads[x], pa.heads[y]
+                if hx == hy or pb.heads[x] != hy or pb.heads[y] != hx or {hx, hy} & {x, y}:
+                    continue
+                if pa.counts.get(hx) == pb.counts.get(hx) == 1 and pa.counts.get(hy) == pb.counts.get(hy) == 1:
+                    return (f"{pa.shown[x]} {pa.shown[hx]}, {pa.shown[y]} {pa.shown[hy]} vs "
+                            f"{pb.shown[x]} {pb.shown[hy]}, {pb.shown[y]} {pb.shown[hx]} (modifiers)")
+        return None
+
+    def _check_ko(self, a: str, b: str) -> GuardVerdict:
+        pa, pb = self.ko_parse(a), self.ko_parse(b)
+        for test in (self._role_exchange, self._clause_exchange, self._head_exchange):
+            evidence = test(pa, pb)
+            if evidence is not None:
+                return GuardVerdict(self.name, True, True, f"{self.name}: {evidence}")
+        kept = [k for k in pa.roles if k in pb.roles and pa.roles[k] & pb.roles[k]]
+        if kept:
+            shown = "; ".join(
+                f"{pa.shown[k]}({r}) == {pb.shown[k]}({r})"
+                for k in kept[:3] for r in [sorted(pa.roles[k] & pb.roles[k])[0]]
+            )
+            return GuardVerdict(self.name, False, True, f"{self.name}: {shown}")
+        return step_aside(self.name, "no shared word with a case role on both sides")
+
+    # -- English ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _en_key(word: str) -> str:
+        """Case-folded word with a light suffix cut, so verb forms meet ("sues", "sued", "suing" -> "su").
+
+        >>> [RoleGuard._en_key(w) for w in ("acquires", "acquired", "acquire", "stopped", "Apple's")]
+        ['acquir', 'acquir', 'acquir', 'stop', 'appl']
+        """
+        word = word.casefold().replace("’", "'")
+        if word.endswith("'s"):
+            word = word[:-2]
+        if len(word) > 4 and word.endswith(("ies", "ied")):
+            return word[:-3] + "y"
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith("ss"):
+                word = word[: -len(suffix)]
+                if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                    word = word[:-1]  # stopped -> stop
+                break
+        return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+    def _en_triples(self, text: str) -> tuple[EnTriple, ...]:
+        """Every "X verb Y" whose three words occur once each (gap words allowed, see role.toml)."""
+        written = _EN_WORD_RE.findall(prepare(text))
+        low = [w.casefold() for w in written]
+        keys = [self._en_key(w) for w in low]
+        counts = Counter(keys)
+
+        def arg(j: int) -> bool:
+            return counts[keys[j]] == 1 and low[j] not in self.en_stop and not _DIGIT_RE.search(low[j])
+
+        triples: list[EnTriple] = []
+        for i, verb in enumerate(low):
+            if verb in self.en_stop or verb in self.en_gap or counts[keys[i]] != 1 or keys[i] in self.en_symmetric:
+                continue
+            j = i - 1
+            aux = False  # "Apple was sued", "Nest to be acquired"
+            while j >= 0 and i - j <= self.en_max_gap and (low[j] in self.en_gap or low[j] in self.en_passive_aux):
+                aux = aux or low[j] in self.en_passive_aux
+                j -= 1
+            k = i + 1
+            by = False  # "acquired by Google"
+            while k < len(low) and k - i <= self.en_max_gap and (low[k] in self.en_gap or low[k] in self.en_passive_by):
+                by = by or low[k] in self.en_passive_by
+                k += 1
+            if j < 0 or k >= len(low) or not arg(j) or not arg(k) or keys[j] == keys[k]:
+                continue
+            passive = by or (aux and not verb.endswith("ing"))  # "is suing" is active
+            triples.append(EnTriple(keys[j], keys[i], keys[k], passive, f"{written[j]} {written[i]} {written[k]}"))
+        return tuple(triples)
+
+    def _check_en(self, a: str, b: str) -> GuardVerdict:
+        ta, tb = self.en_triples(a), self.en_triples(b)
+        same: list[str] = []
+        for x in ta:
+            for y in tb:
+                if x.verb != y.verb:
+                    continue
+                if (x.left, x.right) == (y.right, y.left) and x.passive == y.passive:
+                    return GuardVerdict(self.name, True, True, f"{self.name}: {x.shown} vs {y.shown}")
+                if (x.left, x.right) == (y.left, y.right) and x.passive == y.passive:
+                    same.append(f"{x.shown} == {y.shown}")
+                elif (x.left, x.right) == (y.right, y.left):
+                    same.append(f"{x.shown} ~ {y.shown} (passive)")
+        if same:
+            return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(same[:2]))
+        return step_aside(self.name, "no shared verb with shared words on both sides")
+
+    # -- entry point --------------------------------------------------------------------------
+
+    def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
+        ta, tb = a.content, b.content
+        ko_a, ko_b = is_hangul(ta), is_hangul(tb)
+        if ko_a != ko_b:
+            return step_aside(self.name, "Korean on one side only: roles are not compared across languages")
+        if ko_a:
+            return self._check_ko(ta, tb)
+        return self._check_en(ta, tb)
+
+
+def _list(value: object, where: str) -> list:
+    if not isinstance(value, list):
+        raise ValueError(f"{where} must be a list, got {value!r}")
+    return value
+
+
+def _with_break(word: Word) -> Word:
+    return Word(word.key, word.shown, word.role, word.clause, word.content, True)
+
