@@ -1,0 +1,169 @@
+"""Role guard: the same words in swapped roles block; reordering, passives and paraphrases pass.
+
+Every sentence here is invented for these tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.guards import GuardInput, GuardSet
+
+
+@pytest.fixture(scope="module")
+def gs() -> GuardSet:
+    return GuardSet.from_rules(enabled=["role"])
+
+
+def side(text: str, lang: str) -> GuardInput:
+    return GuardInput(title=text, text=text, lang=lang)
+
+
+def verdict(gs: GuardSet, ta: str, tb: str, la: str = "ko", lb: str | None = None):
+    (v,) = gs.check(side(ta, la), side(tb, lb or la))
+    assert v.guard == "role"
+    return v
+
+
+@pytest.mark.parametrize(
+    ("ta", "tb", "ev"),
+    [
+        # Korean: the case particles trade places (subject/object, source/goal, possessor/subject).
+        ("삼성이 애플을 제소했다", "애플이 삼성을 제소했다", "role: 삼성(subject) vs 삼성(object); 애플(object) vs 애플(subject)"),
+        ("한빛전자가 누리소프트를 인수했다", "누리소프트가 한빛전자를 인수했다", "한빛전자(subject) vs 한빛전자(object)"),
+        ("대표팀이 일본을 3대1로 꺾었다", "일본이 대표팀을 3대1로 꺾었다", "대표팀(subject) vs 대표팀(object)"),
+        ("화물선은 인천에서 부산으로 향했다", "화물선은 부산에서 인천으로 향했다", "인천(locative) vs 인천(direction)"),
+        ("김민수는 박지현의 제자였다", "박지현은 김민수의 제자였다", "김민수(subject) vs 김민수(genitive)"),
+        ("민수는 지현의 소설을 번역했다", "지현은 민수의 소설을 번역했다", "민수(subject) vs 민수(genitive)"),
+        # Passive with an agent: "X가 Y에 의해 V됐다" means Y did it, so swapping X and Y still blocks.
+        ("한빛전자가 누리소프트를 고소했다", "한빛전자가 누리소프트에 의해 고소됐다", "한빛전자(subject) vs 한빛전자(object)"),
+        # Clauses: each argument belongs to the predicate after it (Korean is head-final).
+        ("그는 대구에서 태어났고 광주에서 일했다", "그는 광주에서 태어났고 대구에서 일했다", "(clauses)"),
+        ("1998년 대전 공장이 문을 열었고 2004년 울산 공장이 닫았다",
+         "1998년 울산 공장이 문을 열었고 2004년 대전 공장이 닫았다", "(clauses)"),
+        # Modifiers: a noun modifies the noun after it.
+        ("캐나다 기자가 호주 작가를 인터뷰했다", "호주 기자가 캐나다 작가를 인터뷰했다",
+         "role: 캐나다 기자, 호주 작가 vs 캐나다 작가, 호주 기자 (modifiers)"),
+        ("그는 캐나다 기자였고 호주 작가가 되었다", "그는 호주 기자였고 캐나다 작가가 되었다", "role: "),
+    ],
+)
+def test_korean_swaps_block(gs: GuardSet, ta: str, tb: str, ev: str) -> None:
+    v = verdict(gs, ta, tb)
+    assert v.blocked and v.decided, v
+    assert v.evidence.startswith("role: ") and ev in v.evidence
+    assert gs.blocked([v]) == ["role"]
+
+
+@pytest.mark.parametrize(
+    ("ta", "tb", "ev"),
+    [
+        ("Samsung sues Apple over patents", "Apple sues Samsung over patents", "role: Samsung sues Apple vs Apple sues Samsung"),
+        ("Germany beat Brazil 3-1 in Berlin", "Brazil beat Germany 3-1 in Berlin", "Germany beat Brazil vs Brazil beat Germany"),
+        ("Acme will acquire Globex", "Globex will acquire Acme", "Acme acquire Globex vs Globex acquire Acme"),
+        ("Acme was sued by Globex", "Globex was sued by Acme", "vs"),
+    ],
+)
+def test_english_swaps_block(gs: GuardSet, ta: str, tb: str, ev: str) -> None:
+    v = verdict(gs, ta, tb, "en")
+    assert v.blocked and v.decided, v
+    assert ev in v.evidence
+
+
+@pytest.mark.parametrize(
+    ("ta", "tb"),
+    [
+        ("삼성이 애플을 제소했다", "삼성이 애플을 제소했다"),  # the same sentence
+        ("경찰은 용의자를 서울역에서 체포했다", "용의자를 서울역에서 경찰이 체포했다"),  # free word order, same particles
+        ("한빛전자가 누리소프트를 인수했다", "누리소프트를 한빛전자가 인수했다"),
+        ("한빛전자가 누리소프트를 고소했다", "누리소프트가 한빛전자에 의해 고소됐다"),  # passive with an agent
+        ("그는 대구에서 태어났고 광주에서 일했다", "그는 광주에서 일했고 대구에서 태어났다"),  # clauses reordered
+        ("애플과 삼성이 특허 소송에서 합의했다", "삼성과 애플이 특허 소송에서 합의했다"),  # coordination
+        ("사과와 빨간 배가 식탁에 있다", "빨간 배와 사과가 식탁에 있다"),  # coordination across an adjective
+        ("민수는 지현과 결혼했다", "지현은 민수와 결혼했다"),  # symmetric act: the comitative never decides
+        ("건축가는 김민수였다", "김민수는 건축가였다"),  # copula identity: subject/complement never decides
+        ("지원금을 통해 연구소는 장비를 샀다", "연구소는 지원금으로 장비를 샀다"),  # a postposition is no object
+    ],
+)
+def test_korean_reorderings_pass(gs: GuardSet, ta: str, tb: str) -> None:
+    v = verdict(gs, ta, tb)
+    assert not v.blocked, v
+
+
+@pytest.mark.parametrize(
+    ("ta", "tb"),
+    [
+        ("Samsung sues Apple over patents", "Samsung sues Apple over patents"),
+        ("Samsung sues Apple over patents", "Samsung sued Apple over two patents"),
+        ("Samsung sues Apple over patents", "Apple was sued by Samsung over patents"),  # passive equivalent
+        ("Acme to acquire Globex", "Globex to be acquired by Acme"),
+        ("Obama meets Putin in Geneva", "Putin meets Obama in Geneva"),  # symmetric verb
+        ("Fed will raise rates, says Yellen", "Yellen says Fed will raise rates"),  # reporting verb
+        ("Oil prices rise as stocks fall", "Stocks fall as oil prices rise"),  # clauses reordered
+    ],
+)
+def test_english_paraphrases_pass(gs: GuardSet, ta: str, tb: str) -> None:
+    v = verdict(gs, ta, tb, "en")
+    assert not v.blocked, v
+
+
+def test_evidence_of_kept_roles_and_passive(gs: GuardSet) -> None:
+    v = verdict(gs, "경찰은 용의자를 체포했다", "용의자를 경찰이 체포했다")
+    assert v.decided and v.evidence == "role: 경찰(subject) == 경찰(subject); 용의자(object) == 용의자(object)"
+    v = verdict(gs, "Samsung sues Apple", "Apple was sued by Samsung", "en")
+    assert v.decided and v.evidence == "role: Samsung sues Apple ~ Apple sued Samsung (passive)"
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        ("삼성이 애플을 제소했다", "ko", "Apple sues Samsung", "en"),  # cross-lingual: cannot compare
+        ("삼성, 애플 제소", "ko", "애플, 삼성 제소", "ko"),  # headline style: no particles, no roles
+        ("민수가 도착했다", "ko", "지현이 떠났다", "ko"),  # nothing shared
+        ("Apple sues Samsung", "en", "Apple was sued by Samsung", "en"),  # same sides, one passive
+        ("Rain expected today", "en", "Sunny weekend ahead", "en"),
+    ],
+)
+def test_steps_aside(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    v = verdict(gs, ta, tb, la, lb)
+    assert not v.blocked and not v.decided, v
+    assert v.evidence.startswith("role: ")
+
+
+def test_single_role_change_never_blocks(gs: GuardSet) -> None:
+    # One word changing its particle (topicalised object, restructured clause) is no swap.
+    assert not verdict(gs, "그 책은 민수가 읽었다", "민수가 그 책을 읽었다").blocked
+    assert not verdict(gs, "연구소의 장비가 고장났다", "연구소에 장비가 고장났다").blocked
+
+
+def test_default_set_uses_role_guard() -> None:
+    gs = GuardSet.default()
+    assert "role" in gs.names
+    verdicts = gs.check(side("삼성이 애플을 제소했다", "ko"), side("애플이 삼성을 제소했다", "ko"))
+    assert gs.blocked(verdicts) == ["role"]
+
+
+def test_user_rules_extend_the_lexicon(tmp_path: Path) -> None:
+    a, b = side("Acme collaborates with Globex", "en"), side("Globex collaborates with Acme", "en")
+    ta, tb = side("Acme partners Globex", "en"), side("Globex partners Acme", "en")
+    default = GuardSet.from_rules(enabled=["role"])
+    assert not default.blocked(default.check(ta, tb))  # "partners" is a listed symmetric verb
+    assert not default.blocked(default.check(a, b))  # "with" is no gap word: no triple
+    (tmp_path / "role.symmetric.toml").write_text('[en]\nstopwords = ["acme"]\n', encoding="utf-8")
+    gs = GuardSet.from_rules([tmp_path], enabled=["role"])
+    x, y = side("Acme sues Globex", "en"), side("Globex sues Acme", "en")
+    assert default.blocked(default.check(x, y)) == ["role"]
+    assert gs.blocked(gs.check(x, y)) == []  # a user stopword is no argument
+
+
+def test_bad_rule_file_is_a_precise_error(tmp_path: Path) -> None:
+    (tmp_path / "role.toml").write_text('[ko.particles]\nsubject = ["x"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="must be Hangul"):
+        GuardSet.from_rules([tmp_path])
+    (tmp_path / "role.toml").write_text('[ko.particles]\nobject = ["이"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="listed twice"):
+        GuardSet.from_rules([tmp_path])
+    (tmp_path / "role.toml").write_text('[ko]\nnon_deciding_roles = ["colour"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown role"):
+        GuardSet.from_rules([tmp_path])
