@@ -38,7 +38,7 @@ def test_seed_000_passes(gs: GuardSet) -> None:
 
 @pytest.mark.parametrize(
     "title",
-    ["[속보] 어드밴트, 온디바이스 AI - 전자신문", "(종합) 진천군 스마트돌봄", "Fed's Plosser: Taper pace", "", "!!!", "Ｓａｍｓｕｎｇ 실적"],
+    ["[속보] 어드밴트, 온디바이스 AI - 전자신문", "(종합) 진천군 스마트돌봄", "Fed's Williams: Bond buying", "", "!!!", "Ｓａｍｓｕｎｇ 실적"],
 )
 def test_lead_token_matches_index_text(title: str) -> None:
     assert seed_lead_token(title) == lead_token(title)
@@ -64,7 +64,7 @@ def test_different_subjects_block(gs: GuardSet, ta: str, la: str, tb: str, lb: s
         ("Fed raises rates", "en", "US central bank hikes rates", "en"),  # part_of / alias
         ("연준, 기준금리 인상", "ko", "Fed hikes rates", "en"),  # transliteration alias
         ("삼성전자, 3분기 실적", "ko", "Samsung Electronics Q3 results", "en"),
-        ("Plosser: Fed May Have to Accelerate Tapering", "en", "Fed's Plosser: Taper pace may be too slow", "en"),
+        ("Williams: Fed Could Slow Bond Purchases Sooner", "en", "Fed's Williams: Bond buying may end early", "en"),
         ("삼성전자, 애플과 특허 소송 합의", "ko", "Apple settles patent suit with Samsung", "en"),
         ("삼성전자가 3분기 실적을 발표했다", "ko", "삼성전자, 3분기 실적 발표", "ko"),  # particle
     ],
@@ -77,7 +77,7 @@ def test_same_subject_passes(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -
 @pytest.mark.parametrize(
     ("ta", "la", "tb", "lb"),
     [
-        ("나는 그의 모자가 싫다.", "ko", "I hate her hat.", "en"),  # unknown names across languages
+        ("나는 그의 우산이 좋다.", "ko", "I like her umbrella.", "en"),  # unknown names across languages
         ("Stocks fall after Fed comments", "en", "Wall Street slides on Fed", "en"),  # not subjects
         ("그러나, 시장은 하락했다", "ko", "한편, 시장은 하락했다", "ko"),  # adverbs, not subjects
         ("", "ko", "어드밴트, 사업 참여", "ko"),  # no lead token

@@ -122,8 +122,8 @@ def test_packaged_artefact_loads_small_and_shapes() -> None:
     rng = np.random.default_rng(2)
     ea, eb = _unit(rng, 4), _unit(rng, 4)
     cos = np.einsum("ij,ij->i", ea, eb)
-    a = ["나는 그의 모자가 싫다.", "주가가 3% 올랐다.", "서울은 맑다.", "톰은 학교에 갔다."]
-    b = ["I hate his hat.", "Shares rose 3%.", "It is sunny in Seoul.", "Tom went to school."]
+    a = ["나는 그의 우산이 좋다.", "주가가 3% 올랐다.", "서울은 맑다.", "톰은 학교에 갔다."]
+    b = ["I like his umbrella.", "Shares rose 3%.", "It is sunny in Seoul.", "Tom went to school."]
     cos_e5 = cos if sc.uses_e5 else None
     x = sc.features(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5, emb_use=(ea, eb))
     assert x.shape == (4, len(sc.feature_names))

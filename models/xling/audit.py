@@ -3,9 +3,9 @@
     python -m models.xling.audit --data ../shared/eval-data [--oof var/xling_cache/oof_scores.npz]
 
 A negative (ko_i, en_j) is *suspect* when en_j is a near-paraphrase of en_i, the gold
-translation of ko_i (USE en-en cosine >= the given cut): e.g. Tatoeba pairs "I'm four
-months pregnant." / "I am four months pregnant." are two lines, so each Korean line's
-pair with the other English line is labelled 0. The audit only reports; it never
+translation of ko_i (USE en-en cosine >= the given cut): e.g. Tatoeba holds two English
+lines that differ only by a contraction ("I'm ..." / "I am ..."), each the gold of its own
+Korean line, so each Korean line's pair with the other English line is labelled 0. The audit only reports; it never
 relabels the data used for training or for the headline numbers.
 """
 
