@@ -26,6 +26,8 @@ from datasketch.lsh import _optimal_param
 # so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
 
 
+# Dead slots tolerated beyond the live count before the slots are renumbered (see _compact).
+_COMPACT_SLACK = 4096
 _MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 _MAX_HASH = np.uint64((1 << 32) - 1)
 
@@ -118,6 +120,30 @@ class BandTable:
     def kill(self, slot: int) -> None:
         if 0 <= slot < self._alive.size:
             self._alive[slot] = False
+
+    def remap(self, new_of_old: np.ndarray) -> None:
+        """Renumber slots: ``new_of_old[old]`` is the new slot, or -1 to drop the item.
+
+        Keys keep their sorted order, so this is one vectorised pass over every run.
+        """
+        new_of_old = np.asarray(new_of_old, dtype=np.int64)
+        runs = []
+        for keys, slots in self._runs:
+            new = new_of_old[slots]
+            keep = new >= 0
+            if keep.any():
+                runs.append((keys[keep], new[keep].astype(np.int32)))
+        self._runs = runs
+        n = self._buf_n
+        new = new_of_old[self._buf_slots[:n]]
+        keep = new >= 0
+        m = int(keep.sum())
+        self._buf_keys[:m] = self._buf_keys[:n][keep]
+        self._buf_slots[:m] = new[keep]
+        self._buf_n = m
+        live = new_of_old[new_of_old >= 0]
+        self._alive = np.zeros(max(1024, int(live.max()) + 1 if live.size else 0), dtype=bool)
+        self._alive[live] = True
 
     def query(self, keys: np.ndarray) -> np.ndarray:
         """Live slots sharing at least one band key with ``keys`` (unique, unordered)."""
@@ -252,6 +278,8 @@ class MinHashIndex:
         if grams.size == 0:
             return
         self.remove(doc_id)
+        if len(self._grams) >= 2 * len(self._slot_of) + _COMPACT_SLACK:
+            self._compact()
         slot = len(self._grams)
         if slot >= self._doc.size:
             self._doc = np.concatenate([self._doc, np.zeros(self._doc.size, dtype=np.int64)])
@@ -260,6 +288,25 @@ class MinHashIndex:
         self._grams.append(grams)
         self._slot_of[doc_id] = slot
         self._table.insert(slot, self.band_keys(grams))
+
+    def _compact(self) -> None:
+        """Renumber the live slots 0..n-1, so the per-slot arrays follow the live count.
+
+        Every re-add (a new representative version) and every removal leaves a dead slot; a
+        service that runs for months would otherwise grow these arrays with every item ever
+        indexed. Runs when dead slots outnumber live ones, so its cost is amortised O(1).
+        """
+        live = sorted(self._slot_of.items(), key=lambda kv: kv[1])
+        old = np.array([s for _, s in live], dtype=np.int64)
+        new_of_old = np.full(len(self._grams), -1, dtype=np.int64)
+        new_of_old[old] = np.arange(old.size)
+        self._table.remap(new_of_old)
+        size = max(1024, 2 * old.size)
+        doc, time = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.float64)
+        doc[: old.size], time[: old.size] = self._doc[old], self._time[old]
+        self._doc, self._time = doc, time
+        self._grams = [self._grams[int(s)] for s in old]
+        self._slot_of = {d: i for i, (d, _) in enumerate(live)}
 
     def remove(self, doc_id: int) -> None:
         slot = self._slot_of.pop(doc_id, None)

@@ -96,3 +96,23 @@ def test_vectorised_signature_equals_datasketch() -> None:
         grams = gram_ids(char_ngrams(title))
         assert np.array_equal(idx.signature(grams), idx.minhash(grams).hashvalues)
     assert idx._fast is True  # the fast path is the one in use with this datasketch
+
+
+def test_slots_are_compacted_and_answers_survive_churn() -> None:
+    """Re-adding representatives again and again keeps the per-slot arrays near the live count."""
+    titles = _titles(200, seed=5)
+    grams = [gram_ids(char_ngrams(t)) for t in titles]
+    churned = MinHashIndex(threshold=0.45)
+    for rnd in range(60):  # 60 x 200 re-adds: far past the compaction trigger
+        for i, g in enumerate(grams):
+            if (i + rnd) % 5 == 0:
+                churned.remove(i)
+            else:
+                churned.add(i, g, float(rnd))
+    fresh = MinHashIndex(threshold=0.45)
+    for i in sorted(churned._slot_of):
+        fresh.add(i, grams[i], 59.0)
+    assert len(churned) == len(fresh)
+    assert len(churned._grams) <= 2 * len(churned) + 4096 + 1
+    for g in grams:
+        assert churned.candidates(g) == fresh.candidates(g)
