@@ -31,7 +31,13 @@ _LATIN_RE = re.compile(r"[A-Za-z]")
 
 # Outlet suffixes that aggregators append to titles: "Title - 전자신문", "Title | Reuters".
 # Only a short tail after a spaced dash / bar is removed, so a hyphenated word stays intact.
-_OUTLET_SUFFIX_RE = re.compile(r"\s+[-|–—]\s+[^-|–—]{1,40}$")
+_OUTLET_SUFFIX_RE = re.compile(r"\s+[-|–—]\s+([^-|–—]{1,40})$")
+# An outlet name has at most four words ("The Wall Street Journal", "South China Morning Post");
+# a longer tail is a subtitle that carries content ("Game review - a shooter with giant robots"
+# would match a bare "Game Review" as an exact title; a UCI dev pair did). Raising it strips
+# more subtitles and merges on the shortened titles; lowering it keeps long outlet names, which
+# then only the n-gram and embedding stages can see through.
+_OUTLET_MAX_WORDS = 4
 
 # Lead-token separators (seed 000): spaces, commas, middle dots and colons.
 _LEAD_SPLIT_RE = re.compile(r"[\s,，·•:：]+")
@@ -62,8 +68,11 @@ def normalize(text: str) -> str:
 
 def strip_outlet_suffix(title: str) -> str:
     """Remove an aggregator's " - Outlet" / " | Outlet" tail from a title."""
-    stripped = _OUTLET_SUFFIX_RE.sub("", title.strip())
-    return stripped or title.strip()
+    title = title.strip()
+    m = _OUTLET_SUFFIX_RE.search(title)
+    if m is None or len(m.group(1).split()) > _OUTLET_MAX_WORDS:
+        return title
+    return title[: m.start()] or title
 
 
 def lead_token(title: str) -> str:

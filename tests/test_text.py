@@ -30,6 +30,10 @@ def test_lead_token_seed_000():
 def test_outlet_suffix_only_after_spaced_dash():
     assert strip_outlet_suffix("Fed raises rates - Reuters") == "Fed raises rates"
     assert strip_outlet_suffix("Wi-Fi 7 arrives") == "Wi-Fi 7 arrives"
+    assert strip_outlet_suffix("Chip exports rebound | The Wall Street Journal") == "Chip exports rebound"
+    assert strip_outlet_suffix("반도체 수출 반등 - KBS 뉴스") == "반도체 수출 반등"
+    # A long tail is a subtitle, not an outlet: it stays part of the title.
+    assert strip_outlet_suffix("Game review – a shooter with giant robots") == "Game review – a shooter with giant robots"
 
 
 def test_detect_lang():
