@@ -32,12 +32,22 @@ def _hash_packed(packed: np.ndarray) -> np.ndarray:
     return ((packed * _GOLDEN) >> np.uint64(32)).astype(np.uint32)
 
 
+def _pack_rows(rows: np.ndarray) -> np.ndarray:
+    """(k, w) code points, w <= 3 -> (k,) uint64, each row padded to three code points."""
+    c = rows.astype(np.uint64)
+    packed = np.zeros(c.shape[0], dtype=np.uint64)
+    for j in range(_MAX_PACKED):
+        col = c[:, j] if j < c.shape[1] else np.uint64(_PAD)
+        packed = (packed << _CP_BITS) | col
+    return packed
+
+
 def _pack(cp: np.ndarray, n: int) -> np.ndarray:
     """Sliding windows of ``n`` (<= 3) code points, each packed into one uint64."""
+    if cp.size <= n:  # the whole (short) text is the one gram
+        return _pack_rows(cp.reshape(1, -1))
+    # Column j of the windows is the 1-D slice c[j : j + k]: no (k, n) matrix is built.
     c = cp.astype(np.uint64)
-    if c.size <= n:  # the whole (short) text is the one gram
-        c = np.concatenate([c, np.full(_MAX_PACKED - c.size, _PAD, dtype=np.uint64)])
-        return ((c[0] << (_CP_BITS * np.uint64(2))) | (c[1] << _CP_BITS) | c[2]).reshape(1)
     k = c.size - n + 1
     packed = np.zeros(k, dtype=np.uint64)
     for j in range(_MAX_PACKED):
@@ -77,18 +87,23 @@ def _sorted_unique(ids: np.ndarray) -> np.ndarray:
 def gram_ids(grams: frozenset[str]) -> np.ndarray:
     """Stable 32-bit ids of n-grams (see ``_hash_packed``), sorted and unique.
 
-    Grams of up to three characters are packed losslessly before hashing; longer ones (only
-    with ``n > 3``) fall back to CRC-32 of their UTF-8 bytes.
+    Grams of up to three characters are packed losslessly before hashing, all grams of one
+    length in one vectorised pass; longer ones (only with ``n > 3``) fall back to CRC-32 of
+    their UTF-8 bytes.
     """
     if not grams:
         return np.zeros(0, dtype=np.uint32)
-    ids = np.empty(len(grams), dtype=np.uint32)
-    for i, g in enumerate(grams):
-        if len(g) <= _MAX_PACKED:
-            ids[i] = _hash_packed(_pack(np.frombuffer(g.encode("utf-32-le"), dtype=np.uint32), len(g)))[0]
+    by_len: dict[int, list[str]] = {}
+    for g in grams:
+        by_len.setdefault(len(g), []).append(g)
+    parts = []
+    for width, same in by_len.items():
+        if width <= _MAX_PACKED:
+            rows = np.frombuffer("".join(same).encode("utf-32-le"), dtype=np.uint32).reshape(len(same), width)
+            parts.append(_hash_packed(_pack_rows(rows)))
         else:
-            ids[i] = zlib.crc32(g.encode("utf-8"))
-    return np.unique(ids)
+            parts.append(np.fromiter((zlib.crc32(g.encode("utf-8")) for g in same), dtype=np.uint32, count=len(same)))
+    return _sorted_unique(np.concatenate(parts))
 
 
 def _key64(hex_digest: str) -> int:

@@ -1,3 +1,5 @@
+import pytest
+
 from index.text import char_ngrams, detect_lang, lead_token, normalize, strip_outlet_suffix, weighted_jaccard
 
 
@@ -106,3 +108,12 @@ def test_features_from_a_stored_identity_equal_features_built_from_scratch():
     for name in ItemFeatures.__slots__:
         a, b = getattr(restored, name), getattr(fresh, name)
         assert (a == b).all() if name == "grams" else a == b, name
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_gram_ids_of_a_string_equal_gram_ids_of_its_gram_set(n):
+    from index.features import gram_ids, gram_ids_of
+    from index.text import ngrams_of_normalized
+
+    for text in ["진천군 온디바이스 ai기반 스마트돌봄", "fed raises rates by 25bp", "ab", "a", "aaaa", "😀 x", ""]:
+        assert (gram_ids_of(text, n) == gram_ids(ngrams_of_normalized(text, n))).all(), (text, n)
