@@ -32,14 +32,19 @@ def _hash_packed(packed: np.ndarray) -> np.ndarray:
     return ((packed * _GOLDEN) >> np.uint64(32)).astype(np.uint32)
 
 
+def _combine(columns: list[np.ndarray], k: int) -> np.ndarray:
+    """Pack up to three uint64 code-point columns of length ``k`` into one uint64 per row,
+    padding missing columns with ``_PAD``."""
+    packed = np.zeros(k, dtype=np.uint64)
+    for j in range(_MAX_PACKED):
+        packed = (packed << _CP_BITS) | (columns[j] if j < len(columns) else np.uint64(_PAD))
+    return packed
+
+
 def _pack_rows(rows: np.ndarray) -> np.ndarray:
     """(k, w) code points, w <= 3 -> (k,) uint64, each row padded to three code points."""
     c = rows.astype(np.uint64)
-    packed = np.zeros(c.shape[0], dtype=np.uint64)
-    for j in range(_MAX_PACKED):
-        col = c[:, j] if j < c.shape[1] else np.uint64(_PAD)
-        packed = (packed << _CP_BITS) | col
-    return packed
+    return _combine([c[:, j] for j in range(c.shape[1])], c.shape[0])
 
 
 def _pack(cp: np.ndarray, n: int) -> np.ndarray:
@@ -49,11 +54,7 @@ def _pack(cp: np.ndarray, n: int) -> np.ndarray:
     # Column j of the windows is the 1-D slice c[j : j + k]: no (k, n) matrix is built.
     c = cp.astype(np.uint64)
     k = c.size - n + 1
-    packed = np.zeros(k, dtype=np.uint64)
-    for j in range(_MAX_PACKED):
-        col = c[j : j + k] if j < n else np.uint64(_PAD)
-        packed = (packed << _CP_BITS) | col
-    return packed
+    return _combine([c[j : j + k] for j in range(n)], k)
 
 
 def gram_ids_of(norm: str, n: int = 3) -> np.ndarray:
@@ -112,6 +113,8 @@ def _key64(hex_digest: str) -> int:
     return int(hex_digest[:16], 16) - (1 << 63)
 
 
+_EMPTY_TITLE_KEY = _key64(hash_normalized(""))
+
 # How much of the body's lead sentence is kept: what ``guard_text`` reads (the encoder reads
 # the first 200 of these characters). The rest of the body is never read after ingest.
 LEAD_CHARS = 300
@@ -165,7 +168,8 @@ class ItemFeatures:
     @property
     def empty(self) -> bool:
         """Nothing left to compare once normalised (no title, or only punctuation)."""
-        return not normalize(self.headline)
+        # The normalised headline is gone; its hash tells whether it was empty.
+        return self.title_key == _EMPTY_TITLE_KEY
 
     def body_lead(self, max_chars: int) -> str:
         """The body's first sentence, at most ``max_chars`` (<= ``LEAD_CHARS``) characters."""

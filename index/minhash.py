@@ -22,8 +22,8 @@ import numpy as np
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
-# 32-bit CRC gram ids are hashed directly: the MinHash permutation is applied to these ints,
-# so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
+# The 32-bit gram ids (index.features) are hashed directly: the MinHash permutation is applied
+# to these ints, so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
 
 
 # Dead slots tolerated beyond the live count before the slots are renumbered (see _compact).
@@ -106,10 +106,7 @@ class BandTable:
     def insert(self, slot: int, keys: np.ndarray) -> None:
         if slot < 0 or slot >= 2**31:
             raise ValueError(f"slot must be in [0, 2**31), got {slot}")
-        if slot >= self._alive.size:
-            grown = np.zeros(max(slot + 1, 2 * self._alive.size), dtype=bool)
-            grown[: self._alive.size] = self._alive
-            self._alive = grown
+        self._alive = _room_for(self._alive, slot)
         self._alive[slot] = True
         self._buf_keys[self._buf_n] = keys
         self._buf_slots[self._buf_n] = slot
@@ -207,8 +204,8 @@ class MinHashIndex:
         self.seed = seed
         bands, rows = lsh_params(threshold, num_perm)
         self._table = BandTable(bands, rows)
-        # Slots are handed out in insertion order and never reused; the per-slot arrays cost
-        # 16 bytes plus one list pointer per slot ever inserted.
+        # Slots are handed out in insertion order; a removed document's slot stays dead until
+        # ``_compact`` renumbers the live ones. Per slot: 16 bytes plus one list pointer.
         self._slot_of: dict[int, int] = {}
         self._doc = np.zeros(1024, dtype=np.int64)
         self._time = np.zeros(1024, dtype=np.float64)
@@ -281,9 +278,7 @@ class MinHashIndex:
         if len(self._grams) >= 2 * len(self._slot_of) + _COMPACT_SLACK:
             self._compact()
         slot = len(self._grams)
-        if slot >= self._doc.size:
-            self._doc = np.concatenate([self._doc, np.zeros(self._doc.size, dtype=np.int64)])
-            self._time = np.concatenate([self._time, np.zeros(self._time.size, dtype=np.float64)])
+        self._doc, self._time = _room_for(self._doc, slot), _room_for(self._time, slot)
         self._doc[slot], self._time[slot] = doc_id, time
         self._grams.append(grams)
         self._slot_of[doc_id] = slot
@@ -338,6 +333,15 @@ class MinHashIndex:
                 out.append((doc_id, jaccard(grams, other)))
         out.sort(key=lambda x: (-x[1], x[0]))
         return out
+
+
+def _room_for(a: np.ndarray, index: int) -> np.ndarray:
+    """``a``, or a zero-padded copy at least twice as long, so that ``a[index]`` exists."""
+    if index < a.size:
+        return a
+    grown = np.zeros(max(index + 1, 2 * a.size), dtype=a.dtype)
+    grown[: a.size] = a
+    return grown
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:

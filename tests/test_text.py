@@ -117,3 +117,12 @@ def test_gram_ids_of_a_string_equal_gram_ids_of_its_gram_set(n):
 
     for text in ["진천군 온디바이스 ai기반 스마트돌봄", "fed raises rates by 25bp", "ab", "a", "aaaa", "😀 x", ""]:
         assert (gram_ids_of(text, n) == gram_ids(ngrams_of_normalized(text, n))).all(), (text, n)
+
+
+def test_features_know_when_nothing_is_left_to_compare():
+    from index.features import ItemFeatures
+
+    assert ItemFeatures.build("", "", "und", 0.0).empty
+    assert ItemFeatures.build("!!! ...", "", "und", 0.0).empty
+    assert not ItemFeatures.build("Fed raises rates", "", "en", 0.0).empty
+    assert not ItemFeatures.build("", "연준이 금리를 올렸다.", "ko", 0.0).empty
