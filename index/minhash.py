@@ -15,7 +15,9 @@ everything else in the candidate state together. The packed tables hold the same
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -178,6 +180,31 @@ class BandTable:
         order = np.argsort(keys, kind="stable")
         return keys[order], slots[order]
 
+    def export_arrays(self) -> dict[str, np.ndarray]:
+        """The table as flat arrays: every run, the unsorted buffer and the live-slot mask."""
+        n = self._buf_n
+        return {
+            "run_keys": np.concatenate([k for k, _ in self._runs]) if self._runs else np.zeros(0, np.uint32),
+            "run_slots": np.concatenate([s for _, s in self._runs]) if self._runs else np.zeros(0, np.int32),
+            "run_sizes": np.array([k.size for k, _ in self._runs], dtype=np.int64),
+            "buf_keys": self._buf_keys[:n].copy(),
+            "buf_slots": self._buf_slots[:n].copy(),
+            "alive": self._alive.copy(),
+        }
+
+    def restore_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Load what ``export_arrays`` wrote (same bands, rows and seed: the caller checks)."""
+        bounds = np.cumsum([0, *arrays["run_sizes"].tolist()]).tolist()
+        keys, slots = arrays["run_keys"], arrays["run_slots"]
+        self._runs = [(keys[a:b], slots[a:b]) for a, b in itertools.pairwise(bounds)]
+        n = arrays["buf_slots"].size
+        if n >= self.buffer_size or arrays["buf_keys"].shape != (n, self.bands):
+            raise ValueError(f"buffer of {n} keys does not fit this table ({self.buffer_size} x {self.bands})")
+        self._buf_keys[:n] = arrays["buf_keys"]
+        self._buf_slots[:n] = arrays["buf_slots"]
+        self._buf_n = n
+        self._alive = arrays["alive"].astype(bool)
+
     def nbytes(self) -> int:
         return int(sum(k.nbytes + s.nbytes for k, s in self._runs) + self._buf_keys.nbytes
                    + self._buf_slots.nbytes + self._alive.nbytes)
@@ -302,6 +329,39 @@ class MinHashIndex:
         self._doc, self._time = doc, time
         self._grams = [self._grams[int(s)] for s in old]
         self._slot_of = {d: i for i, (d, _) in enumerate(live)}
+
+    def export_arrays(self) -> dict[str, np.ndarray]:
+        """The index as flat arrays (for a state snapshot; see ``restore_arrays``).
+
+        Signatures are not stored: the band keys already are, and the gram arrays the exact
+        Jaccard check reads are the documents' own (the snapshot keeps them once).
+        """
+        n = len(self._grams)
+        doc = self._doc[:n].copy()
+        live = np.zeros(n, dtype=bool)
+        live[list(self._slot_of.values())] = True
+        doc[~live] = -1
+        out = {"doc": doc, "time": self._time[:n].copy()}
+        out.update({f"table_{k}": v for k, v in self._table.export_arrays().items()})
+        return out
+
+    def restore_arrays(self, arrays: Mapping[str, np.ndarray], grams_of: Callable[[int], np.ndarray]) -> None:
+        """Load what ``export_arrays`` wrote into this (empty) index, without computing a signature.
+
+        ``grams_of(doc_id)`` returns the document's gram array (shared with its features).
+        """
+        if self._slot_of:
+            raise ValueError("restore_arrays needs an empty index")
+        doc, time = arrays["doc"], arrays["time"]
+        if doc.size != time.size:
+            raise ValueError(f"doc has {doc.size} slots but time has {time.size}")
+        self._table.restore_arrays({k[len("table_"):]: v for k, v in arrays.items() if k.startswith("table_")})
+        size = max(1024, doc.size)
+        self._doc, self._time = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.float64)
+        self._doc[: doc.size], self._time[: doc.size] = doc, time
+        ids = doc.tolist()
+        self._grams = [grams_of(d) if d >= 0 else None for d in ids]
+        self._slot_of = {d: s for s, d in enumerate(ids) if d >= 0}
 
     def remove(self, doc_id: int) -> None:
         slot = self._slot_of.pop(doc_id, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +111,43 @@ class GatedNgramIndex:
         for bucket in self._buckets.values():
             bucket.sort(key=lambda d: self._docs[d].time)
         self._packed.clear()
+
+    def export_arrays(self) -> dict[str, np.ndarray]:
+        """The index as flat arrays (for a state snapshot; see ``restore_arrays``).
+
+        Slots are handed out in insertion order and never reused, so the vocabulary in dict
+        order is the slot table. Documents are listed bucket by bucket, each bucket in order.
+        """
+        doc_ids = [d for bucket in self._buckets.values() for d in bucket]
+        parts = [self._docs[d].slots for d in doc_ids]
+        return {
+            "vocab": np.fromiter(self._slot.keys(), dtype=np.int64, count=len(self._slot)),
+            "df": self._df[: len(self._slot)].astype(np.int32),
+            "doc_ids": np.array(doc_ids, dtype=np.int64),
+            "slot_offsets": np.cumsum([0, *(p.size for p in parts)], dtype=np.int64),
+            "slots": np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32),
+        }
+
+    def restore_arrays(self, arrays: Mapping[str, np.ndarray],
+                       doc_info: Callable[[int], tuple[str, float]]) -> None:
+        """Load what ``export_arrays`` wrote into this (empty) index, without hashing a gram.
+
+        ``doc_info(doc_id)`` gives the document's bucket key and time, which the snapshot keeps
+        once per document rather than once per index.
+        """
+        if self._docs:
+            raise ValueError("restore_arrays needs an empty index")
+        vocab, df = arrays["vocab"], arrays["df"]
+        if vocab.size != df.size:
+            raise ValueError(f"vocab has {vocab.size} grams but df has {df.size}")
+        self._slot = dict(zip(vocab.tolist(), range(vocab.size), strict=True))
+        self._df = np.zeros(max(1024, 2 * vocab.size), dtype=np.int64)
+        self._df[: df.size] = df
+        slots, offsets = arrays["slots"], arrays["slot_offsets"].tolist()
+        for i, doc_id in enumerate(arrays["doc_ids"].tolist()):
+            lead, time = doc_info(doc_id)
+            self._buckets[lead].append(doc_id)
+            self._docs[doc_id] = _Doc(lead, time, slots[offsets[i] : offsets[i + 1]])
 
     def expire(self, before: float) -> int:
         old = [d for d, doc in self._docs.items() if doc.time < before]

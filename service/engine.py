@@ -106,12 +106,18 @@ class Deduper:
         self.counters: Counter[str] = Counter()
         self.cursor = 0
         self.index_path = _index_path(store)
+        self.snapshot_path = _index_path(store, ".state.npz")
         self._max_time = 0.0
         self._since_expiry = 0
         self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
+        # False after a warm-up that timed out or failed: the state then lacks part of the store,
+        # and must not be saved as if it were whole (the next start would trust it).
+        self._state_complete = True
         self.warmup_report: dict[str, Any] = {}
         if warm:
             self.warm_up()
+        else:  # no history read: the state is whole only if there is no history
+            self._state_complete = self.store.max_change() == 0
 
     # construction -------------------------------------------------------------------------------
     @classmethod
@@ -131,11 +137,23 @@ class Deduper:
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)
 
     def close(self) -> None:
-        """Persist the vector index next to the store (a fast warm restart) and close the store."""
+        """Persist the vector index and the state snapshot next to the store (a fast warm
+        restart), then close the store."""
         try:
             self.save_index()
+            self.save_snapshot()
         finally:
             self.store.close()
+
+    def save_snapshot(self) -> bool:
+        """Write the candidate state beside a SQLite store (``service.snapshot``), stamped with the
+        change cursor it reflects; a later start loads it instead of rebuilding, if nothing changed."""
+        if self.snapshot_path is None or not self._state_complete or self.store.max_change() != self.cursor:
+            return False
+        from service.snapshot import save_snapshot
+
+        save_snapshot(self.state, self.snapshot_path, cursor=self.cursor)
+        return True
 
     def save_index(self) -> bool:
         """Write the FAISS index next to a SQLite store, stamped with the change cursor it reflects.
@@ -144,7 +162,7 @@ class Deduper:
         stored vectors), so a stale file can cost time but never a wrong decision.
         """
         vectors = self.state.vectors
-        if self.index_path is None or vectors is None or not self.model_name:
+        if self.index_path is None or vectors is None or not self.model_name or not self._state_complete:
             return False
         if self.store.max_change() != self.cursor:
             return False
@@ -174,6 +192,10 @@ class Deduper:
         try:
             self.cursor = self.store.max_change()
             self._vectors_loaded = self._load_index_file()
+            if self._load_snapshot(since):
+                source = "snapshot"
+                loaded = len(self.state.entries)
+                return self._warmup_done(started, loaded, False, source)
             # Read newest first, so a timeout keeps the most recent history; each chunk is built
             # oldest first and the buckets are put back in time order at the end.
             pending: list[tuple[DocumentRow, VersionRow]] = []
@@ -189,12 +211,44 @@ class Deduper:
             self.state.ngram.sort_buckets()
         except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
             log.exception("warm-up failed; starting with an empty candidate state")
+            return self._warmup_done(started, loaded, timed_out, "store", failed=True)
+        return self._warmup_done(started, loaded, timed_out, "store")
+
+    def _warmup_done(self, started: float, loaded: int, timed_out: bool, source: str,
+                     failed: bool = False) -> dict[str, Any]:
+        self._state_complete = not (timed_out or failed)
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
-                              "timed_out": timed_out, "clusters": len(self.state.reps),
+                              "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store"}
         self._vectors_loaded = False
         log.info("warm-up", extra={"samestory": self.warmup_report})
         return self.warmup_report
+
+    def _load_snapshot(self, since: float) -> bool:
+        """Use the state snapshot when it matches the store's latest change (see ``service.snapshot``).
+
+        Only with no vectors to add, or with the vector index file already loaded: the
+        snapshot holds the cheap indices, and vectors read back from the store one document at
+        a time would cost what the snapshot saves. Documents the rebuild would not have read
+        (outside ``warmup_days``, by the same store query) are then dropped.
+        """
+        if self.snapshot_path is None or (self.state.vectors is not None and not self._vectors_loaded):
+            return False
+        from service.snapshot import load_snapshot
+
+        try:
+            state = load_snapshot(self.snapshot_path, self.config, None, cursor=self.cursor)
+        except Exception:  # an accelerator only: anything wrong with it means "rebuild"
+            log.exception("state snapshot failed to load; rebuilding from the store")
+            return False
+        if state is None:
+            return False
+        state.vectors = self.state.vectors
+        dropped = state.retain(self.store.live_document_ids(since))
+        if dropped:
+            log.info("state snapshot: %d documents outside warmup_days dropped", dropped)
+        self.state = state
+        return True
 
     def _load_index_file(self) -> bool:
         """Use the persisted FAISS index when it matches this model and the store's latest change."""
@@ -603,12 +657,15 @@ class Deduper:
         }
 
 
-def _index_path(store: Store) -> Path | None:
-    """``<db file>.faiss`` beside a SQLite file store; None for in-memory and server stores."""
+def _index_path(store: Store, suffix: str = ".faiss") -> Path | None:
+    """``<db file><suffix>`` beside a SQLite file store; None for in-memory and server stores.
+
+    ``.faiss`` is the vector index, ``.state.npz`` the state snapshot (``service.snapshot``).
+    """
     path = getattr(store, "path", None)
     if not path or path == ":memory:":
         return None
-    return Path(f"{path}.faiss")
+    return Path(f"{path}{suffix}")
 
 
 def _load_url_rules(config: EngineConfig) -> UrlRules:

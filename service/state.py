@@ -104,6 +104,21 @@ class CandidateState:
             elif self.vectors is not None:
                 self.vectors.remove([e.cluster_id])
 
+    def retain(self, keep: set[int]) -> int:
+        """Forget every document not in ``keep`` (from memory only), as if it had never been loaded.
+
+        A cluster whose representative goes is left without one, as a rebuild that did not
+        read the representative would leave it: no member is promoted.
+        """
+        gone = [d for d in self.entries if d not in keep]
+        for d in gone:
+            e = self.entries.pop(d)
+            self.exact.remove(d)
+            self._unindex_rep(d)
+            if self.reps.get(e.cluster_id) == d:
+                del self.reps[e.cluster_id]
+        return len(gone)
+
     def expire(self, before: float) -> int:
         """Drop documents (and their clusters' index entries) older than ``before`` from memory only."""
         old = [d for d, e in self.entries.items() if e.features.time < before

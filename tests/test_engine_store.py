@@ -65,6 +65,7 @@ def test_warm_up_is_bounded_in_time(tmp_path):
     e = cheap_engine(db)
     e.ingest_many([Article(title=f"item number {i} about topic {i * 7}") for i in range(50)])
     e.close()
+    Path(f"{tmp_path}/s.db.state.npz").unlink()  # the bound is the rebuild's (tests/test_snapshot.py: the other path)
     from service.config import EngineConfig
 
     bounded = Deduper(open_store(db), embedder=None, config=EngineConfig(warmup_timeout_s=0.0))
@@ -146,6 +147,7 @@ def test_warm_up_restores_bucket_order_so_the_newest_representatives_are_scored(
     for i in range(5):
         e.ingest(Article(title=f"속보 사건 {i}번째 완전히 다른 소식 {i * 97}", published_at=f"2026-11-2{i}T00:00:00Z"))
     e.close()
+    Path(f"{tmp_path}/s.db.state.npz").unlink()  # the rebuild reads newest first; the snapshot keeps order
     again = cheap_engine(db)
     bucket = again.state.ngram._buckets["속보"]
     times = [again.state.entries[d].features.time for d in bucket]

@@ -310,6 +310,11 @@ class SQLStoreBase:
             for r in rows:
                 yield _doc(r[:10]), _ver(r[10:])
 
+    def live_document_ids(self, since: float) -> set[int]:
+        """Ids of the documents ``live_documents(since)`` yields, without reading their rows."""
+        return {int(r[0]) for r in self._all(
+            "SELECT id FROM documents WHERE deleted = 0 AND (first_seen >= ? OR published_at >= ?)", (since, since))}
+
     def load_vectors(self, version_ids: list[int], model: str) -> dict[int, bytes]:
         out: dict[int, bytes] = {}
         for start in range(0, len(version_ids), 500):

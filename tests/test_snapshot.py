@@ -1,0 +1,160 @@
+"""The state snapshot (service/snapshot.py): a warm restart that loads what a rebuild would compute.
+
+All texts are invented for these tests.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from service.config import EngineConfig
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article
+
+SUBJECTS = ["진천군", "증평군", "Samsung", "Hyundai", "서울시", "Kakao", "Naver", "부산시", "LG", "SK"]
+TOPICS = ["AI 돌봄 사업 착수", "3분기 영업이익 발표", "new battery plant opens", "지하철 요금 인상 검토",
+          "cloud outage apology", "반도체 투자 확대", "quarterly dividend raised", "청년 주거 지원 확대"]
+
+
+def _stream(n: int, seed: int) -> list[Article]:
+    """Originals, syndicated copies with outlet suffixes, respaced copies, re-crawls and new versions."""
+    rng = random.Random(seed)
+    items: list[Article] = []
+    for i in range(n):
+        roll = rng.random()
+        if items and roll < 0.2:
+            src = rng.choice(items)
+            items.append(Article(title=f"{src.title} - Daily {rng.randint(1, 9)}", body=src.body,
+                                 url=f"https://copy{i}.example/n/{i}", published_at=src.published_at))
+        elif items and roll < 0.3:
+            src = rng.choice(items)
+            items.append(Article(title=src.title.replace(" ", "", 1), url=f"https://re{i}.example/{i}",
+                                 published_at=src.published_at))
+        elif items and roll < 0.35:
+            src = rng.choice(items)
+            items.append(Article(title=src.title, body=src.body, url=src.url, published_at=src.published_at))
+        elif items and roll < 0.4:
+            src = rng.choice(items)
+            items.append(Article(title=src.title, body=f"{src.body} 정정: {rng.randint(1, 99)}명", url=src.url,
+                                 published_at=src.published_at))
+        else:
+            subject, topic = rng.choice(SUBJECTS), rng.choice(TOPICS)
+            day = 20 + rng.randint(0, 6)
+            items.append(Article(title=f"{subject} {topic} {rng.randint(1, 500)}",
+                                 body=f"{subject} said on day {day} that {topic} affects {rng.randint(2, 900)} people.",
+                                 url=f"https://news{i % 7}.example/a/{i}",
+                                 published_at=f"2026-11-{day}T0{rng.randint(0, 9)}:00:00Z"))
+    return items
+
+
+def _engine(db: Path, **config: object) -> Deduper:
+    return Deduper(open_store(f"sqlite:///{db}"), embedder=None, config=EngineConfig(**config))
+
+
+def _snapshot(db: Path) -> Path:
+    return Path(f"{db}.state.npz")
+
+
+@pytest.fixture()
+def stored(tmp_path: Path) -> Path:
+    db = tmp_path / "s.db"
+    e = _engine(db)
+    e.ingest_many(_stream(400, seed=1))
+    doomed = next(iter(e.state.entries))
+    assert e.delete_document(doomed)
+    e.close()
+    assert _snapshot(db).exists()
+    return db
+
+
+def _twins(stored: Path, tmp_path: Path) -> tuple[Deduper, Deduper]:
+    """The same store opened twice: once from the snapshot, once rebuilt from the rows."""
+    dirs = [tmp_path / "snap", tmp_path / "rebuild"]
+    for d in dirs:
+        d.mkdir()
+        shutil.copy(stored, d / "s.db")
+    shutil.copy(_snapshot(stored), dirs[0] / "s.db.state.npz")
+    return _engine(dirs[0] / "s.db"), _engine(dirs[1] / "s.db")
+
+
+def test_snapshot_state_equals_the_rebuilt_state(stored, tmp_path):
+    snap, rebuilt = _twins(stored, tmp_path)
+    assert snap.warmup_report["state"] == "snapshot" and rebuilt.warmup_report["state"] == "store"
+    a, b = snap.state, rebuilt.state
+    assert a.entries.keys() == b.entries.keys() and len(a.entries) > 300
+    for doc, ea in a.entries.items():
+        eb = b.entries[doc]
+        fa, fb = ea.features, eb.features
+        assert (ea.version_id, ea.cluster_id, ea.url, ea.source) == (eb.version_id, eb.cluster_id, eb.url, eb.source)
+        assert (fa.title, fa.body_lead_text, fa.lang, fa.time, fa.title_key, fa.content_key, fa.content_sha,
+                fa.lead) == (fb.title, fb.body_lead_text, fb.lang, fb.time, fb.title_key, fb.content_key,
+                             fb.content_sha, fb.lead)
+        assert np.array_equal(fa.grams, fb.grams)
+    assert a.reps == b.reps
+    assert {k: sorted(v) for k, v in a.ngram._buckets.items()} == {k: sorted(v) for k, v in b.ngram._buckets.items()}
+    for doc in a.reps.values():  # same document frequencies, seen through each index's own slots
+        grams = a.entries[doc].features.grams
+        assert a.ngram.weights(grams) == b.ngram.weights(grams)
+        assert a.minhash.candidates(grams) == b.minhash.candidates(grams)
+    for e in a.entries.values():
+        for key in (e.features.title_key, e.features.content_key):
+            assert sorted(a.exact.lookup(key)) == sorted(b.exact.lookup(key))
+    snap.close()
+    rebuilt.close()
+
+
+def test_snapshot_engine_decides_as_the_rebuilt_one(stored, tmp_path):
+    snap, rebuilt = _twins(stored, tmp_path)
+    follow_up = _stream(400, seed=1)[::3] + _stream(150, seed=2)
+    for x, y in zip(snap.ingest_many(follow_up), rebuilt.ingest_many(follow_up), strict=True):
+        assert (x.status, x.cluster_id, x.decision.stage, x.decision.score) == (
+            y.status, y.cluster_id, y.decision.stage, y.decision.score)
+    snap.close()
+    rebuilt.close()
+
+
+def test_a_store_changed_after_the_snapshot_is_rebuilt(stored):
+    writer = _engine(stored)
+    assert writer.warmup_report["state"] == "snapshot"
+    r = writer.ingest(Article(title="완전히 새로운 소식 하나 추가", url="https://late.example/1"))
+    # No close(): a crash after the write leaves the old snapshot behind, stamped with an old cursor.
+    writer.store.close()
+    again = _engine(stored)
+    assert again.warmup_report["state"] == "store"
+    assert r.document_id in again.state.entries
+    again.close()
+
+
+def test_another_setting_or_a_damaged_file_rebuilds(stored):
+    other = _engine(stored, minhash_lsh_threshold=0.5)
+    assert other.warmup_report["state"] == "store"
+    other.close()  # writes a snapshot under the new setting
+    _snapshot(stored).write_bytes(b"not a snapshot")
+    damaged = _engine(stored)
+    assert damaged.warmup_report["state"] == "store" and len(damaged.state.entries) > 300
+    damaged.close()
+
+
+def test_a_partial_state_is_never_saved(stored):
+    _snapshot(stored).unlink()
+    bounded = _engine(stored, warmup_timeout_s=0.0)
+    assert bounded.warmup_report["timed_out"] is True
+    bounded.close()
+    assert not _snapshot(stored).exists()
+    cold = Deduper(open_store(f"sqlite:///{stored}"), embedder=None, warm=False)
+    cold.close()  # never read the history: saving would hide it from the next start
+    assert not _snapshot(stored).exists()
+
+
+def test_the_warmup_window_applies_to_the_snapshot_too(stored):
+    # warmup_days=0 reads nothing from the store; the snapshot must not bring history back.
+    zero = _engine(stored, warmup_days=0.0)
+    assert zero.warmup_report["state"] == "snapshot" and len(zero.state.entries) == 0
+    assert not zero.state.reps and len(zero.state.ngram) == 0 and len(zero.state.minhash) == 0
+    zero.store.close()
