@@ -75,7 +75,11 @@ def _summary(r: dict[str, Any]) -> str:
         lines.append(f"dedupe(100): p50 {r['dedupe_100']['engine_p50_ms']:.1f} ms")
     if r.get("restart"):
         rs = r["restart"]
-        lines.append(f"warm restart: {rs['restart_s']} s ({rs['documents']} docs), {rs['bytes_per_item']} B/item")
+        lines.append(f"warm restart: {rs['restart_s']} s ({rs['documents']} docs, state from "
+                     f"{rs.get('state_from')}), {rs['bytes_per_item']} B/item")
+    if r.get("restart_rebuild"):
+        rs = r["restart_rebuild"]
+        lines.append(f"warm restart rebuilding from the store: {rs['restart_s']} s ({rs['documents']} docs)")
     return "\n".join(lines)
 
 

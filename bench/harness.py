@@ -11,7 +11,9 @@ What is measured (all on the same seeded stream, see :mod:`bench.stream`):
   ``create_app``);
 * ``GuardSet.check`` cost per pair;
 * warm restart time and resident memory per indexed item, in a fresh subprocess
-  (:mod:`bench.restart`), so the memory figure holds only the rebuilt candidate state;
+  (:mod:`bench.restart`), so the memory figure holds only the rebuilt candidate state: once
+  from the state snapshot the clean close wrote (``restart``), once rebuilt from the store rows
+  as after a crash (``restart_rebuild``);
 * the alternatives of :mod:`bench.alternatives`, their throughput as a ratio to samestory's,
   and every method's recall of the stream's known duplicates and its false merges.
 
@@ -141,11 +143,17 @@ def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool 
             "indexed_clusters": stats["indexed_clusters"], "labels": labels}
 
 
-def measure_restart(db_path: str, model: str, guards: bool) -> dict[str, Any]:
-    """Warm restart and state memory, measured in a fresh interpreter (see bench.restart)."""
+def measure_restart(db_path: str, model: str, guards: bool, *, snapshot: bool = True) -> dict[str, Any]:
+    """Warm restart and state memory, measured in a fresh interpreter (see bench.restart).
+
+    ``snapshot=False`` rebuilds from the store rows (the start after a crash) instead of loading
+    the state snapshot the clean close wrote.
+    """
     cmd = [sys.executable, "-m", "bench.restart", "--db", db_path, "--model", model]
     if not guards:
         cmd.append("--no-guards")
+    if not snapshot:
+        cmd.append("--no-snapshot")
     out = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=900)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -315,6 +323,8 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                 say(f"[{r + 1}/{repeats}] {a}: {ar['throughput']:.0f} items/s")
                 alts[a].append(ar)
         last = ours[-1]
+        rebuild_info = measure_restart(last["db"], model, guards, snapshot=False) if restart else None
+        say(f"restart, rebuilt from the store: {rebuild_info}")
         restart_info = measure_restart(last["db"], model, guards) if restart else None
         say(f"restart: {restart_info}")
         dedupe_info = measure_dedupe(embedder, rag_chunks(stream), guards=guards) if embedder is not None else None
@@ -358,7 +368,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         "encoder_share": round(counters.get("encoder_texts", 0) / n, 4),
         "ingest_latency_ms": lat,
         "indexed_documents": last["indexed_documents"], "indexed_clusters": last["indexed_clusters"],
-        "restart": restart_info, "dedupe_100": dedupe_info, "guards_check": guard_info,
+        "restart": restart_info, "restart_rebuild": rebuild_info, "dedupe_100": dedupe_info, "guards_check": guard_info,
         "methods": methods,
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
     }

@@ -2,7 +2,10 @@
 
 ``python -m bench.restart --db PATH --model use`` prints one JSON line: the seconds to load the
 model, to open the store, and to rebuild the candidate state (``Deduper.warm_up``), plus the
-resident memory the rebuilt state adds, per indexed item. A fresh process is used because the
+resident memory the rebuilt state adds, per indexed item. By default the start uses the state
+snapshot the benchmark's clean close left beside the store (``service.snapshot``);
+``--no-snapshot`` measures the rebuild from the store rows instead (a start after a crash).
+A fresh process is used because the
 benchmark's own process still holds the ingest run's objects, which would blur the figure.
 """
 
@@ -21,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", required=True, help="SQLite file written by the benchmark")
     p.add_argument("--model", default="use")
     p.add_argument("--no-guards", action="store_true")
+    p.add_argument("--no-snapshot", action="store_true", help="rebuild from the store rows, ignoring the snapshot")
     args = p.parse_args(argv)
 
     from service.config import EngineConfig
@@ -31,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     embedder = load_model(args.model)
     t_model = time.perf_counter() - t0
     t0 = time.perf_counter()
-    engine = Deduper(open_store(f"sqlite:///{args.db}"), embedder=embedder, config=EngineConfig.load(),
+    config = EngineConfig.load().replace(state_snapshot=not args.no_snapshot)
+    engine = Deduper(open_store(f"sqlite:///{args.db}"), embedder=embedder, config=config,
                      guards=not args.no_guards, warm=False)
     t_open = time.perf_counter() - t0
     gc.collect()
@@ -46,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"model_load_s": round(t_model, 3), "open_s": round(t_open, 3), "warm_up_s": round(t_warm, 3),
                       "restart_s": round(t_model + t_open + t_warm, 3), "documents": n,
                       "clusters": report.get("clusters"), "timed_out": report.get("timed_out"),
+                      "state_from": report.get("state"), "vector_index_from": report.get("vector_index"),
                       "state_rss_bytes": rss1 - rss0,
                       "bytes_per_item": round((rss1 - rss0) / n, 1) if n else None}))
     return 0

@@ -91,6 +91,12 @@ class EngineConfig:
     # seconds so a large store cannot stall start-up (dedup must never keep the service down).
     warmup_days: float = 7.0
     warmup_timeout_s: float = 30.0
+    # A SQLite store's candidate state is saved beside it at a clean close (<db>.state.npz, about
+    # 0.8 KB per document) and loaded at the next start if the store has not changed since
+    # (service/snapshot.py): a 1M-document restart then loads instead of recomputing every
+    # feature. Off: every start rebuilds from the store (bounded by warmup_timeout_s). It decides
+    # no merge: a loaded state equals the rebuilt one (tests/test_snapshot.py).
+    state_snapshot: bool = True
 
     embed_body_lead: bool = True
     # How many FAISS hits per query are vetted against their cluster representatives.

@@ -148,7 +148,8 @@ class Deduper:
     def save_snapshot(self) -> bool:
         """Write the candidate state beside a SQLite store (``service.snapshot``), stamped with the
         change cursor it reflects; a later start loads it instead of rebuilding, if nothing changed."""
-        if self.snapshot_path is None or not self._state_complete or self.store.max_change() != self.cursor:
+        if (self.snapshot_path is None or not self.config.state_snapshot or not self._state_complete
+                or self.store.max_change() != self.cursor):
             return False
         from service.snapshot import save_snapshot
 
@@ -232,7 +233,8 @@ class Deduper:
         a time would cost what the snapshot saves. Documents the rebuild would not have read
         (outside ``warmup_days``, by the same store query) are then dropped.
         """
-        if self.snapshot_path is None or (self.state.vectors is not None and not self._vectors_loaded):
+        if (self.snapshot_path is None or not self.config.state_snapshot
+                or (self.state.vectors is not None and not self._vectors_loaded)):
             return False
         from service.snapshot import load_snapshot
 

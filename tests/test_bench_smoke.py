@@ -56,5 +56,9 @@ def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert 0.0 <= ours["recall"] <= 1.0 and ours["throughput"] > 0
     assert abs(sum(result["status_share"].values()) - 1.0) < 1e-6
     assert result["restart"]["documents"] > 0
+    # The clean close left a snapshot; the second restart ignores it and rebuilds, to the same state.
+    assert result["restart"]["state_from"] == "snapshot"
+    assert result["restart_rebuild"]["state_from"] == "store"
+    assert result["restart_rebuild"]["documents"] == result["restart"]["documents"]
     for name in ("seed001", "seed000"):
         assert 0.0 <= result["methods"][name]["recall"] <= 1.0

@@ -158,3 +158,12 @@ def test_the_warmup_window_applies_to_the_snapshot_too(stored):
     assert zero.warmup_report["state"] == "snapshot" and len(zero.state.entries) == 0
     assert not zero.state.reps and len(zero.state.ngram) == 0 and len(zero.state.minhash) == 0
     zero.store.close()
+
+
+def test_snapshot_can_be_turned_off(stored, monkeypatch):
+    monkeypatch.setenv("SAMESTORY_STATE_SNAPSHOT", "0")
+    off = Deduper(open_store(f"sqlite:///{stored}"), embedder=None, config=EngineConfig.load())
+    assert off.warmup_report["state"] == "store"
+    _snapshot(stored).unlink()
+    off.close()
+    assert not _snapshot(stored).exists()
