@@ -7,39 +7,44 @@ call.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class ExactIndex:
     """Hash keys to document ids; a document may be filed under several keys.
+
+    The index does not remember which keys a document was filed under: the caller passes them
+    again to ``remove`` (the candidate state has them in the document's features). Remembering
+    them cost a tuple and a dict entry per document, about 110 bytes.
 
     >>> idx = ExactIndex()
     >>> idx.add(1, [10, 20]); idx.add(2, [20])
     >>> idx.lookup(20)
     [1, 2]
-    >>> idx.remove(1); idx.lookup(20)
-    [2]
+    >>> idx.remove(1, [10, 20]); idx.lookup(20), idx.lookup(10)
+    ([2], [])
     """
 
     def __init__(self) -> None:
         # Most keys belong to one document: the id is stored bare, and becomes a list only when
         # a second document shares the key (a list per key was 200 bytes per document).
         self._docs: dict[int, int | list[int]] = {}
-        self._keys: dict[int, tuple[int, ...]] = {}
 
-    def add(self, doc_id: int, keys: list[int] | tuple[int, ...]) -> None:
-        self.remove(doc_id)
-        uniq = tuple(dict.fromkeys(keys))
-        self._keys[doc_id] = uniq
-        for key in uniq:
+    def add(self, doc_id: int, keys: Iterable[int]) -> None:
+        """File ``doc_id`` under each key (once, however often it is added)."""
+        for key in keys:
             cur = self._docs.get(key)
             if cur is None:
                 self._docs[key] = doc_id
             elif isinstance(cur, list):
-                cur.append(doc_id)
-            else:
+                if doc_id not in cur:
+                    cur.append(doc_id)
+            elif cur != doc_id:
                 self._docs[key] = [cur, doc_id]
 
-    def remove(self, doc_id: int) -> None:
-        for key in self._keys.pop(doc_id, ()):
+    def remove(self, doc_id: int, keys: Iterable[int]) -> None:
+        """Take ``doc_id`` out from under ``keys`` (the keys it was added with)."""
+        for key in keys:
             cur = self._docs.get(key)
             if cur is None:
                 continue
@@ -60,7 +65,5 @@ class ExactIndex:
         return list(cur) if isinstance(cur, list) else [cur]
 
     def __len__(self) -> int:
-        return len(self._keys)
-
-    def __contains__(self, doc_id: int) -> bool:
-        return doc_id in self._keys
+        """Number of distinct keys filed."""
+        return len(self._docs)

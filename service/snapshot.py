@@ -44,6 +44,7 @@ import itertools
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,8 @@ def _restore(a: dict[str, np.ndarray], config: EngineConfig, dim: int | None) ->
     state = CandidateState(config, dim)
     n = a["doc_id"].size
     strings = {name: _unpack_strings(name, a) for name in (*_STRING_FIELDS, "url", "source")}
+    for name in ("lang", "lead"):  # shared by many documents, as ItemFeatures.build shares them
+        strings[name] = [v if v is None else sys.intern(v) for v in strings[name]]
     for name, values in strings.items():
         if len(values) != n:
             raise ValueError(f"snapshot has {len(values)} {name} values for {n} documents")

@@ -10,6 +10,7 @@ just to re-index it would spend the encoder on an item the cheap passes already 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,10 @@ class Entry:
     features: ItemFeatures
     url: str | None
     source: str | None
+
+    def __post_init__(self) -> None:
+        if self.source is not None:  # a few outlets name thousands of documents: one string each
+            self.source = sys.intern(self.source)
 
 
 class CandidateState:
@@ -52,8 +57,9 @@ class CandidateState:
         """Add or refresh a live document (not as representative; see ``set_rep``)."""
         old = self.entries.get(entry.doc_id)
         self.entries[entry.doc_id] = entry
-        f = entry.features
-        self.exact.add(entry.doc_id, [f.content_key, f.title_key])
+        if old is not None:
+            self.exact.remove(entry.doc_id, _exact_keys(old))
+        self.exact.add(entry.doc_id, _exact_keys(entry))
         if old is not None and self.reps.get(old.cluster_id) == entry.doc_id:
             if old.cluster_id != entry.cluster_id:
                 self.reps.pop(old.cluster_id, None)
@@ -90,10 +96,10 @@ class CandidateState:
 
     def remove(self, doc_id: int) -> None:
         e = self.entries.pop(doc_id, None)
-        self.exact.remove(doc_id)
         self._unindex_rep(doc_id)
         if e is None:
             return
+        self.exact.remove(doc_id, _exact_keys(e))
         if self.reps.get(e.cluster_id) == doc_id:
             del self.reps[e.cluster_id]
             # Promote the best remaining live member so the cluster stays findable.
@@ -113,7 +119,7 @@ class CandidateState:
         gone = [d for d in self.entries if d not in keep]
         for d in gone:
             e = self.entries.pop(d)
-            self.exact.remove(d)
+            self.exact.remove(d, _exact_keys(e))
             self._unindex_rep(d)
             if self.reps.get(e.cluster_id) == d:
                 del self.reps[e.cluster_id]
@@ -125,10 +131,15 @@ class CandidateState:
                and self.entries.get(self.reps.get(e.cluster_id, d), e).features.time < before]
         for d in old:
             e = self.entries.pop(d)
-            self.exact.remove(d)
+            self.exact.remove(d, _exact_keys(e))
             self._unindex_rep(d)
             if self.reps.get(e.cluster_id) == d:
                 del self.reps[e.cluster_id]
                 if self.vectors is not None:
                     self.vectors.remove([e.cluster_id])
         return len(old)
+
+
+def _exact_keys(e: Entry) -> tuple[int, int]:
+    """The keys a document is filed under in the exact index: its whole text and its title."""
+    return e.features.content_key, e.features.title_key
