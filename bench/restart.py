@@ -25,7 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default="use")
     p.add_argument("--no-guards", action="store_true")
     p.add_argument("--no-snapshot", action="store_true", help="rebuild from the store rows, ignoring the snapshot")
+    p.add_argument("--build", type=int, metavar="N",
+                   help="first ingest the benchmark's N-item stream (bench.stream, seed 0, 40%% copies) into a "
+                        "new store at --db, with the engine the benchmark runs, then measure")
+    p.add_argument("--eval-data", help="eval-data folder for --build (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
     args = p.parse_args(argv)
+    if args.build:
+        build_store(args.db, args.build, args.model, guards=not args.no_guards, data_dir=args.eval_data)
 
     from service.config import EngineConfig
     from service.engine import Deduper
@@ -55,6 +61,24 @@ def main(argv: list[str] | None = None) -> int:
                       "state_rss_bytes": rss1 - rss0,
                       "bytes_per_item": round((rss1 - rss0) / n, 1) if n else None}))
     return 0
+
+
+def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> None:
+    """Ingest the benchmark stream into a new SQLite store and close it cleanly (no timings kept)."""
+    import os
+
+    from bench.stream import build_stream
+    from service.config import EngineConfig
+    from service.engine import Deduper
+    from service.store import open_store
+
+    if os.path.exists(db):
+        raise SystemExit(f"--build needs a new store, and {db} exists")
+    stream = build_stream(size, data_dir=data_dir)
+    engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
+                     guards=guards)
+    engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
+    engine.close()
 
 
 if __name__ == "__main__":
