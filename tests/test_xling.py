@@ -77,6 +77,28 @@ def test_fit_logreg_separates() -> None:
     assert coef[0] > 1.0 and abs(coef[1]) < 0.5
 
 
+def test_pair_mlp_learns_a_relation_the_cosine_cannot_see() -> None:
+    pytest.importorskip("torch")
+    from models.xling.data import PairSet
+    from models.xling.pairmlp import fit_predict, pair_inputs
+
+    rng = np.random.default_rng(0)
+    n, d = 600, 4
+    e = rng.standard_normal((2 * n, d)).astype(np.float32)
+    e /= np.linalg.norm(e, axis=1, keepdims=True)
+    ps = PairSet(name="toy", ids=[str(i) for i in range(n)], kinds=["k"] * n, labels=np.zeros(n, dtype=int),
+                 groups=[str(i) for i in range(n)], a_idx=np.arange(n), b_idx=np.arange(n, 2 * n),
+                 a_lang=["en" if i % 2 else "ko" for i in range(n)], b_lang=["ko" if i % 2 else "en" for i in range(n)],
+                 texts=[""] * (2 * n), text_lang=["ko"] * (2 * n), emb={"use": e})
+    x = pair_inputs(ps)
+    assert x.shape == (n, 2 * d + 1)
+    assert np.allclose(x[:, -1], ps.cos("use"), atol=1e-6)  # the last column is the cosine
+    # Label: do the two sides agree in sign on dimension 0? Invisible to the cosine, visible to u * v.
+    y = (x[:, 0] > 0).astype(int)
+    p = fit_predict(x[:400], y[:400], np.ones(400), x[400:], hidden=32, epochs=100, seed=0, lr=1e-2)
+    assert ((p > 0.5) == y[400:]).mean() > 0.9
+
+
 def _toy_scorer() -> PairScorer:
     rng = np.random.default_rng(1)
     fb = FeatureBuilder(banks={"use_ko": _unit(rng, 50), "use_en": _unit(rng, 50)}, hub_k=5, len_mu=-0.7)
