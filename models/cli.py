@@ -5,6 +5,7 @@ handler ``(args) -> int`` (exit code), the usual argparse dispatch convention::
 
     samestory models list
     samestory models build e5-small [--out DIR] [--no-onnx]
+    samestory models train xling [--data DIR] [--out models/xling/scorer.npz]
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="samestory")
@@ -68,8 +69,27 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train(args: argparse.Namespace) -> int:
+    """Regenerate the cross-lingual pair scorer (models/xling/scorer.npz) from the dev splits."""
+    import json
+
+    from models.xling.pairmlp import train_stacked
+
+    if not (args.data / "ntrex128-kor-eng" / "dev.jsonl").exists():
+        print(f"error: no eval-data dev splits under {args.data} (--data)", file=sys.stderr)
+        return 2
+    report = train_stacked(args.data, args.out, hidden=args.hidden, epochs=args.epochs, seed=args.seed,
+                           check=not args.no_check)
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out} ({report['artefact_bytes'] / 1e6:.1f} MB), threshold {report['threshold']:.4f}, "
+          f"{report['seconds']} s")
+    return 0
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``models`` command (``list``, ``build e5-small``) to an argparse subparsers object."""
+    """Add the ``models`` command (``list``, ``build e5-small``, ``train xling``) to an argparse subparsers object."""
     parser = subparsers.add_parser("models", help="build and list embedding models")
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="cache root (default: $SAMESTORY_CACHE or ~/.cache/samestory)")
@@ -81,6 +101,20 @@ def register(subparsers: Any) -> None:
     build.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (no torch needed)")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=_cmd_build)
+
+    train = sub.add_parser("train", help="train a small learned artefact from the eval-data dev splits",
+                           description="Train the cross-lingual pair scorer used by SAMESTORY_EMBEDDING_SCORER=xling: "
+                                       "full_lr_use plus a pair head over USE vectors, nested group folds "
+                                       "(docs/xling.md). About 7 minutes on 2 cores; needs torch (the st extra).")
+    train.add_argument("artefact", choices=["xling"], help="what to train")
+    train.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
+    train.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "xling" / "scorer.npz")
+    train.add_argument("--report", type=Path, default=None, help="also write the JSON report here")
+    train.add_argument("--hidden", type=int, default=256, help="hidden units of the pair head")
+    train.add_argument("--epochs", type=int, default=10, help="training epochs of the pair head")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--no-check", action="store_true", help="skip the KorSTS / PAWS-X / UCI over-merge check")
+    train.set_defaults(func=_cmd_train)
 
     lst = sub.add_parser("list", help="list model specs and whether they are built")
     lst.set_defaults(func=_cmd_list)

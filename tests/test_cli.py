@@ -59,3 +59,10 @@ def test_compare_json_explains_the_veto():
     decision = json.loads(res.stdout)
     assert decision["same"] is False and decision["blocked_by"] == ["version"]
     assert any("2.0.1" in r for r in decision["reasons"])
+
+
+def test_models_train_refuses_a_folder_without_the_dev_splits(tmp_path):
+    from service.cli import main
+
+    assert main(["models", "train", "xling", "--data", str(tmp_path), "--out", str(tmp_path / "s.npz")]) == 2
+    assert not (tmp_path / "s.npz").exists()

@@ -133,6 +133,42 @@ def test_toy_scorer_roundtrip_and_monotone(tmp_path: Path) -> None:
     assert m[0] < sc.threshold <= m[1] < m[2]
 
 
+def test_pair_head_feature_roundtrips_and_follows_the_vectors(tmp_path: Path) -> None:
+    from models.xling.scorer import PairHead, head_inputs
+
+    rng = np.random.default_rng(3)
+    d, hidden = 8, 4
+    head = PairHead(mean=np.zeros(2 * d + 1, np.float32), scale=np.ones(2 * d + 1, np.float32),
+                    w1=rng.standard_normal((2 * d + 1, hidden)).astype(np.float32),
+                    b1=np.zeros(hidden, np.float32), w2=rng.standard_normal(hidden).astype(np.float32), b2=0.5)
+    ko, en = _unit(rng, 6, d), _unit(rng, 6, d)
+    # The GELU by hand (exact, erf) against the head's own numpy path.
+    import math
+
+    h = head_inputs(ko, en) @ head.w1 + head.b1
+    gelu = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))(h)
+    np.testing.assert_allclose(head.logit(ko, en), gelu @ head.w2 + head.b2, rtol=1e-5, atol=1e-5)
+    fb = FeatureBuilder(head=head, hub_mean={"head_use": -3.0})
+    sc = PairScorer(name="toy_head", feature_names=("cos_use", "head_use"), mean=np.zeros(2), scale=np.ones(2),
+                    coef=np.array([1.0, 1.0]), intercept=0.0, threshold=0.5, builder=fb)
+    cos = np.einsum("ij,ij->i", ko, en)
+    langs = (["ko", "en"] * 3, ["en", "ko"] * 3)  # either side may be the Korean one
+    a = [ko[i] if i % 2 == 0 else en[i] for i in range(6)]
+    b = [en[i] if i % 2 == 0 else ko[i] for i in range(6)]
+    x = sc.features(["x"] * 6, ["y"] * 6, *langs, cos, emb_use=(np.array(a), np.array(b)))
+    np.testing.assert_allclose(x[:, 1], head.logit(ko, en), rtol=1e-5, atol=1e-5)
+    assert np.all(sc.features(["x"] * 6, ["y"] * 6, *langs, cos)[:, 1] == -3.0)  # no vectors: imputed
+    path = tmp_path / "head.npz"
+    sc.save(path)
+    again = PairScorer.load(path)
+    np.testing.assert_allclose(again.features(["x"] * 6, ["y"] * 6, *langs, cos, emb_use=(np.array(a), np.array(b))),
+                               x, rtol=1e-6)
+    headless = PairScorer(name="broken", feature_names=("head_use",), mean=np.zeros(1), scale=np.ones(1),
+                          coef=np.ones(1), intercept=0.0, threshold=0.5, builder=FeatureBuilder())
+    with pytest.raises(ValueError, match="no pair head"):
+        headless.save(tmp_path / "broken.npz")
+
+
 # ------------------------------------------------------------------ packaged artefact
 @needs_artefact
 def test_packaged_artefact_loads_small_and_shapes() -> None:

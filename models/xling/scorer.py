@@ -42,7 +42,50 @@ DEFAULT_ARTEFACT = Path(__file__).resolve().parent / "scorer.npz"
 _EMB_FEATURES = ("cos_use", "hub_ko_use", "hub_en_use", "cos_e5", "hub_ko_e5", "hub_en_e5")
 _LEX_EXTRA = ("len_dev", "log_len_en")
 #: Every column FeatureBuilder can produce; a trained scorer uses a subset (``feature_names``).
-ALL_FEATURES: tuple[str, ...] = _EMB_FEATURES + LEXICAL_FEATURES + _LEX_EXTRA
+#: ``head_use`` is the logit of a :class:`PairHead` over the two USE vectors.
+ALL_FEATURES: tuple[str, ...] = _EMB_FEATURES + LEXICAL_FEATURES + _LEX_EXTRA + ("head_use",)
+
+
+def head_inputs(ko: np.ndarray, en: np.ndarray) -> np.ndarray:
+    """``[ko * en, |ko - en|, cos]`` of L2-normalised vectors: a pair head's input rows."""
+    ko, en = np.asarray(ko, dtype=np.float32), np.asarray(en, dtype=np.float32)
+    cos = np.einsum("ij,ij->i", ko, en)[:, None]
+    return np.concatenate([ko * en, np.abs(ko - en), cos], axis=1)
+
+
+@dataclass
+class PairHead:
+    """A one-hidden-layer MLP over :func:`head_inputs` (trained by ``models.xling.pairmlp``).
+
+    Inputs are standardised with ``mean`` / ``scale``; the hidden layer uses the exact (erf)
+    GELU, as torch's default does, so the numpy logits equal the trained network's.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray  # (inputs, hidden)
+    b1: np.ndarray
+    w2: np.ndarray  # (hidden,)
+    b2: float
+
+    def __post_init__(self) -> None:
+        n_in, hidden = self.w1.shape
+        if self.mean.shape != (n_in,) or self.scale.shape != (n_in,) or self.b1.shape != (hidden,) \
+                or self.w2.shape != (hidden,):
+            raise ValueError(f"pair head shapes disagree: w1 {self.w1.shape}, mean {self.mean.shape}, "
+                             f"scale {self.scale.shape}, b1 {self.b1.shape}, w2 {self.w2.shape}")
+
+    def logit(self, ko: np.ndarray, en: np.ndarray) -> np.ndarray:
+        """Logit that a Korean row and an English row are the same item."""
+        return self.logit_from_inputs(head_inputs(ko, en))
+
+    def logit_from_inputs(self, x: np.ndarray) -> np.ndarray:
+        """The same, from ready-made :func:`head_inputs` rows."""
+        from scipy.special import erf
+
+        h = ((x - self.mean) / self.scale) @ self.w1 + self.b1
+        h = 0.5 * h * (1.0 + erf(h / math.sqrt(2.0)))
+        return (h @ self.w2 + self.b2).astype(np.float32)
 
 
 def _nonspace_len(s: str) -> int:
@@ -72,6 +115,7 @@ class FeatureBuilder:
     hub_k: int = 10
     len_mu: float = -0.7
     hub_mean: dict[str, float] = field(default_factory=dict)
+    head: PairHead | None = None
 
     def build(
         self,
@@ -109,6 +153,13 @@ class FeatureBuilder:
             en = np.where(a_is_ko[:, None], eb, ea)
             out[:, col[names[0]]] = _hub(ko, self.banks[f"{model}_en"], self.hub_k)
             out[:, col[names[1]]] = _hub(en, self.banks[f"{model}_ko"], self.hub_k)
+        use_pair = (emb or {}).get("use")
+        if self.head is not None and use_pair is not None:
+            ea, eb = (np.asarray(x, dtype=np.float32) for x in use_pair)
+            out[:, col["head_use"]] = self.head.logit(np.where(a_is_ko[:, None], ea, eb),
+                                                      np.where(a_is_ko[:, None], eb, ea))
+        else:
+            out[:, col["head_use"]] = self.hub_mean.get("head_use", 0.0)
         if lex is None:
             lex = lexical_features(a_texts, b_texts, a_langs, b_langs)
         j0 = col[LEXICAL_FEATURES[0]]
@@ -181,11 +232,16 @@ class PairScorer:
         with np.load(p, allow_pickle=False) as z:
             banks = {k[5:]: z[k].astype(np.float32) for k in z.files if k.startswith("bank_")}
             hub_names = [str(x) for x in z["hub_mean_names"]]
+            head = None
+            if "head_w1" in z.files:
+                head = PairHead(mean=z["head_mean"], scale=z["head_scale"], w1=z["head_w1"], b1=z["head_b1"],
+                                w2=z["head_w2"], b2=float(z["head_b2"]))
             builder = FeatureBuilder(
                 banks=banks,
                 hub_k=int(z["hub_k"]),
                 len_mu=float(z["len_mu"]),
                 hub_mean=dict(zip(hub_names, (float(x) for x in z["hub_mean_values"]), strict=True)),
+                head=head,
             )
             return cls(
                 name=str(z["name"]),
@@ -227,6 +283,12 @@ class PairScorer:
             "alt_threshold_names": np.array(sorted(self.alt_thresholds), dtype=str),
             "alt_threshold_values": np.array([self.alt_thresholds[k] for k in sorted(self.alt_thresholds)]),
         }
+        head = self.builder.head
+        if "head_use" in self.feature_names:
+            if head is None:
+                raise ValueError(f"scorer {self.name!r} uses head_use but its builder has no pair head")
+            arrays.update({"head_mean": head.mean, "head_scale": head.scale, "head_w1": head.w1,
+                           "head_b1": head.b1, "head_w2": head.w2, "head_b2": np.array(head.b2)})
         needed = {m for m in ("use", "e5") if f"hub_ko_{m}" in self.feature_names}
         for key, bank in self.builder.banks.items():
             if key.split("_")[0] in needed:
