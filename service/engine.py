@@ -239,7 +239,7 @@ class Deduper:
         from service.snapshot import load_snapshot
 
         try:
-            state = load_snapshot(self.snapshot_path, self.config, None, cursor=self.cursor)
+            state = load_snapshot(self.snapshot_path, self.config, cursor=self.cursor)
         except Exception:  # an accelerator only: anything wrong with it means "rebuild"
             log.exception("state snapshot failed to load; rebuilding from the store")
             return False

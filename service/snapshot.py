@@ -28,12 +28,12 @@ It is an accelerator, never a source of truth (the store is):
 >>> state.set_rep(1, 1)
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "store.db.state.npz"
 >>> save_snapshot(state, path, cursor=7)
->>> loaded = load_snapshot(path, cfg, None, cursor=7)
+>>> loaded = load_snapshot(path, cfg, cursor=7)
 >>> loaded.entries[1].features.title, loaded.reps
 ('Fed raises rates by 25 basis points', {1: 1})
 >>> [d for d, _ in loaded.minhash.candidates(ItemFeatures.build("Fed raises rates by 25 basis points now", "", "en", 0.0).grams)]
 [1]
->>> load_snapshot(path, cfg, None, cursor=8) is None  # the store moved on: rebuild instead
+>>> load_snapshot(path, cfg, cursor=8) is None  # the store moved on: rebuild instead
 True
 """
 
@@ -114,11 +114,11 @@ def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> No
     os.replace(tmp, path)
 
 
-def load_snapshot(path: str | Path, config: EngineConfig, dim: int | None, *, cursor: int) -> CandidateState | None:
+def load_snapshot(path: str | Path, config: EngineConfig, *, cursor: int) -> CandidateState | None:
     """The state saved at ``path`` if it was taken at ``cursor`` with this engine's fingerprint, else None.
 
     None means "rebuild from the store"; the reason is logged. The returned state has no
-    vectors loaded (``dim`` only sizes an empty vector index): the caller adds them.
+    vector index: the caller attaches its own.
     """
     path = Path(path)
     if not path.exists():
@@ -133,14 +133,14 @@ def load_snapshot(path: str | Path, config: EngineConfig, dim: int | None, *, cu
                 log.info("state snapshot was taken by another engine version or setting; rebuilding")
                 return None
             arrays = {k: npz[k] for k in npz.files}
-        return _restore(arrays, config, dim)
+        return _restore(arrays, config)
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:  # a damaged file: rebuild
         log.warning("state snapshot %s not usable (%s); rebuilding", path, exc)
         return None
 
 
-def _restore(a: dict[str, np.ndarray], config: EngineConfig, dim: int | None) -> CandidateState:
-    state = CandidateState(config, dim)
+def _restore(a: dict[str, np.ndarray], config: EngineConfig) -> CandidateState:
+    state = CandidateState(config, None)
     n = a["doc_id"].size
     strings = {name: _unpack_strings(name, a) for name in (*_STRING_FIELDS, "url", "source")}
     for name in ("lang", "lead"):  # shared by many documents, as ItemFeatures.build shares them

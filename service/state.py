@@ -118,11 +118,7 @@ class CandidateState:
         """
         gone = [d for d in self.entries if d not in keep]
         for d in gone:
-            e = self.entries.pop(d)
-            self.exact.remove(d, _exact_keys(e))
-            self._unindex_rep(d)
-            if self.reps.get(e.cluster_id) == d:
-                del self.reps[e.cluster_id]
+            self._forget(d)
         return len(gone)
 
     def expire(self, before: float) -> int:
@@ -130,14 +126,21 @@ class CandidateState:
         old = [d for d, e in self.entries.items() if e.features.time < before
                and self.entries.get(self.reps.get(e.cluster_id, d), e).features.time < before]
         for d in old:
-            e = self.entries.pop(d)
-            self.exact.remove(d, _exact_keys(e))
-            self._unindex_rep(d)
-            if self.reps.get(e.cluster_id) == d:
-                del self.reps[e.cluster_id]
-                if self.vectors is not None:
-                    self.vectors.remove([e.cluster_id])
+            e, was_rep = self._forget(d)
+            if was_rep and self.vectors is not None:
+                self.vectors.remove([e.cluster_id])
         return len(old)
+
+    def _forget(self, doc_id: int) -> tuple[Entry, bool]:
+        """Take a document out of memory and every cheap index, its cluster's representative slot
+        included (no member is promoted); returns its entry and whether it was the representative."""
+        e = self.entries.pop(doc_id)
+        self.exact.remove(doc_id, _exact_keys(e))
+        self._unindex_rep(doc_id)
+        was_rep = self.reps.get(e.cluster_id) == doc_id
+        if was_rep:
+            del self.reps[e.cluster_id]
+        return e, was_rep
 
 
 def _exact_keys(e: Entry) -> tuple[int, int]:
