@@ -80,7 +80,7 @@ def test_fit_logreg_separates() -> None:
 def test_pair_mlp_learns_a_relation_the_cosine_cannot_see() -> None:
     pytest.importorskip("torch")
     from models.xling.data import PairSet
-    from models.xling.pairmlp import fit_predict, pair_inputs
+    from models.xling.pairmlp import fit_head, pair_inputs
 
     rng = np.random.default_rng(0)
     n, d = 600, 4
@@ -95,8 +95,8 @@ def test_pair_mlp_learns_a_relation_the_cosine_cannot_see() -> None:
     assert np.allclose(x[:, -1], ps.cos("use"), atol=1e-6)  # the last column is the cosine
     # Label: do the two sides agree in sign on dimension 0? Invisible to the cosine, visible to u * v.
     y = (x[:, 0] > 0).astype(int)
-    p = fit_predict(x[:400], y[:400], np.ones(400), x[400:], hidden=32, epochs=100, seed=0, lr=1e-2)
-    assert ((p > 0.5) == y[400:]).mean() > 0.9
+    head = fit_head(x[:400], y[:400], np.ones(400), hidden=32, epochs=100, seed=0, lr=1e-2)
+    assert ((head.logit_from_inputs(x[400:]) > 0) == y[400:]).mean() > 0.9
 
 
 def _toy_scorer() -> PairScorer:

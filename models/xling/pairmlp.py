@@ -70,36 +70,38 @@ def fit_head(x_tr: np.ndarray, y_tr: np.ndarray, w_tr: np.ndarray, *, hidden: in
                     w2=last.weight.detach().numpy()[0].copy(), b2=float(last.bias.detach().numpy()[0]))
 
 
-def fit_predict(x_tr: np.ndarray, y_tr: np.ndarray, w_tr: np.ndarray, x_te: np.ndarray, *, hidden: int,
-                epochs: int, seed: int, lr: float = 1e-3) -> np.ndarray:
-    """Probabilities for ``x_te`` from a head trained on the ``x_tr`` rows."""
-    head = fit_head(x_tr, y_tr, w_tr, hidden=hidden, epochs=epochs, seed=seed, lr=lr)
-    return 1.0 / (1.0 + np.exp(-np.clip(head.logit_from_inputs(x_te), -50, 50)))
-
-
-def run(data_dir: Path, *, hidden: int = 256, epochs: int = 30, set_names: Sequence[str] = TRAIN_SETS) -> dict:
+def _load(data_dir: Path, set_names: Sequence[str]) -> tuple[list[PairSet], list[np.ndarray], list[np.ndarray]]:
+    """The sets with their USE vectors, each set's head inputs, and each set's group folds."""
     import torch
 
-    torch.set_num_threads(1)
-    t0 = time.time()
+    torch.set_num_threads(1)  # the heads are small; one thread leaves the other core to the machine
     sets = [load_set(data_dir, n) for n in set_names]
     for ps in sets:
         embed_cached(ps, "use")
-    xs = [pair_inputs(ps) for ps in sets]
-    folds = [ps.folds() for ps in sets]
-    oof = [np.zeros(len(ps.labels)) for ps in sets]
+    return sets, [pair_inputs(ps) for ps in sets], [ps.folds() for ps in sets]
+
+
+def _head_logits(sets: Sequence[PairSet], xs: Sequence[np.ndarray], train_masks: Sequence[np.ndarray],
+                 test_masks: Sequence[np.ndarray], *, hidden: int, epochs: int, seed: int) -> list[np.ndarray]:
+    """Fit one head on the training rows of every set (each set weighing the same); its logits
+    for each set's test rows."""
+    x_tr = np.concatenate([x[m] for x, m in zip(xs, train_masks, strict=True)])
+    y_tr = np.concatenate([ps.labels[m] for ps, m in zip(sets, train_masks, strict=True)])
+    w_tr = np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in train_masks])
+    head = fit_head(x_tr, y_tr, w_tr, hidden=hidden, epochs=epochs, seed=seed)
+    return [head.logit_from_inputs(x[m]) for x, m in zip(xs, test_masks, strict=True)]
+
+
+def run(data_dir: Path, *, hidden: int = 256, epochs: int = 30, set_names: Sequence[str] = TRAIN_SETS) -> dict:
+    """The head alone, out of fold, against the plain USE cosine."""
+    t0 = time.time()
+    sets, xs, folds = _load(data_dir, set_names)
+    oof = [np.zeros(len(ps.labels), dtype=np.float32) for ps in sets]
     for k in range(N_FOLDS):
-        tr = [f != k for f in folds]
-        x_tr = np.concatenate([x[m] for x, m in zip(xs, tr, strict=True)])
-        y_tr = np.concatenate([ps.labels[m] for ps, m in zip(sets, tr, strict=True)])
-        w_tr = np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in tr])
-        x_te = np.concatenate([x[~m] for x, m in zip(xs, tr, strict=True)])
-        p = fit_predict(x_tr, y_tr, w_tr, x_te, hidden=hidden, epochs=epochs, seed=k)
-        start = 0
-        for si, m in enumerate(tr):
-            n = int((~m).sum())
-            oof[si][~m] = p[start : start + n]
-            start += n
+        te = [f == k for f in folds]
+        for si, z in enumerate(_head_logits(sets, xs, [f != k for f in folds], te, hidden=hidden, epochs=epochs,
+                                            seed=k)):
+            oof[si][te[si]] = z
     out: dict = {"approach": f"pair_mlp_use (hidden {hidden}, {epochs} epochs)", "seconds": round(time.time() - t0, 1)}
     for ps, s in zip(sets, oof, strict=True):
         cos = ps.cos("use")
@@ -114,29 +116,20 @@ def run(data_dir: Path, *, hidden: int = 256, epochs: int = 30, set_names: Seque
 
 
 def _stack_cv(data_dir: Path, *, hidden: int, epochs: int, seed: int, set_names: Sequence[str]) -> dict:
-    """Out-of-fold scores of the shipped LR and of the LR with the head's logit (nested folds)."""
-    import torch
+    """Out-of-fold scores of the shipped LR and of the LR with the head's logit (nested folds).
 
+    Also returns ``outer``: every row's logit from the head of the fold that held it out, which
+    is what the final LR is trained on.
+    """
     from models.xling.scorer import ALL_FEATURES
     from models.xling.train import APPROACHES, _features, _make_builder, fit_logreg
 
-    torch.set_num_threads(1)
-    sets = [load_set(data_dir, n) for n in set_names]
-    for ps in sets:
-        embed_cached(ps, "use")
-    xs = [pair_inputs(ps) for ps in sets]
-    folds = [ps.folds() for ps in sets]
+    sets, xs, folds = _load(data_dir, set_names)
     cols = [ALL_FEATURES.index(c) for c in APPROACHES["full_lr_use"][1]]
     oof = {"full_lr_use": [np.zeros(len(ps.labels)) for ps in sets],
            "stacked": [np.zeros(len(ps.labels)) for ps in sets]}
-
-    def head(train_masks: list[np.ndarray], test_masks: list[np.ndarray], head_seed: int) -> list[np.ndarray]:
-        x_tr = np.concatenate([x[m] for x, m in zip(xs, train_masks, strict=True)])
-        y_tr = np.concatenate([ps.labels[m] for ps, m in zip(sets, train_masks, strict=True)])
-        w_tr = np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in train_masks])
-        h = fit_head(x_tr, y_tr, w_tr, hidden=hidden, epochs=epochs, seed=head_seed)
-        return [h.logit_from_inputs(x[m]) for x, m in zip(xs, test_masks, strict=True)]
-
+    outer_all = [np.zeros(len(ps.labels), dtype=np.float32) for ps in sets]
+    kw = {"hidden": hidden, "epochs": epochs}
     for k in range(N_FOLDS):
         tr = [f != k for f in folds]
         te = [f == k for f in folds]
@@ -145,9 +138,12 @@ def _stack_cv(data_dir: Path, *, hidden: int, epochs: int, seed: int, set_names:
             if j == k:
                 continue
             fit_m = [(f != k) & (f != j) for f in folds]
-            for si, z in enumerate(head(fit_m, [f == j for f in folds], head_seed=seed + 10 * k + j)):
+            for si, z in enumerate(_head_logits(sets, xs, fit_m, [f == j for f in folds], seed=seed + 10 * k + j,
+                                                **kw)):
                 inner[si][(folds[si] == j)[tr[si]]] = z
-        outer = head(tr, te, head_seed=seed + 10 * k + k)
+        outer = _head_logits(sets, xs, tr, te, seed=seed + 10 * k + k, **kw)
+        for si, z in enumerate(outer):
+            outer_all[si][te[si]] = z
         fb = _make_builder(sets, tr, ["use"], seed=k)
         x_tr = [_features(ps, np.flatnonzero(m), fb, ["use"])[:, cols] for ps, m in zip(sets, tr, strict=True)]
         x_te = [_features(ps, np.flatnonzero(m), fb, ["use"])[:, cols] for ps, m in zip(sets, te, strict=True)]
@@ -161,7 +157,7 @@ def _stack_cv(data_dir: Path, *, hidden: int, epochs: int, seed: int, set_names:
             mean, scale, coef, icpt = fit_logreg(np.concatenate(xtr), y, w)
             for si, x in enumerate(xte):
                 oof[name][si][te[si]] = 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ coef + icpt, -50, 50)))
-    return {"sets": sets, "xs": xs, "folds": folds, "cols": cols, "oof": oof}
+    return {"sets": sets, "xs": xs, "cols": cols, "oof": oof, "outer": outer_all}
 
 
 def run_stacked(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: int = 0,
@@ -196,12 +192,12 @@ def train_stacked(data_dir: Path, out: Path, *, hidden: int = 256, epochs: int =
                   check: bool = True) -> dict:
     """Cross-validate, then fit ``stacked_use`` on all dev rows and write the scorer artefact.
 
-    The shipped head is trained on every dev row; the LR above it is trained on the heads'
-    out-of-fold logits (as in the cross-validation), and the thresholds come from the
+    The shipped head is trained on every dev row; the LR above it is trained on the outer
+    folds' head logits (each row scored by a head that did not see it), and the thresholds come from the
     cross-validated scores, the same rules as ``models.xling.train``: the shipped one is the
     lowest with precision >= 0.99 on both news sets.
     """
-    from models.xling.scorer import PairScorer
+    from models.xling.scorer import ALL_FEATURES, PairScorer
     from models.xling.train import (
         MONO_SLOPE,
         NEWS_SETS,
@@ -220,24 +216,14 @@ def train_stacked(data_dir: Path, out: Path, *, hidden: int = 256, epochs: int =
     t0 = time.time()
     cv = _stack_cv(data_dir, hidden=hidden, epochs=epochs, seed=seed, set_names=TRAIN_SETS)
     report = run_stacked(data_dir, hidden=hidden, epochs=epochs, seed=seed, cv=cv)
-    sets, xs, folds, cols, oof = cv["sets"], cv["xs"], cv["folds"], cv["cols"], cv["oof"]["stacked"]
+    sets, xs, cols, oof = cv["sets"], cv["xs"], cv["cols"], cv["oof"]["stacked"]
+    # Every dev row's logit from the head of the fold that held it out: what the final LR weighs.
+    z_oof = cv["outer"]
     per = [(s, ps.labels) for s, ps in zip(oof, sets, strict=True)]
     news = [p for p, ps in zip(per, sets, strict=True) if ps.name in NEWS_SETS]
-    # Logits of every dev row from heads that did not see its fold: what the final LR weighs.
-    z_oof = [np.zeros(len(ps.labels), dtype=np.float32) for ps in sets]
-    for j in range(N_FOLDS):
-        fit_m = [f != j for f in folds]
-        x_tr = np.concatenate([x[m] for x, m in zip(xs, fit_m, strict=True)])
-        y_tr = np.concatenate([ps.labels[m] for ps, m in zip(sets, fit_m, strict=True)])
-        w_tr = np.concatenate([np.full(int(m.sum()), 1.0 / int(m.sum())) for m in fit_m])
-        h = fit_head(x_tr, y_tr, w_tr, hidden=hidden, epochs=epochs, seed=seed + 1000 + j)
-        for si, x in enumerate(xs):
-            z_oof[si][folds[si] == j] = h.logit_from_inputs(x[folds[si] == j])
     allm = [np.ones(len(ps.labels), bool) for ps in sets]
     fb = _make_builder(sets, allm, ["use"], seed=N_FOLDS)
     xall = [_features(ps, np.arange(len(ps.labels)), fb, ["use"]) for ps in sets]
-    from models.xling.scorer import ALL_FEATURES
-
     for name in ("hub_ko_use", "hub_en_use"):
         fb.hub_mean[name] = float(np.concatenate([x[:, ALL_FEATURES.index(name)] for x in xall]).mean())
     fb.hub_mean["head_use"] = float(np.concatenate(z_oof).mean())
@@ -297,31 +283,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.stack:
         res = run_stacked(args.data, hidden=args.hidden, epochs=args.epochs, seed=args.seed)
-        if args.json:
-            print(json.dumps(res))
-            return 0
-        print(f"{res['approach']}, out-of-fold, {res['seconds']} s")
-        print("set | R@P.99 full_lr_use -> stacked | R@P.97 full_lr_use -> stacked")
-        for name in TRAIN_SETS:
-            r = res[name]
-            print(f"{name} | {r['full_lr_use_r_at_p99']:.3f} -> {r['stacked_r_at_p99']:.3f} | "
-                  f"{r['full_lr_use_r_at_p97']:.3f} -> {r['stacked_r_at_p97']:.3f}")
+        before, after = "full_lr_use", "stacked"
+    else:
+        res = run(args.data, hidden=args.hidden, epochs=args.epochs)
+        before, after = "use_cos", "pair_mlp"
+    if args.json:
+        print(json.dumps(res))
+        return 0
+    print(f"{res['approach']}, out-of-fold, {res['seconds']} s")
+    print(f"set | R@P.99 {before} -> {after} | R@P.97 {before} -> {after}")
+    for name in TRAIN_SETS:
+        r = res[name]
+        print(f"{name} | {r[f'{before}_r_at_p99']:.3f} -> {r[f'{after}_r_at_p99']:.3f} | "
+              f"{r[f'{before}_r_at_p97']:.3f} -> {r[f'{after}_r_at_p97']:.3f}")
+    if args.stack:
         print(f"P / R at the news threshold ({res['full_lr_use_news_threshold']:.4f} -> "
               f"{res['stacked_news_threshold']:.4f}):")
         for name in TRAIN_SETS:
             a, b = res[name]["full_lr_use_pr_at_news_threshold"], res[name]["stacked_pr_at_news_threshold"]
             print(f"{name} | {a[0]:.3f} / {a[1]:.3f} -> {b[0]:.3f} / {b[1]:.3f}")
-        return 0
-    res = run(args.data, hidden=args.hidden, epochs=args.epochs)
-    if args.json:
-        print(json.dumps(res))
-        return 0
-    print(f"{res['approach']}, out-of-fold, {res['seconds']} s")
-    print("set | R@P.99 use_cos -> pair_mlp | R@P.97 use_cos -> pair_mlp")
-    for name in TRAIN_SETS:
-        r = res[name]
-        print(f"{name} | {r['use_cos_r_at_p99']:.3f} -> {r['pair_mlp_r_at_p99']:.3f} | "
-              f"{r['use_cos_r_at_p97']:.3f} -> {r['pair_mlp_r_at_p97']:.3f}")
     return 0
 
 
