@@ -153,7 +153,11 @@ class Deduper:
             return False
         from service.snapshot import save_snapshot
 
-        save_snapshot(self.state, self.snapshot_path, cursor=self.cursor)
+        try:
+            save_snapshot(self.state, self.snapshot_path, cursor=self.cursor)
+        except OSError as exc:  # an accelerator: a full or read-only disk must not fail the close
+            log.warning("state snapshot not written (%s); the next start rebuilds from the store", exc)
+            return False
         return True
 
     def save_index(self) -> bool:

@@ -167,3 +167,20 @@ def test_snapshot_can_be_turned_off(stored, monkeypatch):
     _snapshot(stored).unlink()
     off.close()
     assert not _snapshot(stored).exists()
+
+
+def test_a_snapshot_that_cannot_be_written_does_not_fail_the_close(stored, monkeypatch):
+    import service.snapshot
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(service.snapshot, "save_snapshot", full_disk)
+    _snapshot(stored).unlink()
+    e = _engine(stored)
+    e.ingest(Article(title="디스크가 가득 찬 날의 새 소식", url="https://full.example/1"))
+    assert e.save_snapshot() is False
+    e.close()  # no exception; the store is closed and the item is kept
+    again = _engine(stored)
+    assert again.warmup_report["state"] == "store" and len(again.state.entries) > 300
+    again.close()
