@@ -198,9 +198,7 @@ class Deduper:
             self.cursor = self.store.max_change()
             self._vectors_loaded = self._load_index_file()
             if self._load_snapshot(since):
-                source = "snapshot"
-                loaded = len(self.state.entries)
-                return self._warmup_done(started, loaded, False, source)
+                return self._warmup_done(started, len(self.state.entries), False, "snapshot")
             # Read newest first, so a timeout keeps the most recent history; each chunk is built
             # oldest first and the buckets are put back in time order at the end.
             pending: list[tuple[DocumentRow, VersionRow]] = []

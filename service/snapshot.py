@@ -56,7 +56,7 @@ from index import ngram as _ngram
 from index import text as _text
 from index.features import ItemFeatures
 from service.config import EngineConfig
-from service.state import CandidateState, Entry
+from service.state import CandidateState, Entry, exact_keys
 
 log = logging.getLogger("samestory.snapshot")
 
@@ -156,8 +156,8 @@ def _restore(a: dict[str, np.ndarray], config: EngineConfig) -> CandidateState:
     exact = state.exact
     for i, (doc, ver, cluster, t, tkey, ckey, title, lead_text, lang, sha, lead, url, source) in enumerate(cols):
         f = ItemFeatures(title, lead_text, lang, t, tkey, ckey, sha, lead, grams[go[i] : go[i + 1]])
-        entries[doc] = Entry(doc, ver, cluster, f, url, source)
-        exact.add(doc, (ckey, tkey))
+        entry = entries[doc] = Entry(doc, ver, cluster, f, url, source)
+        exact.add(doc, exact_keys(entry))
     state.reps.update(zip(a["rep_cluster"].tolist(), a["rep_doc"].tolist(), strict=True))
     for rep in state.reps.values():
         if rep not in entries:

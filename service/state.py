@@ -58,8 +58,8 @@ class CandidateState:
         old = self.entries.get(entry.doc_id)
         self.entries[entry.doc_id] = entry
         if old is not None:
-            self.exact.remove(entry.doc_id, _exact_keys(old))
-        self.exact.add(entry.doc_id, _exact_keys(entry))
+            self.exact.remove(entry.doc_id, exact_keys(old))
+        self.exact.add(entry.doc_id, exact_keys(entry))
         if old is not None and self.reps.get(old.cluster_id) == entry.doc_id:
             if old.cluster_id != entry.cluster_id:
                 self.reps.pop(old.cluster_id, None)
@@ -99,7 +99,7 @@ class CandidateState:
         self._unindex_rep(doc_id)
         if e is None:
             return
-        self.exact.remove(doc_id, _exact_keys(e))
+        self.exact.remove(doc_id, exact_keys(e))
         if self.reps.get(e.cluster_id) == doc_id:
             del self.reps[e.cluster_id]
             # Promote the best remaining live member so the cluster stays findable.
@@ -135,7 +135,7 @@ class CandidateState:
         """Take a document out of memory and every cheap index, its cluster's representative slot
         included (no member is promoted); returns its entry and whether it was the representative."""
         e = self.entries.pop(doc_id)
-        self.exact.remove(doc_id, _exact_keys(e))
+        self.exact.remove(doc_id, exact_keys(e))
         self._unindex_rep(doc_id)
         was_rep = self.reps.get(e.cluster_id) == doc_id
         if was_rep:
@@ -143,6 +143,6 @@ class CandidateState:
         return e, was_rep
 
 
-def _exact_keys(e: Entry) -> tuple[int, int]:
+def exact_keys(e: Entry) -> tuple[int, int]:
     """The keys a document is filed under in the exact index: its whole text and its title."""
     return e.features.content_key, e.features.title_key

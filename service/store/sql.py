@@ -99,6 +99,8 @@ CREATE INDEX IF NOT EXISTS documents_first_seen ON documents (first_seen);
 
 _DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
 _VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
+# What a warm-up reads (both the rebuild and the snapshot's window filter): one clause, so they agree.
+_LIVE_SINCE = "d.deleted = 0 AND (d.first_seen >= ? OR d.published_at >= ?)"
 
 
 def _doc(row: Any) -> DocumentRow:
@@ -301,7 +303,7 @@ class SQLStoreBase:
             ", ".join(f"v.{c.strip()}" for c in _VER_COLS.split(","))
         cur = self._exec(
             f"SELECT {cols} FROM documents d JOIN versions v ON v.id = d.latest_version_id"
-            " WHERE d.deleted = 0 AND (d.first_seen >= ? OR d.published_at >= ?) ORDER BY d.id DESC",
+            f" WHERE {_LIVE_SINCE} ORDER BY d.id DESC",
             (since, since))
         while True:
             rows = cur.fetchmany(2_000)
@@ -312,8 +314,7 @@ class SQLStoreBase:
 
     def live_document_ids(self, since: float) -> set[int]:
         """Ids of the documents ``live_documents(since)`` yields, without reading their rows."""
-        return {int(r[0]) for r in self._all(
-            "SELECT id FROM documents WHERE deleted = 0 AND (first_seen >= ? OR published_at >= ?)", (since, since))}
+        return {int(r[0]) for r in self._all(f"SELECT d.id FROM documents d WHERE {_LIVE_SINCE}", (since, since))}
 
     def load_vectors(self, version_ids: list[int], model: str) -> dict[int, bytes]:
         out: dict[int, bytes] = {}
