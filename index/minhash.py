@@ -34,6 +34,10 @@ _MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 _MAX_HASH = np.uint64((1 << 32) - 1)
 
 
+# Marks a live slot whose gram array the index's ``grams_of`` supplies.
+_ELSEWHERE = object()
+
+
 def _identity_hash(value: int) -> int:
     return int(value)
 
@@ -221,7 +225,11 @@ class MinHashIndex:
     [7]
     """
 
-    def __init__(self, *, threshold: float = 0.5, num_perm: int = 128, seed: int = 1) -> None:
+    def __init__(self, *, threshold: float = 0.5, num_perm: int = 128, seed: int = 1,
+                 grams_of: Callable[[int], np.ndarray] | None = None) -> None:
+        """``grams_of(doc_id)``: where the verification step reads an indexed document's gram ids.
+        Without it the index keeps a reference to each array it is given (which the caller must
+        not change afterwards)."""
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold}")
         if num_perm < 16:
@@ -236,7 +244,9 @@ class MinHashIndex:
         self._slot_of: dict[int, int] = {}
         self._doc = np.zeros(1024, dtype=np.int64)
         self._time = np.zeros(1024, dtype=np.float64)
-        self._grams: list[np.ndarray | None] = []
+        # Per slot: the gram array, _ELSEWHERE when ``grams_of`` supplies it, None once dead.
+        self._grams: list[np.ndarray | object | None] = []
+        self._grams_of = grams_of
         self._template = MinHash(num_perm=num_perm, seed=seed, hashfunc=_identity_hash)
         self._fast: bool | None = None  # decided on first use (see ``signature``)
         # The same item is hashed for the query and again when it is added: keep recent keys.
@@ -307,7 +317,7 @@ class MinHashIndex:
         slot = len(self._grams)
         self._doc, self._time = _room_for(self._doc, slot), _room_for(self._time, slot)
         self._doc[slot], self._time[slot] = doc_id, time
-        self._grams.append(grams)
+        self._grams.append(grams if self._grams_of is None else _ELSEWHERE)
         self._slot_of[doc_id] = slot
         self._table.insert(slot, self.band_keys(grams))
 
@@ -348,7 +358,8 @@ class MinHashIndex:
     def restore_arrays(self, arrays: Mapping[str, np.ndarray], grams_of: Callable[[int], np.ndarray]) -> None:
         """Load what ``export_arrays`` wrote into this (empty) index, without computing a signature.
 
-        ``grams_of(doc_id)`` returns the document's gram array (shared with its features).
+        ``grams_of(doc_id)`` returns the document's gram array (shared with its features); an
+        index built with its own ``grams_of`` ignores it and keeps reading from that.
         """
         if self._slot_of:
             raise ValueError("restore_arrays needs an empty index")
@@ -360,7 +371,10 @@ class MinHashIndex:
         self._doc, self._time = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.float64)
         self._doc[: doc.size], self._time[: doc.size] = doc, time
         ids = doc.tolist()
-        self._grams = [grams_of(d) if d >= 0 else None for d in ids]
+        if self._grams_of is not None:
+            self._grams = [_ELSEWHERE if d >= 0 else None for d in ids]
+        else:
+            self._grams = [grams_of(d) if d >= 0 else None for d in ids]
         self._slot_of = {d: s for s, d in enumerate(ids) if d >= 0}
 
     def remove(self, doc_id: int) -> None:
@@ -389,8 +403,10 @@ class MinHashIndex:
             if window is not None and not (window[0] <= t <= window[1]):
                 continue
             other = self._grams[slot]
+            if other is _ELSEWHERE:
+                other = self._grams_of(doc_id)  # type: ignore[misc]
             if other is not None:
-                out.append((doc_id, jaccard(grams, other)))
+                out.append((doc_id, jaccard(grams, other)))  # type: ignore[arg-type]
         out.sort(key=lambda x: (-x[1], x[0]))
         return out
 

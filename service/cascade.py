@@ -100,24 +100,24 @@ class Cascade:
         entries = state.entries
 
         def settle(stage: str, score: float, doc: int) -> Match:
-            cluster = entries[doc].cluster_id
+            cluster = entries.cluster_of(doc)
             return Match(Decision(True, stage, score, trace.reasons, trace.blocked_by, matched_id=doc,
                                   scores=trace.scores, guards=trace.guards), cluster, doc)
 
         def in_window(doc: int) -> bool:
-            return window is None or window[0] <= entries[doc].features.time <= window[1]
+            return window is None or window[0] <= entries.time_of(doc) <= window[1]
 
         # 1. exact: identical normalised title+body, then identical title. Any member counts.
         for key, what in ((f.content_key, "same normalised title and body"), (f.title_key, "same normalised title")):
             for doc in state.exact.lookup(key):
                 if doc == exclude_doc or doc not in entries or not in_window(doc):
                     continue
-                cluster = entries[doc].cluster_id
+                cluster = entries.cluster_of(doc)
                 if cluster in trace.tried:
                     continue
                 trace.tried.add(cluster)
                 trace.saw("exact", 1.0)
-                if self._propose(trace, "exact", 1.0, f"exact: {what} as document {doc}", f, entries[doc].features):
+                if self._propose(trace, "exact", 1.0, f"exact: {what} as document {doc}", f, entries.features(doc)):
                     return settle("exact", 1.0, doc)
 
         def walk(stage: str, hits: Iterable[tuple[int, float]], threshold: float,
@@ -127,11 +127,11 @@ class Cascade:
                 trace.saw(stage, score)
                 if score < threshold:
                     break
-                cluster = entries[doc].cluster_id
+                cluster = entries.cluster_of(doc)
                 if doc == exclude_doc or cluster in trace.tried:
                     continue
                 trace.tried.add(cluster)
-                if self._propose(trace, stage, score, describe(doc, score), f, entries[doc].features):
+                if self._propose(trace, stage, score, describe(doc, score), f, entries.features(doc)):
                     return settle(stage, score, doc)
             return None
 
@@ -162,8 +162,9 @@ class Cascade:
                 clusters = [c for c, s in hits if c in state.reps and s >= floor]
                 reps = [state.reps[c] for c in clusters]
                 if reps:
-                    scored = self.scorer.score(f, vec, [entries[r].features for r in reps], state.vectors.get(clusters),
-                                               (self.embed_text(f), [self.embed_text(entries[r].features) for r in reps]))
+                    rep_feats = [entries.features(r) for r in reps]
+                    scored = self.scorer.score(f, vec, rep_feats, state.vectors.get(clusters),
+                                               (self.embed_text(f), [self.embed_text(rf) for rf in rep_feats]))
                     by_doc = dict(zip(reps, scored, strict=True))
                     for sc in scored:
                         trace.scores["cosine"] = max(sc.cosine, trace.scores.get("cosine", float("-inf")))
@@ -171,7 +172,7 @@ class Cascade:
                     t = self.scorer.threshold
                     found = walk("embedding", ranked, t,
                                  lambda doc, s: f"embedding: {by_doc[doc].describe(t, self.scorer.learned)} with cluster "
-                                                f"{entries[doc].cluster_id} (representative {doc})")
+                                                f"{entries.cluster_of(doc)} (representative {doc})")
                     if found:
                         return found
                 elif hits:

@@ -4,8 +4,8 @@ Rebuilding the state from the store normalises every title again, hashes its 3-g
 a 128-permutation MinHash signature per representative and fills the indices one document at
 a time: about 9,000 documents/s on the project's 2 cores, so a 1M-document store needs
 ~100 s. The snapshot keeps the *derived* state as flat arrays (gram ids, n-gram slots and
-document frequencies, LSH band keys, hashes, the few strings the guards read) and loads it
-with no hashing at all.
+document frequencies, LSH band keys, and the document table's own columns: hashes, times,
+the few strings the guards read) and loads it with no hashing at all.
 
 It is an accelerator, never a source of truth (the store is):
 
@@ -40,11 +40,9 @@ True
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +52,15 @@ from index import features as _features
 from index import minhash as _minhash
 from index import ngram as _ngram
 from index import text as _text
-from index.features import ItemFeatures
+from service import doctable as _doctable
 from service.config import EngineConfig
-from service.state import CandidateState, Entry, exact_keys
+from service.doctable import DocTable
+from service.state import CandidateState
 
 log = logging.getLogger("samestory.snapshot")
 
-FORMAT = 1
-_STRING_FIELDS = ("title", "body_lead_text", "lang", "content_sha", "lead")
+# 2: documents as DocTable columns (1 stored one string array per ItemFeatures field).
+FORMAT = 2
 
 
 def fingerprint(config: EngineConfig) -> dict[str, Any]:
@@ -72,7 +71,7 @@ def fingerprint(config: EngineConfig) -> dict[str, Any]:
     remember to bump a version.
     """
     source = hashlib.sha256()
-    for module in (_text, _features, _ngram, _minhash):
+    for module in (_text, _features, _ngram, _minhash, _doctable):
         source.update(Path(module.__file__ or "").read_bytes())
     probe = CandidateState(config, None)
     return {
@@ -86,27 +85,12 @@ def fingerprint(config: EngineConfig) -> dict[str, Any]:
 def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> None:
     """Write ``state`` (its cheap indices; vectors have their own file) stamped with ``cursor``."""
     path = Path(path)
-    entries = list(state.entries.values())
-    feats = [e.features for e in entries]
-    arrays: dict[str, np.ndarray] = {
-        "doc_id": np.array([e.doc_id for e in entries], dtype=np.int64),
-        "version_id": np.array([e.version_id for e in entries], dtype=np.int64),
-        "cluster_id": np.array([e.cluster_id for e in entries], dtype=np.int64),
-        "time": np.array([f.time for f in feats], dtype=np.float64),
-        "title_key": np.array([f.title_key for f in feats], dtype=np.int64),
-        "content_key": np.array([f.content_key for f in feats], dtype=np.int64),
-        "gram_offsets": np.cumsum([0, *(f.grams.size for f in feats)], dtype=np.int64),
-        "grams": np.concatenate([f.grams for f in feats]) if feats else np.zeros(0, dtype=np.uint32),
-        "rep_cluster": np.fromiter(state.reps.keys(), dtype=np.int64, count=len(state.reps)),
-        "rep_doc": np.fromiter(state.reps.values(), dtype=np.int64, count=len(state.reps)),
-    }
-    for name in _STRING_FIELDS:
-        arrays.update(_pack_strings(name, [getattr(f, name) for f in feats]))
-    arrays.update(_pack_strings("url", [e.url for e in entries]))
-    arrays.update(_pack_strings("source", [e.source for e in entries]))
+    arrays = {f"doc_{k}": v for k, v in state.entries.export_columns().items()}
+    arrays["rep_cluster"] = np.fromiter(state.reps.keys(), dtype=np.int64, count=len(state.reps))
+    arrays["rep_doc"] = np.fromiter(state.reps.values(), dtype=np.int64, count=len(state.reps))
     arrays.update({f"ngram_{k}": v for k, v in state.ngram.export_arrays().items()})
     arrays.update({f"minhash_{k}": v for k, v in state.minhash.export_arrays().items()})
-    meta = {"cursor": int(cursor), "fingerprint": fingerprint(state.config), "documents": len(entries)}
+    meta = {"cursor": int(cursor), "fingerprint": fingerprint(state.config), "documents": len(state.entries)}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
@@ -141,61 +125,25 @@ def load_snapshot(path: str | Path, config: EngineConfig, *, cursor: int) -> Can
 
 def _restore(a: dict[str, np.ndarray], config: EngineConfig) -> CandidateState:
     state = CandidateState(config, None)
-    n = a["doc_id"].size
-    strings = {name: _unpack_strings(name, a) for name in (*_STRING_FIELDS, "url", "source")}
-    for name in ("lang", "lead"):  # shared by many documents, as ItemFeatures.build shares them
-        strings[name] = [v if v is None else sys.intern(v) for v in strings[name]]
-    for name, values in strings.items():
-        if len(values) != n:
-            raise ValueError(f"snapshot has {len(values)} {name} values for {n} documents")
-    grams, go = a["grams"], a["gram_offsets"].tolist()
-    doc_ids = a["doc_id"].tolist()
-    cols = zip(doc_ids, a["version_id"].tolist(), a["cluster_id"].tolist(), a["time"].tolist(),
-               a["title_key"].tolist(), a["content_key"].tolist(), *strings.values(), strict=True)
-    entries = state.entries
-    exact = state.exact
-    for i, (doc, ver, cluster, t, tkey, ckey, title, lead_text, lang, sha, lead, url, source) in enumerate(cols):
-        f = ItemFeatures(title, lead_text, lang, t, tkey, ckey, sha, lead, grams[go[i] : go[i + 1]])
-        entry = entries[doc] = Entry(doc, ver, cluster, f, url, source)
-        exact.add(doc, exact_keys(entry))
+    table = state.entries = DocTable.from_columns(_prefixed(a, "doc_"))
+    docs = a["doc_doc"].tolist()
+    for doc, ckey, tkey in zip(docs, a["doc_content_key"].tolist(), a["doc_title_key"].tolist(), strict=True):
+        state.exact.add(doc, (ckey, tkey))  # the order of exact_keys
     state.reps.update(zip(a["rep_cluster"].tolist(), a["rep_doc"].tolist(), strict=True))
     for rep in state.reps.values():
-        if rep not in entries:
+        if rep not in table:
             raise ValueError(f"representative {rep} has no document in the snapshot")
+    leads, names, row_of = a["doc_lead"].tolist(), table.names, dict(zip(docs, range(len(docs)), strict=True))
+    times = a["doc_time"].tolist()
 
     def doc_info(doc_id: int) -> tuple[str, float]:
-        f = entries[doc_id].features
-        return f.lead, f.time
+        row = row_of[doc_id]
+        return names[leads[row]], times[row]
 
     state.ngram.restore_arrays(_prefixed(a, "ngram_"), doc_info)
-    state.minhash.restore_arrays(_prefixed(a, "minhash_"), lambda d: entries[d].features.grams)
+    state.minhash.restore_arrays(_prefixed(a, "minhash_"), table.grams_of)
     return state
 
 
 def _prefixed(arrays: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
     return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-
-
-def _pack_strings(name: str, values: list[str | None]) -> dict[str, np.ndarray]:
-    """One UTF-8 blob, character offsets, and which values were None (strings cost one decode to load)."""
-    texts = ["" if v is None else v for v in values]
-    out = {
-        f"{name}_blob": np.frombuffer("".join(texts).encode("utf-8", "surrogatepass"), dtype=np.uint8),
-        f"{name}_offsets": np.cumsum([0, *map(len, texts)], dtype=np.int64),
-    }
-    if any(v is None for v in values):
-        out[f"{name}_none"] = np.array([v is None for v in values], dtype=bool)
-    return out
-
-
-def _unpack_strings(name: str, a: dict[str, np.ndarray]) -> list[str | None]:
-    text = a[f"{name}_blob"].tobytes().decode("utf-8", "surrogatepass")
-    offsets = a[f"{name}_offsets"].tolist()
-    if offsets and offsets[-1] != len(text):
-        raise ValueError(f"{name}: offsets end at {offsets[-1]} but the text has {len(text)} characters")
-    values: list[str | None] = [text[i:j] for i, j in itertools.pairwise(offsets)]
-    none = a.get(f"{name}_none")
-    if none is not None:
-        for i in np.flatnonzero(none).tolist():
-            values[i] = None
-    return values

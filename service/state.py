@@ -10,7 +10,6 @@ just to re-index it would spend the encoder on an item the cheap passes already 
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,10 +19,15 @@ from index.features import ItemFeatures
 from index.minhash import MinHashIndex
 from index.ngram import GatedNgramIndex
 from service.config import EngineConfig
+from service.doctable import DocTable
 
 
 @dataclass(slots=True)
 class Entry:
+    """One live document as the cascade sees it. The state stores documents column-wise
+    (:class:`~service.doctable.DocTable`) and builds an ``Entry`` when one is asked for, so
+    changing a returned entry changes nothing: ``CandidateState.put`` it back."""
+
     doc_id: int
     version_id: int
     cluster_id: int
@@ -31,19 +35,18 @@ class Entry:
     url: str | None
     source: str | None
 
-    def __post_init__(self) -> None:
-        if self.source is not None:  # a few outlets name thousands of documents: one string each
-            self.source = sys.intern(self.source)
-
 
 class CandidateState:
     def __init__(self, config: EngineConfig, dim: int | None) -> None:
         self.config = config
-        self.entries: dict[int, Entry] = {}
+        self.entries = DocTable()
         self.reps: dict[int, int] = {}  # cluster id -> representative doc id
         self.exact = ExactIndex()
         self.ngram = GatedNgramIndex()
-        self.minhash = MinHashIndex(threshold=config.minhash_lsh_threshold, num_perm=config.minhash_num_perm)
+        # The MinHash pass verifies its hits with the documents' own gram arrays, read from the
+        # table when needed instead of being held a second time.
+        self.minhash = MinHashIndex(threshold=config.minhash_lsh_threshold, num_perm=config.minhash_num_perm,
+                                    grams_of=lambda doc: self.entries.grams_of(doc))
         self.vectors = None
         if dim is not None:
             from index.vectors import VectorIndex
@@ -78,7 +81,7 @@ class CandidateState:
         if self.vectors is None:
             return
         rep_doc = self.reps.get(cluster_id)
-        t = self.entries[rep_doc].features.time if rep_doc in self.entries else self.entries[doc_id].features.time
+        t = self.entries.time_of(rep_doc if rep_doc in self.entries else doc_id)
         self.vectors.add(np.array([cluster_id], dtype=np.int64), vector.reshape(1, -1).astype(np.float32),
                          np.array([t], dtype=np.float64))
 
@@ -103,10 +106,9 @@ class CandidateState:
         if self.reps.get(e.cluster_id) == doc_id:
             del self.reps[e.cluster_id]
             # Promote the best remaining live member so the cluster stays findable.
-            members = [m for m in self.entries.values() if m.cluster_id == e.cluster_id]
+            members = self.entries.docs_of_cluster(e.cluster_id)
             if members:
-                newest = max(members, key=lambda m: m.features.time)
-                self.set_rep(e.cluster_id, newest.doc_id)
+                self.set_rep(e.cluster_id, max(members, key=self.entries.time_of))
             elif self.vectors is not None:
                 self.vectors.remove([e.cluster_id])
 
@@ -123,8 +125,13 @@ class CandidateState:
 
     def expire(self, before: float) -> int:
         """Drop documents (and their clusters' index entries) older than ``before`` from memory only."""
-        old = [d for d, e in self.entries.items() if e.features.time < before
-               and self.entries.get(self.reps.get(e.cluster_id, d), e).features.time < before]
+        table = self.entries
+
+        def rep_time(doc: int) -> float:
+            rep = self.reps.get(table.cluster_of(doc), doc)
+            return table.time_of(rep if rep in table else doc)
+
+        old = [d for d in table.docs_before(before) if rep_time(d) < before]
         for d in old:
             e, was_rep = self._forget(d)
             if was_rep and self.vectors is not None:

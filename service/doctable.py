@@ -1,0 +1,334 @@
+"""The candidate state's live documents, stored column by column.
+
+One Python object per document (an ``Entry`` holding an ``ItemFeatures`` holding a title, a
+lead sentence, a URL, a SHA-256 string, a gram array and five ints) cost about 1 KB per
+document at 100k, more than every index together (``bench/RESULTS.md``, memory section).
+``DocTable`` keeps the same facts in a few numpy columns and two append-only arenas (gram ids,
+UTF-8 text), about 60 bytes per document plus the text and the grams themselves, and hands out
+``Entry`` objects built on demand. The full content SHA-256 is not kept: only new items need
+it (their version identity in the store); a stored document is matched by its 64-bit keys.
+
+Rows are appended; removing or replacing a document leaves a dead row, and the table is
+rebuilt without them (``compact``) once dead rows outnumber live ones, so a long-running
+service's table follows its live count. Document ids map to rows through a
+:class:`~index.idmap.DenseIdMap` (4 bytes per id in the live range, against ~100 for a dict).
+
+>>> import numpy as np
+>>> from index.features import ItemFeatures
+>>> from service.state import Entry
+>>> t = DocTable()
+>>> t[7] = Entry(7, 70, 1, ItemFeatures.build("Fed raises rates", "Body.", "en", 5.0), "https://a.example/x", "AP")
+>>> e = t[7]
+>>> (e.features.title, e.features.body_lead_text, e.url, e.source, t.cluster_of(7), t.time_of(7))
+('Fed raises rates', 'Body.', 'https://a.example/x', 'AP', 1, 5.0)
+>>> del t[7]; 7 in t, len(t)
+(False, 0)
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from index.features import ItemFeatures
+from index.idmap import DenseIdMap
+
+if TYPE_CHECKING:
+    from service.state import Entry
+
+# Dead rows tolerated beyond the live count before a compaction (amortised O(1) per removal;
+# the slack keeps a small table from compacting on every other delete).
+_COMPACT_SLACK = 4096
+
+_INT_COLUMNS = ("doc", "version", "cluster", "title_key", "content_key")
+# Per-row offsets/lengths into the arenas, and the ids of interned strings (-1: None).
+_I32_COLUMNS = ("lang", "lead", "source", "gram_len", "title_len", "lead_text_len", "url_len")
+_I64_COLUMNS = ("gram_start", "text_start")
+_ENC = ("utf-8", "surrogatepass")  # titles from the wild may hold lone surrogates
+
+
+class DocTable(MutableMapping[int, "Entry"]):
+    """Live documents keyed by id, column-wise; ``table[doc]`` builds the document's ``Entry``.
+
+    Besides the mapping interface it answers the hot questions without building an entry:
+    ``time_of``, ``cluster_of``, ``grams_of``, ``features``, and ``docs_of_cluster``.
+    """
+
+    def __init__(self, capacity: int = 1024) -> None:
+        capacity = max(16, int(capacity))
+        self._n = 0  # rows used, live or dead
+        self._live = 0
+        self._cols: dict[str, np.ndarray] = {name: np.zeros(capacity, np.int64) for name in (*_INT_COLUMNS,
+                                                                                               *_I64_COLUMNS)}
+        self._cols.update({name: np.zeros(capacity, np.int32) for name in _I32_COLUMNS})
+        self._cols["time"] = np.zeros(capacity, np.float64)
+        self._alive = np.zeros(capacity, bool)
+        self._grams = np.zeros(capacity * 16, np.uint32)
+        self._gram_n = 0
+        self._text = bytearray()
+        self._row_of = DenseIdMap()
+        # Interned strings (language codes, subject-gate keys, outlets): one copy each.
+        self._names: list[str] = []
+        self._name_ids: dict[str, int] = {}
+
+    # mapping interface ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._live
+
+    def __iter__(self) -> Iterator[int]:
+        n = self._n
+        return iter(self._cols["doc"][:n][self._alive[:n]].tolist())
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, (int, np.integer)) and self._row(int(doc_id)) >= 0
+
+    def __getitem__(self, doc_id: int) -> Entry:
+        from service.state import Entry
+
+        row = self._row_or_raise(doc_id)
+        c = self._cols
+        url_len = int(c["url_len"][row])
+        return Entry(int(c["doc"][row]), int(c["version"][row]), int(c["cluster"][row]), self._features(row),
+                     self._text_at(row, 2, url_len) if url_len >= 0 else None, self._name(int(c["source"][row])))
+
+    def __setitem__(self, doc_id: int, entry: Entry) -> None:
+        if entry.doc_id != doc_id:
+            raise ValueError(f"entry is for document {entry.doc_id}, not {doc_id}")
+        self._kill(doc_id)
+        self._append(entry)
+
+    def __delitem__(self, doc_id: int) -> None:
+        if not self._kill(doc_id):
+            raise KeyError(doc_id)
+        if self._n - self._live > self._live + _COMPACT_SLACK:
+            self.compact()
+
+    # fast accessors -----------------------------------------------------------------------------
+    def time_of(self, doc_id: int) -> float:
+        return float(self._cols["time"][self._row_or_raise(doc_id)])
+
+    def cluster_of(self, doc_id: int) -> int:
+        return int(self._cols["cluster"][self._row_or_raise(doc_id)])
+
+    def grams_of(self, doc_id: int) -> np.ndarray:
+        """The document's gram ids: a read-only view into the arena (copy it to keep it)."""
+        return self._grams_at(self._row_or_raise(doc_id))
+
+    def features(self, doc_id: int) -> ItemFeatures:
+        return self._features(self._row_or_raise(doc_id))
+
+    def docs_of_cluster(self, cluster_id: int) -> list[int]:
+        """Live documents filed in ``cluster_id`` (a vectorised scan: for rare events such as deletion)."""
+        n = self._n
+        return self._cols["doc"][:n][self._alive[:n] & (self._cols["cluster"][:n] == cluster_id)].tolist()
+
+    def docs_before(self, before: float) -> list[int]:
+        """Live documents whose time is earlier than ``before``."""
+        n = self._n
+        return self._cols["doc"][:n][self._alive[:n] & (self._cols["time"][:n] < before)].tolist()
+
+    @property
+    def names(self) -> list[str]:
+        """The interned strings the ``lang``, ``lead`` and ``source`` columns index (do not modify)."""
+        return self._names
+
+    def nbytes(self) -> int:
+        """Bytes held by the columns, arenas and id map (not counting the name table)."""
+        return (sum(a.nbytes for a in self._cols.values()) + self._alive.nbytes + self._grams.nbytes
+                + len(self._text) + self._row_of.nbytes)
+
+    # columns in and out (state snapshot) ---------------------------------------------------------
+    def export_columns(self) -> dict[str, np.ndarray]:
+        """The live rows as flat arrays, compacted first (see ``from_columns``)."""
+        self.compact()
+        n = self._n
+        out = {name: col[:n].copy() for name, col in self._cols.items()}
+        out["grams"] = self._grams[: self._gram_n].copy()
+        out["text"] = np.frombuffer(bytes(self._text), dtype=np.uint8)
+        out["names"] = np.frombuffer("".join(self._names).encode(*_ENC), dtype=np.uint8)
+        out["name_offsets"] = np.cumsum([0, *map(len, self._names)], dtype=np.int64)
+        return out
+
+    @classmethod
+    def from_columns(cls, cols: Mapping[str, np.ndarray]) -> DocTable:
+        """A table holding exactly what ``export_columns`` wrote; ``ValueError`` if it does not add up."""
+        n = int(cols["doc"].size)
+        table = cls(capacity=max(16, n))
+        for name in table._cols:
+            col = cols[name]
+            if col.size != n:
+                raise ValueError(f"column {name} has {col.size} rows, doc has {n}")
+            table._cols[name][:n] = col
+        grams, text = cols["grams"], cols["text"]
+        c = table._cols
+        if n and (int((c["gram_start"][:n] + c["gram_len"][:n]).max()) > grams.size
+                  or int((c["text_start"][:n] + c["title_len"][:n] + c["lead_text_len"][:n]
+                          + np.maximum(c["url_len"][:n], 0)).max()) > text.size):
+            raise ValueError("row offsets run past the gram or text arena")
+        table._grams = np.array(grams, dtype=np.uint32)
+        table._gram_n = int(grams.size)
+        table._text = bytearray(text.tobytes())
+        names_blob = cols["names"].tobytes().decode(*_ENC)
+        offsets = cols["name_offsets"].tolist()
+        if not offsets or offsets[0] != 0 or offsets[-1] != len(names_blob):
+            raise ValueError("name offsets do not match the name blob")
+        table._names = [sys.intern(names_blob[i:j]) for i, j in itertools.pairwise(offsets)]
+        count = len(table._names)
+        table._name_ids = {s: i for i, s in enumerate(table._names)}
+        for name in ("lang", "lead", "source"):
+            if n and int(c[name][:n].max()) >= count:
+                raise ValueError(f"column {name} names a string beyond the name table")
+        table._n = table._live = n
+        table._alive[:n] = True
+        if len(set(c["doc"][:n].tolist())) != n:
+            raise ValueError("duplicate document ids")
+        table._map_rows(np.arange(n, dtype=np.int64))
+        return table
+
+    def compact(self) -> None:
+        """Rebuild the columns and arenas from the live rows only (ids keep their documents)."""
+        n = self._n
+        keep = np.flatnonzero(self._alive[:n])
+        if keep.size == n and len(self._names) <= 4 * max(1, n):
+            return
+        c = self._cols
+        cap = max(16, 2 * keep.size)
+        new_cols = {}
+        for name, col in c.items():
+            new = np.zeros(cap, col.dtype)
+            new[: keep.size] = col[keep]
+            new_cols[name] = new
+        # Grams: gather every live row's run in one vectorised pass.
+        lens = c["gram_len"][keep].astype(np.int64)
+        starts = c["gram_start"][keep]
+        new_start = np.concatenate([[0], np.cumsum(lens)[:-1]]) if keep.size else np.zeros(0, np.int64)
+        idx = np.repeat(starts - new_start, lens) + np.arange(int(lens.sum()))
+        grams = np.zeros(max(16 * cap, idx.size), np.uint32)
+        grams[: idx.size] = self._grams[idx]
+        new_cols["gram_start"][: keep.size] = new_start
+        # Text: one slice per live row, written in row order; names: only those still used.
+        text = bytearray()
+        tl, ll, ul, ts = c["title_len"][keep], c["lead_text_len"][keep], np.maximum(c["url_len"][keep], 0), c["text_start"][keep]
+        total = (tl + ll + ul).astype(np.int64)
+        src = self._text
+        for s, k in zip(ts.tolist(), total.tolist(), strict=True):
+            text += src[s : s + k]
+        new_cols["text_start"][: keep.size] = np.concatenate([[0], np.cumsum(total)[:-1]]) if keep.size else []
+        used = sorted(set(np.concatenate([new_cols[k][: keep.size] for k in ("lang", "lead", "source")]).tolist())
+                      - {-1})
+        remap = np.full(len(self._names) + 1, -1, np.int32)  # index -1 -> last slot -> stays -1
+        remap[used] = np.arange(len(used), dtype=np.int32)
+        for k in ("lang", "lead", "source"):
+            new_cols[k][: keep.size] = remap[new_cols[k][: keep.size]]
+        self._names = [self._names[i] for i in used]
+        self._name_ids = {s: i for i, s in enumerate(self._names)}
+        self._cols, self._grams, self._gram_n, self._text = new_cols, grams, int(idx.size), text
+        self._alive = np.zeros(cap, bool)
+        self._alive[: keep.size] = True
+        self._n = self._live = int(keep.size)
+        self._map_rows(np.arange(keep.size, dtype=np.int64))
+
+    # internals ------------------------------------------------------------------------------------
+    def _row(self, doc_id: int) -> int:
+        return self._row_of.get(doc_id)
+
+    def _row_or_raise(self, doc_id: int) -> int:
+        row = self._row_of.get(int(doc_id))
+        if row < 0:
+            raise KeyError(doc_id)
+        return row
+
+    def _map_rows(self, rows: np.ndarray) -> None:
+        self._row_of.rebuild(self._cols["doc"][rows], rows)
+
+    def _kill(self, doc_id: int) -> bool:
+        row = self._row(int(doc_id))
+        if row < 0:
+            return False
+        self._alive[row] = False
+        self._row_of.discard(int(doc_id))
+        self._live -= 1
+        return True
+
+    def _intern(self, s: str | None) -> int:
+        if s is None:
+            return -1
+        i = self._name_ids.get(s)
+        if i is None:
+            i = self._name_ids[s] = len(self._names)
+            self._names.append(sys.intern(s))
+        return i
+
+    def _name(self, i: int) -> str | None:
+        return None if i < 0 else self._names[i]
+
+    def _grow(self) -> None:
+        cap = 2 * self._alive.size
+        for name, col in self._cols.items():
+            new = np.zeros(cap, col.dtype)
+            new[: col.size] = col
+            self._cols[name] = new
+        alive = np.zeros(cap, bool)
+        alive[: self._alive.size] = self._alive
+        self._alive = alive
+
+    def _append(self, e: Entry) -> None:
+        if self._n == self._alive.size:
+            self._grow()
+        f = e.features
+        row, c = self._n, self._cols
+        grams = np.asarray(f.grams, dtype=np.uint32)
+        if self._gram_n + grams.size > self._grams.size:
+            new = np.zeros(max(2 * self._grams.size, self._gram_n + grams.size), np.uint32)
+            new[: self._gram_n] = self._grams[: self._gram_n]
+            self._grams = new
+        self._grams[self._gram_n : self._gram_n + grams.size] = grams
+        title, lead_text = f.title.encode(*_ENC), f.body_lead_text.encode(*_ENC)
+        url = e.url.encode(*_ENC) if e.url is not None else b""
+        c["doc"][row], c["version"][row], c["cluster"][row] = e.doc_id, e.version_id, e.cluster_id
+        c["title_key"][row], c["content_key"][row], c["time"][row] = f.title_key, f.content_key, f.time
+        c["lang"][row], c["lead"][row], c["source"][row] = self._intern(f.lang), self._intern(f.lead), self._intern(e.source)
+        c["gram_start"][row], c["gram_len"][row] = self._gram_n, grams.size
+        c["text_start"][row] = len(self._text)
+        c["title_len"][row], c["lead_text_len"][row] = len(title), len(lead_text)
+        c["url_len"][row] = len(url) if e.url is not None else -1
+        self._text += title + lead_text + url
+        self._gram_n += grams.size
+        self._alive[row] = True
+        self._n += 1
+        self._live += 1
+        self._row_of.set(e.doc_id, row)
+
+    def _grams_at(self, row: int) -> np.ndarray:
+        s = int(self._cols["gram_start"][row])
+        view = self._grams[s : s + int(self._cols["gram_len"][row])]
+        view.flags.writeable = False
+        return view
+
+    def _text_at(self, row: int, field: int, length: int) -> str:
+        c = self._cols
+        start = int(c["text_start"][row])
+        if field >= 1:
+            start += int(c["title_len"][row])
+        if field >= 2:
+            start += int(c["lead_text_len"][row])
+        return self._text[start : start + length].decode(*_ENC)
+
+    def _features(self, row: int) -> ItemFeatures:
+        c = self._cols
+        return ItemFeatures(
+            title=self._text_at(row, 0, int(c["title_len"][row])),
+            body_lead_text=self._text_at(row, 1, int(c["lead_text_len"][row])),
+            lang=self._names[int(c["lang"][row])],
+            time=float(c["time"][row]),
+            title_key=int(c["title_key"][row]),
+            content_key=int(c["content_key"][row]),
+            content_sha="",  # not kept: see the module docstring
+            lead=self._names[int(c["lead"][row])],
+            grams=self._grams_at(row),
+        )
+

@@ -1,0 +1,120 @@
+"""The column-wise document table behind the candidate state (service/doctable.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from index.features import ItemFeatures
+from service.doctable import DocTable
+from service.state import Entry
+
+TITLES = ["Fed raises rates by 25 basis points", "삼성전자, 3분기 영업이익 사상 최대", "", "Apple unveils iOS 18.1",
+          "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", "\ud800 lone surrogate title"]
+
+
+def make_entry(doc: int, i: int | None = None, *, cluster: int | None = None, url: str | None = "auto",
+               source: str | None = "AP") -> Entry:
+    i = doc if i is None else i
+    title = TITLES[i % len(TITLES)] + (f" {i}" if i >= len(TITLES) else "")
+    f = ItemFeatures.build(title, f"Body sentence {i}. More.", "ko" if i % 2 else "en", 1000.0 + i)
+    return Entry(doc, 10 * doc, doc if cluster is None else cluster, f,
+                 f"https://news.example/{i}" if url == "auto" else url, source)
+
+
+def assert_same(a: Entry, b: Entry) -> None:
+    assert (a.doc_id, a.version_id, a.cluster_id, a.url, a.source) == (b.doc_id, b.version_id, b.cluster_id, b.url,
+                                                                        b.source)
+    fa, fb = a.features, b.features
+    for name in ("title", "body_lead_text", "lang", "time", "title_key", "content_key", "lead"):
+        assert getattr(fa, name) == getattr(fb, name), name
+    assert np.array_equal(fa.grams, fb.grams) and fa.grams.dtype == fb.grams.dtype
+
+
+def test_round_trip_of_every_field() -> None:
+    t = DocTable(capacity=4)  # forces several grows
+    originals = {d: make_entry(d, url=None if d == 3 else "auto", source=None if d == 4 else "AP") for d in range(1, 40)}
+    for d, e in originals.items():
+        t[d] = e
+    assert len(t) == 39 and list(t) == list(originals)
+    for d, e in originals.items():
+        assert_same(t[d], e)
+        assert t.time_of(d) == e.features.time and t.cluster_of(d) == e.cluster_id
+        assert np.array_equal(t.grams_of(d), e.features.grams)
+    assert t[3].url is None and t[4].source is None
+    assert t.features(2).content_sha == ""  # not kept; see the module docstring
+    with pytest.raises(KeyError):
+        t[999]
+    assert 999 not in t and "1" not in t
+
+
+def test_replace_delete_and_compaction_keep_the_survivors() -> None:
+    t = DocTable()
+    for d in range(100, 6000):
+        t[d] = make_entry(d)
+    for d in range(100, 6000, 3):  # replace: same id, new cluster
+        t[d] = make_entry(d, cluster=7)
+    deleted = [d for d in range(100, 6000) if d % 5]
+    for d in deleted:
+        del t[d]
+    # Dead rows came to outnumber live ones: the table compacted (7,867 rows were appended).
+    assert len(t) == 5900 - len(deleted) and t._n < 5900 and t._n - len(t) <= len(t) + 4096
+    for d in range(100, 6000, 5):
+        assert_same(t[d], make_entry(d, cluster=7 if (d - 100) % 3 == 0 else None))
+    assert t.docs_of_cluster(7) == [d for d in range(100, 6000, 5) if (d - 100) % 3 == 0]
+    assert sorted(t.docs_before(1000.0 + 200)) == [d for d in range(100, 200, 5)]
+    with pytest.raises(KeyError):
+        del t[101]
+
+
+def test_ids_below_the_first_one_and_far_apart() -> None:
+    t = DocTable()
+    t[5000] = make_entry(5000)
+    t[10] = make_entry(10)  # below the base: the map shifts
+    t[70_000] = make_entry(70_000)
+    assert sorted(t) == [10, 5000, 70_000]
+    assert_same(t[10], make_entry(10))
+    with pytest.raises(ValueError, match="too far"):
+        t[10 + (1 << 31)] = make_entry(10 + (1 << 31))
+    with pytest.raises(ValueError, match="entry is for document"):
+        t[11] = make_entry(12)
+
+
+def test_columns_round_trip_and_reject_damage() -> None:
+    t = DocTable()
+    for d in range(1, 300):
+        t[d] = make_entry(d)
+    for d in range(1, 300, 2):
+        del t[d]
+    cols = t.export_columns()
+    again = DocTable.from_columns(cols)
+    assert list(again) == list(t)
+    for d in t:
+        assert_same(again[d], t[d])
+    bad = dict(cols, doc_version=cols["version"])
+    bad["time"] = cols["time"][:-1]
+    with pytest.raises(ValueError, match="column time"):
+        DocTable.from_columns(bad)
+    bad = dict(cols, grams=cols["grams"][:-5])
+    with pytest.raises(ValueError, match="arena"):
+        DocTable.from_columns(bad)
+    bad = dict(cols, doc=np.zeros_like(cols["doc"]))
+    with pytest.raises(ValueError, match="duplicate"):
+        DocTable.from_columns(bad)
+
+
+def test_a_document_costs_a_few_dozen_bytes_beyond_its_text_and_grams() -> None:
+    t = DocTable()
+    n = 20_000
+    payload = 0
+    for d in range(n):
+        e = make_entry(d)
+        t[d] = e
+        f = e.features
+        payload += 4 * f.grams.size + sum(len(s.encode("utf-8", "surrogatepass"))
+                                          for s in (f.title, f.body_lead_text, e.url or ""))
+    exact = sum(a.nbytes for a in t.export_columns().values())
+    # Fourteen fixed-width columns: 93 bytes a row (was ~1 KB of Python objects per document).
+    assert (exact - payload) / n < 100, (exact - payload) / n
+    # Capacity doubles as rows arrive, so at most about half of what is held is spare.
+    assert t.nbytes() <= 2.2 * exact
