@@ -24,6 +24,8 @@ import numpy as np
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
+from index.idmap import DenseIdMap
+
 # The 32-bit gram ids (index.features) are hashed directly: the MinHash permutation is applied
 # to these ints, so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
 
@@ -241,7 +243,7 @@ class MinHashIndex:
         self._table = BandTable(bands, rows)
         # Slots are handed out in insertion order; a removed document's slot stays dead until
         # ``_compact`` renumbers the live ones. Per slot: 16 bytes plus one list pointer.
-        self._slot_of: dict[int, int] = {}
+        self._slot_of = DenseIdMap()
         self._doc = np.zeros(1024, dtype=np.int64)
         self._time = np.zeros(1024, dtype=np.float64)
         # Per slot: the gram array, _ELSEWHERE when ``grams_of`` supplies it, None once dead.
@@ -256,7 +258,7 @@ class MinHashIndex:
         return len(self._slot_of)
 
     def __contains__(self, doc_id: int) -> bool:
-        return doc_id in self._slot_of
+        return self._slot_of.get(doc_id) >= 0
 
     def minhash(self, grams: np.ndarray) -> MinHash:
         """datasketch's MinHash of the gram ids."""
@@ -318,7 +320,7 @@ class MinHashIndex:
         self._doc, self._time = _room_for(self._doc, slot), _room_for(self._time, slot)
         self._doc[slot], self._time[slot] = doc_id, time
         self._grams.append(grams if self._grams_of is None else _ELSEWHERE)
-        self._slot_of[doc_id] = slot
+        self._slot_of.set(doc_id, slot)
         self._table.insert(slot, self.band_keys(grams))
 
     def _compact(self) -> None:
@@ -328,8 +330,9 @@ class MinHashIndex:
         service that runs for months would otherwise grow these arrays with every item ever
         indexed. Runs when dead slots outnumber live ones, so its cost is amortised O(1).
         """
-        live = sorted(self._slot_of.items(), key=lambda kv: kv[1])
-        old = np.array([s for _, s in live], dtype=np.int64)
+        ids, slots = self._slot_of.items()
+        order = np.argsort(slots, kind="stable")
+        ids, old = ids[order], slots[order]
         new_of_old = np.full(len(self._grams), -1, dtype=np.int64)
         new_of_old[old] = np.arange(old.size)
         self._table.remap(new_of_old)
@@ -338,7 +341,7 @@ class MinHashIndex:
         doc[: old.size], time[: old.size] = self._doc[old], self._time[old]
         self._doc, self._time = doc, time
         self._grams = [self._grams[int(s)] for s in old]
-        self._slot_of = {d: i for i, (d, _) in enumerate(live)}
+        self._slot_of.rebuild(ids, np.arange(old.size))
 
     def export_arrays(self) -> dict[str, np.ndarray]:
         """The index as flat arrays (for a state snapshot; see ``restore_arrays``).
@@ -349,7 +352,7 @@ class MinHashIndex:
         n = len(self._grams)
         doc = self._doc[:n].copy()
         live = np.zeros(n, dtype=bool)
-        live[list(self._slot_of.values())] = True
+        live[self._slot_of.items()[1]] = True
         doc[~live] = -1
         out = {"doc": doc, "time": self._time[:n].copy()}
         out.update({f"table_{k}": v for k, v in self._table.export_arrays().items()})
@@ -361,7 +364,7 @@ class MinHashIndex:
         ``grams_of(doc_id)`` returns the document's gram array (shared with its features); an
         index built with its own ``grams_of`` ignores it and keeps reading from that.
         """
-        if self._slot_of:
+        if len(self._slot_of):
             raise ValueError("restore_arrays needs an empty index")
         doc, time = arrays["doc"], arrays["time"]
         if doc.size != time.size:
@@ -375,16 +378,19 @@ class MinHashIndex:
             self._grams = [_ELSEWHERE if d >= 0 else None for d in ids]
         else:
             self._grams = [grams_of(d) if d >= 0 else None for d in ids]
-        self._slot_of = {d: s for s, d in enumerate(ids) if d >= 0}
+        live = doc >= 0
+        self._slot_of.rebuild(doc[live], np.flatnonzero(live))
 
     def remove(self, doc_id: int) -> None:
-        slot = self._slot_of.pop(doc_id, None)
-        if slot is not None:
+        slot = self._slot_of.get(doc_id)
+        if slot >= 0:
+            self._slot_of.discard(doc_id)
             self._table.kill(slot)
             self._grams[slot] = None
 
     def expire(self, before: float) -> int:
-        old = [d for d, s in self._slot_of.items() if self._time[s] < before]
+        ids, slots = self._slot_of.items()
+        old = ids[self._time[slots] < before].tolist()
         for d in old:
             self.remove(d)
         return len(old)
@@ -392,7 +398,7 @@ class MinHashIndex:
     def candidates(self, grams: np.ndarray, *, window: tuple[float, float] | None = None,
                    exclude: set[int] | None = None) -> list[tuple[int, float]]:
         """LSH hits verified by exact Jaccard of the gram sets, best first."""
-        if grams.size == 0 or not self._slot_of:
+        if grams.size == 0 or not len(self._slot_of):
             return []
         out = []
         for slot in self._table.query(self.band_keys(grams)).tolist():

@@ -15,9 +15,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import numpy as np
+
+from index.hashmap import U32Map
+from index.idmap import DenseIdMap
 
 
 def idf_weight(df: int, n_docs: int) -> float:
@@ -25,11 +27,8 @@ def idf_weight(df: int, n_docs: int) -> float:
     return math.log1p(n_docs / (1 + df))
 
 
-@dataclass(slots=True)
-class _Doc:
-    lead: str
-    time: float
-    slots: np.ndarray  # int32 slots of the document's grams in the frequency table
+# Dead rows tolerated beyond the live count before the rows are rebuilt (see _compact).
+_COMPACT_SLACK = 4096
 
 
 class GatedNgramIndex:
@@ -55,52 +54,115 @@ class GatedNgramIndex:
         # (copies arrive close in time; older ones are still reachable through MinHash and FAISS).
         self.max_bucket = max_bucket
         self._buckets: dict[str, list[int]] = defaultdict(list)
-        # One record per indexed document (bucket key, time, gram slots): a single dict entry
-        # and a slotted object cost less than one dict per attribute.
-        self._docs: dict[int, _Doc] = {}
+        # One row per indexed document, column-wise: id, bucket key, time, and where its gram
+        # slots lie in one int32 arena. (A slotted object and a slot array per document cost
+        # ~250 bytes more per representative.) Replacing or removing a document leaves a dead
+        # row; _compact rebuilds the rows once dead ones outnumber live ones.
+        self._rows = DenseIdMap()
+        self._n = self._live = 0
+        self._doc = np.zeros(256, np.int64)
+        self._time = np.zeros(256, np.float64)
+        self._lead = np.empty(256, dtype=object)  # interned strings: one pointer a row
+        self._start = np.zeros(256, np.int64)
+        self._len = np.zeros(256, np.int32)
+        self._arena = np.zeros(4096, np.int32)
+        self._arena_n = 0
         # Document frequencies live in a dense array indexed by a slot per gram id, so a whole
         # bucket is scored with a few vectorised operations instead of a Python loop per gram.
-        self._slot: dict[int, int] = {}
+        # Slots are handed out in order of first sight and never reused; _vocab lists the gram
+        # id of each slot, _slot_of maps back (a numpy hash map: 16-32 bytes a gram).
+        self._slot_of = U32Map()
+        self._vocab = np.zeros(1024, np.uint32)
         self._df = np.zeros(1024, dtype=np.int64)
         self._packed: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # bucket cache
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return self._live
 
     def __contains__(self, doc_id: int) -> bool:
-        return doc_id in self._docs
+        return self._rows.get(doc_id) >= 0
 
     def _slots_of(self, grams: np.ndarray) -> np.ndarray:
-        slots = np.empty(grams.size, dtype=np.int32)
-        for i, g in enumerate(grams.tolist()):
-            slot = self._slot.get(g)
-            if slot is None:
-                slot = self._slot[g] = len(self._slot)
-                if slot >= self._df.size:
-                    self._df = np.concatenate([self._df, np.zeros(self._df.size, dtype=np.int64)])
-            slots[i] = slot
+        """Slots of ``grams`` (sorted unique ids), handing new grams the next free slots."""
+        slots = self._slot_of.lookup(grams)
+        new = slots < 0
+        if new.any():
+            n_vocab, k = len(self._slot_of), int(new.sum())
+            fresh = np.arange(n_vocab, n_vocab + k, dtype=np.int32)
+            self._slot_of.insert_new(grams[new], fresh)
+            self._vocab = _room(self._vocab, n_vocab + k)
+            self._vocab[n_vocab : n_vocab + k] = grams[new]
+            self._df = _room(self._df, n_vocab + k)
+            slots[new] = fresh
         return slots
+
+    def _slots_at(self, row: int) -> np.ndarray:
+        s = int(self._start[row])
+        return self._arena[s : s + int(self._len[row])]
+
+    def _append_row(self, doc_id: int, lead: str, time: float, slots: np.ndarray) -> None:
+        row = self._n
+        if row == self._doc.size:
+            for name in ("_doc", "_time", "_lead", "_start", "_len"):
+                old = getattr(self, name)
+                new = np.empty(2 * old.size, dtype=old.dtype) if old.dtype == object else np.zeros(2 * old.size, old.dtype)
+                new[: old.size] = old
+                setattr(self, name, new)
+        self._arena = _room(self._arena, self._arena_n + slots.size)
+        self._arena[self._arena_n : self._arena_n + slots.size] = slots
+        self._doc[row], self._time[row], self._lead[row] = doc_id, time, lead
+        self._start[row], self._len[row] = self._arena_n, slots.size
+        self._arena_n += slots.size
+        self._n += 1
+        self._live += 1
+        self._rows.set(doc_id, row)
+
+    def _time_of(self, doc_id: int) -> float:
+        return float(self._time[self._rows.get(doc_id)])
 
     def add(self, doc_id: int, lead: str, grams: np.ndarray, time: float) -> None:
         self.remove(doc_id)
         self._buckets[lead].append(doc_id)
         self._packed.pop(lead, None)
         slots = self._slots_of(grams)
-        self._docs[doc_id] = _Doc(lead, time, slots)
+        self._append_row(doc_id, lead, time, slots)
         np.add.at(self._df, slots, 1)
 
     def remove(self, doc_id: int) -> None:
-        doc = self._docs.pop(doc_id, None)
-        if doc is None:
+        row = self._rows.get(doc_id)
+        if row < 0:
             return
-        lead = doc.lead
+        lead = self._lead[row]
         self._packed.pop(lead, None)
         bucket = self._buckets.get(lead)
         if bucket is not None:
             bucket.remove(doc_id)
             if not bucket:
                 del self._buckets[lead]
-        np.subtract.at(self._df, doc.slots, 1)
+        np.subtract.at(self._df, self._slots_at(row), 1)
+        self._rows.discard(doc_id)
+        self._lead[row] = None
+        self._live -= 1
+        if self._n - self._live > self._live + _COMPACT_SLACK:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rebuild the rows and the slot arena from the live rows only."""
+        keep = np.flatnonzero(self._lead[: self._n] != None)  # noqa: E711 - elementwise on an object array
+        lens = self._len[keep].astype(np.int64)
+        starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64) if keep.size else np.zeros(0, np.int64)
+        gather = np.repeat(self._start[keep] - starts, lens) + np.arange(int(lens.sum()))
+        self._arena = np.concatenate([self._arena[gather], np.zeros(max(4096, gather.size), np.int32)])
+        self._arena_n = int(gather.size)
+        for name, values in (("_doc", self._doc[keep]), ("_time", self._time[keep]), ("_lead", self._lead[keep]),
+                             ("_start", starts), ("_len", self._len[keep])):
+            col = getattr(self, name)
+            new = np.empty(max(256, 2 * keep.size), dtype=col.dtype) if col.dtype == object else \
+                np.zeros(max(256, 2 * keep.size), col.dtype)
+            new[: keep.size] = values
+            setattr(self, name, new)
+        self._n = self._live = int(keep.size)
+        self._rows.rebuild(self._doc[: self._n], np.arange(self._n, dtype=np.int32))
 
     def sort_buckets(self) -> None:
         """Order every bucket by time (oldest first), as if the documents had arrived in order.
@@ -109,7 +171,7 @@ class GatedNgramIndex:
         restart reads newest first) must be put back in order.
         """
         for bucket in self._buckets.values():
-            bucket.sort(key=lambda d: self._docs[d].time)
+            bucket.sort(key=self._time_of)
         self._packed.clear()
 
     def export_arrays(self) -> dict[str, np.ndarray]:
@@ -119,10 +181,11 @@ class GatedNgramIndex:
         order is the slot table. Documents are listed bucket by bucket, each bucket in order.
         """
         doc_ids = [d for bucket in self._buckets.values() for d in bucket]
-        parts = [self._docs[d].slots for d in doc_ids]
+        parts = [self._slots_at(self._rows.get(d)) for d in doc_ids]
+        n_vocab = len(self._slot_of)
         return {
-            "vocab": np.fromiter(self._slot.keys(), dtype=np.int64, count=len(self._slot)),
-            "df": self._df[: len(self._slot)].astype(np.int32),
+            "vocab": self._vocab[:n_vocab].astype(np.int64),
+            "df": self._df[:n_vocab].astype(np.int32),
             "doc_ids": np.array(doc_ids, dtype=np.int64),
             "slot_offsets": np.cumsum([0, *(p.size for p in parts)], dtype=np.int64),
             "slots": np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32),
@@ -135,42 +198,54 @@ class GatedNgramIndex:
         ``doc_info(doc_id)`` gives the document's bucket key and time, which the snapshot keeps
         once per document rather than once per index.
         """
-        if self._docs:
+        if self._live or self._n:
             raise ValueError("restore_arrays needs an empty index")
         vocab, df = arrays["vocab"], arrays["df"]
         if vocab.size != df.size:
             raise ValueError(f"vocab has {vocab.size} grams but df has {df.size}")
-        self._slot = dict(zip(vocab.tolist(), range(vocab.size), strict=True))
+        if vocab.size and (int(vocab.min()) < 0 or int(vocab.max()) >= 1 << 32):
+            raise ValueError("vocab holds ids outside 32 bits")
+        self._slot_of = U32Map(capacity=vocab.size)
+        self._slot_of.insert_new(vocab.astype(np.uint32), np.arange(vocab.size, dtype=np.int32))
+        self._vocab = np.zeros(max(1024, 2 * vocab.size), np.uint32)
+        self._vocab[: vocab.size] = vocab
         self._df = np.zeros(max(1024, 2 * vocab.size), dtype=np.int64)
         self._df[: df.size] = df
-        slots, offsets = arrays["slots"], arrays["slot_offsets"].tolist()
-        for i, doc_id in enumerate(arrays["doc_ids"].tolist()):
+        slots, offsets = arrays["slots"], arrays["slot_offsets"]
+        doc_ids = arrays["doc_ids"]
+        if offsets.size != doc_ids.size + 1 or (offsets.size and int(offsets[-1]) != slots.size):
+            raise ValueError("slot offsets do not match the documents and slots")
+        n = doc_ids.size
+        cap = max(256, 2 * n)
+        self._doc, self._time = np.zeros(cap, np.int64), np.zeros(cap, np.float64)
+        self._lead, self._start, self._len = np.empty(cap, dtype=object), np.zeros(cap, np.int64), np.zeros(cap, np.int32)
+        self._doc[:n] = doc_ids
+        self._start[:n] = offsets[:-1]
+        self._len[:n] = np.diff(offsets)
+        self._arena = np.zeros(max(4096, 2 * slots.size), np.int32)
+        self._arena[: slots.size] = slots
+        self._arena_n = int(slots.size)
+        for row, doc_id in enumerate(doc_ids.tolist()):
             lead, time = doc_info(doc_id)
             self._buckets[lead].append(doc_id)
-            self._docs[doc_id] = _Doc(lead, time, slots[offsets[i] : offsets[i + 1]])
+            self._lead[row], self._time[row] = lead, time
+        self._n = self._live = n
+        self._rows.rebuild(doc_ids, np.arange(n, dtype=np.int32))
 
     def expire(self, before: float) -> int:
-        old = [d for d, doc in self._docs.items() if doc.time < before]
+        n = self._n
+        old = self._doc[:n][(self._lead[:n] != None) & (self._time[:n] < before)].tolist()  # noqa: E711
         for d in old:
             self.remove(d)
         return len(old)
 
     def weights(self, grams: np.ndarray, extra: np.ndarray | None = None) -> dict[int, float]:
         """IDF weights for ``grams`` (and ``extra``), counting the query itself as one document."""
-        n_docs = len(self._docs) + 1 + self.min_docs
-        out: dict[int, float] = {}
-        query = set(grams.tolist())
-        for arr in (grams, extra):
-            if arr is None:
-                continue
-            for g in arr.tolist():
-                if g not in out:
-                    out[g] = idf_weight(self._doc_freq(g) + (1 if g in query else 0), n_docs)
-        return out
-
-    def _doc_freq(self, gram: int) -> int:
-        slot = self._slot.get(gram)
-        return 0 if slot is None else int(self._df[slot])
+        n_docs = self._live + 1 + self.min_docs
+        ids = np.asarray(grams, dtype=np.uint32) if extra is None else np.union1d(grams, extra).astype(np.uint32)
+        slots = self._slot_of.lookup(ids)
+        df = np.where(slots >= 0, self._df[np.maximum(slots, 0)], 0) + np.isin(ids, grams)
+        return {g: idf_weight(int(d), n_docs) for g, d in zip(ids.tolist(), df.tolist(), strict=True)}
 
     def score(self, a: np.ndarray, b: np.ndarray) -> float:
         """IDF-weighted Jaccard of two gram-id arrays, with the index's current document frequencies."""
@@ -191,9 +266,9 @@ class GatedNgramIndex:
         members, concat, offsets = self._pack(lead)
         if not members:
             return []
-        n_docs = len(self._docs) + 1 + self.min_docs
+        n_docs = self._live + 1 + self.min_docs
         # The query counts as one document: its grams' frequencies are one higher.
-        q_slots = np.array([self._slot.get(g, -1) for g in grams.tolist()], dtype=np.int64)
+        q_slots = self._slot_of.lookup(grams).astype(np.int64)
         q_df = np.where(q_slots >= 0, self._df[np.maximum(q_slots, 0)], 0) + 1
         w_query = float(np.log1p(n_docs / (1.0 + q_df)).sum())
         in_query = np.isin(concat, q_slots[q_slots >= 0])
@@ -205,7 +280,7 @@ class GatedNgramIndex:
         for doc_id, s in zip(members, scores.tolist(), strict=True):
             if exclude and doc_id in exclude:
                 continue
-            if window is not None and not (window[0] <= self._docs[doc_id].time <= window[1]):
+            if window is not None and not (window[0] <= self._time_of(doc_id) <= window[1]):
                 continue
             if s >= min_score:
                 out.append((doc_id, s))
@@ -217,12 +292,22 @@ class GatedNgramIndex:
         packed = self._packed.get(lead)
         if packed is None:
             # A document without grams can score nothing; leaving it out keeps every segment non-empty.
-            members = np.array([d for d in self._buckets[lead][-self.max_bucket :] if self._docs[d].slots.size],
-                               dtype=np.int64)
-            parts = [self._docs[int(d)].slots for d in members]
+            rows = [self._rows.get(d) for d in self._buckets[lead][-self.max_bucket :]]
+            rows = [r for r in rows if self._len[r]]
+            members = self._doc[rows]
+            parts = [self._slots_at(r) for r in rows]
             lengths = np.array([p.size for p in parts], dtype=np.int64)
             offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
             packed = (members, np.concatenate(parts) if parts else np.zeros(0, np.int32), offsets)
             self._packed[lead] = packed
         members, concat, offsets = packed
         return members.tolist(), concat, offsets
+
+
+def _room(a: np.ndarray, size: int) -> np.ndarray:
+    """``a``, or a zero-padded copy at least twice as long, so that ``a[:size]`` exists."""
+    if size <= a.size:
+        return a
+    grown = np.zeros(max(size, 2 * a.size), dtype=a.dtype)
+    grown[: a.size] = a
+    return grown

@@ -53,6 +53,8 @@ from typing import Any, Literal
 import faiss
 import numpy as np
 
+from index.idmap import DenseIdMap
+
 __all__ = ["VectorIndex"]
 
 Storage = Literal["float32", "float16", "sq8"]
@@ -260,7 +262,7 @@ class VectorIndex:
         self._times = np.zeros(cap, dtype=np.float64)
         self._alive = np.zeros(cap, dtype=bool)
         self._bits = np.zeros(cap // 8, dtype=np.uint8)  # packed _alive, for IDSelectorBitmap
-        self._pos: dict[int, int] = {}
+        self._pos = DenseIdMap()  # id -> position (cluster ids are sequential: 4 bytes each)
         # Time-sorted (time, position) of rows [0, _merged); rows [_merged, _n) are pending.
         self._ts_t = np.zeros(0, dtype=np.float64)
         self._ts_p = np.zeros(0, dtype=np.int64)
@@ -295,7 +297,7 @@ class VectorIndex:
         if positions.size == 0:
             return
         for p in self._ids[positions].tolist():
-            del self._pos[p]
+            self._pos.discard(p)
         self._alive[positions] = False
         self._n_alive -= int(positions.size)
         self._repack_bits(positions)
@@ -368,7 +370,8 @@ class VectorIndex:
         self._alive[sl] = True
         self._n = start + m
         self._n_alive += m
-        self._pos.update(zip(ids.tolist(), range(start, start + m), strict=True))
+        for i, p in zip(ids.tolist(), range(start, start + m), strict=True):
+            self._pos.set(i, p)
         self._repack_bits(np.arange(start, start + m, dtype=np.int64))
 
     def _rebuild(self, kind: str) -> None:
@@ -411,7 +414,7 @@ class VectorIndex:
         return self._n_alive
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._pos
+        return isinstance(doc_id, (int, np.integer)) and self._pos.get(int(doc_id)) >= 0
 
     @property
     def kind(self) -> str:
@@ -465,7 +468,7 @@ class VectorIndex:
 
         for s in range(0, ids_arr.size, self.chunk_size):
             cid = ids_arr[s : s + self.chunk_size]
-            old = [self._pos[i] for i in cid.tolist() if i in self._pos]
+            old = [p for p in map(self._pos.get, cid.tolist()) if p >= 0]
             if old:
                 self._kill(np.asarray(old, dtype=np.int64))
             self._append(cid, x[s : s + self.chunk_size], t[s : s + self.chunk_size])
@@ -481,7 +484,7 @@ class VectorIndex:
         >>> idx.remove([2, 3]), len(idx)
         (1, 1)
         """
-        pos = [self._pos[int(i)] for i in ids if int(i) in self._pos]
+        pos = [p for p in (self._pos.get(int(i)) for i in ids) if p >= 0]
         if not pos:
             return 0
         self._kill(np.unique(np.asarray(pos, dtype=np.int64)))
@@ -524,10 +527,9 @@ class VectorIndex:
         elif not isinstance(ids, np.ndarray):
             ids = list(ids)  # sets, generators
         id_list = np.asarray(ids, dtype=np.int64).reshape(-1).tolist()
-        try:
-            pos = np.asarray([self._pos[i] for i in id_list], dtype=np.int64)
-        except KeyError as e:
-            raise KeyError(f"id {e.args[0]} is not in the index") from None
+        pos = np.asarray([self._pos.get(i) for i in id_list], dtype=np.int64)
+        if pos.size and int(pos.min()) < 0:
+            raise KeyError(f"id {id_list[int(np.argmin(pos))]} is not in the index")
         return self._decode(pos)
 
     def search(
@@ -563,7 +565,7 @@ class VectorIndex:
 
         excl_pos = np.zeros(0, dtype=np.int64)
         if exclude:
-            excl_pos = np.asarray([self._pos[i] for i in exclude if i in self._pos], dtype=np.int64)
+            excl_pos = np.asarray([p for p in (self._pos.get(int(i)) for i in exclude) if p >= 0], dtype=np.int64)
 
         threads = self.threads if nq >= _PARALLEL_MIN_QUERIES else 1
         if window is None:
@@ -815,9 +817,9 @@ class VectorIndex:
         self._n = rows
         live = np.flatnonzero(alive)
         self._n_alive = int(live.size)
-        self._pos = dict(zip(self._ids[live].tolist(), live.tolist(), strict=True))
-        if len(self._pos) != live.size:
+        if np.unique(self._ids[live]).size != live.size:
             raise ValueError(f"{path}: corrupt, duplicate live ids")
+        self._pos.rebuild(self._ids[live], live)
         nbytes = self._bits.shape[0]
         self._bits[:] = np.packbits(self._alive[: nbytes * 8], bitorder="little")
         order = live[np.argsort(self._times[live], kind="stable")]
@@ -866,7 +868,7 @@ class VectorIndex:
             total += int(h.neighbors.size()) * 4 + int(h.levels.size()) * 4 + int(h.offsets.size()) * 8
         total += self._ids.nbytes + self._times.nbytes + self._alive.nbytes + self._bits.nbytes
         total += self._ts_t.nbytes + self._ts_p.nbytes
-        total += len(self._pos) * 104
+        total += self._pos.nbytes
         return total
 
     def __repr__(self) -> str:

@@ -224,6 +224,7 @@ class Deduper:
                               "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store"}
         self._vectors_loaded = False
+        _release_free_memory()
         log.info("warm-up", extra={"samestory": self.warmup_report})
         return self.warmup_report
 
@@ -677,3 +678,20 @@ def _load_url_rules(config: EngineConfig) -> UrlRules:
     if config.url_rules:
         rules = rules.merged(UrlRules.from_file(config.url_rules))
     return rules
+
+
+def _release_free_memory() -> None:
+    """Hand the heap the warm-up freed back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
+
+    Loading a state leaves freed temporaries (the snapshot's arrays, ``tolist`` ints, store
+    rows) in the C heap, which glibc keeps for reuse: on the 100k benchmark store that was
+    ~240 bytes of resident memory per document that the state no longer used.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
+        pass

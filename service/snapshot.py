@@ -49,6 +49,8 @@ from typing import Any
 import numpy as np
 
 from index import features as _features
+from index import hashmap as _hashmap
+from index import idmap as _idmap
 from index import minhash as _minhash
 from index import ngram as _ngram
 from index import text as _text
@@ -63,6 +65,18 @@ log = logging.getLogger("samestory.snapshot")
 FORMAT = 2
 
 
+def _source_digest() -> str:
+    source = hashlib.sha256()
+    for module in (_text, _features, _ngram, _minhash, _hashmap, _idmap, _doctable):
+        source.update(Path(module.__file__ or "").read_bytes())
+    return source.hexdigest()[:16]
+
+
+# Read once, when the code is imported: a process whose files are replaced under it (an
+# upgrade while it runs) must stamp its snapshot with the code it ran, not the new files.
+_SOURCE_DIGEST = _source_digest()
+
+
 def fingerprint(config: EngineConfig) -> dict[str, Any]:
     """What must be equal for a snapshot's derived state to equal a fresh rebuild's.
 
@@ -70,13 +84,10 @@ def fingerprint(config: EngineConfig) -> dict[str, Any]:
     normalisation, gram ids or band keys invalidates old snapshots without anyone having to
     remember to bump a version.
     """
-    source = hashlib.sha256()
-    for module in (_text, _features, _ngram, _minhash, _doctable):
-        source.update(Path(module.__file__ or "").read_bytes())
     probe = CandidateState(config, None)
     return {
         "format": FORMAT,
-        "source": source.hexdigest()[:16],
+        "source": _SOURCE_DIGEST,
         "minhash": [config.minhash_lsh_threshold, config.minhash_num_perm, probe.minhash.seed],
         "ngram": [probe.ngram.min_docs, probe.ngram.max_bucket],
     }

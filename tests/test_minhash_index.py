@@ -110,7 +110,7 @@ def test_slots_are_compacted_and_answers_survive_churn() -> None:
             else:
                 churned.add(i, g, float(rnd))
     fresh = MinHashIndex(threshold=0.45)
-    for i in sorted(churned._slot_of):
+    for i in sorted(churned._slot_of.items()[0].tolist()):
         fresh.add(i, grams[i], 59.0)
     assert len(churned) == len(fresh)
     assert len(churned._grams) <= 2 * len(churned) + 4096 + 1
