@@ -16,6 +16,8 @@ never make the array huge.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, MutableMapping
+
 import numpy as np
 
 # The dense array may span at most max(_MIN_SPAN, _SPARSITY * ids held) ids; beyond, the
@@ -25,9 +27,12 @@ _SPARSITY = 8
 
 
 class DenseIdMap:
-    def __init__(self) -> None:
+    """id -> non-negative int (a row, or with ``wide=True`` any int64, e.g. another id)."""
+
+    def __init__(self, *, wide: bool = False) -> None:
+        self._dtype = np.int64 if wide else np.int32
         self._base = 0
-        self._rows = np.full(0, -1, np.int32)
+        self._rows = np.full(0, -1, self._dtype)
         self._count = 0  # ids held, dense and overflow
         self._overflow: dict[int, int] = {}
 
@@ -73,11 +78,11 @@ class DenseIdMap:
         self._count += 1
         if i < 0 and self._rows.size - i <= self._limit():  # below the base: shift the array down
             grow = max(-i, self._rows.size // 2)
-            self._rows = np.concatenate([np.full(grow, -1, np.int32), self._rows])
+            self._rows = np.concatenate([np.full(grow, -1, self._dtype), self._rows])
             self._base -= grow
             self._rows[doc_id - self._base] = row
         elif i >= self._rows.size and i < self._limit():
-            grown = np.full(min(max(i + 1, 2 * self._rows.size, 1024), self._limit()), -1, np.int32)
+            grown = np.full(min(max(i + 1, 2 * self._rows.size, 1024), self._limit()), -1, self._dtype)
             grown[: self._rows.size] = self._rows
             self._rows = grown
             self._rows[i] = row
@@ -103,7 +108,7 @@ class DenseIdMap:
         rows = np.asarray(rows, dtype=np.int64)
         self._overflow, self._count = {}, int(ids.size)
         if ids.size == 0:
-            self._base, self._rows = 0, np.full(0, -1, np.int32)
+            self._base, self._rows = 0, np.full(0, -1, self._dtype)
             return
         limit = self._limit()
         lo, hi = int(ids.min()), int(ids.max())
@@ -112,6 +117,58 @@ class DenseIdMap:
             hi = lo + limit - 1
         inside = (ids >= lo) & (ids <= hi)
         lo = self._base = int(ids[inside].min())
-        self._rows = np.full(int(ids[inside].max()) - lo + 1, -1, np.int32)
+        self._rows = np.full(int(ids[inside].max()) - lo + 1, -1, self._dtype)
         self._rows[ids[inside] - lo] = rows[inside]
         self._overflow = dict(zip(ids[~inside].tolist(), rows[~inside].tolist(), strict=True))
+
+
+class IdDict(MutableMapping[int, int]):
+    """A ``dict[int, int]`` of non-negative values over a :class:`DenseIdMap`: the candidate
+    state's cluster id -> representative map (cluster ids are sequential store ids).
+
+    >>> reps = IdDict(); reps[5] = 50; reps.update({6: 60})
+    >>> reps, reps.get(7), 6 in reps, len(reps)
+    ({5: 50, 6: 60}, None, True, 2)
+    >>> reps == {5: 50, 6: 60}
+    True
+    """
+
+    def __init__(self) -> None:
+        self._map = DenseIdMap(wide=True)
+
+    def __getitem__(self, key: int) -> int:
+        v = self._map.get(int(key)) if isinstance(key, (int, np.integer)) else -1
+        if v < 0:
+            raise KeyError(key)
+        return v
+
+    def get(self, key: int, default: int | None = None) -> int | None:  # type: ignore[override]
+        v = self._map.get(int(key)) if isinstance(key, (int, np.integer)) else -1
+        return default if v < 0 else v
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, (int, np.integer)) and self._map.get(int(key)) >= 0
+
+    def __setitem__(self, key: int, value: int) -> None:
+        if value < 0:
+            raise ValueError(f"values must be >= 0, got {value}")
+        self._map.set(int(key), int(value))
+
+    def __delitem__(self, key: int) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self._map.discard(int(key))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._map.items()[0].tolist())
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __repr__(self) -> str:
+        ids, values = self._map.items()
+        return repr(dict(zip(ids.tolist(), values.tolist(), strict=True)))
+
+    @property
+    def nbytes(self) -> int:
+        return self._map.nbytes

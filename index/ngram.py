@@ -13,6 +13,7 @@ weights are stable while the index is still small.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 
@@ -25,6 +26,10 @@ from index.idmap import DenseIdMap
 def idf_weight(df: int, n_docs: int) -> float:
     """Seed 000's weight: log(1 + N / (1 + df))."""
     return math.log1p(n_docs / (1 + df))
+
+
+def _id_array() -> array[int]:
+    return array("q")
 
 
 # Dead rows tolerated beyond the live count before the rows are rebuilt (see _compact).
@@ -53,7 +58,8 @@ class GatedNgramIndex:
         # the newest max_bucket representatives are scored so one hot bucket cannot stall ingestion
         # (copies arrive close in time; older ones are still reachable through MinHash and FAISS).
         self.max_bucket = max_bucket
-        self._buckets: dict[str, list[int]] = defaultdict(list)
+        # Members as array('q'): 8 bytes each, where a list also held an int object (~32 more).
+        self._buckets: dict[str, array[int]] = defaultdict(_id_array)
         # One row per indexed document, column-wise: id, bucket key, time, and where its gram
         # slots lie in one int32 arena. (A slotted object and a slot array per document cost
         # ~250 bytes more per representative.) Replacing or removing a document leaves a dead
@@ -73,7 +79,7 @@ class GatedNgramIndex:
         # id of each slot, _slot_of maps back (a numpy hash map: 16-32 bytes a gram).
         self._slot_of = U32Map()
         self._vocab = np.zeros(1024, np.uint32)
-        self._df = np.zeros(1024, dtype=np.int64)
+        self._df = np.zeros(1024, dtype=np.int32)  # counts of live documents: < 2**31
         self._packed: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # bucket cache
 
     def __len__(self) -> int:
@@ -105,7 +111,8 @@ class GatedNgramIndex:
         if row == self._doc.size:
             for name in ("_doc", "_time", "_lead", "_start", "_len"):
                 old = getattr(self, name)
-                new = np.empty(2 * old.size, dtype=old.dtype) if old.dtype == object else np.zeros(2 * old.size, old.dtype)
+                size = old.size + old.size // 2
+                new = np.empty(size, dtype=old.dtype) if old.dtype == object else np.zeros(size, old.dtype)
                 new[: old.size] = old
                 setattr(self, name, new)
         self._arena = _room(self._arena, self._arena_n + slots.size)
@@ -152,13 +159,13 @@ class GatedNgramIndex:
         lens = self._len[keep].astype(np.int64)
         starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64) if keep.size else np.zeros(0, np.int64)
         gather = np.repeat(self._start[keep] - starts, lens) + np.arange(int(lens.sum()))
-        self._arena = np.concatenate([self._arena[gather], np.zeros(max(4096, gather.size), np.int32)])
+        self._arena = np.concatenate([self._arena[gather], np.zeros(max(4096, gather.size // 4), np.int32)])
         self._arena_n = int(gather.size)
         for name, values in (("_doc", self._doc[keep]), ("_time", self._time[keep]), ("_lead", self._lead[keep]),
                              ("_start", starts), ("_len", self._len[keep])):
             col = getattr(self, name)
-            new = np.empty(max(256, 2 * keep.size), dtype=col.dtype) if col.dtype == object else \
-                np.zeros(max(256, 2 * keep.size), col.dtype)
+            size = max(256, keep.size + keep.size // 4)
+            new = np.empty(size, dtype=col.dtype) if col.dtype == object else np.zeros(size, col.dtype)
             new[: keep.size] = values
             setattr(self, name, new)
         self._n = self._live = int(keep.size)
@@ -171,7 +178,7 @@ class GatedNgramIndex:
         restart reads newest first) must be put back in order.
         """
         for bucket in self._buckets.values():
-            bucket.sort(key=self._time_of)
+            bucket[:] = array("q", sorted(bucket, key=self._time_of))
         self._packed.clear()
 
     def export_arrays(self) -> dict[str, np.ndarray]:
@@ -205,24 +212,25 @@ class GatedNgramIndex:
             raise ValueError(f"vocab has {vocab.size} grams but df has {df.size}")
         if vocab.size and (int(vocab.min()) < 0 or int(vocab.max()) >= 1 << 32):
             raise ValueError("vocab holds ids outside 32 bits")
-        self._slot_of = U32Map(capacity=vocab.size)
+        self._slot_of = U32Map()
         self._slot_of.insert_new(vocab.astype(np.uint32), np.arange(vocab.size, dtype=np.int32))
-        self._vocab = np.zeros(max(1024, 2 * vocab.size), np.uint32)
+        # Sized to what is loaded plus a little: new rows grow the arrays by half when needed.
+        self._vocab = np.zeros(max(1024, vocab.size + vocab.size // 8), np.uint32)
         self._vocab[: vocab.size] = vocab
-        self._df = np.zeros(max(1024, 2 * vocab.size), dtype=np.int64)
+        self._df = np.zeros(self._vocab.size, dtype=np.int32)
         self._df[: df.size] = df
         slots, offsets = arrays["slots"], arrays["slot_offsets"]
         doc_ids = arrays["doc_ids"]
         if offsets.size != doc_ids.size + 1 or (offsets.size and int(offsets[-1]) != slots.size):
             raise ValueError("slot offsets do not match the documents and slots")
         n = doc_ids.size
-        cap = max(256, 2 * n)
+        cap = max(256, n + n // 8)
         self._doc, self._time = np.zeros(cap, np.int64), np.zeros(cap, np.float64)
         self._lead, self._start, self._len = np.empty(cap, dtype=object), np.zeros(cap, np.int64), np.zeros(cap, np.int32)
         self._doc[:n] = doc_ids
         self._start[:n] = offsets[:-1]
         self._len[:n] = np.diff(offsets)
-        self._arena = np.zeros(max(4096, 2 * slots.size), np.int32)
+        self._arena = np.zeros(max(4096, slots.size + slots.size // 8), np.int32)
         self._arena[: slots.size] = slots
         self._arena_n = int(slots.size)
         for row, doc_id in enumerate(doc_ids.tolist()):
@@ -305,9 +313,13 @@ class GatedNgramIndex:
 
 
 def _room(a: np.ndarray, size: int) -> np.ndarray:
-    """``a``, or a zero-padded copy at least twice as long, so that ``a[:size]`` exists."""
+    """``a``, or a zero-padded copy at least half as long again, so that ``a[:size]`` exists.
+
+    Growing by half, not by double, keeps the spare capacity of these per-gram and per-row
+    arrays under a third of what they hold; each element is still copied O(1) times on average.
+    """
     if size <= a.size:
         return a
-    grown = np.zeros(max(size, 2 * a.size), dtype=a.dtype)
+    grown = np.zeros(max(size, a.size + a.size // 2), dtype=a.dtype)
     grown[: a.size] = a
     return grown

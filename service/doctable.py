@@ -196,7 +196,7 @@ class DocTable(MutableMapping[int, "Entry"]):
         if keep.size == n and len(self._names) <= 4 * max(1, n):
             return
         c = self._cols
-        cap = max(16, 2 * keep.size)
+        cap = max(16, keep.size + keep.size // 4)
         new_cols = {}
         for name, col in c.items():
             new = np.zeros(cap, col.dtype)
@@ -207,7 +207,7 @@ class DocTable(MutableMapping[int, "Entry"]):
         starts = c["gram_start"][keep]
         new_start = np.concatenate([[0], np.cumsum(lens)[:-1]]) if keep.size else np.zeros(0, np.int64)
         idx = np.repeat(starts - new_start, lens) + np.arange(int(lens.sum()))
-        grams = np.zeros(max(16 * cap, idx.size), np.uint32)
+        grams = np.zeros(max(16, idx.size + idx.size // 4), np.uint32)
         grams[: idx.size] = self._grams[idx]
         new_cols["gram_start"][: keep.size] = new_start
         # Text: one slice per live row, written in row order; names: only those still used.
@@ -267,7 +267,7 @@ class DocTable(MutableMapping[int, "Entry"]):
         return None if i < 0 else self._names[i]
 
     def _grow(self) -> None:
-        cap = 2 * self._alive.size
+        cap = self._alive.size + self._alive.size // 2  # by half: less spare than doubling
         for name, col in self._cols.items():
             new = np.zeros(cap, col.dtype)
             new[: col.size] = col
@@ -283,7 +283,7 @@ class DocTable(MutableMapping[int, "Entry"]):
         row, c = self._n, self._cols
         grams = np.asarray(f.grams, dtype=np.uint32)
         if self._gram_n + grams.size > self._grams.size:
-            new = np.zeros(max(2 * self._grams.size, self._gram_n + grams.size), np.uint32)
+            new = np.zeros(max(self._grams.size + self._grams.size // 2, self._gram_n + grams.size), np.uint32)
             new[: self._gram_n] = self._grams[: self._gram_n]
             self._grams = new
         self._grams[self._gram_n : self._gram_n + grams.size] = grams

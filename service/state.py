@@ -16,6 +16,7 @@ import numpy as np
 
 from index.exact import ExactIndex
 from index.features import ItemFeatures
+from index.idmap import IdDict
 from index.minhash import MinHashIndex
 from index.ngram import GatedNgramIndex
 from service.config import EngineConfig
@@ -40,7 +41,7 @@ class CandidateState:
     def __init__(self, config: EngineConfig, dim: int | None) -> None:
         self.config = config
         self.entries = DocTable()
-        self.reps: dict[int, int] = {}  # cluster id -> representative doc id
+        self.reps = IdDict()  # cluster id -> representative doc id
         self.exact = ExactIndex()
         self.ngram = GatedNgramIndex()
         # The MinHash pass verifies its hits with the documents' own gram arrays, read from the

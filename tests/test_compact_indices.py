@@ -19,14 +19,22 @@ def test_u32map_agrees_with_a_dict_through_growth() -> None:
     keys = np.concatenate([keys, np.array([0, 2**32 - 1], dtype=np.uint32)])
     keys = np.unique(keys)
     rng.shuffle(keys)
-    m, ref = U32Map(capacity=16), {}
-    for chunk in np.array_split(np.arange(keys.size), 37):  # many growths, batches of ~1,600
+    m, ref = U32Map(merge_at=1000), {}  # many merges, and ids waiting in the dict
+    chunks = np.array_split(np.arange(keys.size), 300)  # ~200 a batch: dict, merges, and one bulk load
+    chunks[150] = np.concatenate([chunks[150], *chunks[151:160]])
+    del chunks[151:160]
+    for chunk in chunks:
         m.insert_new(keys[chunk], chunk.astype(np.int32))
         ref.update(zip(keys[chunk].tolist(), chunk.tolist(), strict=True))
+    fresh = np.setdiff1d(np.arange(1, 100, dtype=np.uint32), keys)[:5]
+    m.insert_new(fresh, np.arange(keys.size, keys.size + fresh.size, dtype=np.int32))
+    ref.update(zip(fresh.tolist(), range(keys.size, keys.size + fresh.size), strict=True))
+    keys = np.concatenate([keys, fresh])
     probe = np.concatenate([keys, rng.integers(0, 2**32, size=5_000, dtype=np.uint64).astype(np.uint32)])
     got = m.lookup(probe).tolist()
     assert got == [ref.get(k, -1) for k in probe.tolist()]
-    assert len(m) == keys.size and m.nbytes <= 8 * 4 * keys.size  # load >= 1/4 after any growth
+    assert m._recent  # some ids still wait in the dict: both halves answered
+    assert len(m) == keys.size and m.nbytes <= 8 * keys.size + 100 * 1000
     k, v = m.items()
     assert dict(zip(k.tolist(), v.tolist(), strict=True)) == ref
 
@@ -109,3 +117,33 @@ def test_ngram_index_after_churn_scores_like_a_fresh_one() -> None:
     q = _grams("삼성전자 영업이익 발표 12")
     assert churned.candidates("삼성전자", q) == restored.candidates("삼성전자", q)
     assert churned.expire(before=6_000.0) == sum(1 for v in live.values() if v[2] < 6_000.0)
+
+
+def test_exact_index_agrees_with_a_dict_of_sets_through_churn() -> None:
+    from index.exact import ExactIndex
+
+    rng = np.random.default_rng(5)
+    keys = [*rng.integers(-2 ** 63, 2 ** 63 - 1, size=3000, dtype=np.int64).tolist(), 0, -1, 2 ** 63 - 1, -2 ** 63]
+    idx, ref = ExactIndex(capacity=4), {}
+    filed: dict[int, list[int]] = {}
+    for _step in range(40_000):
+        doc = int(rng.integers(0, 5_000))
+        if doc in filed and rng.random() < 0.45:
+            idx.remove(doc, filed[doc])
+            for k in filed.pop(doc):
+                ref[k].discard(doc)
+            continue
+        ks = [keys[int(i)] for i in rng.integers(0, len(keys), size=2)]  # often shared, sometimes equal
+        idx.add(doc, ks)
+        idx.add(doc, ks)  # filed once however often added
+        filed.setdefault(doc, [])
+        for k in ks:
+            if doc not in ref.setdefault(k, set()):
+                ref[k].add(doc)
+                filed[doc].append(k)
+    for k in [*keys, 12345]:
+        assert sorted(idx.lookup(k)) == sorted(ref.get(k, ())), k
+    assert len(idx) == sum(len(v) for v in ref.values())
+    assert idx.nbytes <= 16 * 4 * max(len(idx), 16) * 2  # churn leaves the table at most ~4x the live pairs
+    with pytest.raises(ValueError, match=">= 0"):
+        idx.add(-3, [1])
