@@ -114,6 +114,21 @@ class DocTable(MutableMapping[int, "Entry"]):
     def cluster_of(self, doc_id: int) -> int:
         return int(self._cols["cluster"][self._row_or_raise(doc_id)])
 
+    def lead_of(self, doc_id: int) -> str:
+        """The document's subject-gate key (its title's lead token)."""
+        return self._names[int(self._cols["lead"][self._row_or_raise(doc_id)])]
+
+    def exact_keys_of(self, doc_id: int) -> tuple[int, int]:
+        """The keys the exact index files the document under (``state.exact_keys`` order)."""
+        row, c = self._row_or_raise(doc_id), self._cols
+        return int(c["content_key"][row]), int(c["title_key"][row])
+
+    def get(self, doc_id: int, default: Entry | None = None) -> Entry | None:  # type: ignore[override]
+        # Mapping.get would build the KeyError of a miss: a membership test is far cheaper.
+        if doc_id not in self:
+            return default
+        return self[doc_id]
+
     def grams_of(self, doc_id: int) -> np.ndarray:
         """The document's gram ids: a read-only view into the arena (copy it to keep it)."""
         return self._grams_at(self._row_or_raise(doc_id))

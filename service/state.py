@@ -59,24 +59,25 @@ class CandidateState:
 
     def put(self, entry: Entry) -> None:
         """Add or refresh a live document (not as representative; see ``set_rep``)."""
-        old = self.entries.get(entry.doc_id)
-        self.entries[entry.doc_id] = entry
+        doc, table = entry.doc_id, self.entries
+        old = (table.exact_keys_of(doc), table.cluster_of(doc)) if doc in table else None
+        table[doc] = entry
         if old is not None:
-            self.exact.remove(entry.doc_id, exact_keys(old))
-        self.exact.add(entry.doc_id, exact_keys(entry))
-        if old is not None and self.reps.get(old.cluster_id) == entry.doc_id:
-            if old.cluster_id != entry.cluster_id:
-                self.reps.pop(old.cluster_id, None)
-                self._unindex_rep(entry.doc_id)
+            self.exact.remove(doc, old[0])
+        self.exact.add(doc, exact_keys(entry))
+        if old is not None and self.reps.get(old[1]) == doc:
+            if old[1] != entry.cluster_id:
+                self.reps.pop(old[1], None)
+                self._unindex_rep(doc)
             else:
-                self._index_rep(entry)
+                self._index_rep(doc)
 
     def set_rep(self, cluster_id: int, doc_id: int) -> None:
         old = self.reps.get(cluster_id)
         if old is not None and old != doc_id:
             self._unindex_rep(old)
         self.reps[cluster_id] = doc_id
-        self._index_rep(self.entries[doc_id])
+        self._index_rep(doc_id)
 
     def set_cluster_vector(self, cluster_id: int, doc_id: int, vector: np.ndarray) -> None:
         if self.vectors is None:
@@ -89,10 +90,11 @@ class CandidateState:
     def has_cluster_vector(self, cluster_id: int) -> bool:
         return self.vectors is not None and cluster_id in self.vectors
 
-    def _index_rep(self, e: Entry) -> None:
-        f = e.features
-        self.ngram.add(e.doc_id, f.lead, f.grams, f.time)
-        self.minhash.add(e.doc_id, f.grams, f.time)
+    def _index_rep(self, doc_id: int) -> None:
+        table = self.entries
+        grams, time = table.grams_of(doc_id), table.time_of(doc_id)
+        self.ngram.add(doc_id, table.lead_of(doc_id), grams, time)
+        self.minhash.add(doc_id, grams, time)
 
     def _unindex_rep(self, doc_id: int) -> None:
         self.ngram.remove(doc_id)

@@ -62,3 +62,12 @@ def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["restart_rebuild"]["documents"] == result["restart"]["documents"]
     for name in ("seed001", "seed000"):
         assert 0.0 <= result["methods"][name]["recall"] <= 1.0
+
+
+def test_vector_memory_script_reports_the_index_it_built(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.vector_memory import main as vector_memory
+
+    assert vector_memory(["300", "--dim", "16", "--exact-until", "100", "--chunk", "128"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["vectors"] == 300 and out["kind"] == "hnsw" and out["dim"] == 16
+    assert "bytes_per_vector" in out
