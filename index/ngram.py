@@ -135,6 +135,34 @@ class GatedNgramIndex:
         self._append_row(doc_id, lead, time, slots)
         np.add.at(self._df, slots, 1)
 
+    def add_many(self, docs: list[tuple[int, str, np.ndarray, float]]) -> None:
+        """``add`` for each (doc_id, lead, grams, time) in order, with one vocabulary lookup for
+        the whole batch (new grams get slots in order of first appearance, as one by one)."""
+        if not docs:
+            return
+        for doc_id, *_ in docs:
+            self.remove(doc_id)
+        grams = [np.asarray(g, dtype=np.uint32) for _, _, g, _ in docs]
+        all_grams = np.concatenate(grams)
+        slots = self._slot_of.lookup(all_grams)
+        missing = slots < 0
+        if missing.any():
+            new_ids, first = np.unique(all_grams[missing], return_index=True)
+            new_ids = new_ids[np.argsort(first, kind="stable")]
+            n_vocab, k = len(self._slot_of), new_ids.size
+            fresh = np.arange(n_vocab, n_vocab + k, dtype=np.int32)
+            self._slot_of.insert_new(new_ids, fresh)
+            self._vocab = _room(self._vocab, n_vocab + k)
+            self._vocab[n_vocab : n_vocab + k] = new_ids
+            self._df = _room(self._df, n_vocab + k)
+            slots[missing] = self._slot_of.lookup(all_grams[missing])
+        offsets = np.cumsum([0, *(g.size for g in grams)])
+        for i, (doc_id, lead, _, time) in enumerate(docs):
+            self._buckets[lead].append(doc_id)
+            self._packed.pop(lead, None)
+            self._append_row(doc_id, lead, time, slots[offsets[i] : offsets[i + 1]])
+        np.add.at(self._df, slots, 1)
+
     def remove(self, doc_id: int) -> None:
         row = self._rows.get(doc_id)
         if row < 0:

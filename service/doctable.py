@@ -318,6 +318,57 @@ class DocTable(MutableMapping[int, "Entry"]):
         self._live += 1
         self._row_of.set(e.doc_id, row)
 
+    def extend(self, entries: list[Entry]) -> None:
+        """Append documents not in the table, in one batch: the same rows as one ``table[doc] = e``
+        each, at a fraction of the cost (a warm-up rebuild loads thousands at a time)."""
+        if not entries:
+            return
+        ids = [e.doc_id for e in entries]
+        if len(set(ids)) != len(ids) or any(d in self for d in ids):
+            raise ValueError("extend takes documents that are not in the table, each once")
+        k, n0 = len(entries), self._n
+        while self._n + k > self._alive.size:
+            self._grow()
+        feats = [e.features for e in entries]
+        grams = [np.asarray(f.grams, dtype=np.uint32) for f in feats]
+        glen = np.fromiter((g.size for g in grams), np.int64, k)
+        gstart = self._gram_n + np.concatenate([[0], np.cumsum(glen)[:-1]])
+        total = int(glen.sum())
+        if self._gram_n + total > self._grams.size:
+            new = np.zeros(max(self._grams.size + self._grams.size // 2, self._gram_n + total), np.uint32)
+            new[: self._gram_n] = self._grams[: self._gram_n]
+            self._grams = new
+        if total:
+            self._grams[self._gram_n : self._gram_n + total] = np.concatenate(grams)
+        self._gram_n += total
+        titles = [f.title.encode(*_ENC) for f in feats]
+        leads = [f.body_lead_text.encode(*_ENC) for f in feats]
+        urls = [e.url.encode(*_ENC) if e.url is not None else b"" for e in entries]
+        tl = np.fromiter(map(len, titles), np.int64, k)
+        ll = np.fromiter(map(len, leads), np.int64, k)
+        ul = np.fromiter(map(len, urls), np.int64, k)
+        rows = slice(n0, n0 + k)
+        c = self._cols
+        c["text_start"][rows] = len(self._text) + np.concatenate([[0], np.cumsum(tl + ll + ul)[:-1]])
+        self._text += b"".join(b for parts in zip(titles, leads, urls, strict=True) for b in parts)
+        c["doc"][rows] = ids
+        c["version"][rows] = [e.version_id for e in entries]
+        c["cluster"][rows] = [e.cluster_id for e in entries]
+        c["title_key"][rows] = [f.title_key for f in feats]
+        c["content_key"][rows] = [f.content_key for f in feats]
+        c["time"][rows] = [f.time for f in feats]
+        c["lang"][rows] = [self._intern(f.lang) for f in feats]
+        c["lead"][rows] = [self._intern(f.lead) for f in feats]
+        c["source"][rows] = [self._intern(e.source) for e in entries]
+        c["gram_start"][rows], c["gram_len"][rows] = gstart, glen
+        c["title_len"][rows], c["lead_text_len"][rows] = tl, ll
+        c["url_len"][rows] = np.where([e.url is None for e in entries], -1, ul)
+        self._alive[rows] = True
+        self._n += k
+        self._live += k
+        for row, d in enumerate(ids, n0):
+            self._row_of.set(d, row)
+
     def _grams_at(self, row: int) -> np.ndarray:
         s = int(self._cols["gram_start"][row])
         view = self._grams[s : s + int(self._cols["gram_len"][row])]

@@ -285,17 +285,28 @@ class Deduper:
         vectors = {}
         if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)  # type: ignore[attr-defined]
-        for doc, ver in rows:
-            if doc.cluster_id is None:
-                continue
-            self._apply_doc(doc, ver, reps.get(doc.cluster_id) == doc.id, vectors.get(ver.id))
+        loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
+        entries = [self._entry_of(doc, ver) for doc, ver in loaded]
+        is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
+        self.state.add_loaded(entries, is_rep)
+        if vectors and self.state.vectors is not None:
+            for (doc, ver), rep in zip(loaded, is_rep, strict=True):
+                vector = vectors.get(ver.id)
+                if vector is not None and (rep or not self.state.has_cluster_vector(doc.cluster_id)):  # type: ignore[arg-type]
+                    self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))  # type: ignore[arg-type]
         return len(rows)
 
-    def _apply_doc(self, doc: DocumentRow, ver: VersionRow, is_rep: bool, vector: bytes | None) -> None:
+    @staticmethod
+    def _entry_of(doc: DocumentRow, ver: VersionRow) -> Entry:
         t = doc.published_at if doc.published_at is not None else doc.first_seen
         feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
         assert doc.cluster_id is not None
-        self.state.put(Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source))
+        return Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source)
+
+    def _apply_doc(self, doc: DocumentRow, ver: VersionRow, is_rep: bool, vector: bytes | None) -> None:
+        """One document from the store into the state (another writer's change)."""
+        assert doc.cluster_id is not None
+        self.state.put(self._entry_of(doc, ver))
         if is_rep:
             self.state.set_rep(doc.cluster_id, doc.id)
         if vector is not None and self.state.vectors is not None and not self._vectors_loaded and (

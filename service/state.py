@@ -72,6 +72,32 @@ class CandidateState:
             else:
                 self._index_rep(doc)
 
+    def add_loaded(self, entries: list[Entry], is_rep: list[bool]) -> None:
+        """Warm-up: ``put`` each entry, then ``set_rep`` where ``is_rep``, in batches.
+
+        The same state as one call at a time (a test checks it), for documents not yet in the
+        state; any other batch falls back to one at a time.
+        """
+        table = self.entries
+        if len({e.doc_id for e in entries}) != len(entries) or any(e.doc_id in table for e in entries):
+            for e, rep in zip(entries, is_rep, strict=True):
+                self.put(e)
+                if rep:
+                    self.set_rep(e.cluster_id, e.doc_id)
+            return
+        table.extend(entries)
+        for e in entries:
+            self.exact.add(e.doc_id, exact_keys(e))
+        reps = [e for e, rep in zip(entries, is_rep, strict=True) if rep]
+        for e in reps:
+            old = self.reps.get(e.cluster_id)
+            if old is not None and old != e.doc_id:
+                self._unindex_rep(old)
+            self.reps[e.cluster_id] = e.doc_id
+        self.ngram.add_many([(e.doc_id, e.features.lead, e.features.grams, e.features.time) for e in reps])
+        for e in reps:
+            self.minhash.add(e.doc_id, e.features.grams, e.features.time)
+
     def set_rep(self, cluster_id: int, doc_id: int) -> None:
         old = self.reps.get(cluster_id)
         if old is not None and old != doc_id:

@@ -119,3 +119,58 @@ def test_a_document_costs_a_few_dozen_bytes_beyond_its_text_and_grams() -> None:
     assert (exact - payload) / n < 100, (exact - payload) / n
     # Capacity doubles as rows arrive, so at most about half of what is held is spare.
     assert t.nbytes() <= 2.2 * exact
+
+
+def test_extend_writes_the_same_rows_as_one_at_a_time() -> None:
+    entries = [make_entry(d, url=None if d % 7 == 0 else "auto", source=None if d % 5 == 0 else "AP")
+               for d in range(50, 400)]
+    one, batch = DocTable(capacity=4), DocTable(capacity=4)
+    for e in entries:
+        one[e.doc_id] = e
+    batch.extend(entries[:100])
+    batch.extend(entries[100:])
+    assert list(one) == list(batch)
+    for d in one:
+        assert_same(one[d], batch[d])
+    with pytest.raises(ValueError, match="not in the table"):
+        batch.extend([make_entry(60)])
+
+
+def test_a_batched_warm_up_load_builds_the_same_state() -> None:
+    """``CandidateState.add_loaded`` (the warm-up's batches) equals ``put`` + ``set_rep`` one by one."""
+    from service.config import EngineConfig
+    from service.state import CandidateState
+
+    rng = np.random.default_rng(2)
+    entries, is_rep = [], []
+    for d in range(1, 900):
+        cluster = int(rng.integers(1, 300))
+        entries.append(make_entry(d, int(rng.integers(0, 60)), cluster=cluster))
+        is_rep.append(False)
+    first = {}
+    for i, e in enumerate(entries):  # one representative per cluster, somewhere in the stream
+        first.setdefault(e.cluster_id, i)
+    for i in first.values():
+        is_rep[i] = True
+    cfg = EngineConfig()
+    one, batch = CandidateState(cfg, None), CandidateState(cfg, None)
+    for e, rep in zip(entries, is_rep, strict=True):
+        one.put(e)
+        if rep:
+            one.set_rep(e.cluster_id, e.doc_id)
+    for s in range(0, len(entries), 250):
+        batch.add_loaded(entries[s : s + 250], is_rep[s : s + 250])
+    assert one.reps == batch.reps and list(one.entries) == list(batch.entries)
+    for e in entries:
+        for key in (e.features.content_key, e.features.title_key):
+            assert sorted(one.exact.lookup(key)) == sorted(batch.exact.lookup(key))
+    for name in ("ngram", "minhash"):
+        a, b = getattr(one, name).export_arrays(), getattr(batch, name).export_arrays()
+        assert a.keys() == b.keys()
+        for k in a:
+            assert np.array_equal(a[k], b[k]), (name, k)
+    # A batch holding a document already loaded falls back to one at a time, same result.
+    again = make_entry(5, 3, cluster=entries[4].cluster_id)
+    one.put(again)
+    batch.add_loaded([again], [False])
+    assert_same(one.entries[5], batch.entries[5])
