@@ -89,17 +89,22 @@ class GatedNgramIndex:
         return self._rows.get(doc_id) >= 0
 
     def _slots_of(self, grams: np.ndarray) -> np.ndarray:
-        """Slots of ``grams`` (sorted unique ids), handing new grams the next free slots."""
+        """Slots of ``grams`` (ids, repeats allowed), handing new grams the next free slots in
+        order of first appearance (so a batch numbers them as one-by-one adds would)."""
         slots = self._slot_of.lookup(grams)
         new = slots < 0
         if new.any():
-            n_vocab, k = len(self._slot_of), int(new.sum())
-            fresh = np.arange(n_vocab, n_vocab + k, dtype=np.int32)
-            self._slot_of.insert_new(grams[new], fresh)
+            unseen = grams[new]
+            uniq, first = np.unique(unseen, return_index=True)  # sorted ids, first positions
+            order = np.argsort(first, kind="stable")
+            n_vocab, k = len(self._slot_of), uniq.size
+            slot_of_uniq = np.empty(k, dtype=np.int32)
+            slot_of_uniq[order] = np.arange(n_vocab, n_vocab + k, dtype=np.int32)
+            self._slot_of.insert_new(uniq, slot_of_uniq)
             self._vocab = _room(self._vocab, n_vocab + k)
-            self._vocab[n_vocab : n_vocab + k] = grams[new]
+            self._vocab[n_vocab : n_vocab + k] = uniq[order]
             self._df = _room(self._df, n_vocab + k)
-            slots[new] = fresh
+            slots[new] = slot_of_uniq[np.searchsorted(uniq, unseen)]
         return slots
 
     def _slots_at(self, row: int) -> np.ndarray:
@@ -143,19 +148,7 @@ class GatedNgramIndex:
         for doc_id, *_ in docs:
             self.remove(doc_id)
         grams = [np.asarray(g, dtype=np.uint32) for _, _, g, _ in docs]
-        all_grams = np.concatenate(grams)
-        slots = self._slot_of.lookup(all_grams)
-        missing = slots < 0
-        if missing.any():
-            new_ids, first = np.unique(all_grams[missing], return_index=True)
-            new_ids = new_ids[np.argsort(first, kind="stable")]
-            n_vocab, k = len(self._slot_of), new_ids.size
-            fresh = np.arange(n_vocab, n_vocab + k, dtype=np.int32)
-            self._slot_of.insert_new(new_ids, fresh)
-            self._vocab = _room(self._vocab, n_vocab + k)
-            self._vocab[n_vocab : n_vocab + k] = new_ids
-            self._df = _room(self._df, n_vocab + k)
-            slots[missing] = self._slot_of.lookup(all_grams[missing])
+        slots = self._slots_of(np.concatenate(grams))
         offsets = np.cumsum([0, *(g.size for g in grams)])
         for i, (doc_id, lead, _, time) in enumerate(docs):
             self._buckets[lead].append(doc_id)

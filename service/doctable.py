@@ -292,6 +292,8 @@ class DocTable(MutableMapping[int, "Entry"]):
         self._alive = alive
 
     def _append(self, e: Entry) -> None:
+        # ``extend`` is the batched twin of this (tests/test_doctable.py keeps their rows equal);
+        # one entry through ``extend`` measured 60 us against 13 us here, on the ingest path.
         if self._n == self._alive.size:
             self._grow()
         f = e.features

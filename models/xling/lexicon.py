@@ -314,6 +314,20 @@ def _segments(group: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
 
 
+
+def _coverage(out: np.ndarray, cols: tuple[int, int, int], rows: np.ndarray, best: np.ndarray, n: int,
+              mean_col: tuple[int, np.ndarray] | None = None) -> None:
+    """Per pair row: share of known words covered (best >= CUT), mean best, log1p(uncovered)
+    into ``out[:, cols]``; ``mean_col`` (column, values) adds one more per-row mean."""
+    nk = np.bincount(rows, minlength=n).astype(float)
+    cov = np.bincount(rows, best >= CUT, minlength=n)
+    has = nk > 0
+    out[has, cols[0]] = cov[has] / nk[has]
+    out[has, cols[1]] = np.bincount(rows, best, minlength=n)[has] / nk[has]
+    if mean_col is not None:
+        out[has, mean_col[0]] = np.bincount(rows, mean_col[1], minlength=n)[has] / nk[has]
+    out[has, cols[2]] = np.log1p(nk[has] - cov[has])
+
 def lexicon_features(lex: Lexicon, corpus: Corpus) -> np.ndarray:
     """(corpus.n, len(LEXICON_FEATURES)) float64; NaN where a side has no known word."""
     out = np.full((corpus.n, len(LEXICON_FEATURES)), np.nan)
@@ -329,14 +343,7 @@ def lexicon_features(lex: Lexicon, corpus: Corpus) -> np.ndarray:
         e = corpus.e_id[pos]
         known = (e >= 0) & (e < lex.n_en)
         known[known] = lex.en_count[e[known]] >= MIN_COUNT
-        r = corpus.e_row[pos][known]
-        nk = np.bincount(r, minlength=corpus.n).astype(float)
-        cov = np.bincount(r, best[known] >= CUT, minlength=corpus.n)
-        has = nk > 0
-        out[has, 0] = cov[has] / nk[has]
-        out[has, 1] = np.bincount(r, best[known], minlength=corpus.n)[has] / nk[has]
-        out[has, 2] = np.bincount(r, ll[known], minlength=corpus.n)[has] / nk[has]
-        out[has, 3] = np.log1p(nk[has] - cov[has])
+        _coverage(out, (0, 1, 3), corpus.e_row[pos][known], best[known], corpus.n, mean_col=(2, ll[known]))
     # ---- reverse: each Korean word, max over English words of sum over its prefixes of t(k|e)
     if len(corpus.r_word):
         t = lex.t_rev(corpus.r_k, corpus.r_e)
@@ -351,13 +358,7 @@ def lexicon_features(lex: Lexicon, corpus: Corpus) -> np.ndarray:
         k = corpus.w_last[words]
         known = (k >= 0) & (k < lex.n_ko)
         known[known] = lex.ko_count[k[known]] >= MIN_COUNT
-        r = corpus.w_row[words][known]
-        nk = np.bincount(r, minlength=corpus.n).astype(float)
-        cov = np.bincount(r, best[known] >= CUT, minlength=corpus.n)
-        has = nk > 0
-        out[has, 4] = cov[has] / nk[has]
-        out[has, 5] = np.bincount(r, best[known], minlength=corpus.n)[has] / nk[has]
-        out[has, 6] = np.log1p(nk[has] - cov[has])
+        _coverage(out, (4, 5, 6), corpus.w_row[words][known], best[known], corpus.n)
     return out
 
 
