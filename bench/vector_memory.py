@@ -11,8 +11,6 @@ bench/RESULTS.md to add the vector part to the cheap state measured at 1M.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
 import gc
 import json
 
@@ -20,12 +18,12 @@ import numpy as np
 
 from bench.harness import rss_bytes
 from index.vectors import VectorIndex
+from service.engine import release_free_memory
 
 
 def _trim() -> None:
     gc.collect()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    release_free_memory()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -224,7 +224,7 @@ class Deduper:
                               "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store"}
         self._vectors_loaded = False
-        _release_free_memory()
+        release_free_memory()
         log.info("warm-up", extra={"samestory": self.warmup_report})
         return self.warmup_report
 
@@ -289,11 +289,9 @@ class Deduper:
         entries = [self._entry_of(doc, ver) for doc, ver in loaded]
         is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
         self.state.add_loaded(entries, is_rep)
-        if vectors and self.state.vectors is not None:
+        if vectors:
             for (doc, ver), rep in zip(loaded, is_rep, strict=True):
-                vector = vectors.get(ver.id)
-                if vector is not None and (rep or not self.state.has_cluster_vector(doc.cluster_id)):  # type: ignore[arg-type]
-                    self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))  # type: ignore[arg-type]
+                self._attach_vector(doc, rep, vectors.get(ver.id))
         return len(rows)
 
     @staticmethod
@@ -309,6 +307,11 @@ class Deduper:
         self.state.put(self._entry_of(doc, ver))
         if is_rep:
             self.state.set_rep(doc.cluster_id, doc.id)
+        self._attach_vector(doc, is_rep, vector)
+
+    def _attach_vector(self, doc: DocumentRow, is_rep: bool, vector: bytes | None) -> None:
+        """A stored vector becomes its cluster's: always the representative's, else the first seen."""
+        assert doc.cluster_id is not None
         if vector is not None and self.state.vectors is not None and not self._vectors_loaded and (
                 is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
             self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
@@ -691,7 +694,7 @@ def _load_url_rules(config: EngineConfig) -> UrlRules:
     return rules
 
 
-def _release_free_memory() -> None:
+def release_free_memory() -> None:
     """Hand the heap the warm-up freed back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
 
     Loading a state leaves freed temporaries (the snapshot's arrays, ``tolist`` ints, store
