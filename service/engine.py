@@ -136,6 +136,22 @@ class Deduper:
             embedder = load_embedder(model, device=device)
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)
 
+    def warm_encoder(self) -> float:
+        """Load the model and run it once on a short text, so the first request does not pay for it.
+
+        The bundled USE reads its weights on first use (~1.5 s here), which a server would
+        otherwise add to its first ingest or dedupe. Not counted in ``counters`` (no item was
+        embedded). Returns the seconds it took (0.0 without a model); the service's start-up
+        records it in ``warmup_report["encoder_s"]``.
+        """
+        if self.embedder is None:
+            return 0.0
+        t0 = _time.perf_counter()
+        self.embedder.encode(["samestory warm-up"])
+        seconds = _time.perf_counter() - t0
+        self.warmup_report["encoder_s"] = round(seconds, 3)
+        return seconds
+
     def close(self) -> None:
         """Persist the vector index and the state snapshot next to the store (a fast warm
         restart), then close the store."""

@@ -124,3 +124,25 @@ def test_openapi_is_served(client):
             "/v1/clusters/{cluster_id}", "/healthz", "/metrics"} <= set(spec["paths"])
     assert "IngestResultOut" in spec["components"]["schemas"]
     assert client.get("/docs").status_code == 200
+
+
+def test_service_start_runs_the_model_once_before_the_first_request(monkeypatch):
+    """The bundled model reads its weights on first use; start-up pays that, not the first caller."""
+    from fastapi.testclient import TestClient
+
+    import models.registry
+    from service.api import Settings, create_app
+    from tests.test_models_cache import Counting
+
+    fake = Counting()
+    fake.name = "use"  # the calibrated threshold of the default model applies
+    monkeypatch.setattr(models.registry, "load_embedder", lambda spec, **kwargs: fake)
+    app = create_app(Settings(db=":memory:", model="use"))
+    with TestClient(app) as client:
+        engine = app.state.service.engine
+        assert fake.seen == ["samestory warm-up"]  # before any request
+        assert engine.counters["encoder_calls"] == 0  # no item was embedded
+        assert engine.warmup_report["encoder_s"] >= 0.0
+        r = client.post("/v1/dedupe", json={"texts": ["Fed raises rates by 25bp", "ECB holds rates steady"]})
+        assert r.status_code == 200, r.text
+        assert fake.seen[1:] == ["Fed raises rates by 25bp", "ECB holds rates steady"]

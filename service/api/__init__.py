@@ -29,11 +29,14 @@ __all__ = ["Settings", "create_app", "open_engine"]
 
 
 def open_engine(settings: Settings) -> Any:
-    """The engine the settings describe (store, model, guards, thresholds); warms up from the store."""
+    """The engine the settings describe (store, model, guards, thresholds), warmed up: its state
+    from the store, and its model loaded and run once before the first request arrives."""
     from service.engine import Deduper
 
-    return Deduper.open(settings.db, model=settings.model, config=settings.engine_config(),
-                        guards=settings.guards, device=settings.device)
+    engine = Deduper.open(settings.db, model=settings.model, config=settings.engine_config(),
+                          guards=settings.guards, device=settings.device)
+    engine.warm_encoder()
+    return engine
 
 
 def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastAPI:
