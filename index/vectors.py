@@ -288,6 +288,10 @@ class VectorIndex:
         """Refresh the packed bitmap bytes that hold ``positions``."""
         if positions.size == 0:
             return
+        if positions.size == 1:  # the streaming case: one byte, without np.unique
+            b = int(positions[0]) >> 3
+            self._bits[b] = np.packbits(self._alive[8 * b : 8 * b + 8], bitorder="little")[0]
+            return
         byte_idx = np.unique(positions >> 3)
         rows = self._alive.reshape(-1, 8)[byte_idx]
         self._bits[byte_idx] = np.packbits(rows, axis=1, bitorder="little")[:, 0]
@@ -460,8 +464,9 @@ class VectorIndex:
             raise ValueError("times must be finite epoch seconds")
         if ids_arr.size == 0:
             return
-        # Keep the last occurrence of a repeated id, like a later re-add would.
-        _, last_rev = np.unique(ids_arr[::-1], return_index=True)
+        # Keep the last occurrence of a repeated id, like a later re-add would. (One row, the
+        # streaming case, cannot repeat: skip the np.unique.)
+        _, last_rev = np.unique(ids_arr[::-1], return_index=True) if ids_arr.size > 1 else (None, ids_arr)
         if last_rev.size != ids_arr.size:
             keep = np.sort(ids_arr.size - 1 - last_rev)
             ids_arr, x, t = ids_arr[keep], x[keep], t[keep]
@@ -606,6 +611,13 @@ class VectorIndex:
     def _score_direct(self, q: np.ndarray, k: int, cand: np.ndarray) -> list[list[tuple[int, float]]]:
         scores = q @ self._decode(cand).T
         kk = min(k, cand.size)
+        if q.shape[0] == 1:
+            # One query (every streaming ingest): the same ranking on the one row, without the
+            # take_along_axis / per-row bookkeeping of the batched path below.
+            row = scores[0]
+            top = np.argpartition(-row, kk - 1)[:kk]
+            top = top[np.argsort(-row[top], kind="stable")]
+            return [list(zip(self._ids[cand[top]].tolist(), row[top].astype(float).tolist(), strict=True))]
         top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
         top_s = np.take_along_axis(scores, top, axis=1)
         order = np.argsort(-top_s, axis=1, kind="stable")
