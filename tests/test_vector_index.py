@@ -351,3 +351,31 @@ def test_save_rejects_non_json_meta(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="JSON"):
         idx.save(tmp_path / "x.idx", meta={"bad": object()})
     assert not list(tmp_path.iterdir())
+
+
+def test_one_query_and_one_row_paths_rank_and_mark_like_a_brute_force_scan() -> None:
+    """Streaming ingest adds one row and searches one query at a time, through shorter paths
+    than batches: the bitmap must stay in step with the live rows, and a windowed one-query
+    search must return the in-window top k, best first, as a brute-force scan does."""
+    x = clustered(300, 24, seed=5)
+    x[::9] = x[0]  # exact ties between stored vectors
+    times = np.arange(300, dtype=np.float64) % 40
+    idx = VectorIndex(24)
+    for i in range(300):
+        idx.add(np.array([i % 200]), x[i : i + 1], times[i : i + 1])  # ids 0-99 are re-added: tombstones
+    idx.remove([3, 150])
+    alive = idx._alive[: idx._bits.shape[0] * 8]
+    assert idx._bits.tobytes() == np.packbits(alive, bitorder="little").tobytes()
+    assert len(idx) == 198
+
+    ids = np.array([i for i in range(200) if i not in (3, 150)])
+    id_time = {i % 200: times[i] for i in range(300)}  # the last add of each id wins
+    stored = idx.get(ids)
+    for q in perturbed(x, 40, seed=6):
+        hits = idx.search(q[None, :], 7, window=(5.0, 20.0))[0]
+        inside = np.array([5.0 <= id_time[int(i)] <= 20.0 for i in ids])
+        brute = np.sort(stored[inside] @ q)[::-1][:7]
+        scores = [s for _, s in hits]
+        assert scores == sorted(scores, reverse=True)
+        np.testing.assert_allclose(scores, brute, atol=1e-5)
+        assert all(5.0 <= id_time[d] <= 20.0 for d, _ in hits)
