@@ -71,3 +71,17 @@ def test_vector_memory_script_reports_the_index_it_built(capsys: pytest.CaptureF
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["vectors"] == 300 and out["kind"] == "hnsw" and out["dim"] == 16
     assert "bytes_per_vector" in out
+
+
+def test_ab_script_reports_decisions_and_times(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.ab import main as ab
+
+    runs = []
+    for _ in range(2):
+        assert ab(["ingest", "--size", "150", "--label", "x", "--eval-data", str(DATA)]) == 0
+        runs.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
+    assert runs[0]["label"] == "x" and runs[0]["items"] == 150 and runs[0]["items_per_s"] > 0
+    assert runs[0]["decisions_sha256"] == runs[1]["decisions_sha256"]  # the same engine decides the same
+    assert ab(["dedupe", "--size", "300", "--calls", "2", "--eval-data", str(DATA)]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["texts"] == 100 and out["wall_p50_ms"] > 0 and out["engine_cpu_ms"] >= 0
