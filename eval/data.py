@@ -120,18 +120,24 @@ def _side(path: Path, number: int, obj: Any, name: str) -> Side:
                 lang=_lang(path, number, obj.get("lang"), f"{name}.lang"))
 
 
+def _unique_id(path: Path, number: int, obj: dict[str, Any], seen: set[str], what: str) -> str:
+    """The record's ``id``: a non-empty string not seen earlier in the file (added to ``seen``)."""
+    rid = obj.get("id")
+    if not isinstance(rid, str) or not rid:
+        raise ValueError(f"{path}:{number}: field 'id' must be a non-empty string")
+    if rid in seen:
+        raise ValueError(f"{path}:{number}: duplicate {what} id {rid!r}")
+    seen.add(rid)
+    return rid
+
+
 def load_pairs(path: str | os.PathLike[str]) -> list[Pair]:
     """Read a pair file; raises ``ValueError('<file>:<line>: ...')`` on the first malformed line."""
     p = Path(path)
     out: list[Pair] = []
     seen: set[str] = set()
     for number, obj in _iter_json_lines(p):
-        pid = obj.get("id")
-        if not isinstance(pid, str) or not pid:
-            raise ValueError(f"{p}:{number}: field 'id' must be a non-empty string")
-        if pid in seen:
-            raise ValueError(f"{p}:{number}: duplicate pair id {pid!r}")
-        seen.add(pid)
+        pid = _unique_id(p, number, obj, seen, "pair")
         label = obj.get("label")
         # bool is an int subclass; True/False in a label column is a conversion bug upstream.
         if isinstance(label, bool) or label not in (0, 1):
@@ -153,12 +159,7 @@ def load_clusters(path: str | os.PathLike[str]) -> list[ClusterItem]:
     out: list[ClusterItem] = []
     seen: set[str] = set()
     for number, obj in _iter_json_lines(p):
-        iid = obj.get("id")
-        if not isinstance(iid, str) or not iid:
-            raise ValueError(f"{p}:{number}: field 'id' must be a non-empty string")
-        if iid in seen:
-            raise ValueError(f"{p}:{number}: duplicate item id {iid!r}")
-        seen.add(iid)
+        iid = _unique_id(p, number, obj, seen, "item")
         cluster = obj.get("cluster")
         if isinstance(cluster, bool) or not isinstance(cluster, (str, int)) or cluster == "":
             raise ValueError(f"{p}:{number}: field 'cluster' must be a non-empty string or integer")
