@@ -465,11 +465,12 @@ class VectorIndex:
         if ids_arr.size == 0:
             return
         # Keep the last occurrence of a repeated id, like a later re-add would. (One row, the
-        # streaming case, cannot repeat: skip the np.unique.)
-        _, last_rev = np.unique(ids_arr[::-1], return_index=True) if ids_arr.size > 1 else (None, ids_arr)
-        if last_rev.size != ids_arr.size:
-            keep = np.sort(ids_arr.size - 1 - last_rev)
-            ids_arr, x, t = ids_arr[keep], x[keep], t[keep]
+        # streaming case, cannot repeat.)
+        if ids_arr.size > 1:
+            _, last_rev = np.unique(ids_arr[::-1], return_index=True)
+            if last_rev.size != ids_arr.size:
+                keep = np.sort(ids_arr.size - 1 - last_rev)
+                ids_arr, x, t = ids_arr[keep], x[keep], t[keep]
 
         for s in range(0, ids_arr.size, self.chunk_size):
             cid = ids_arr[s : s + self.chunk_size]
