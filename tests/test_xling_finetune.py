@@ -26,6 +26,8 @@ from models.xling.finetune import (  # noqa: E402
     TrainPair,
     encode,
     freeze_for_finetune,
+    fusion_cv,
+    inner_folds,
     mnrl_loss,
     train,
     trained_delta,
@@ -144,3 +146,43 @@ def test_two_steps_train_only_the_top_layer(tmp_path: Path) -> None:
     assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
     one, _ = encode(model, [KO[3]])
     assert np.allclose(one[0], emb[3], atol=1e-5)  # length-sorted batching keeps the order
+
+
+def _auc(s: np.ndarray, y: np.ndarray) -> float:
+    pos, neg = s[y == 1], s[y == 0]
+    return float((pos[:, None] > neg[None, :]).mean())
+
+
+def test_inner_folds_are_by_group_and_salted_apart_from_outer_folds() -> None:
+    groups = [f"g{i // 3}" for i in range(300)]  # 3 rows per group
+    f = inner_folds("toy", groups)
+    assert f.shape == (300,) and set(f.tolist()) == set(range(5))
+    assert all(len(set(f[i:i + 3].tolist())) == 1 for i in range(0, 300, 3))  # a group never straddles folds
+    assert np.array_equal(f, inner_folds("toy", groups))  # deterministic
+    outer = np.array([fold_of("toy", g) for g in groups])
+    assert (f != outer).any()  # a different salt from PairSet.folds
+
+
+def test_fusion_cv_is_out_of_fold_and_combines_two_views() -> None:
+    rng = np.random.default_rng(0)
+    x, y, inner = {}, {}, {}
+    for name, n in (("a", 400), ("b", 150)):  # two sets of different sizes, trained jointly
+        yy = (rng.random(n) < 0.3).astype(int)
+        x[name] = np.c_[yy + rng.normal(0, 0.8, n), yy + rng.normal(0, 0.8, n)]  # two independent noisy views
+        y[name] = yy
+        inner[name] = inner_folds(name, [f"g{i // 2}" for i in range(n)])
+    oof, applied, info = fusion_cv(x, y, inner, apply={"other": x["a"][:7]})
+    assert all(oof[n].shape == y[n].shape and np.isfinite(oof[n]).all() for n in x)
+    assert info["coef"][0] > 0 and info["coef"][1] > 0
+    for n in x:  # the fused logit ranks better than either view alone
+        assert _auc(oof[n], y[n]) > max(_auc(x[n][:, 0], y[n]), _auc(x[n][:, 1], y[n]))
+    # "other" is scored by the fit on all rows: same as the full fit applied by hand
+    z = (x["a"][:7] - np.array(info["mean"])) / np.array(info["scale"])
+    assert np.allclose(applied["other"], z @ np.array(info["coef"]) + info["intercept"])
+    # no leakage: flipping the labels of inner fold 0 leaves fold 0's predictions unchanged
+    y2 = {n: np.where(inner[n] == 0, 1 - y[n], y[n]) for n in y}
+    oof2, _, _ = fusion_cv(x, y2, inner)
+    for n in x:
+        m = inner[n] == 0
+        assert m.any() and np.allclose(oof2[n][m], oof[n][m])
+        assert not np.allclose(oof2[n][~m], oof[n][~m])

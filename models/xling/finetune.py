@@ -26,21 +26,37 @@ and precision / recall at ONE threshold, the lowest with precision >= 0.99 on bo
 Over-merge check (never trained on): the share of KorSTS ko-en label-0 pairs (kinds ``xl_sts``
 / ``xl_translation``) scored at or above that shared threshold, for e5 base and fine-tuned.
 
+Fusion (``--fusion``): a logistic regression over standardised [USE cosine, fine-tuned e5
+cosine] (:func:`models.xling.train.fit_logreg`, each set the same total weight), scored on fold 0
+by INNER 5-fold cross-validation by group inside fold 0 (:func:`inner_folds`, salt
+``inner|set|group``, so the split is independent of the outer folds): fit on 4 inner folds of
+the three sets jointly, predict the 5th, pooled out-of-inner-fold logits. For KorSTS the LR is fit
+on all fold-0 rows of the three sets and applied to the KorSTS ko-en rows (never trained on).
+``--skip-base`` skips encoding with the untrained e5 (the ``e5_base`` row).
+
 An artefact (fp16 delta of the trained layers, ``var/xling_e5_ft_delta.npz``) is written only
 when the fine-tuned model beats both USE and e5 base on R@P.99 on all three sets.
 
     python -m models.xling.finetune --data ../shared/eval-data [--layers 12] [--steps N]
-        [--minutes 35] [--time-steps N] [--hard-neg] [--json] [--report var/xling_finetune.json]
+        [--minutes 35] [--time-steps N] [--hard-neg] [--skip-base] [--fusion] [--scores var/....npz]
+        [--json] [--report var/xling_finetune.json]
 
 The documented run (docs/xling.md, ~40 min on 2 cores)::
 
     python -m models.xling.finetune --data ../shared/eval-data --layers 4 --batch 64 --steps 180 \
         --hard-neg --minutes 35 --report var/xling_finetune.json
+
+and the fusion run (same training, ~36 min)::
+
+    python -m models.xling.finetune --data ../shared/eval-data --layers 4 --batch 64 --steps 180 \
+        --hard-neg --minutes 35 --skip-base --fusion --scores var/xling_finetune_fusion_scores.npz \
+        --report var/xling_finetune_fusion.json
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import time
@@ -62,7 +78,9 @@ __all__ = [
     "TrainPair",
     "encode",
     "freeze_for_finetune",
+    "fusion_cv",
     "held_out_texts",
+    "inner_folds",
     "main",
     "mnrl_loss",
     "oriented",
@@ -75,6 +93,8 @@ __all__ = [
 PREFIX = "query: "
 TEST_FOLD = 0
 ARTEFACT = Path(__file__).resolve().parents[2] / "var" / "xling_e5_ft_delta.npz"
+#: name of the fused approach in the table / JSON report
+FUSION = "fusion use+e5_ft (LR, inner CV on fold 0)"
 
 
 @dataclass
@@ -293,13 +313,60 @@ def _metrics(scores: dict[str, np.ndarray], labels: dict[str, np.ndarray], news:
     return out
 
 
+def inner_folds(name: str, groups: Sequence[str], k: int = 5) -> np.ndarray:
+    """Inner fold (0..k-1) of each row's group, salted apart from :meth:`PairSet.folds`."""
+    return np.array([int(hashlib.sha256(f"inner|{name}|{g}".encode()).hexdigest(), 16) % k for g in groups],
+                    dtype=int)
+
+
+def fusion_cv(x: dict[str, np.ndarray], y: dict[str, np.ndarray], inner: dict[str, np.ndarray], k: int = 5,
+              apply: dict[str, np.ndarray] | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                                                                  dict[str, Any]]:
+    """Out-of-inner-fold logits of an LR over ``x[set]`` (n, d), fit jointly on all sets.
+
+    For each inner fold f, the LR (:func:`models.xling.train.fit_logreg`, each set the same total
+    weight) is fit on the rows of every set with ``inner[set] != f`` and predicts the rows with
+    ``inner[set] == f``. ``apply`` (other sets, never trained on) is scored by one LR fit on all
+    rows of ``x``. Returns (out-of-fold logits per set, logits per ``apply`` set, the full fit).
+    """
+    from models.xling.train import fit_logreg
+
+    names = list(x)
+
+    def fit(masks: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        xs = np.concatenate([x[n][masks[n]] for n in names])
+        ys = np.concatenate([y[n][masks[n]] for n in names])
+        w = np.concatenate([np.full(int(masks[n].sum()), 1.0 / max(int(masks[n].sum()), 1)) for n in names])
+        return fit_logreg(xs, ys, w)
+
+    def logit(m: tuple[np.ndarray, np.ndarray, np.ndarray, float], xx: np.ndarray) -> np.ndarray:
+        mean, scale, coef, b = m
+        return (((np.asarray(xx, np.float64) - mean) / scale) @ coef + b).astype(np.float64)
+
+    oof = {n: np.full(len(y[n]), np.nan) for n in names}
+    for f in range(k):
+        train_m = {n: inner[n] != f for n in names}
+        if not any(((inner[n] == f).any()) for n in names):
+            continue
+        m = fit(train_m)
+        for n in names:
+            te = inner[n] == f
+            if te.any():
+                oof[n][te] = logit(m, x[n][te])
+    full = fit({n: np.ones(len(y[n]), bool) for n in names})
+    applied = {n: logit(full, xx) for n, xx in (apply or {}).items()}
+    info = {"mean": full[0].tolist(), "scale": full[1].tolist(), "coef": full[2].tolist(), "intercept": full[3]}
+    return oof, applied, info
+
+
 def _cos(e: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", e[a], e[b]).astype(np.float32)
 
 
 def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: float = 35.0, batch: int = 32,
         lr: float = 3e-5, scale: float = 20.0, hard_negatives: bool = False, max_len: int = 64,
-        eval_max_len: int = 512, seed: int = 0, time_steps: int = 0, progress: bool = True) -> dict[str, Any]:
+        eval_max_len: int = 512, seed: int = 0, time_steps: int = 0, progress: bool = True,
+        skip_base: bool = False, fusion: bool = False, scores_out: Path | None = None) -> dict[str, Any]:
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -312,7 +379,8 @@ def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: 
     torch.manual_seed(seed)
     res: dict[str, Any] = {"config": {"layers": layers, "batch": batch, "lr": lr, "scale": scale,
                                       "hard_negatives": hard_negatives, "max_len": max_len,
-                                      "eval_max_len": eval_max_len, "seed": seed, "test_fold": TEST_FOLD}}
+                                      "eval_max_len": eval_max_len, "seed": seed, "test_fold": TEST_FOLD,
+                                      "skip_base": skip_base, "fusion": fusion}}
     sets = [load_set(data_dir, n) for n in TRAIN_SETS]
     pairs, res["data"] = training_pairs(sets, hard_negatives=hard_negatives)
     print(f"training pairs: {json.dumps(res['data'])}", flush=True)
@@ -348,7 +416,12 @@ def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: 
     for ps in sets:
         e = embed_cached(ps, "use")
         scores.setdefault("use_cos", {})[ps.name] = _cos(e, ps.a_idx[test_rows[ps.name]], ps.b_idx[test_rows[ps.name]])
-    scores["e5_base"], enc_time["e5_base"] = embed_all("e5 base")
+    if fusion:  # USE on KorSTS too: its over-merge share, and the fused score there
+        e = embed_cached(korsts, "use")
+        scores["use_cos"][korsts.name] = _cos(e, korsts.a_idx[ko_rows], korsts.b_idx[ko_rows])
+        print(f"  use: {korsts.name} {len(korsts.texts)} texts", flush=True)
+    if not skip_base:
+        scores["e5_base"], enc_time["e5_base"] = embed_all("e5 base")
 
     names = freeze_for_finetune(model, layers)
     base = {n: p.detach().clone() for n, p in model.named_parameters() if n in set(names)}
@@ -371,6 +444,21 @@ def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: 
     print(f"training: {json.dumps(res['train'])}", flush=True)
     scores["e5_ft"], enc_time["e5_ft"] = embed_all("e5 fine-tuned")
     res["encode_ms_per_text"] = {k: round(1000 * v, 2) for k, v in enc_time.items()}
+    if scores_out is not None:  # raw fold-0 scores (ids only), to redo the evaluation without the model
+        scores_out.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(scores_out, **{f"{a}|{n}": v for a, sc in scores.items() for n, v in sc.items()},
+                            **{f"labels|{n}": v for n, v in labels.items()})
+    if fusion:
+        groups0 = {ps.name: [ps.groups[i] for i in test_rows[ps.name]] for ps in sets}
+        x = {n: np.c_[scores["use_cos"][n], scores["e5_ft"][n]] for n in TRAIN_SETS}
+        inner = {n: inner_folds(n, groups0[n]) for n in TRAIN_SETS}
+        oof, applied, info = fusion_cv(
+            x, {n: labels[n] for n in TRAIN_SETS}, inner,
+            apply={korsts.name: np.c_[scores["use_cos"][korsts.name], scores["e5_ft"][korsts.name]]})
+        scores[FUSION] = {**oof, **applied}
+        res["fusion"] = {"features": ["use_cos", "e5_ft_cos"], "inner_folds": 5,
+                         "inner_fold_rows": {n: np.bincount(inner[n], minlength=5).tolist() for n in TRAIN_SETS},
+                         "full_fit": info}
 
     res["results"] = {}
     for approach, sc in scores.items():
@@ -382,8 +470,13 @@ def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: 
             m["korsts_neg_n"] = int(neg.sum())
         res["results"][approach] = m
 
-    wins = all(res["results"]["e5_ft"][n]["r_p99"] > max(res["results"][a][n]["r_p99"] for a in ("use_cos", "e5_base"))
+    rivals = [a for a in ("use_cos", "e5_base") if a in res["results"]]
+    wins = all(res["results"]["e5_ft"][n]["r_p99"] > max(res["results"][a][n]["r_p99"] for a in rivals)
                for n in TRAIN_SETS)
+    if fusion:
+        res["fusion_beats_use_and_e5_ft_all_sets"] = all(
+            res["results"][FUSION][n]["r_p99"] > max(res["results"][a][n]["r_p99"] for a in ("use_cos", "e5_ft"))
+            for n in TRAIN_SETS)
     res["beats_baselines_all_sets"] = wins
     if wins:
         delta = trained_delta(model, base, names)
@@ -424,12 +517,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-len", type=int, default=64, help="max_seq_length while training")
     p.add_argument("--eval-max-len", type=int, default=512, help="max_seq_length while evaluating (base and tuned)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--skip-base", action="store_true", help="do not encode with the untrained e5 (no e5_base row)")
+    p.add_argument("--fusion", action="store_true",
+                   help="add an LR fusion of USE and fine-tuned e5 cosines, inner 5-fold CV by group on fold 0")
+    p.add_argument("--scores", type=Path, help="also save the raw fold-0 scores and labels here (.npz, var/...)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--report", type=Path, help="also write the JSON result here (var/..., git-ignored)")
     a = p.parse_args(argv)
     res = run(a.data, layers=a.layers, steps=a.steps, minutes=a.minutes, batch=a.batch, lr=a.lr, scale=a.scale,
               hard_negatives=a.hard_neg, max_len=a.max_len, eval_max_len=a.eval_max_len, seed=a.seed,
-              time_steps=a.time_steps)
+              time_steps=a.time_steps, skip_base=a.skip_base, fusion=a.fusion, scores_out=a.scores)
     if a.report:
         a.report.parent.mkdir(parents=True, exist_ok=True)
         a.report.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
@@ -438,7 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(_table(res))
         print(json.dumps({k: res[k] for k in ("data", "train", "encode_ms_per_text", "trainable_params",
-                                               "beats_baselines_all_sets")}, indent=2))
+                                               "beats_baselines_all_sets", "fusion",
+                                               "fusion_beats_use_and_e5_ft_all_sets") if k in res}, indent=2))
         if "artefact" in res:
             print(f"artefact: {res['artefact']}")
     return 0
