@@ -329,19 +329,14 @@ def fusion_cv(x: dict[str, np.ndarray], y: dict[str, np.ndarray], inner: dict[st
     ``inner[set] == f``. ``apply`` (other sets, never trained on) is scored by one LR fit on all
     rows of ``x``. Returns (out-of-fold logits per set, logits per ``apply`` set, the full fit).
     """
-    from models.xling.train import fit_logreg
+    from models.xling.train import fit_logreg, logreg_logit, set_weights
 
     names = list(x)
 
     def fit(masks: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         xs = np.concatenate([x[n][masks[n]] for n in names])
         ys = np.concatenate([y[n][masks[n]] for n in names])
-        w = np.concatenate([np.full(int(masks[n].sum()), 1.0 / max(int(masks[n].sum()), 1)) for n in names])
-        return fit_logreg(xs, ys, w)
-
-    def logit(m: tuple[np.ndarray, np.ndarray, np.ndarray, float], xx: np.ndarray) -> np.ndarray:
-        mean, scale, coef, b = m
-        return (((np.asarray(xx, np.float64) - mean) / scale) @ coef + b).astype(np.float64)
+        return fit_logreg(xs, ys, set_weights([masks[n] for n in names]))
 
     oof = {n: np.full(len(y[n]), np.nan) for n in names}
     for f in range(k):
@@ -352,9 +347,9 @@ def fusion_cv(x: dict[str, np.ndarray], y: dict[str, np.ndarray], inner: dict[st
         for n in names:
             te = inner[n] == f
             if te.any():
-                oof[n][te] = logit(m, x[n][te])
+                oof[n][te] = logreg_logit(m, x[n][te])
     full = fit({n: np.ones(len(y[n]), bool) for n in names})
-    applied = {n: logit(full, xx) for n, xx in (apply or {}).items()}
+    applied = {n: logreg_logit(full, xx) for n, xx in (apply or {}).items()}
     info = {"mean": full[0].tolist(), "scale": full[1].tolist(), "coef": full[2].tolist(), "intercept": full[3]}
     return oof, applied, info
 

@@ -393,8 +393,10 @@ def run(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: int = 0, h
         _features,
         _make_builder,
         fit_logreg,
+        logreg_prob,
         pr_at,
         recall_at_precision,
+        set_weights,
         shared_threshold,
     )
 
@@ -466,7 +468,7 @@ def run(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: int = 0, h
         base_tr = [_features(ps, np.flatnonzero(m), fb, ["use"]) for ps, m in zip(sets, tr, strict=True)]
         base_te = [_features(ps, np.flatnonzero(m), fb, ["use"]) for ps, m in zip(sets, te, strict=True)]
         y = np.concatenate([ps.labels[m] for ps, m in zip(sets, tr, strict=True)])
-        w = np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in tr])
+        w = set_weights(tr)
         for name, (c, use_head, use_lex) in variants.items():
             xtr = [b[:, c] for b in base_tr]
             xte = [b[:, c] for b in base_te]
@@ -477,9 +479,9 @@ def run(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: int = 0, h
                 xtr = [np.c_[a, lf[:, use_lex]] for a, lf in zip(xtr, inner_l, strict=True)]
                 xte = [np.c_[a, outer_l[si][te[si]][:, use_lex]] for si, a in enumerate(xte)]
             xtr_all, xte = _impute(np.concatenate(xtr), xte)
-            mean, scale, coef, icpt = fit_logreg(xtr_all, y, w)
+            fit = fit_logreg(xtr_all, y, w)
             for si, x in enumerate(xte):
-                oof[name][si][te[si]] = 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ coef + icpt, -50, 50)))
+                oof[name][si][te[si]] = logreg_prob(fit, x)
         print(f"fold {k} done, {time.time() - t0:.0f} s", flush=True)
     out: dict = {"seconds_cv": round(time.time() - t0, 1), "strict": strict, "seed": seed,
                  "hidden": hidden, "epochs": epochs, "variants": {}}
@@ -541,7 +543,7 @@ def _korsts_check(data_dir: Path, sets: Sequence[PairSet], corp: Sequence[Corpus
     at each variant's out-of-fold news threshold."""
     from models.xling.data import N_FOLDS, embed_cached, load_set
     from models.xling.pairmlp import fit_head
-    from models.xling.train import _features, _make_builder, fit_logreg, pr_at
+    from models.xling.train import _features, _make_builder, fit_logreg, logreg_prob, pr_at
 
     ks = load_set(data_dir, "korsts-stsb-koen")
     embed_cached(ks, "use")
@@ -576,11 +578,11 @@ def _korsts_check(data_dir: Path, sets: Sequence[PairSet], corp: Sequence[Corpus
             xtr = np.c_[xtr, np.concatenate(outer_l)[:, use_lex]]
             xte = np.c_[xte, lk[:, use_lex]]
         xtr, (xte,) = _impute(xtr, [xte])
-        mean, scale, coef, icpt = fit_logreg(xtr, np.concatenate([ps.labels for ps in sets]), wts)
-        p = 1.0 / (1.0 + np.exp(-np.clip(((xte - mean) / scale) @ coef + icpt, -50, 50)))
+        fit = fit_logreg(xtr, np.concatenate([ps.labels for ps in sets]), wts)
+        p = logreg_prob(fit, xte)
         t = res["variants"][name]["news_threshold"]
         out[name] = {"threshold": t, "neg_merged": float((p[y == 0] >= t).mean()), "PR": pr_at(p, y, t),
-                     "coef": [float(x) for x in coef]}
+                     "coef": [float(x) for x in fit[2]]}
     return out
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from models.xling.data import N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
 from models.xling.scorer import PairHead, head_inputs
-from models.xling.train import recall_at_precision
+from models.xling.train import logreg_prob, recall_at_precision, set_weights
 
 
 def pair_inputs(ps: PairSet) -> np.ndarray:
@@ -87,7 +87,7 @@ def _head_logits(sets: Sequence[PairSet], xs: Sequence[np.ndarray], train_masks:
     for each set's test rows."""
     x_tr = np.concatenate([x[m] for x, m in zip(xs, train_masks, strict=True)])
     y_tr = np.concatenate([ps.labels[m] for ps, m in zip(sets, train_masks, strict=True)])
-    w_tr = np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in train_masks])
+    w_tr = set_weights(train_masks)
     head = fit_head(x_tr, y_tr, w_tr, hidden=hidden, epochs=epochs, seed=seed)
     return [head.logit_from_inputs(x[m]) for x, m in zip(xs, test_masks, strict=True)]
 
@@ -148,15 +148,15 @@ def _stack_cv(data_dir: Path, *, hidden: int, epochs: int, seed: int, set_names:
         x_tr = [_features(ps, np.flatnonzero(m), fb, ["use"])[:, cols] for ps, m in zip(sets, tr, strict=True)]
         x_te = [_features(ps, np.flatnonzero(m), fb, ["use"])[:, cols] for ps, m in zip(sets, te, strict=True)]
         y = np.concatenate([ps.labels[m] for ps, m in zip(sets, tr, strict=True)])
-        w = np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in tr])
+        w = set_weights(tr)
         for name, xtr, xte in (
             ("full_lr_use", x_tr, x_te),
             ("stacked", [np.c_[a, b] for a, b in zip(x_tr, inner, strict=True)],
              [np.c_[a, b] for a, b in zip(x_te, outer, strict=True)]),
         ):
-            mean, scale, coef, icpt = fit_logreg(np.concatenate(xtr), y, w)
+            fit = fit_logreg(np.concatenate(xtr), y, w)
             for si, x in enumerate(xte):
-                oof[name][si][te[si]] = 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ coef + icpt, -50, 50)))
+                oof[name][si][te[si]] = logreg_prob(fit, x)
     return {"sets": sets, "xs": xs, "cols": cols, "oof": oof, "outer": outer_all}
 
 

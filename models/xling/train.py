@@ -140,8 +140,20 @@ def fit_logreg(
     return mean, scale, beta[:-1], float(beta[-1])
 
 
-def _set_weights(sets: Sequence[PairSet], masks: Sequence[np.ndarray]) -> np.ndarray:
-    """Each training set gets the same total weight (Tatoeba is 4x smaller than Park)."""
+def logreg_logit(fit: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:
+    """The logit of a :func:`fit_logreg` fit for the rows of ``x``."""
+    mean, scale, coef, icpt = fit
+    return ((np.asarray(x, dtype=np.float64) - mean) / scale) @ coef + icpt
+
+
+def logreg_prob(fit: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:
+    """The probability of a :func:`fit_logreg` fit for the rows of ``x``."""
+    return 1.0 / (1.0 + np.exp(-np.clip(logreg_logit(fit, x), -50, 50)))
+
+
+def set_weights(masks: Sequence[np.ndarray]) -> np.ndarray:
+    """Row weights for the masked rows of several sets, each set the same total weight
+    (Tatoeba is 4x smaller than Park), in the order the rows are concatenated."""
     return np.concatenate([np.full(int(m.sum()), 1.0 / max(int(m.sum()), 1)) for m in masks])
 
 
@@ -225,9 +237,7 @@ def _approach_scores(
         assert proc_cos is not None
         return proc_cos
     assert lr_fit is not None
-    mean, scale, coef, icpt = lr_fit[name]
-    z = ((x[:, [col[c] for c in cols]] - mean) / scale) @ coef + icpt
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+    return logreg_prob(lr_fit[name], x[:, [col[c] for c in cols]])
 
 
 def _fit_all(
