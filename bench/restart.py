@@ -4,8 +4,11 @@
 model, to open the store, and to rebuild the candidate state (``Deduper.warm_up``), plus the
 resident memory the rebuilt state adds, per indexed item. By default the start uses the state
 snapshot the benchmark's clean close left beside the store (``service.snapshot``);
-``--no-snapshot`` measures the rebuild from the store rows instead (a start after a crash).
-A fresh process is used because the
+``--no-snapshot`` measures the rebuild from the store rows instead (a start with no usable
+snapshot). ``--crash-after N`` first ingests N more items and stops without a clean close, as a
+crash would: the start then loads the last checkpoint and replays the changes since
+(``EngineConfig.snapshot_every``). ``--leave`` ends the measured start without a clean close
+either, so the same start can be measured again. A fresh process is used because the
 benchmark's own process still holds the ingest run's objects, which would blur the figure.
 """
 
@@ -28,10 +31,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--build", type=int, metavar="N",
                    help="first ingest the benchmark's N-item stream (bench.stream, seed 0, 40%% copies) into a "
                         "new store at --db, with the engine the benchmark runs, then measure")
+    p.add_argument("--crash-after", type=int, metavar="N",
+                   help="then ingest N more items (the benchmark stream with seed 1) and stop without a clean "
+                        "close, leaving the last checkpoint's files behind the store, before measuring")
+    p.add_argument("--leave", action="store_true",
+                   help="end without a clean close (no snapshot written), so the same start can be measured again")
     p.add_argument("--eval-data", help="eval-data folder for --build (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
     args = p.parse_args(argv)
+    if any(n is not None and n < 1 for n in (args.build, args.crash_after)):
+        p.error("--build and --crash-after need a positive number of items")
     if args.build:
         build_store(args.db, args.build, args.model, guards=not args.no_guards, data_dir=args.eval_data)
+    crash: dict[str, float] = {}
+    if args.crash_after:
+        crash = crash_store(args.db, args.crash_after, args.model, guards=not args.no_guards, data_dir=args.eval_data)
 
     from service.config import EngineConfig
     from service.engine import Deduper
@@ -53,11 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     gc.collect()
     rss1 = rss_bytes()
     n = len(engine.state.entries)
-    engine.close()
-    print(json.dumps({"model_load_s": round(t_model, 3), "open_s": round(t_open, 3), "warm_up_s": round(t_warm, 3),
+    if args.leave:
+        engine.store.close()
+    else:
+        engine.close()
+    print(json.dumps({**crash, "model_load_s": round(t_model, 3), "open_s": round(t_open, 3), "warm_up_s": round(t_warm, 3),
                       "restart_s": round(t_model + t_open + t_warm, 3), "documents": n,
                       "clusters": report.get("clusters"), "timed_out": report.get("timed_out"),
                       "state_from": report.get("state"), "vector_index_from": report.get("vector_index"),
+                      "replayed": report.get("replayed"), "replay_pending": report.get("replay_pending"),
                       "state_rss_bytes": rss1 - rss0,
                       "bytes_per_item": round((rss1 - rss0) / n, 1) if n else None}))
     return 0
@@ -79,6 +96,30 @@ def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
                      guards=guards)
     engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
     engine.close()
+
+
+def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> dict[str, float]:
+    """Ingest ``size`` more items into the store at ``db`` (checkpoints as configured), then close
+    only the store, as a crash would; returns what the run left to replay."""
+    import os
+
+    from bench.stream import build_stream
+    from service.config import EngineConfig
+    from service.engine import Deduper
+    from service.store import open_store
+
+    if not os.path.exists(db):
+        raise SystemExit(f"--crash-after needs a store, and {db} does not exist (build one with --build)")
+    stream = build_stream(size, seed=1, data_dir=data_dir)
+    engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
+                     guards=guards)
+    t0 = time.perf_counter()
+    engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
+    seconds = time.perf_counter() - t0
+    left = engine.cursor - engine._checkpoint_cursor
+    engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
+    return {"crash_ingested": size, "crash_ingest_s": round(seconds, 1),
+            "crash_checkpoints": engine.counters["checkpoints"], "crash_changes_after_checkpoint": left}
 
 
 if __name__ == "__main__":

@@ -110,6 +110,7 @@ class Deduper:
         self._max_time = 0.0
         self._since_expiry = 0
         self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
+        self._checkpoint_cursor = 0  # the change cursor of the last snapshot written or loaded
         # False after a warm-up that timed out or failed: the state then lacks part of the store,
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
@@ -161,6 +162,24 @@ class Deduper:
         finally:
             self.store.close()
 
+    def checkpoint(self) -> bool:
+        """Write the vector index file and the state snapshot now, both stamped with the current
+        change cursor; True when the snapshot was written.
+
+        Called every ``snapshot_every`` store changes by ``ingest_many``, so that a restart after
+        a crash replays only the changes since (see ``warm_up``). A checkpoint that cannot be
+        written (a full disk) is logged and skipped: it is an accelerator, and the store already
+        holds every committed item.
+        """
+        self._checkpoint_cursor = self.cursor
+        try:
+            self.save_index()
+        except OSError as exc:
+            log.warning("vector index file not written (%s); the next start rebuilds it from the store", exc)
+        written = self.save_snapshot()
+        self.counters["checkpoints"] += int(written)
+        return written
+
     def save_snapshot(self) -> bool:
         """Write the candidate state beside a SQLite store (``service.snapshot``), stamped with the
         change cursor it reflects; a later start loads it instead of rebuilding, if nothing changed."""
@@ -198,23 +217,40 @@ class Deduper:
 
     # warm restart ---------------------------------------------------------------------------------
     def warm_up(self) -> dict[str, Any]:
-        """Rebuild the candidate state from recent store history (seed 001's warm-up).
+        """Build the candidate state from recent store history (seed 001's warm-up).
 
-        Bounded twice: only ``warmup_days`` of history, and at most ``warmup_timeout_s`` seconds,
-        after which the engine starts with what it has (dedup must never keep the service down).
+        The fast path loads the last snapshot (``service.snapshot``: written at a clean close and
+        at every checkpoint) and replays the store's change feed from its cursor, so after a
+        crash only the changes since the last checkpoint are read again. Otherwise the state is
+        rebuilt from the store rows. Bounded twice: only ``warmup_days`` of history, and at
+        most ``warmup_timeout_s`` seconds, after which the engine starts with what it has (dedup
+        must never keep the service down). A rebuild cut short keeps the newest documents; a
+        replay cut short leaves the rest of the change feed to the first write, which replays
+        it before deciding anything (as it does for other writers' changes).
         """
         started = _time.monotonic()
         cfg = self.config
         since = _time.time() - cfg.warmup_days * DAY
         loaded = 0
         timed_out = False
-        self.state = CandidateState(self.config, self.state.vectors.dim if self.state.vectors is not None else None)
+        dim = self.state.vectors.dim if self.state.vectors is not None else None
+        self.state = CandidateState(self.config, dim)
         self._vectors_loaded = False
         try:
             self.cursor = self.store.max_change()
-            self._vectors_loaded = self._load_index_file()
-            if self._load_snapshot(since):
-                return self._warmup_done(started, len(self.state.entries), False, "snapshot")
+            base = self._snapshot_base()
+            self._vectors_loaded = self._load_index_file(base)
+            if self._load_snapshot(base):
+                self._checkpoint_cursor = self.cursor = base
+                replayed, timed_out = self._replay(started)
+                dropped = self.state.retain(self.store.live_document_ids(since))
+                if dropped:
+                    log.info("state snapshot: %d documents outside warmup_days dropped", dropped)
+                return self._warmup_done(started, len(self.state.entries), timed_out, "snapshot",
+                                         replayed=replayed)
+            if base != self.cursor:  # no snapshot after all: the older index file does not fit a rebuild
+                self.state = CandidateState(self.config, dim)
+                self._vectors_loaded = False
             # Read newest first, so a timeout keeps the most recent history; each chunk is built
             # oldest first and the buckets are put back in time order at the end.
             pending: list[tuple[DocumentRow, VersionRow]] = []
@@ -230,27 +266,63 @@ class Deduper:
             self.state.ngram.sort_buckets()
         except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
             log.exception("warm-up failed; starting with an empty candidate state")
+            self.cursor = self.store.max_change()
             return self._warmup_done(started, loaded, timed_out, "store", failed=True)
         return self._warmup_done(started, loaded, timed_out, "store")
 
+    def _snapshot_base(self) -> int:
+        """The change cursor to start from: the snapshot's, when one is usable and replaying the
+        changes since is shorter than rebuilding (fewer changes than the snapshot holds
+        documents); else the store's latest, which the rebuild reflects."""
+        if self.snapshot_path is None or not self.config.state_snapshot:
+            return self.cursor
+        from service.snapshot import snapshot_stamp
+
+        stamp = snapshot_stamp(self.snapshot_path)
+        if stamp is None:
+            return self.cursor
+        snap_cursor, documents = stamp
+        if snap_cursor > self.cursor:  # taken of another store, or one restored from an older backup
+            log.info("state snapshot is ahead of the store (cursor %s, store %s); rebuilding", snap_cursor, self.cursor)
+            return self.cursor
+        if self.cursor - snap_cursor > max(documents, 1_000):
+            log.info("state snapshot is %d changes behind the store; rebuilding", self.cursor - snap_cursor)
+            return self.cursor
+        return snap_cursor
+
+    def _replay(self, started: float) -> tuple[int, bool]:
+        """Apply the store's changes since ``self.cursor``, in bounded slices, within the warm-up's
+        time bound; returns (documents replayed, whether the bound stopped it)."""
+        replayed = 0
+        while self.cursor < self.store.max_change():
+            if _time.monotonic() - started > self.config.warmup_timeout_s:
+                return replayed, True
+            replayed += self._catch_up(limit=5_000)
+        return replayed, False
+
     def _warmup_done(self, started: float, loaded: int, timed_out: bool, source: str,
-                     failed: bool = False) -> dict[str, Any]:
-        self._state_complete = not (timed_out or failed)
+                     failed: bool = False, replayed: int = 0) -> dict[str, Any]:
+        # A replay cut short is still whole once the first write has caught up (saves check
+        # the cursor); a rebuild cut short never is.
+        self._state_complete = not (failed or (timed_out and source == "store"))
+        if source == "store":
+            self._checkpoint_cursor = 0 if (timed_out or failed) else self.cursor
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
                               "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
-                              "vector_index": "file" if self._vectors_loaded else "store"}
+                              "vector_index": "file" if self._vectors_loaded else "store",
+                              "replayed": replayed,
+                              "replay_pending": max(0, self.store.max_change() - self.cursor)}
         self._vectors_loaded = False
         release_free_memory()
         log.info("warm-up", extra={"samestory": self.warmup_report})
         return self.warmup_report
 
-    def _load_snapshot(self, since: float) -> bool:
-        """Use the state snapshot when it matches the store's latest change (see ``service.snapshot``).
+    def _load_snapshot(self, cursor: int) -> bool:
+        """Use the state snapshot taken at change ``cursor`` (see ``service.snapshot``).
 
-        Only with no vectors to add, or with the vector index file already loaded: the
-        snapshot holds the cheap indices, and vectors read back from the store one document at
-        a time would cost what the snapshot saves. Documents the rebuild would not have read
-        (outside ``warmup_days``, by the same store query) are then dropped.
+        Only with no vectors to add, or with the vector index file of the same cursor already
+        loaded: the snapshot holds the cheap indices, and vectors read back from the store one
+        document at a time would cost what the snapshot saves.
         """
         if (self.snapshot_path is None or not self.config.state_snapshot
                 or (self.state.vectors is not None and not self._vectors_loaded)):
@@ -258,21 +330,18 @@ class Deduper:
         from service.snapshot import load_snapshot
 
         try:
-            state = load_snapshot(self.snapshot_path, self.config, cursor=self.cursor)
+            state = load_snapshot(self.snapshot_path, self.config, cursor=cursor)
         except Exception:  # an accelerator only: anything wrong with it means "rebuild"
             log.exception("state snapshot failed to load; rebuilding from the store")
             return False
         if state is None:
             return False
         state.vectors = self.state.vectors
-        dropped = state.retain(self.store.live_document_ids(since))
-        if dropped:
-            log.info("state snapshot: %d documents outside warmup_days dropped", dropped)
         self.state = state
         return True
 
-    def _load_index_file(self) -> bool:
-        """Use the persisted FAISS index when it matches this model and the store's latest change."""
+    def _load_index_file(self, cursor: int) -> bool:
+        """Use the persisted FAISS index when it matches this model and was saved at change ``cursor``."""
         if self.index_path is None or self.state.vectors is None or not self.index_path.exists():
             return False
         from index.vectors import VectorIndex
@@ -283,8 +352,8 @@ class Deduper:
         except (FileNotFoundError, ValueError) as exc:
             log.info("vector index file not usable (%s); rebuilding from the store", exc)
             return False
-        if int(meta.get("cursor", -1)) != self.cursor:
-            log.info("vector index file is stale (cursor %s, store %s); rebuilding", meta.get("cursor"), self.cursor)
+        if int(meta.get("cursor", -1)) != cursor:
+            log.info("vector index file is stale (cursor %s, wanted %s); rebuilding", meta.get("cursor"), cursor)
             return False
         self.state.vectors = index
         return True
@@ -317,14 +386,6 @@ class Deduper:
         assert doc.cluster_id is not None
         return Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source)
 
-    def _apply_doc(self, doc: DocumentRow, ver: VersionRow, is_rep: bool, vector: bytes | None) -> None:
-        """One document from the store into the state (another writer's change)."""
-        assert doc.cluster_id is not None
-        self.state.put(self._entry_of(doc, ver))
-        if is_rep:
-            self.state.set_rep(doc.cluster_id, doc.id)
-        self._attach_vector(doc, is_rep, vector)
-
     def _attach_vector(self, doc: DocumentRow, is_rep: bool, vector: bytes | None) -> None:
         """A stored vector becomes its cluster's: always the representative's, else the first seen."""
         assert doc.cluster_id is not None
@@ -332,35 +393,38 @@ class Deduper:
                 is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
             self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
 
-    def _catch_up(self) -> int:
-        """Replay other writers' changes since our cursor (called inside the write transaction)."""
-        changes = self.store.changes_since(self.cursor)
+    def _catch_up(self, limit: int | None = None) -> int:
+        """Replay the store's changes since our cursor: other writers' (called inside the write
+        transaction), or those made after the snapshot a warm-up loaded (at most ``limit``).
+
+        Each changed document is read as it is now in the store: a deleted one is removed; the
+        others are forgotten and loaded again in one batch, through the warm-up's own path
+        (``_load_docs``), with their cluster's current representative. Every representative
+        change records a change for both documents, so no representative is left stale.
+        """
+        changes = self.store.changes_since(self.cursor, limit)
         if not changes:
             return 0
-        seen: set[int] = set()
-        for seq, doc_id in changes:
-            self.cursor = max(self.cursor, seq)
-            if doc_id in seen:
-                continue
-            seen.add(doc_id)
+        self.cursor = max(self.cursor, changes[-1][0])
+        doc_ids = list(dict.fromkeys(doc_id for _, doc_id in changes))
+        rows: list[tuple[DocumentRow, VersionRow]] = []
+        for doc_id in doc_ids:
             doc = self.store.get_document(doc_id)
             if doc is None or doc.deleted or doc.latest_version_id is None or doc.cluster_id is None:
                 self.state.remove(doc_id)
                 continue
             ver = self.store.get_version(doc.latest_version_id)
-            cluster = self.store.get_cluster(doc.cluster_id)
-            if ver is None or cluster is None:
-                continue
-            vec = self.store.load_vector(ver.id, self.model_name) if self.model_name else None
-            loaded, self._vectors_loaded = self._vectors_loaded, False
-            try:
-                self._apply_doc(doc, ver, cluster.representative_id == doc.id, vec)
-            finally:
-                self._vectors_loaded = loaded
-            if cluster.representative_id != doc.id and self.state.reps.get(cluster.id) == doc.id:
-                self.state.reps.pop(cluster.id, None)
-        self.counters["catch_up_documents"] += len(seen)
-        return len(seen)
+            if ver is not None:
+                rows.append((doc, ver))
+        for doc, _ in rows:
+            self.state.forget(doc.id)
+        loaded, self._vectors_loaded = self._vectors_loaded, False  # replayed items bring their vectors
+        try:
+            self._load_docs(rows)
+        finally:
+            self._vectors_loaded = loaded
+        self.counters["catch_up_documents"] += len(doc_ids)
+        return len(doc_ids)
 
     # embedding --------------------------------------------------------------------------------------
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -424,6 +488,9 @@ class Deduper:
         if self._since_expiry >= 5_000:
             self._since_expiry = 0
             self._expire()
+        every = self.config.snapshot_every
+        if every and self.snapshot_path is not None and self.cursor - self._checkpoint_cursor >= every:
+            self.checkpoint()
         for r in results:
             self.counters[f"status_{r.status}"] += 1
             self.counters[f"stage_{r.decision.stage}"] += 1

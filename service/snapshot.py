@@ -9,9 +9,13 @@ the few strings the guards read) and loads it with no hashing at all.
 
 It is an accelerator, never a source of truth (the store is):
 
-* it is written at a clean ``Deduper.close()``, stamped with the store's change cursor, and
-  used only when the store has had no change since (else the state is rebuilt from the store,
-  as before): a stale snapshot can cost time, never a wrong decision;
+* it is written at a clean ``Deduper.close()`` and at checkpoints while ingesting
+  (``EngineConfig.snapshot_every``), stamped with the store's change cursor. A start loads it
+  and replays the store's change feed from that cursor (``Deduper._catch_up``, the path that
+  applies other writers' changes), so after a crash only the changes since the last
+  checkpoint are read again; with no usable snapshot, or a tail longer than the snapshot
+  itself, the state is rebuilt from the store. A stale snapshot can cost time, never a wrong
+  decision;
 * it is stamped with a fingerprint of everything that shapes the derived state (the source of
   the feature and index modules, the MinHash and n-gram parameters): a new engine version or
   a changed setting rebuilds rather than reuse features computed the old way;
@@ -33,7 +37,9 @@ It is an accelerator, never a source of truth (the store is):
 ('Fed raises rates by 25 basis points', {1: 1})
 >>> [d for d, _ in loaded.minhash.candidates(ItemFeatures.build("Fed raises rates by 25 basis points now", "", "en", 0.0).grams)]
 [1]
->>> load_snapshot(path, cfg, cursor=8) is None  # the store moved on: rebuild instead
+>>> snapshot_stamp(path)  # (cursor, documents), read without loading the arrays
+(7, 1)
+>>> load_snapshot(path, cfg, cursor=8) is None  # only at its own cursor; the engine replays the rest
 True
 """
 
@@ -107,6 +113,25 @@ def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> No
     with open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
     os.replace(tmp, path)
+
+
+def snapshot_stamp(path: str | Path) -> tuple[int, int] | None:
+    """``(cursor, documents)`` of the snapshot at ``path``: the store change it was taken at and
+    how many documents it holds; None if there is no usable file.
+
+    Reads only the small metadata entry, so a start can decide whether to load the snapshot
+    (and replay the changes since) before paying for the arrays.
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
+        return int(meta["cursor"]), int(meta["documents"])
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+        log.warning("state snapshot %s not usable (%s); rebuilding", path, exc)
+        return None
 
 
 def load_snapshot(path: str | Path, config: EngineConfig, *, cursor: int) -> CandidateState | None:

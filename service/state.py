@@ -171,6 +171,12 @@ class CandidateState:
                 self.vectors.remove([e.cluster_id])
         return len(old)
 
+    def forget(self, doc_id: int) -> None:
+        """Take a document out of memory and every index but the vectors, promoting no other
+        member (it is about to be loaded again as the store now has it); absent: no-op."""
+        if doc_id in self.entries:
+            self._forget(doc_id)
+
     def _forget(self, doc_id: int) -> tuple[Entry, bool]:
         """Take a document out of memory and every cheap index, its cluster's representative slot
         included (no member is promoted); returns its entry and whether it was the representative."""

@@ -85,3 +85,20 @@ def test_ab_script_reports_decisions_and_times(capsys: pytest.CaptureFixture[str
     assert ab(["dedupe", "--size", "300", "--calls", "2", "--eval-data", str(DATA)]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["texts"] == 100 and out["wall_p50_ms"] > 0 and out["engine_cpu_ms"] >= 0
+
+
+def test_restart_script_measures_a_start_after_a_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.restart import main
+
+    db = str(tmp_path / "r.db")
+    common = ["--db", db, "--model", "none", "--eval-data", str(DATA)]
+    assert main([*common, "--build", "300"]) == 0
+    assert main([*common, "--crash-after", "400", "--leave"]) == 0
+    assert main([*common, "--leave"]) == 0  # --leave: the same start, measured again
+    first, again = (json.loads(line) for line in capsys.readouterr().out.strip().splitlines()[-2:])
+    # No checkpoint during 400 items (the default is every 100,000 changes): the clean close's
+    # snapshot is the base, and every change since is replayed.
+    assert first["crash_checkpoints"] == 0 and first["crash_changes_after_checkpoint"] > 300
+    for r in (first, again):
+        assert r["state_from"] == "snapshot" and r["replayed"] > 0 and r["replay_pending"] == 0
+    assert again["replayed"] == first["replayed"] and again["documents"] == first["documents"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from models.registry import load_embedder
@@ -78,14 +80,21 @@ def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use,
     assert d2.warmup_report["vector_index"] == "file"
     r = d2.ingest(Article(title=EN, url="https://b.example/1"))
     assert r.status == "duplicate" and r.decision.stage == "embedding"
-    # a crash leaves the file behind the store: the next start rebuilds from stored vectors
+    # A crash leaves both files behind the store: the next start loads them and replays the
+    # changes since (the new document, stored vector included, and the cluster it joined).
     d2.store.close()
+    shutil.copy(tmp_path / "s.db", tmp_path / "crashed.db")
     d3 = Deduper(open_store(db), embedder=use)
-    assert d3.warmup_report["vector_index"] == "store"
-    r3 = d3.ingest(Article(title="Samsung reports all-time high operating profit in the third quarter",
-                           url="https://c.example/1"))
+    assert d3.warmup_report["vector_index"] == "file" and d3.warmup_report["replayed"] == 2
+    later = Article(title="Samsung reports all-time high operating profit in the third quarter", url="https://c.example/1")
+    r3 = d3.ingest(later)
     assert r3.cluster_id == r.cluster_id
     d3.close()
+    # Without the files the same store is rebuilt from its stored vectors, to the same decision.
+    d4 = Deduper(open_store(f"sqlite:///{tmp_path}/crashed.db"), embedder=use)
+    assert d4.warmup_report["vector_index"] == "store" and d4.warmup_report["state"] == "store"
+    assert d4.ingest(later).cluster_id == r.cluster_id
+    d4.close()
 
 
 def test_learned_xling_scorer_is_opt_in_and_explains_itself(use):

@@ -14,6 +14,7 @@ import pytest
 
 from service.config import EngineConfig
 from service.engine import Deduper
+from service.state import CandidateState
 from service.store import open_store
 from service.types import Article
 
@@ -83,11 +84,8 @@ def _twins(stored: Path, tmp_path: Path) -> tuple[Deduper, Deduper]:
     return _engine(dirs[0] / "s.db"), _engine(dirs[1] / "s.db")
 
 
-def test_snapshot_state_equals_the_rebuilt_state(stored, tmp_path):
-    snap, rebuilt = _twins(stored, tmp_path)
-    assert snap.warmup_report["state"] == "snapshot" and rebuilt.warmup_report["state"] == "store"
-    a, b = snap.state, rebuilt.state
-    assert a.entries.keys() == b.entries.keys() and len(a.entries) > 300
+def _assert_same_state(a: CandidateState, b: CandidateState) -> None:
+    assert a.entries.keys() == b.entries.keys()
     for doc, ea in a.entries.items():
         eb = b.entries[doc]
         fa, fb = ea.features, eb.features
@@ -105,6 +103,13 @@ def test_snapshot_state_equals_the_rebuilt_state(stored, tmp_path):
     for e in a.entries.values():
         for key in (e.features.title_key, e.features.content_key):
             assert sorted(a.exact.lookup(key)) == sorted(b.exact.lookup(key))
+
+
+def test_snapshot_state_equals_the_rebuilt_state(stored, tmp_path):
+    snap, rebuilt = _twins(stored, tmp_path)
+    assert snap.warmup_report["state"] == "snapshot" and rebuilt.warmup_report["state"] == "store"
+    assert snap.warmup_report["replayed"] == 0 and len(snap.state.entries) > 300
+    _assert_same_state(snap.state, rebuilt.state)
     snap.close()
     rebuilt.close()
 
@@ -119,16 +124,80 @@ def test_snapshot_engine_decides_as_the_rebuilt_one(stored, tmp_path):
     rebuilt.close()
 
 
-def test_a_store_changed_after_the_snapshot_is_rebuilt(stored):
-    writer = _engine(stored)
-    assert writer.warmup_report["state"] == "snapshot"
-    r = writer.ingest(Article(title="완전히 새로운 소식 하나 추가", url="https://late.example/1"))
-    # No close(): a crash after the write leaves the old snapshot behind, stamped with an old cursor.
+def _crash(db: Path, articles: list[Article], chunk_size: int = 256, **config: object) -> Deduper:
+    """Ingest, delete and close the store without ``close()``: the snapshot stays behind the store."""
+    writer = _engine(db, **config)
+    results = writer.ingest_many(articles, chunk_size=chunk_size)
+    assert writer.delete_document(next(r.document_id for r in reversed(results) if r.status == "new"))
     writer.store.close()
-    again = _engine(stored)
-    assert again.warmup_report["state"] == "store"
-    assert r.document_id in again.state.entries
-    again.close()
+    return writer
+
+
+def test_after_a_crash_the_snapshot_is_loaded_and_the_changes_since_are_replayed(stored, tmp_path):
+    # New documents, new versions and re-crawls of stored ones, copies that change
+    # representatives, and a deletion, all after the snapshot was taken.
+    _crash(stored, _stream(400, seed=1)[::4] + _stream(120, seed=3))
+    snap, rebuilt = _twins(stored, tmp_path)
+    assert snap.warmup_report["state"] == "snapshot" and rebuilt.warmup_report["state"] == "store"
+    assert 100 < snap.warmup_report["replayed"] < 400 and snap.warmup_report["replay_pending"] == 0
+    _assert_same_state(snap.state, rebuilt.state)
+    follow_up = _stream(400, seed=1)[1::5] + _stream(100, seed=4)
+    for x, y in zip(snap.ingest_many(follow_up), rebuilt.ingest_many(follow_up), strict=True):
+        assert (x.status, x.cluster_id, x.decision.stage, x.decision.score) == (
+            y.status, y.cluster_id, y.decision.stage, y.decision.score)
+    snap.close()
+    rebuilt.close()
+
+
+def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
+    db = tmp_path / "c.db"
+    writer = _crash(db, _stream(600, seed=5), chunk_size=50, snapshot_every=150)
+    assert writer.counters["checkpoints"] >= 3  # one per 150 changes (checked after each chunk)
+    again = _engine(db, snapshot_every=150)
+    report = again.warmup_report
+    # at most the changes since the last checkpoint: under 150 plus one chunk of 50, and the deletion
+    assert report["state"] == "snapshot" and 0 < report["replayed"] <= 150 + 50 + 1
+    rebuilt = _engine(db, state_snapshot=False)
+    _assert_same_state(again.state, rebuilt.state)
+    again.store.close()
+    rebuilt.store.close()
+    off = _engine(tmp_path / "off.db", snapshot_every=0)
+    off.ingest_many(_stream(300, seed=5))
+    assert off.counters["checkpoints"] == 0 and not _snapshot(tmp_path / "off.db").exists()
+    off.store.close()
+
+
+def test_a_replay_cut_short_is_finished_by_the_first_write(stored, tmp_path):
+    _crash(stored, _stream(200, seed=6))
+    bounded = _engine(stored, warmup_timeout_s=0.0)
+    report = bounded.warmup_report
+    assert report["state"] == "snapshot" and report["timed_out"] and report["replay_pending"] > 0
+    late = Article(title="늦게 도착한 완전히 다른 소식", url="https://late.example/2")
+    bounded.ingest(late)  # catches up on the whole feed before deciding
+    assert bounded.cursor == bounded.store.max_change()
+    bounded.store.close()
+    rebuilt = _engine(stored, state_snapshot=False)
+    _assert_same_state(bounded.state, rebuilt.state)
+    rebuilt.store.close()
+
+
+def test_a_snapshot_too_far_behind_or_ahead_of_the_store_is_not_used(stored, tmp_path):
+    behind = tmp_path / "behind.db"
+    shutil.copy(stored, behind)
+    shutil.copy(_snapshot(stored), _snapshot(behind))
+    _crash(behind, _stream(1500, seed=7))  # more changes than the snapshot holds documents
+    e = _engine(behind)
+    assert e.warmup_report["state"] == "store" and e.warmup_report["replayed"] == 0
+    e.store.close()
+    # A snapshot of a store that has since been replaced by an older copy (a restored backup).
+    ahead = tmp_path / "ahead.db"
+    fresh = _engine(ahead)
+    fresh.ingest(Article(title="백업에서 되살린 저장소의 첫 소식", url="https://restored.example/1"))
+    fresh.store.close()
+    shutil.copy(_snapshot(behind) if _snapshot(behind).exists() else _snapshot(stored), _snapshot(ahead))
+    e2 = _engine(ahead)
+    assert e2.warmup_report["state"] == "store" and len(e2.state.entries) == 1
+    e2.store.close()
 
 
 def test_another_setting_or_a_damaged_file_rebuilds(stored):

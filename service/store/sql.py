@@ -289,9 +289,12 @@ class SQLStoreBase:
         row = self._exec(sql + " RETURNING seq", params).fetchone()
         return int(row[0])
 
-    def changes_since(self, seq: int) -> list[tuple[int, int]]:
-        return [(int(r[0]), int(r[1])) for r in
-                self._all("SELECT seq, document_id FROM changes WHERE seq > ? ORDER BY seq", (seq,))]
+    def changes_since(self, seq: int, limit: int | None = None) -> list[tuple[int, int]]:
+        sql = "SELECT seq, document_id FROM changes WHERE seq > ? ORDER BY seq"
+        params: tuple[Any, ...] = (seq,)
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", (seq, int(limit))
+        return [(int(r[0]), int(r[1])) for r in self._all(sql, params)]
 
     def max_change(self) -> int:
         row = self._one("SELECT MAX(seq) FROM changes")
