@@ -18,6 +18,7 @@ import argparse
 import gc
 import json
 import time
+from typing import Any
 
 from bench.harness import load_model, rss_bytes
 
@@ -40,9 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if any(n is not None and n < 1 for n in (args.build, args.crash_after)):
         p.error("--build and --crash-after need a positive number of items")
+    built: dict[str, Any] = {}
     if args.build:
-        build_store(args.db, args.build, args.model, guards=not args.no_guards, data_dir=args.eval_data)
-    crash: dict[str, float] = {}
+        built = build_store(args.db, args.build, args.model, guards=not args.no_guards, data_dir=args.eval_data)
+    crash: dict[str, Any] = {}
     if args.crash_after:
         crash = crash_store(args.db, args.crash_after, args.model, guards=not args.no_guards, data_dir=args.eval_data)
 
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         engine.store.close()
     else:
         engine.close()
-    print(json.dumps({**crash, "model_load_s": round(t_model, 3), "open_s": round(t_open, 3), "warm_up_s": round(t_warm, 3),
+    print(json.dumps({**built, **crash, "model_load_s": round(t_model, 3), "open_s": round(t_open, 3), "warm_up_s": round(t_warm, 3),
                       "restart_s": round(t_model + t_open + t_warm, 3), "documents": n,
                       "clusters": report.get("clusters"), "timed_out": report.get("timed_out"),
                       "state_from": report.get("state"), "vector_index_from": report.get("vector_index"),
@@ -80,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> None:
-    """Ingest the benchmark stream into a new SQLite store and close it cleanly (no timings kept)."""
+def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> dict[str, Any]:
+    """Ingest the benchmark stream into a new SQLite store and close it cleanly; returns how long
+    the ingest took and how long each checkpoint on the way held it up."""
     import os
 
     from bench.stream import build_stream
@@ -94,11 +97,14 @@ def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     stream = build_stream(size, data_dir=data_dir)
     engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
                      guards=guards)
+    t0 = time.perf_counter()
     engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
+    seconds = time.perf_counter() - t0
     engine.close()
+    return {"build_items": size, "build_ingest_s": round(seconds, 1), "build_checkpoint_s": engine.checkpoint_seconds}
 
 
-def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> dict[str, float]:
+def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> dict[str, Any]:
     """Ingest ``size`` more items into the store at ``db`` (checkpoints as configured), then close
     only the store, as a crash would; returns what the run left to replay."""
     import os
@@ -119,7 +125,8 @@ def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     left = engine.cursor - engine._checkpoint_cursor
     engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
     return {"crash_ingested": size, "crash_ingest_s": round(seconds, 1),
-            "crash_checkpoints": engine.counters["checkpoints"], "crash_changes_after_checkpoint": left}
+            "crash_checkpoints": engine.counters["checkpoints"], "crash_checkpoint_s": engine.checkpoint_seconds,
+            "crash_changes_after_checkpoint": left}
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ class Deduper:
         self._since_expiry = 0
         self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
         self._checkpoint_cursor = 0  # the change cursor of the last snapshot written or loaded
+        self.checkpoint_seconds: list[float] = []  # how long each checkpoint held up ingestion
         # False after a warm-up that timed out or failed: the state then lacks part of the store,
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
@@ -172,12 +173,16 @@ class Deduper:
         holds every committed item.
         """
         self._checkpoint_cursor = self.cursor
+        t0 = _time.perf_counter()
         try:
             self.save_index()
         except OSError as exc:
             log.warning("vector index file not written (%s); the next start rebuilds it from the store", exc)
         written = self.save_snapshot()
+        seconds = _time.perf_counter() - t0
         self.counters["checkpoints"] += int(written)
+        self.checkpoint_seconds.append(round(seconds, 3))
+        log.info("checkpoint at change %d: %d documents in %.2f s", self.cursor, len(self.state.entries), seconds)
         return written
 
     def save_snapshot(self) -> bool:
@@ -246,6 +251,8 @@ class Deduper:
                 dropped = self.state.retain(self.store.live_document_ids(since))
                 if dropped:
                     log.info("state snapshot: %d documents outside warmup_days dropped", dropped)
+                if replayed or dropped:  # the rows they left behind, at a start rather than mid-stream
+                    self.state.entries.compact()
                 return self._warmup_done(started, len(self.state.entries), timed_out, "snapshot",
                                          replayed=replayed)
             if base != self.cursor:  # no snapshot after all: the older index file does not fit a rebuild
