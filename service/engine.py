@@ -285,7 +285,7 @@ class Deduper:
             return self.cursor
         from service.snapshot import snapshot_stamp
 
-        stamp = snapshot_stamp(self.snapshot_path)
+        stamp = snapshot_stamp(self.snapshot_path, self.config)
         if stamp is None:
             return self.cursor
         snap_cursor, documents = stamp

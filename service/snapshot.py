@@ -37,7 +37,7 @@ It is an accelerator, never a source of truth (the store is):
 ('Fed raises rates by 25 basis points', {1: 1})
 >>> [d for d, _ in loaded.minhash.candidates(ItemFeatures.build("Fed raises rates by 25 basis points now", "", "en", 0.0).grams)]
 [1]
->>> snapshot_stamp(path)  # (cursor, documents), read without loading the arrays
+>>> snapshot_stamp(path, cfg)  # (cursor, documents), read without loading the arrays
 (7, 1)
 >>> load_snapshot(path, cfg, cursor=8) is None  # only at its own cursor; the engine replays the rest
 True
@@ -115,9 +115,18 @@ def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> No
     os.replace(tmp, path)
 
 
-def snapshot_stamp(path: str | Path) -> tuple[int, int] | None:
+# What a damaged or foreign file raises on the way in: each means "rebuild", never a failed start.
+_UNUSABLE = (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError)
+
+
+def _meta(npz: Any) -> dict[str, Any]:
+    return json.loads(npz["meta"].tobytes().decode("utf-8"))
+
+
+def snapshot_stamp(path: str | Path, config: EngineConfig) -> tuple[int, int] | None:
     """``(cursor, documents)`` of the snapshot at ``path``: the store change it was taken at and
-    how many documents it holds; None if there is no usable file.
+    how many documents it holds; None if there is no file this engine can use (none, damaged,
+    or taken by another engine version or setting).
 
     Reads only the small metadata entry, so a start can decide whether to load the snapshot
     (and replay the changes since) before paying for the arrays.
@@ -127,9 +136,12 @@ def snapshot_stamp(path: str | Path) -> tuple[int, int] | None:
         return None
     try:
         with np.load(path, allow_pickle=False) as npz:
-            meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
+            meta = _meta(npz)
+        if meta.get("fingerprint") != fingerprint(config):
+            log.info("state snapshot was taken by another engine version or setting; rebuilding")
+            return None
         return int(meta["cursor"]), int(meta["documents"])
-    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+    except _UNUSABLE as exc:
         log.warning("state snapshot %s not usable (%s); rebuilding", path, exc)
         return None
 
@@ -140,21 +152,17 @@ def load_snapshot(path: str | Path, config: EngineConfig, *, cursor: int) -> Can
     None means "rebuild from the store"; the reason is logged. The returned state has no
     vector index: the caller attaches its own.
     """
-    path = Path(path)
-    if not path.exists():
+    stamp = snapshot_stamp(path, config)
+    if stamp is None:
+        return None
+    if stamp[0] != int(cursor):
+        log.info("state snapshot is stale (cursor %s, wanted %s); rebuilding", stamp[0], cursor)
         return None
     try:
         with np.load(path, allow_pickle=False) as npz:
-            meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
-            if int(meta.get("cursor", -1)) != int(cursor):
-                log.info("state snapshot is stale (cursor %s, store %s); rebuilding", meta.get("cursor"), cursor)
-                return None
-            if meta.get("fingerprint") != fingerprint(config):
-                log.info("state snapshot was taken by another engine version or setting; rebuilding")
-                return None
             arrays = {k: npz[k] for k in npz.files}
         return _restore(arrays, config)
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:  # a damaged file: rebuild
+    except _UNUSABLE as exc:
         log.warning("state snapshot %s not usable (%s); rebuilding", path, exc)
         return None
 
