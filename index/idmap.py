@@ -51,6 +51,23 @@ class DenseIdMap:
     def nbytes(self) -> int:
         return int(self._rows.nbytes) + 100 * len(self._overflow)
 
+    def get_many(self, doc_ids: np.ndarray) -> np.ndarray:
+        """``get`` of every id at once, as int64 (-1 where absent).
+
+        >>> m = DenseIdMap(); m.set(10, 0); m.set(12, 1); m.set(10**9, 2)
+        >>> m.get_many(np.array([12, 10**9, 11, 10])).tolist()
+        [1, 2, -1, 0]
+        """
+        ids = np.asarray(doc_ids, dtype=np.int64)
+        out = np.full(ids.size, -1, np.int64)
+        i = ids - self._base
+        dense = (i >= 0) & (i < self._rows.size)
+        out[dense] = self._rows[i[dense]]
+        if self._overflow:
+            rest = np.flatnonzero(~dense)
+            out[rest] = [self._overflow.get(d, -1) for d in ids[rest].tolist()]
+        return out
+
     def _limit(self) -> int:
         return max(_MIN_SPAN, _SPARSITY * (self._count + 1))
 
@@ -161,6 +178,10 @@ class IdDict(MutableMapping[int, int]):
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._map.items()[0].tolist())
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(key, value)`` as two int64 arrays, without a Python object per item."""
+        return self._map.items()
 
     def __len__(self) -> int:
         return len(self._map)

@@ -209,15 +209,22 @@ class GatedNgramIndex:
         Slots are handed out in insertion order and never reused, so the vocabulary in dict
         order is the slot table. Documents are listed bucket by bucket, each bucket in order.
         """
-        doc_ids = [d for bucket in self._buckets.values() for d in bucket]
-        parts = [self._slots_at(self._rows.get(d)) for d in doc_ids]
+        buckets = [np.frombuffer(b, dtype=np.int64) for b in self._buckets.values() if len(b)]
+        doc_ids = np.concatenate(buckets) if buckets else np.zeros(0, np.int64)
+        del buckets  # views of the bucket arrays: they could not grow while these live
+        rows = self._rows.get_many(doc_ids)
+        lens = self._len[rows].astype(np.int64)
+        offsets = np.zeros(doc_ids.size + 1, np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        # One gather over the arena: row k's run starts at _start[row] and lands at offsets[k].
+        gather = np.repeat(self._start[rows] - offsets[:-1], lens) + np.arange(int(offsets[-1]))
         n_vocab = len(self._slot_of)
         return {
             "vocab": self._vocab[:n_vocab].astype(np.int64),
             "df": self._df[:n_vocab].astype(np.int32),
-            "doc_ids": np.array(doc_ids, dtype=np.int64),
-            "slot_offsets": np.cumsum([0, *(p.size for p in parts)], dtype=np.int64),
-            "slots": np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32),
+            "doc_ids": doc_ids,
+            "slot_offsets": offsets,
+            "slots": self._arena[gather].astype(np.int32),
         }
 
     def restore_arrays(self, arrays: Mapping[str, np.ndarray],

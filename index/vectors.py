@@ -48,11 +48,12 @@ import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import faiss
 import numpy as np
 
+from index.files import PendingFile, write_together
 from index.idmap import DenseIdMap
 
 __all__ = ["VectorIndex"]
@@ -683,67 +684,59 @@ class VectorIndex:
 
         ``meta`` must be JSON-serialisable, e.g. ``{"model": name, "dim": d, "cursor": seq}``;
         :meth:`load` returns it so the caller can tell a stale file from a current one.
+        """
+        write_together([self.pending_file(path, meta=meta)])
+
+    def pending_file(self, path: Path | str, *, meta: Mapping[str, Any]) -> PendingFile:
+        """The file :meth:`save` writes, with everything copied out of the index now: it can be
+        written later, from another thread, while the index keeps changing (``index.files``).
 
         File layout: 8-byte magic, u64 header length, JSON header (params, meta, sections
         with offset/length/crc32), then 64-byte-aligned raw sections: ids, times, alive,
         and the faiss index serialised by faiss.
         """
-        path = Path(path)
         try:
             meta_json = json.loads(json.dumps(dict(meta)))
         except (TypeError, ValueError) as e:
             raise ValueError(f"meta must be JSON-serialisable: {e}") from None
         n = self._n
         blobs: list[tuple[str, str, memoryview]] = [
-            ("ids", "<i8", memoryview(np.ascontiguousarray(self._ids[:n])).cast("B")),
-            ("times", "<f8", memoryview(np.ascontiguousarray(self._times[:n])).cast("B")),
-            ("alive", "|b1", memoryview(np.ascontiguousarray(self._alive[:n]).view(np.uint8)).cast("B")),
+            ("ids", "<i8", memoryview(self._ids[:n].copy()).cast("B")),
+            ("times", "<f8", memoryview(self._times[:n].copy()).cast("B")),
+            ("alive", "|b1", memoryview(self._alive[:n].view(np.uint8).copy()).cast("B")),
             ("faiss", "|u1", memoryview(faiss.serialize_index(self._index)).cast("B")),
         ]
-        sections = []
-        offset = 0
-        for name, dtype, mv in blobs:
-            sections.append(
-                {"name": name, "dtype": dtype, "offset": offset, "nbytes": mv.nbytes, "crc32": zlib.crc32(mv)}
-            )
-            offset += -(-mv.nbytes // _ALIGN) * _ALIGN
-        header = json.dumps(
-            {
-                "format": _FORMAT,
-                "kind": self._kind,
-                "rows": n,
-                "params": self._params(),
-                "meta": meta_json,
-                "sections": sections,
-                "byteorder": sys.byteorder,
-            }
-        ).encode()
-        head_len = len(_MAGIC) + 8 + len(header)
-        data_start = -(-head_len // _ALIGN) * _ALIGN
+        params, kind = self._params(), self._kind
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        try:
-            with open(tmp, "wb") as f:
-                f.write(_MAGIC + struct.pack("<Q", len(header)) + header)
-                f.write(b"\0" * (data_start - head_len))
-                for sec, (_, _, mv) in zip(sections, blobs, strict=True):
-                    f.seek(data_start + sec["offset"])
-                    f.write(mv)
-                f.truncate(data_start + offset)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        with contextlib.suppress(OSError):  # make the rename itself durable
-            dfd = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        def write(f: BinaryIO) -> None:  # checksums and layout here: off the caller's thread
+            sections = []
+            offset = 0
+            for name, dtype, mv in blobs:
+                sections.append(
+                    {"name": name, "dtype": dtype, "offset": offset, "nbytes": mv.nbytes, "crc32": zlib.crc32(mv)}
+                )
+                offset += -(-mv.nbytes // _ALIGN) * _ALIGN
+            header = json.dumps(
+                {
+                    "format": _FORMAT,
+                    "kind": kind,
+                    "rows": n,
+                    "params": params,
+                    "meta": meta_json,
+                    "sections": sections,
+                    "byteorder": sys.byteorder,
+                }
+            ).encode()
+            head_len = len(_MAGIC) + 8 + len(header)
+            data_start = -(-head_len // _ALIGN) * _ALIGN
+            f.write(_MAGIC + struct.pack("<Q", len(header)) + header)
+            f.write(b"\0" * (data_start - head_len))
+            for sec, (_, _, mv) in zip(sections, blobs, strict=True):
+                f.seek(data_start + sec["offset"])
+                f.write(mv)
+            f.truncate(data_start + offset)
+
+        return PendingFile(path, write)
 
     @classmethod
     def load(

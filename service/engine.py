@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time as _time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -24,6 +25,7 @@ from tqdm import tqdm
 
 from index.exact import ExactIndex
 from index.features import ItemFeatures
+from index.files import PendingFile, write_together
 from index.ngram import GatedNgramIndex
 from index.urls import InvalidUrlError, UrlRules
 from service.cascade import Cascade, Match
@@ -111,7 +113,9 @@ class Deduper:
         self._since_expiry = 0
         self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
         self._checkpoint_cursor = 0  # the change cursor of the last snapshot written or loaded
-        self.checkpoint_seconds: list[float] = []  # how long each checkpoint held up ingestion
+        self.checkpoint_seconds: list[float] = []  # how long each checkpoint held up its caller
+        self.checkpoint_write_seconds: list[float] = []  # how long each took to write (background)
+        self._writer: threading.Thread | None = None
         # False after a warm-up that timed out or failed: the state then lacks part of the store,
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
@@ -158,60 +162,67 @@ class Deduper:
         """Persist the vector index and the state snapshot next to the store (a fast warm
         restart), then close the store."""
         try:
-            self.save_index()
-            self.save_snapshot()
+            self.checkpoint()
         finally:
             self.store.close()
 
-    def checkpoint(self) -> bool:
-        """Write the vector index file and the state snapshot now, both stamped with the current
-        change cursor; True when the snapshot was written.
+    def checkpoint(self, *, wait: bool = True) -> bool:
+        """Write the vector index file and the state snapshot beside a SQLite store, as a pair
+        stamped with the current change cursor; False when there was nothing to write.
 
-        Called every ``snapshot_every`` store changes by ``ingest_many``, so that a restart after
-        a crash replays only the changes since (see ``warm_up``). A checkpoint that cannot be
-        written (a full disk) is logged and skipped: it is an accelerator, and the store already
-        holds every committed item.
+        ``ingest_many`` calls it every ``snapshot_every`` store changes with ``wait=False``: the
+        state is copied out now (the pause the ingest call sees, ``checkpoint_seconds``) and the
+        files are written by a background thread (``checkpoint_write_seconds``), so a restart after
+        a crash replays only the changes since (see ``warm_up``). A start loads a later stamp
+        only if the store has no newer change it cannot replay, so a stale pair can cost time,
+        never a wrong decision. Files that cannot be written (a full disk) are logged and
+        skipped: they are an accelerator, and the store already holds every committed item.
         """
+        self.wait_for_checkpoint()
         self._checkpoint_cursor = self.cursor
+        if not self._state_complete or self.store.max_change() != self.cursor:
+            return False  # a partial state, or another writer's changes not yet applied
         t0 = _time.perf_counter()
-        try:
-            self.save_index()
-        except OSError as exc:
-            log.warning("vector index file not written (%s); the next start rebuilds it from the store", exc)
-        written = self.save_snapshot()
-        seconds = _time.perf_counter() - t0
-        self.counters["checkpoints"] += int(written)
-        self.checkpoint_seconds.append(round(seconds, 3))
-        log.info("checkpoint at change %d: %d documents in %.2f s", self.cursor, len(self.state.entries), seconds)
-        return written
-
-    def save_snapshot(self) -> bool:
-        """Write the candidate state beside a SQLite store (``service.snapshot``), stamped with the
-        change cursor it reflects; a later start loads it instead of rebuilding, if nothing changed."""
-        if (self.snapshot_path is None or not self.config.state_snapshot or not self._state_complete
-                or self.store.max_change() != self.cursor):
+        files = self._checkpoint_files()
+        if not files:
             return False
-        from service.snapshot import save_snapshot
-
-        try:
-            save_snapshot(self.state, self.snapshot_path, cursor=self.cursor)
-        except OSError as exc:  # an accelerator: a full or read-only disk must not fail the close
-            log.warning("state snapshot not written (%s); the next start rebuilds from the store", exc)
-            return False
+        self.checkpoint_seconds.append(round(_time.perf_counter() - t0, 3))
+        if wait:
+            return self._write_checkpoint(files, self.cursor)
+        self._writer = threading.Thread(target=self._write_checkpoint, args=(files, self.cursor),
+                                        name="samestory-checkpoint")
+        self._writer.start()
         return True
 
-    def save_index(self) -> bool:
-        """Write the FAISS index next to a SQLite store, stamped with the change cursor it reflects.
+    def wait_for_checkpoint(self) -> None:
+        """Block until a checkpoint being written in the background is on disk."""
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
 
-        A later start loads it only if the store has no newer change (else it rebuilds from the
-        stored vectors), so a stale file can cost time but never a wrong decision.
-        """
+    def _checkpoint_files(self) -> list[PendingFile]:
+        files = []
         vectors = self.state.vectors
-        if self.index_path is None or vectors is None or not self.model_name or not self._state_complete:
+        if self.index_path is not None and vectors is not None and self.model_name:
+            files.append(vectors.pending_file(self.index_path, meta={"model": self.model_name, "dim": vectors.dim,
+                                                                     "cursor": self.cursor}))
+        if self.snapshot_path is not None and self.config.state_snapshot:
+            from service.snapshot import snapshot_file
+
+            files.append(snapshot_file(self.state, self.snapshot_path, cursor=self.cursor))
+        return files
+
+    def _write_checkpoint(self, files: list[PendingFile], cursor: int) -> bool:
+        t0 = _time.perf_counter()
+        try:
+            write_together(files)
+        except OSError as exc:  # an accelerator: a full or read-only disk must not fail ingest or close
+            log.warning("checkpoint not written (%s); the next start replays or rebuilds from the store", exc)
             return False
-        if self.store.max_change() != self.cursor:
-            return False
-        vectors.save(self.index_path, meta={"model": self.model_name, "dim": vectors.dim, "cursor": self.cursor})
+        seconds = _time.perf_counter() - t0
+        self.checkpoint_write_seconds.append(round(seconds, 3))
+        self.counters["checkpoints"] += 1
+        log.info("checkpoint at change %d written in %.2f s", cursor, seconds)
         return True
 
     def __enter__(self) -> Deduper:
@@ -233,6 +244,7 @@ class Deduper:
         replay cut short leaves the rest of the change feed to the first write, which replays
         it before deciding anything (as it does for other writers' changes).
         """
+        self.wait_for_checkpoint()  # the files on disk are then the last pair, whole
         started = _time.monotonic()
         cfg = self.config
         since = _time.time() - cfg.warmup_days * DAY
@@ -497,7 +509,7 @@ class Deduper:
             self._expire()
         every = self.config.snapshot_every
         if every and self.snapshot_path is not None and self.cursor - self._checkpoint_cursor >= every:
-            self.checkpoint()
+            self.checkpoint(wait=False)
         for r in results:
             self.counters[f"status_{r.status}"] += 1
             self.counters[f"stage_{r.decision.stage}"] += 1

@@ -19,8 +19,9 @@ It is an accelerator, never a source of truth (the store is):
 * it is stamped with a fingerprint of everything that shapes the derived state (the source of
   the feature and index modules, the MinHash and n-gram parameters): a new engine version or
   a changed setting rebuilds rather than reuse features computed the old way;
-* the file is written to a temporary name and renamed, so a crash mid-write leaves the previous
-  file or none, and ``np.load`` reads it with ``allow_pickle=False`` (no code in the file runs).
+* the file is written to a temporary name and renamed (``index.files``), so a crash mid-write
+  leaves the previous file or none, and ``np.load`` reads it with ``allow_pickle=False`` (no
+  code in the file runs).
 
 >>> from service.config import EngineConfig
 >>> from service.state import CandidateState, Entry
@@ -48,7 +49,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ from index import idmap as _idmap
 from index import minhash as _minhash
 from index import ngram as _ngram
 from index import text as _text
+from index.files import PendingFile, write_together
 from service import doctable as _doctable
 from service.config import EngineConfig
 from service.doctable import DocTable
@@ -101,18 +102,19 @@ def fingerprint(config: EngineConfig) -> dict[str, Any]:
 
 def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> None:
     """Write ``state`` (its cheap indices; vectors have their own file) stamped with ``cursor``."""
-    path = Path(path)
+    write_together([snapshot_file(state, path, cursor=cursor)])
+
+
+def snapshot_file(state: CandidateState, path: str | Path, *, cursor: int) -> PendingFile:
+    """The file ``save_snapshot`` writes, its arrays exported (copied) now, so that it can be
+    written later, from another thread, while the state keeps changing (``index.files``)."""
     arrays = {f"doc_{k}": v for k, v in state.entries.export_columns().items()}
-    arrays["rep_cluster"] = np.fromiter(state.reps.keys(), dtype=np.int64, count=len(state.reps))
-    arrays["rep_doc"] = np.fromiter(state.reps.values(), dtype=np.int64, count=len(state.reps))
+    arrays["rep_cluster"], arrays["rep_doc"] = state.reps.arrays()
     arrays.update({f"ngram_{k}": v for k, v in state.ngram.export_arrays().items()})
     arrays.update({f"minhash_{k}": v for k, v in state.minhash.export_arrays().items()})
     meta = {"cursor": int(cursor), "fingerprint": fingerprint(state.config), "documents": len(state.entries)}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
-    os.replace(tmp, path)
+    return PendingFile(path, lambda fh: np.savez(fh, **arrays))
 
 
 # What a damaged or foreign file raises on the way in: each means "rebuild", never a failed start.

@@ -129,6 +129,7 @@ def _crash(db: Path, articles: list[Article], chunk_size: int = 256, **config: o
     writer = _engine(db, **config)
     results = writer.ingest_many(articles, chunk_size=chunk_size)
     assert writer.delete_document(next(r.document_id for r in reversed(results) if r.status == "new"))
+    writer.wait_for_checkpoint()  # the crash comes after the last checkpoint is on disk
     writer.store.close()
     return writer
 
@@ -239,17 +240,35 @@ def test_snapshot_can_be_turned_off(stored, monkeypatch):
 
 
 def test_a_snapshot_that_cannot_be_written_does_not_fail_the_close(stored, monkeypatch):
-    import service.snapshot
+    from index.files import PendingFile
 
-    def full_disk(*args: object, **kwargs: object) -> None:
+    def full_disk(self: PendingFile) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(service.snapshot, "save_snapshot", full_disk)
+    monkeypatch.setattr(PendingFile, "write", full_disk)
     _snapshot(stored).unlink()
     e = _engine(stored)
     e.ingest(Article(title="디스크가 가득 찬 날의 새 소식", url="https://full.example/1"))
-    assert e.save_snapshot() is False
+    assert e.checkpoint() is False
     e.close()  # no exception; the store is closed and the item is kept
+    assert sorted(p.name for p in stored.parent.iterdir() if ".tmp" in p.name) == []
     again = _engine(stored)
     assert again.warmup_report["state"] == "store" and len(again.state.entries) > 300
     again.close()
+
+
+def test_a_background_checkpoint_writes_the_state_of_its_call_not_later_changes(tmp_path):
+    from service.snapshot import load_snapshot, snapshot_stamp
+
+    db = tmp_path / "bg.db"
+    e = _engine(db, snapshot_every=0)
+    e.ingest_many(_stream(300, seed=8))
+    at, docs = e.cursor, set(e.state.entries)
+    assert e.checkpoint(wait=False) is True  # copied now, written by a thread
+    e.ingest_many(_stream(200, seed=9))  # the state moves on while the files are written
+    e.wait_for_checkpoint()
+    assert e.counters["checkpoints"] == 1 and len(e.checkpoint_write_seconds) == 1
+    assert snapshot_stamp(_snapshot(db), e.config) == (at, len(docs))
+    loaded = load_snapshot(_snapshot(db), e.config, cursor=at)
+    assert loaded is not None and set(loaded.entries) == docs
+    e.store.close()
