@@ -217,31 +217,27 @@ class DocTable(MutableMapping[int, "Entry"]):
             new = np.zeros(cap, col.dtype)
             new[: keep.size] = col[keep]
             new_cols[name] = new
-        # Grams: gather every live row's run in one vectorised pass.
+        alive = self._alive[:n]
+        # Grams: every live row's run, in row order.
         lens = c["gram_len"][keep].astype(np.int64)
-        starts = c["gram_start"][keep]
-        new_start = np.concatenate([[0], np.cumsum(lens)[:-1]]) if keep.size else np.zeros(0, np.int64)
-        idx = np.repeat(starts - new_start, lens) + np.arange(int(lens.sum()))
-        grams = np.zeros(max(16, idx.size + idx.size // 4), np.uint32)
-        grams[: idx.size] = self._grams[idx]
-        new_cols["gram_start"][: keep.size] = new_start
-        # Text: one slice per live row, written in row order; names: only those still used.
-        text = bytearray()
-        tl, ll, ul, ts = c["title_len"][keep], c["lead_text_len"][keep], np.maximum(c["url_len"][keep], 0), c["text_start"][keep]
-        total = (tl + ll + ul).astype(np.int64)
-        src = self._text
-        for s, k in zip(ts.tolist(), total.tolist(), strict=True):
-            text += src[s : s + k]
+        kept = _live_runs(self._grams[: self._gram_n], c["gram_start"][:n], c["gram_len"][:n], alive)
+        grams = np.zeros(max(16, kept.size + kept.size // 4), np.uint32)
+        grams[: kept.size] = kept
+        new_cols["gram_start"][: keep.size] = np.concatenate([[0], np.cumsum(lens)[:-1]]) if keep.size else []
+        # Text: the same for the title + lead + URL run of each row; names: only those still used.
+        text_len = c["title_len"][:n] + c["lead_text_len"][:n] + np.maximum(c["url_len"][:n], 0)
+        text = bytearray(_live_runs(np.frombuffer(self._text, np.uint8), c["text_start"][:n], text_len, alive).tobytes())
+        total = text_len[keep].astype(np.int64)
         new_cols["text_start"][: keep.size] = np.concatenate([[0], np.cumsum(total)[:-1]]) if keep.size else []
-        used = sorted(set(np.concatenate([new_cols[k][: keep.size] for k in ("lang", "lead", "source")]).tolist())
-                      - {-1})
+        used = np.unique(np.concatenate([new_cols[k][: keep.size] for k in ("lang", "lead", "source")]))
+        used = used[used >= 0]
         remap = np.full(len(self._names) + 1, -1, np.int32)  # index -1 -> last slot -> stays -1
-        remap[used] = np.arange(len(used), dtype=np.int32)
+        remap[used] = np.arange(used.size, dtype=np.int32)
         for k in ("lang", "lead", "source"):
             new_cols[k][: keep.size] = remap[new_cols[k][: keep.size]]
-        self._names = [self._names[i] for i in used]
+        self._names = [self._names[i] for i in used.tolist()]
         self._name_ids = {s: i for i, s in enumerate(self._names)}
-        self._cols, self._grams, self._gram_n, self._text = new_cols, grams, int(idx.size), text
+        self._cols, self._grams, self._gram_n, self._text = new_cols, grams, int(kept.size), text
         self._alive = np.zeros(cap, bool)
         self._alive[: keep.size] = True
         self._n = self._live = int(keep.size)
@@ -400,3 +396,20 @@ class DocTable(MutableMapping[int, "Entry"]):
             grams=self._grams_at(row),
         )
 
+
+def _live_runs(arena: np.ndarray, starts: np.ndarray, lens: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """The runs ``arena[starts[i] : starts[i] + lens[i]]`` of the rows where ``alive``, concatenated
+    in row order (a new array).
+
+    Rows append their runs to the end of an arena, so the runs normally tile it in row order; then
+    one boolean mask, a byte per element, selects the live ones. Otherwise (never seen, kept for
+    safety) every live element is gathered by index.
+    """
+    lens = lens.astype(np.int64)
+    tiled = starts.size == 0 or (int(starts[0]) == 0 and int(starts[-1] + lens[-1]) == arena.size
+                                 and bool(np.array_equal(starts[1:], starts[:-1] + lens[:-1])))
+    if tiled:
+        return arena[np.repeat(alive, lens)]
+    live_lens = lens[alive]
+    new_start = np.concatenate([[0], np.cumsum(live_lens)[:-1]]) if live_lens.size else np.zeros(0, np.int64)
+    return arena[np.repeat(starts[alive] - new_start, live_lens) + np.arange(int(live_lens.sum()))]
