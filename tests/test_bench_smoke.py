@@ -102,3 +102,19 @@ def test_restart_script_measures_a_start_after_a_crash(tmp_path: Path, capsys: p
     for r in (first, again):
         assert r["state_from"] == "snapshot" and r["replayed"] > 0 and r["replay_pending"] == 0
     assert again["replayed"] == first["replayed"] and again["documents"] == first["documents"]
+
+
+def test_checkpoint_script_times_a_snapshot_of_a_stored_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.checkpoint import main
+    from service.config import EngineConfig
+    from service.engine import Deduper
+    from service.store import open_store
+    from service.types import Article
+
+    db = tmp_path / "c.db"
+    e = Deduper(open_store(f"sqlite:///{db}"), embedder=None, config=EngineConfig())
+    e.ingest_many([Article(title=f"검증용 제목 {i} number {i * 7}", url=f"https://c.example/{i}") for i in range(60)])
+    e.close()
+    assert main([f"{db}.state.npz", "--repeats", "2", "--dead", "10"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["documents"] == 60 and out["dead"] == 10 and len(out["pause_s"]) == 2 and out["file_bytes"] > 0
