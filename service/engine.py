@@ -105,7 +105,9 @@ class Deduper:
                                   threshold=self.config.xling_threshold) if embedder is not None else None
         self.cascade = Cascade(self.config, self.guards, self.scorer)
         self.state = CandidateState(self.config, getattr(embedder, "dim", None) if embedder is not None else None)
-        self.counters: Counter[str] = Counter()
+        # "checkpoints" is counted by the background writer: created here, so that thread never
+        # adds a key while a reader copies the counters.
+        self.counters: Counter[str] = Counter(checkpoints=0)
         self.cursor = 0
         self.index_path = _index_path(store)
         self.snapshot_path = _index_path(store, ".state.npz")
