@@ -191,7 +191,7 @@ class Deduper:
         self.checkpoint_seconds.append(round(_time.perf_counter() - t0, 3))
         if wait:
             return self._write_checkpoint(files, self.cursor)
-        self._writer = threading.Thread(target=self._write_checkpoint, args=(files, self.cursor),
+        self._writer = threading.Thread(target=self._write_checkpoint_logged, args=(files, self.cursor),
                                         name="samestory-checkpoint")
         self._writer.start()
         return True
@@ -213,6 +213,12 @@ class Deduper:
 
             files.append(snapshot_file(self.state, self.snapshot_path, cursor=self.cursor))
         return files
+
+    def _write_checkpoint_logged(self, files: list[PendingFile], cursor: int) -> None:
+        try:
+            self._write_checkpoint(files, cursor)
+        except Exception:  # no caller to raise to in the background: the files are only an accelerator
+            log.exception("checkpoint at change %d failed; the next start replays or rebuilds from the store", cursor)
 
     def _write_checkpoint(self, files: list[PendingFile], cursor: int) -> bool:
         t0 = _time.perf_counter()
