@@ -175,10 +175,9 @@ class Deduper:
         ``ingest_many`` calls it every ``snapshot_every`` store changes with ``wait=False``: the
         state is copied out now (the pause the ingest call sees, ``checkpoint_seconds``) and the
         files are written by a background thread (``checkpoint_write_seconds``), so a restart after
-        a crash replays only the changes since (see ``warm_up``). A start loads a later stamp
-        only if the store has no newer change it cannot replay, so a stale pair can cost time,
-        never a wrong decision. Files that cannot be written (a full disk) are logged and
-        skipped: they are an accelerator, and the store already holds every committed item.
+        a crash replays only the changes since (see ``warm_up``): a stale pair costs time, never a
+        wrong decision. Files that cannot be written (a full disk) are logged and skipped: they
+        are an accelerator, and the store already holds every committed item.
         """
         self.wait_for_checkpoint()
         self._checkpoint_cursor = self.cursor
@@ -332,8 +331,8 @@ class Deduper:
         # A replay cut short is still whole once the first write has caught up (saves check
         # the cursor); a rebuild cut short never is.
         self._state_complete = not (failed or (timed_out and source == "store"))
-        if source == "store":
-            self._checkpoint_cursor = 0 if (timed_out or failed) else self.cursor
+        if source == "store":  # no checkpoint on disk matches this state: the first due write makes one
+            self._checkpoint_cursor = 0
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
                               "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store",
