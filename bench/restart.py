@@ -33,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="first ingest the benchmark's N-item stream (bench.stream, seed 0, 40%% copies) into a "
                         "new store at --db, with the engine the benchmark runs, then measure")
     p.add_argument("--crash-after", type=int, metavar="N",
-                   help="then ingest N more items (the benchmark stream with seed 1) and stop without a clean "
+                   help="then ingest N more items (the benchmark stream, --crash-seed) and stop without a clean "
                         "close, leaving the last checkpoint's files behind the store, before measuring")
+    p.add_argument("--crash-seed", type=int, default=1,
+                   help="the stream seed for --crash-after (default 1; another seed for a second crash on one store)")
     p.add_argument("--leave", action="store_true",
                    help="end without a clean close (no snapshot written), so the same start can be measured again")
     p.add_argument("--eval-data", help="eval-data folder for --build (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         built = build_store(args.db, args.build, args.model, guards=not args.no_guards, data_dir=args.eval_data)
     crash: dict[str, Any] = {}
     if args.crash_after:
-        crash = crash_store(args.db, args.crash_after, args.model, guards=not args.no_guards, data_dir=args.eval_data)
+        crash = crash_store(args.db, args.crash_after, args.model, guards=not args.no_guards, data_dir=args.eval_data,
+                            seed=args.crash_seed)
 
     from service.config import EngineConfig
     from service.engine import Deduper
@@ -106,7 +109,8 @@ def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
             "build_checkpoint_write_s": engine.checkpoint_write_seconds}
 
 
-def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None) -> dict[str, Any]:
+def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None,
+                seed: int = 1) -> dict[str, Any]:
     """Ingest ``size`` more items into the store at ``db`` (checkpoints as configured), then close
     only the store, as a crash would; returns what the run left to replay."""
     import os
@@ -118,7 +122,7 @@ def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
 
     if not os.path.exists(db):
         raise SystemExit(f"--crash-after needs a store, and {db} does not exist (build one with --build)")
-    stream = build_stream(size, seed=1, data_dir=data_dir)
+    stream = build_stream(size, seed=seed, data_dir=data_dir)
     engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
                      guards=guards)
     t0 = time.perf_counter()

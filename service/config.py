@@ -102,12 +102,16 @@ class EngineConfig:
     # Checkpoints: the snapshot (and the vector index file) are also rewritten every this many
     # store changes while ingesting, so a restart after a crash loads the last checkpoint and
     # replays only the changes made since (the change feed other writers use), instead of
-    # rebuilding the whole state or, past warmup_timeout_s, losing the older part of it. Lower:
-    # shorter replays, more checkpoints (each copies the state out in the ingest call that
-    # triggers it, ~1.5 s at 1M documents, then writes ~0.7 KB per document in a background
-    # thread; bench/RESULTS.md, "Restart after a crash"). 0: only at a clean close. It decides no
-    # merge: a replayed state equals the rebuilt one (tests/test_snapshot.py).
-    snapshot_every: int = 100_000
+    # rebuilding the whole state or, past warmup_timeout_s, losing the older part of it.
+    # Calibrated on the 1M-document benchmark store with the bundled encoder (bench/RESULTS.md,
+    # "Restart after a crash"): the pair loads in ~11 s and the replay runs at ~3,800 documents/s
+    # with vectors, so a 48k-change tail restarted in 22-25 s, inside the 30 s warm-up bound,
+    # and a 101k-change one did not (38 s; cut at 30 s, the rest left to the first write). Higher:
+    # longer replays after a crash. Lower: more checkpoints, each copying the state out in the
+    # ingest call that triggers it (~1.5 s at 1M documents) before a background thread writes
+    # ~0.7 KB per document. 0: only at a clean close. It decides no merge: a replayed state
+    # equals the rebuilt one (tests/test_snapshot.py).
+    snapshot_every: int = 50_000
 
     embed_body_lead: bool = True
     # How many FAISS hits per query are vetted against their cluster representatives.

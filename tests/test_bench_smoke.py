@@ -96,7 +96,7 @@ def test_restart_script_measures_a_start_after_a_crash(tmp_path: Path, capsys: p
     assert main([*common, "--crash-after", "400", "--leave"]) == 0
     assert main([*common, "--leave"]) == 0  # --leave: the same start, measured again
     first, again = (json.loads(line) for line in capsys.readouterr().out.strip().splitlines()[-2:])
-    # No checkpoint during 400 items (the default is every 100,000 changes): the clean close's
+    # No checkpoint during 400 items (the default is every 50,000 changes): the clean close's
     # snapshot is the base, and every change since is replayed.
     assert first["crash_checkpoints"] == 0 and first["crash_changes_after_checkpoint"] > 300
     for r in (first, again):
