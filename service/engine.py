@@ -395,7 +395,7 @@ class Deduper:
                     reps[c.id] = c.representative_id
         vectors = {}
         if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
-            vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)  # type: ignore[attr-defined]
+            vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
         loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
         entries = [self._entry_of(doc, ver) for doc, ver in loaded]
         is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]

@@ -278,10 +278,6 @@ class SQLStoreBase:
         self._exec("DELETE FROM vectors WHERE version_id = ? AND model = ?", (version_id, model))
         self._exec("INSERT INTO vectors (version_id, model, vec) VALUES (?, ?, ?)", (version_id, model, vector))
 
-    def load_vector(self, version_id: int, model: str) -> bytes | None:
-        row = self._one("SELECT vec FROM vectors WHERE version_id = ? AND model = ?", (version_id, model))
-        return bytes(row[0]) if row else None
-
     def record_change(self, document_id: int, now: float) -> int:
         return self._insert_seq("INSERT INTO changes (document_id, at) VALUES (?, ?)", (document_id, now))
 
