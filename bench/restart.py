@@ -90,23 +90,11 @@ def build_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     the ingest took and how long each checkpoint on the way held it up."""
     import os
 
-    from bench.stream import build_stream
-    from service.config import EngineConfig
-    from service.engine import Deduper
-    from service.store import open_store
-
     if os.path.exists(db):
         raise SystemExit(f"--build needs a new store, and {db} exists")
-    stream = build_stream(size, data_dir=data_dir)
-    engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
-                     guards=guards)
-    t0 = time.perf_counter()
-    engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
-    seconds = time.perf_counter() - t0
+    engine, timings = _ingest_stream(db, size, 0, model, guards=guards, data_dir=data_dir, prefix="build")
     engine.close()
-    return {"build_items": size, "build_ingest_s": round(seconds, 1),
-            "build_checkpoint_pause_s": engine.checkpoint_seconds,
-            "build_checkpoint_write_s": engine.checkpoint_write_seconds}
+    return timings
 
 
 def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str | None,
@@ -115,26 +103,33 @@ def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     only the store, as a crash would; returns what the run left to replay."""
     import os
 
+    if not os.path.exists(db):
+        raise SystemExit(f"--crash-after needs a store, and {db} does not exist (build one with --build)")
+    engine, timings = _ingest_stream(db, size, seed, model, guards=guards, data_dir=data_dir, prefix="crash")
+    left = engine.cursor - engine._checkpoint_cursor
+    engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
+    return {**timings, "crash_checkpoints": engine.counters["checkpoints"], "crash_changes_after_checkpoint": left}
+
+
+def _ingest_stream(db: str, size: int, seed: int, model: str, *, guards: bool, data_dir: str | None,
+                   prefix: str) -> tuple[Any, dict[str, Any]]:
+    """Ingest the benchmark stream (``size`` items, ``seed``) into the store at ``db`` and wait for
+    any background checkpoint; returns the open engine and its timings, keys prefixed."""
     from bench.stream import build_stream
     from service.config import EngineConfig
     from service.engine import Deduper
     from service.store import open_store
 
-    if not os.path.exists(db):
-        raise SystemExit(f"--crash-after needs a store, and {db} does not exist (build one with --build)")
     stream = build_stream(size, seed=seed, data_dir=data_dir)
     engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
                      guards=guards)
     t0 = time.perf_counter()
     engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
     seconds = time.perf_counter() - t0
-    left = engine.cursor - engine._checkpoint_cursor
-    engine.wait_for_checkpoint()  # the crash comes after the last checkpoint is on disk
-    engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
-    return {"crash_ingested": size, "crash_ingest_s": round(seconds, 1),
-            "crash_checkpoints": engine.counters["checkpoints"], "crash_checkpoint_pause_s": engine.checkpoint_seconds,
-            "crash_checkpoint_write_s": engine.checkpoint_write_seconds,
-            "crash_changes_after_checkpoint": left}
+    engine.wait_for_checkpoint()  # a crash comes after the last checkpoint is on disk
+    return engine, {f"{prefix}_items": size, f"{prefix}_ingest_s": round(seconds, 1),
+                    f"{prefix}_checkpoint_pause_s": engine.checkpoint_seconds,
+                    f"{prefix}_checkpoint_write_s": engine.checkpoint_write_seconds}
 
 
 if __name__ == "__main__":
