@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -158,6 +159,8 @@ def weighted_jaccard(a: Iterable[str], b: Iterable[str], weight: dict[str, float
         return 0.0
     if weight is None:
         return len(sa & sb) / len(sa | sb)
-    inter = sum(weight.get(g, default_weight) for g in sa & sb)
-    union = sum(weight.get(g, default_weight) for g in sa | sb)
+    # math.fsum is exactly rounded, so the score does not depend on set iteration order (string
+    # hashes differ per process): a plain sum made tied scores of a batch rank differently per run.
+    inter = math.fsum(weight.get(g, default_weight) for g in sa & sb)
+    union = math.fsum(weight.get(g, default_weight) for g in sa | sb)
     return inter / union if union > 0 else 0.0
