@@ -18,7 +18,7 @@ import numpy as np
 
 from bench.harness import rss_bytes
 from index.vectors import VectorIndex
-from service.engine import release_free_memory
+from service.restart import release_free_memory
 
 
 def _trim() -> None:

@@ -1,0 +1,355 @@
+"""Persisting and restoring the engine's candidate state: checkpoints, warm-up and replay.
+
+The engine decides from an in-memory candidate state (``service.state``) built from the store.
+This module is the part of :class:`~service.engine.Deduper` that keeps that state across
+restarts, and in step with other writers:
+
+* ``checkpoint`` writes the vector index file and the state snapshot beside a SQLite store, as
+  a pair stamped with a store change cursor (in the background while ingesting);
+* ``warm_up`` loads the last pair and replays the change feed since its cursor, or rebuilds the
+  state from the store rows, newest first, within ``warmup_timeout_s``;
+* ``_catch_up`` replays the change feed since the engine's cursor: another writer's changes
+  before a decision, or the tail a warm-up cut short.
+
+It is a mixin so that ``Deduper`` keeps one public surface (``checkpoint``, ``warm_up``,
+``warmup_report``, ``checkpoint_seconds``); the attributes it uses are declared below and set
+by ``Deduper.__init__``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time as _time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from index.features import ItemFeatures
+from index.files import PendingFile, write_together
+from service.config import EngineConfig
+from service.state import CandidateState, Entry
+from service.store import Store
+from service.store.base import DocumentRow, VersionRow
+
+log = logging.getLogger("samestory.engine")
+
+DAY = 86_400.0
+
+
+class StateRestart:
+    """Checkpoints, warm-up and change-feed replay of a ``Deduper``'s candidate state."""
+
+    store: Store
+    state: CandidateState
+    config: EngineConfig
+    counters: Counter[str]
+    model_name: str | None
+    cursor: int  # the last store change the state reflects
+    index_path: Path | None
+    snapshot_path: Path | None
+    warmup_report: dict[str, Any]
+    checkpoint_seconds: list[float]
+    checkpoint_write_seconds: list[float]
+    _checkpoint_cursor: int
+    _writer: threading.Thread | None
+    _vectors_loaded: bool
+    _state_complete: bool
+
+    # checkpoints ------------------------------------------------------------------------------------
+    def checkpoint(self, *, wait: bool = True) -> bool:
+        """Write the vector index file and the state snapshot beside a SQLite store, as a pair
+        stamped with the current change cursor; False when there was nothing to write.
+
+        ``ingest_many`` calls it every ``snapshot_every`` store changes with ``wait=False``: the
+        state is copied out now (the pause the ingest call sees, ``checkpoint_seconds``) and the
+        files are written by a background thread (``checkpoint_write_seconds``), so a restart after
+        a crash replays only the changes since (see ``warm_up``): a stale pair costs time, never a
+        wrong decision. Files that cannot be written (a full disk) are logged and skipped: they
+        are an accelerator, and the store already holds every committed item.
+        """
+        self.wait_for_checkpoint()
+        self._checkpoint_cursor = self.cursor
+        if not self._state_complete or self.store.max_change() != self.cursor:
+            return False  # a partial state, or another writer's changes not yet applied
+        t0 = _time.perf_counter()
+        files = self._checkpoint_files()
+        if not files:
+            return False
+        self.checkpoint_seconds.append(round(_time.perf_counter() - t0, 3))
+        if wait:
+            return self._write_checkpoint(files, self.cursor)
+        self._writer = threading.Thread(target=self._write_checkpoint_logged, args=(files, self.cursor),
+                                        name="samestory-checkpoint")
+        self._writer.start()
+        return True
+
+    def wait_for_checkpoint(self) -> None:
+        """Block until a checkpoint being written in the background is on disk."""
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
+
+    def _checkpoint_files(self) -> list[PendingFile]:
+        files = []
+        vectors = self.state.vectors
+        if self.index_path is not None and vectors is not None and self.model_name:
+            files.append(vectors.pending_file(self.index_path, meta={"model": self.model_name, "dim": vectors.dim,
+                                                                     "cursor": self.cursor}))
+        if self.snapshot_path is not None and self.config.state_snapshot:
+            from service.snapshot import snapshot_file
+
+            files.append(snapshot_file(self.state, self.snapshot_path, cursor=self.cursor))
+        return files
+
+    def _write_checkpoint_logged(self, files: list[PendingFile], cursor: int) -> None:
+        try:
+            self._write_checkpoint(files, cursor)
+        except Exception:  # no caller to raise to in the background: the files are only an accelerator
+            log.exception("checkpoint at change %d failed; the next start replays or rebuilds from the store", cursor)
+
+    def _write_checkpoint(self, files: list[PendingFile], cursor: int) -> bool:
+        t0 = _time.perf_counter()
+        try:
+            write_together(files)
+        except OSError as exc:  # an accelerator: a full or read-only disk must not fail ingest or close
+            log.warning("checkpoint not written (%s); the next start replays or rebuilds from the store", exc)
+            return False
+        seconds = _time.perf_counter() - t0
+        self.checkpoint_write_seconds.append(round(seconds, 3))
+        self.counters["checkpoints"] += 1
+        log.info("checkpoint at change %d written in %.2f s", cursor, seconds)
+        return True
+
+    # warm restart ---------------------------------------------------------------------------------
+    def warm_up(self) -> dict[str, Any]:
+        """Build the candidate state from recent store history (seed 001's warm-up).
+
+        The fast path loads the last snapshot (``service.snapshot``: written at a clean close and
+        at every checkpoint) and replays the store's change feed from its cursor, so after a
+        crash only the changes since the last checkpoint are read again. Otherwise the state is
+        rebuilt from the store rows. Bounded twice: only ``warmup_days`` of history, and at
+        most ``warmup_timeout_s`` seconds, after which the engine starts with what it has (dedup
+        must never keep the service down). A rebuild cut short keeps the newest documents; a
+        replay cut short leaves the rest of the change feed to the first write, which replays
+        it before deciding anything (as it does for other writers' changes).
+        """
+        self.wait_for_checkpoint()  # the files on disk are then the last pair, whole
+        started = _time.monotonic()
+        cfg = self.config
+        since = _time.time() - cfg.warmup_days * DAY
+        loaded = 0
+        timed_out = False
+        dim = self.state.vectors.dim if self.state.vectors is not None else None
+        self.state = CandidateState(self.config, dim)
+        self._vectors_loaded = False
+        try:
+            self.cursor = self.store.max_change()
+            base = self._snapshot_base()
+            self._vectors_loaded = self._load_index_file(base)
+            if self._load_snapshot(base):
+                self._checkpoint_cursor = self.cursor = base
+                replayed, timed_out = self._replay(started)
+                dropped = self.state.retain(self.store.live_document_ids(since))
+                if dropped:
+                    log.info("state snapshot: %d documents outside warmup_days dropped", dropped)
+                if replayed or dropped:  # the rows they left behind, at a start rather than mid-stream
+                    self.state.entries.compact()
+                return self._warmup_done(started, len(self.state.entries), timed_out, "snapshot",
+                                         replayed=replayed)
+            if base != self.cursor:  # no snapshot after all: the older index file does not fit a rebuild
+                self.state = CandidateState(self.config, dim)
+                self._vectors_loaded = False
+            # Read newest first, so a timeout keeps the most recent history; each chunk is built
+            # oldest first and the buckets are put back in time order at the end.
+            pending: list[tuple[DocumentRow, VersionRow]] = []
+            for doc, ver in self.store.live_documents(since):
+                if _time.monotonic() - started > cfg.warmup_timeout_s:
+                    timed_out = True
+                    break
+                pending.append((doc, ver))
+                if len(pending) >= 2_000:
+                    loaded += self._load_docs(pending[::-1])
+                    pending = []
+            loaded += self._load_docs(pending[::-1])
+            self.state.ngram.sort_buckets()
+        except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
+            log.exception("warm-up failed; starting with an empty candidate state")
+            self.cursor = self.store.max_change()
+            return self._warmup_done(started, loaded, timed_out, "store", failed=True)
+        return self._warmup_done(started, loaded, timed_out, "store")
+
+    def _snapshot_base(self) -> int:
+        """The change cursor to start from: the snapshot's, when one is usable and replaying the
+        changes since is shorter than rebuilding (fewer changes than the snapshot holds
+        documents); else the store's latest, which the rebuild reflects."""
+        if self.snapshot_path is None or not self.config.state_snapshot:
+            return self.cursor
+        from service.snapshot import snapshot_stamp
+
+        stamp = snapshot_stamp(self.snapshot_path, self.config)
+        if stamp is None:
+            return self.cursor
+        snap_cursor, documents = stamp
+        if snap_cursor > self.cursor:  # taken of another store, or one restored from an older backup
+            log.info("state snapshot is ahead of the store (cursor %s, store %s); rebuilding", snap_cursor, self.cursor)
+            return self.cursor
+        if self.cursor - snap_cursor > max(documents, 1_000):
+            log.info("state snapshot is %d changes behind the store; rebuilding", self.cursor - snap_cursor)
+            return self.cursor
+        return snap_cursor
+
+    def _replay(self, started: float) -> tuple[int, bool]:
+        """Apply the store's changes since ``self.cursor``, in bounded slices, within the warm-up's
+        time bound; returns (documents replayed, whether the bound stopped it)."""
+        replayed = 0
+        while self.cursor < self.store.max_change():
+            if _time.monotonic() - started > self.config.warmup_timeout_s:
+                return replayed, True
+            replayed += self._catch_up(limit=5_000)
+        return replayed, False
+
+    def _warmup_done(self, started: float, loaded: int, timed_out: bool, source: str,
+                     failed: bool = False, replayed: int = 0) -> dict[str, Any]:
+        # A replay cut short is still whole once the first write has caught up (saves check
+        # the cursor); a rebuild cut short never is.
+        self._state_complete = not (failed or (timed_out and source == "store"))
+        if source == "store":  # no checkpoint on disk matches this state: the first due write makes one
+            self._checkpoint_cursor = 0
+        self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
+                              "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
+                              "vector_index": "file" if self._vectors_loaded else "store",
+                              "replayed": replayed,
+                              "replay_pending": max(0, self.store.max_change() - self.cursor)}
+        self._vectors_loaded = False
+        release_free_memory()
+        log.info("warm-up", extra={"samestory": self.warmup_report})
+        return self.warmup_report
+
+    def _load_snapshot(self, cursor: int) -> bool:
+        """Use the state snapshot taken at change ``cursor`` (see ``service.snapshot``).
+
+        Only with no vectors to add, or with the vector index file of the same cursor already
+        loaded: the snapshot holds the cheap indices, and vectors read back from the store one
+        document at a time would cost what the snapshot saves.
+        """
+        if (self.snapshot_path is None or not self.config.state_snapshot
+                or (self.state.vectors is not None and not self._vectors_loaded)):
+            return False
+        from service.snapshot import load_snapshot
+
+        try:
+            state = load_snapshot(self.snapshot_path, self.config, cursor=cursor)
+        except Exception:  # an accelerator only: anything wrong with it means "rebuild"
+            log.exception("state snapshot failed to load; rebuilding from the store")
+            return False
+        if state is None:
+            return False
+        state.vectors = self.state.vectors
+        self.state = state
+        return True
+
+    def _load_index_file(self, cursor: int) -> bool:
+        """Use the persisted FAISS index when it matches this model and was saved at change ``cursor``."""
+        if self.index_path is None or self.state.vectors is None or not self.index_path.exists():
+            return False
+        from index.vectors import VectorIndex
+
+        try:
+            index, meta = VectorIndex.load(self.index_path, expect={"model": self.model_name,
+                                                                     "dim": self.state.vectors.dim})
+        except (FileNotFoundError, ValueError) as exc:
+            log.info("vector index file not usable (%s); rebuilding from the store", exc)
+            return False
+        if int(meta.get("cursor", -1)) != cursor:
+            log.info("vector index file is stale (cursor %s, wanted %s); rebuilding", meta.get("cursor"), cursor)
+            return False
+        self.state.vectors = index
+        return True
+
+    def _load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
+        if not rows:
+            return 0
+        reps: dict[int, int] = {}
+        for doc, _ in rows:
+            if doc.cluster_id is not None and doc.cluster_id not in reps:
+                c = self.store.get_cluster(doc.cluster_id)
+                if c is not None:
+                    reps[c.id] = c.representative_id
+        vectors = {}
+        if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
+            vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
+        loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
+        entries = [self._entry_of(doc, ver) for doc, ver in loaded]
+        is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
+        self.state.add_loaded(entries, is_rep)
+        if vectors:
+            for (doc, ver), rep in zip(loaded, is_rep, strict=True):
+                self._attach_vector(doc, rep, vectors.get(ver.id))
+        return len(rows)
+
+    @staticmethod
+    def _entry_of(doc: DocumentRow, ver: VersionRow) -> Entry:
+        t = doc.published_at if doc.published_at is not None else doc.first_seen
+        feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
+        assert doc.cluster_id is not None
+        return Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source)
+
+    def _attach_vector(self, doc: DocumentRow, is_rep: bool, vector: bytes | None) -> None:
+        """A stored vector becomes its cluster's: always the representative's, else the first seen."""
+        assert doc.cluster_id is not None
+        if vector is not None and self.state.vectors is not None and not self._vectors_loaded and (
+                is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
+            self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
+
+    def _catch_up(self, limit: int | None = None) -> int:
+        """Replay the store's changes since our cursor: other writers' (called inside the write
+        transaction), or those made after the snapshot a warm-up loaded (at most ``limit``).
+
+        Each changed document is read as it is now in the store: a deleted one is removed; the
+        others are forgotten and loaded again in one batch, through the warm-up's own path
+        (``_load_docs``), with their cluster's current representative. Every representative
+        change records a change for both documents, so no representative is left stale.
+        """
+        changes = self.store.changes_since(self.cursor, limit)
+        if not changes:
+            return 0
+        self.cursor = max(self.cursor, changes[-1][0])
+        doc_ids = list(dict.fromkeys(doc_id for _, doc_id in changes))
+        rows: list[tuple[DocumentRow, VersionRow]] = []
+        for doc_id in doc_ids:
+            doc = self.store.get_document(doc_id)
+            if doc is None or doc.deleted or doc.latest_version_id is None or doc.cluster_id is None:
+                self.state.remove(doc_id)
+                continue
+            ver = self.store.get_version(doc.latest_version_id)
+            if ver is not None:
+                rows.append((doc, ver))
+        for doc, _ in rows:
+            self.state.forget(doc.id)
+        loaded, self._vectors_loaded = self._vectors_loaded, False  # replayed items bring their vectors
+        try:
+            self._load_docs(rows)
+        finally:
+            self._vectors_loaded = loaded
+        self.counters["catch_up_documents"] += len(doc_ids)
+        return len(doc_ids)
+
+
+def release_free_memory() -> None:
+    """Hand the heap the warm-up freed back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
+
+    Loading a state leaves freed temporaries (the snapshot's arrays, ``tolist`` ints, store
+    rows) in the C heap, which glibc keeps for reuse: on the 100k benchmark store that was
+    ~240 bytes of resident memory per document that the state no longer used.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
+        pass
