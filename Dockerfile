@@ -8,10 +8,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# The same install path as the Makefile (pip install .[postgres]), non-editable so that the
-# source tree can be dropped afterwards. .dockerignore admits only the package sources.
+# The same install path as the Makefile (pip install .[postgres]) plus the Redis client for a
+# shared embedding cache (SAMESTORY_EMBEDDING_CACHE), non-editable so that the source tree can
+# be dropped afterwards. .dockerignore admits only the package sources.
 COPY . /tmp/src
-RUN pip install --no-cache-dir "/tmp/src[postgres]" && rm -rf /tmp/src
+RUN pip install --no-cache-dir "/tmp/src[postgres,redis]" && rm -rf /tmp/src
 
 # Non-root; the store lives on a volume owned by that user.
 RUN useradd --system --uid 10001 --create-home --home-dir /home/samestory samestory \

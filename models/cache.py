@@ -28,6 +28,7 @@ import numpy as np
 
 from index.text import normalize
 from models.base import Embedder, Kind, check_batch_size, check_kind, check_texts, l2_normalize
+from models.shared_cache import SharedVectorCache
 
 
 class CachedEmbedder:
@@ -43,7 +44,7 @@ class CachedEmbedder:
     punctuation-only strings do not collide.
     """
 
-    def __init__(self, inner: Embedder, maxsize: int = 50_000) -> None:
+    def __init__(self, inner: Embedder, maxsize: int = 50_000, *, shared: SharedVectorCache | None = None) -> None:
         if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
             raise ValueError(f"maxsize must be a positive int, got {maxsize!r}")
         if isinstance(inner, CachedEmbedder):
@@ -54,6 +55,9 @@ class CachedEmbedder:
         self.maxsize = maxsize
         self.calls = 0
         self.hits = 0
+        # Second level, shared with other processes (models.shared_cache): read for the keys the
+        # LRU misses, written with what the model embeds. Its hits count in ``hits`` too.
+        self.shared = shared
         self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         # Held only around dictionary work, never while the model runs, so concurrent callers
         # still overlap their model time (at worst a text in flight twice is embedded twice).
@@ -100,6 +104,16 @@ class CachedEmbedder:
                     self.hits += 1
                 else:
                     todo[k] = [i]
+        if todo and self.shared is not None:
+            found = self.shared.get_many(list(todo))
+            got = {k: v for k, v in zip(list(todo), found, strict=True) if v is not None}
+            if got:
+                with self._lock:
+                    for k, vec in got.items():
+                        rows = todo.pop(k)
+                        out[rows] = vec
+                        self.hits += 1
+                        self._remember(k, vec)
         if todo:
             first = [items[rows[0]] for rows in todo.values()]
             vecs = l2_normalize(self.inner.encode(first, kind=kind, batch_size=batch_size))
@@ -107,14 +121,22 @@ class CachedEmbedder:
                 self.calls += len(first)
                 for (k, rows), vec in zip(todo.items(), vecs, strict=True):
                     out[rows] = vec
-                    # A private read-only copy: callers may mutate the array they get back.
-                    stored = vec.copy()
-                    stored.flags.writeable = False
-                    self._lru[k] = stored
-                    self._lru.move_to_end(k)
-                while len(self._lru) > self.maxsize:
-                    self._lru.popitem(last=False)
+                    self._remember(k, vec)
+            if self.shared is not None:
+                self.shared.set_many(list(zip(todo, vecs, strict=True)))
         return out
 
+    def _remember(self, key: tuple[str, str], vec: np.ndarray) -> None:
+        """Put ``vec`` in the LRU (caller holds the lock), evicting the least recently used."""
+        # A private read-only copy: callers may mutate the array they get back.
+        stored = np.array(vec, dtype=np.float32, copy=True)
+        stored.flags.writeable = False
+        self._lru[key] = stored
+        self._lru.move_to_end(key)
+        while len(self._lru) > self.maxsize:
+            self._lru.popitem(last=False)
+
     def __repr__(self) -> str:
-        return f"CachedEmbedder({self.inner!r}, size={len(self)}/{self.maxsize}, calls={self.calls}, hits={self.hits})"
+        shared = f", shared={self.shared!r}" if self.shared is not None else ""
+        return (f"CachedEmbedder({self.inner!r}, size={len(self)}/{self.maxsize}, calls={self.calls}, "
+                f"hits={self.hits}{shared})")

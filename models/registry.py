@@ -34,6 +34,7 @@ from pathlib import Path
 
 from models.base import Embedder, check_device
 from models.cache import CachedEmbedder
+from models.shared_cache import open_shared_cache
 
 VALID_SPECS: tuple[str, ...] = ("use", "e5-small", "e5-small-onnx", "st:<local path or hub name>", "onnx:<dir>")
 E5_NAME = "e5-small"
@@ -93,11 +94,13 @@ def _load_e5(device: str, cache_dir: Path | None, *, onnx_only: bool) -> Embedde
 
 
 def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | None = None,
-                  cache_size: int = 50_000) -> Embedder:
+                  cache_size: int = 50_000, shared_cache: str | None = None) -> Embedder:
     """Build the embedder named by ``spec`` (see the module docstring).
 
     ``cache_size > 0`` wraps the result in a :class:`CachedEmbedder` of that many entries;
-    ``0`` returns the bare back-end. Unknown specs raise ``ValueError`` listing the valid ones.
+    ``0`` returns the bare back-end. ``shared_cache`` (a ``redis://`` URL, see
+    ``models.shared_cache``) puts a cache shared by several processes behind that LRU.
+    Unknown specs raise ``ValueError`` listing the valid ones.
 
     Note: e5-small through sentence-transformers and through ONNX both report the name
     ``e5-small``: their vectors agree to cosine > 0.99999, so indexes built with either mix.
@@ -107,6 +110,8 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
     check_device(device)
     if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
         raise ValueError(f"cache_size must be an int >= 0, got {cache_size!r}")
+    if shared_cache and cache_size == 0:
+        raise ValueError("a shared embedding cache sits behind the local one: cache_size must be >= 1")
     spec = spec.strip()
     emb: Embedder
     if spec == "use":
@@ -128,4 +133,6 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
     else:
         valid = ", ".join(repr(s) for s in VALID_SPECS)
         raise ValueError(f"unknown model spec {spec!r}; valid: {valid}")
-    return CachedEmbedder(emb, maxsize=cache_size) if cache_size > 0 else emb
+    if cache_size == 0:
+        return emb
+    return CachedEmbedder(emb, maxsize=cache_size, shared=open_shared_cache(shared_cache, emb.name, emb.dim))

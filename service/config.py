@@ -119,6 +119,10 @@ class EngineConfig:
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).
     exact_until: int = 20_000
     model: str = "use"
+    # A cache of embeddings shared by every process on one store (models/shared_cache.py), e.g.
+    # redis://127.0.0.1:6379/0; None: each process keeps only its own LRU. It decides no merge:
+    # a vector read back is the bytes the same model wrote for the same normalised text.
+    embedding_cache: str | None = None
     url_rules: str | None = None
     rules_dir: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -140,7 +140,7 @@ class Deduper(StateRestart):
         if isinstance(model, str):
             from models.registry import load_embedder
 
-            embedder = load_embedder(model, device=device)
+            embedder = load_embedder(model, device=device, shared_cache=config.embedding_cache)
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)
 
     def warm_encoder(self) -> float:
@@ -503,6 +503,7 @@ class Deduper(StateRestart):
             "vector_index": len(self.state.vectors) if self.state.vectors is not None else 0,
             "counters": dict(self.counters),
             "model": self.model_name,
+            "embedding_cache": _cache_stats(self.embedder),
         }
 
 
@@ -515,6 +516,21 @@ def _index_path(store: Store, suffix: str = ".faiss") -> Path | None:
     if not path or path == ":memory:":
         return None
     return Path(f"{path}{suffix}")
+
+
+def _cache_stats(embedder: Any) -> dict[str, int]:
+    """Counts of the embedder's caches (``models.cache``, ``models.shared_cache``); {} without one.
+
+    ``hits``: texts served without the model (local LRU or shared cache); ``model_texts``: texts
+    the model embedded; ``shared_*``: lookups in the cache other processes share.
+    """
+    if embedder is None or not hasattr(embedder, "hits") or not hasattr(embedder, "calls"):
+        return {}
+    out = {"hits": int(embedder.hits), "model_texts": int(embedder.calls)}
+    shared = getattr(embedder, "shared", None)
+    if shared is not None:
+        out.update(shared_hits=int(shared.hits), shared_misses=int(shared.misses), shared_errors=int(shared.errors))
+    return out
 
 
 def _load_url_rules(config: EngineConfig) -> UrlRules:

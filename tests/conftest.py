@@ -5,6 +5,10 @@ PostgreSQL: ``pg_url`` gives each test a fresh schema on the server named by
 afterwards. When the server is unreachable the test skips, unless
 ``SAMESTORY_REQUIRE_POSTGRES=1`` (CI, see ``.ci/run``), where it fails instead.
 
+Redis: ``redis_url`` gives each test its own key prefix on the server named by
+``SAMESTORY_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``) and deletes those keys
+afterwards; unreachable means skip, or fail under ``SAMESTORY_REQUIRE_REDIS=1`` (CI).
+
 HTTP: ``make_client(**settings)`` builds a ``TestClient`` on an in-memory engine with the cheap
 passes (no embedder) and the default guards.
 """
@@ -72,6 +76,30 @@ def pg_schema() -> Iterator[Callable[[], str]]:
 def pg_url(pg_schema: Callable[[], str]) -> str:
     """The URL of one fresh, empty schema."""
     return pg_schema()
+
+
+REDIS_URL = os.environ.get("SAMESTORY_REDIS_URL", "redis://127.0.0.1:6379/15")
+REQUIRE_REDIS = os.environ.get("SAMESTORY_REQUIRE_REDIS") == "1"
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[tuple[str, str]]:
+    """(server URL, a fresh key prefix); every key under the prefix is deleted after the test."""
+    try:
+        import redis
+
+        client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+        client.ping()
+    except Exception as exc:  # ImportError or any connection failure
+        problem = f"Redis at {REDIS_URL} is unavailable: {type(exc).__name__}: {exc}"
+        if REQUIRE_REDIS:
+            pytest.fail(f"{problem} (SAMESTORY_REQUIRE_REDIS=1: Redis tests must not skip)")
+        pytest.skip(problem)
+    prefix = f"samestory-test:{uuid.uuid4().hex[:12]}"
+    yield REDIS_URL, prefix
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
 
 
 @pytest.fixture

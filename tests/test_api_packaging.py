@@ -26,7 +26,7 @@ def test_dockerfile_has_the_expected_instructions():
     ins = instructions()
     assert ins[0] == ("FROM", "python:3.11-slim")
     runs = [a for i, a in ins if i == "RUN"]
-    assert any('pip install --no-cache-dir "/tmp/src[postgres]"' in r for r in runs)
+    assert any('pip install --no-cache-dir "/tmp/src[postgres,redis]"' in r for r in runs)
     user = [a for i, a in ins if i == "USER"]
     assert user and user[-1] not in ("root", "0")
     assert ("VOLUME", "/data") in ins

@@ -118,3 +118,15 @@ def test_checkpoint_script_times_a_snapshot_of_a_stored_state(tmp_path: Path, ca
     assert main([f"{db}.state.npz", "--repeats", "2", "--dead", "10"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["documents"] == 60 and out["dead"] == 10 and len(out["pause_s"]) == 2 and out["file_bytes"] > 0
+
+
+@pytest.mark.redis
+def test_shared_cache_script_serves_the_second_worker_from_redis(redis_prefix: tuple[str, str],
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.shared_cache import main
+
+    url, _ = redis_prefix
+    assert main(["--redis", url, "--size", "40", "--repeats", "1", "--eval-data", str(DATA)]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["texts"] == 40 and out["b_model_calls"] == 0
+    assert out["a_ms_per_text"] > 0 and out["b_ms_per_text"] > 0

@@ -35,6 +35,10 @@ class Metrics:
                                 "Entries in the in-memory candidate indices (documents, clusters, vectors)",
                                 ["index"], registry=r)
         self.store_rows = Gauge("samestory_store_rows", "Rows in the store by table", ["table"], registry=r)
+        self.embedding_cache = Gauge("samestory_embedding_cache",
+                                     "Embedding cache counts since start: hits (served without the model), "
+                                     "model_texts (embedded), shared_hits/misses/errors (the shared cache)",
+                                     ["count"], registry=r)
 
     def observe_results(self, results: list[Any]) -> None:
         """Count a batch of ``IngestResult``."""
@@ -54,6 +58,8 @@ class Metrics:
         for table in ("documents", "live_documents", "versions", "observations", "clusters"):
             if table in stats:
                 self.store_rows.labels(table).set(stats[table])
+        for name, value in stats.get("embedding_cache", {}).items():
+            self.embedding_cache.labels(name).set(value)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
