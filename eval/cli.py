@@ -1,4 +1,4 @@
-"""``samestory eval``: pairs, clusters, sweep and report sub-commands.
+"""``samestory eval``: pairs, clusters, sweep, calibrate and report sub-commands.
 
 The main CLI (``service/cli.py``) calls :func:`register`; ``python -m eval.cli ...`` runs the
 same commands stand-alone. Progress bars go to stderr; with ``--json`` the last stdout line is
@@ -9,6 +9,8 @@ Examples::
     samestory eval pairs ../shared/eval-data/pawsx-ko/dev.jsonl --sample 500 --json
     samestory eval clusters ../shared/eval-data/parakqc-ko/dev.clusters.jsonl --sample 1000
     samestory eval sweep ../shared/eval-data/tatoeba-kor-eng/dev.jsonl --stage embedding --limit 300
+    samestory eval calibrate ../shared/eval-data/{ntrex128-kor-eng,koen-news-park,tatoeba-kor-eng}/dev.jsonl \\
+        --floors 0.97,0.97,0.90 --sample 600
     samestory eval report --data ../shared/eval-data --out eval --baselines --sample 1500
 """
 
@@ -35,7 +37,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     """Add ``eval`` and its sub-commands to an ``argparse`` sub-parser collection."""
-    ev = subparsers.add_parser("eval", help="evaluate against labelled eval data (pairs, clusters, sweeps, report)")
+    ev = subparsers.add_parser("eval", help="evaluate against labelled eval data (pairs, clusters, sweeps, "
+                               "calibration, report)")
     sub = ev.add_subparsers(dest="eval_command", required=True)
 
     p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file")
@@ -64,6 +67,25 @@ def register(subparsers: Any) -> None:
     s.add_argument("--json", action="store_true")
     _common(s)
     s.set_defaults(func=cmd_sweep)
+
+    k = sub.add_parser("calibrate", help="the lowest threshold of one stage at which precision reaches a floor "
+                       "on every pair file (what to put in [engine])",
+                       description="Re-run the engine (cascade and guards) over labelled pair files at every "
+                       "threshold of a grid, and pick the lowest one at which each file's precision reaches its "
+                       "floor: the most recall under your precision floors. Prints each file's precision and "
+                       "recall there and the [engine] line for --config. Use held-out pairs of your own feed "
+                       "in the eval-data JSONL format.")
+    k.add_argument("files", type=Path, nargs="+", help="pair files (eval-data JSONL)")
+    k.add_argument("--stage", default="embedding", choices=["ngram", "embedding", "minhash"],
+                   help="the stage whose threshold is calibrated (default embedding)")
+    k.add_argument("--floor", type=float, default=0.97, help="precision floor for every file (default 0.97)")
+    k.add_argument("--floors", default=None,
+                   help="comma-separated floors, one per file in order (overrides --floor), e.g. 0.97,0.97,0.90")
+    k.add_argument("--thresholds", default=None, help="comma-separated grid (default: a 0.025 grid per stage)")
+    k.add_argument("--no-guards", action="store_true", help="calibrate the engine with guards off")
+    k.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
+    _common(k)
+    k.set_defaults(func=cmd_calibrate)
 
     r = sub.add_parser("report", help="every set of an eval-data folder into one Markdown report")
     r.add_argument("--data", type=Path, default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or "
@@ -185,6 +207,57 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"stage": args.stage, "over": what, "plot": str(plot), "rows": [r.to_dict() for r in rows]}))
     return 0
+
+
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:
+        raise SystemExit(f"{what} must be comma-separated numbers: {exc}") from exc
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from eval import sweep
+    from eval.data import is_cluster_file, load_pairs, subsample_pairs
+
+    floors = _floats(args.floors, "--floors") if args.floors else [args.floor] * len(args.files)
+    if len(floors) != len(args.files):
+        raise SystemExit(f"--floors has {len(floors)} values for {len(args.files)} files")
+    if any(not 0.0 < f <= 1.0 for f in floors):
+        raise SystemExit(f"precision floors must be in (0, 1], got {floors}")
+    grid = sorted(set(_floats(args.thresholds, "--thresholds"))) if args.thresholds else sweep.calibration_grid(args.stage)
+    if not grid or any(not 0.0 <= t <= 1.0 for t in grid):
+        raise SystemExit(f"thresholds must be numbers in [0, 1], got {grid}")
+    clusters = [f for f in args.files if is_cluster_file(f)]
+    if clusters:
+        raise SystemExit(f"calibrate takes pair files; {clusters[0]} is a cluster file (use eval sweep for those)")
+    rows_per_file = []
+    for f in args.files:
+        pairs = subsample_pairs(load_pairs(f), sample=args.sample, limit=args.limit, seed=args.seed)
+        rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
+                                               progress=not args.no_progress))
+    best = sweep.lowest_meeting(rows_per_file, floors)
+    field = sweep.STAGE_FIELDS[args.stage]
+    print(f"{args.stage} threshold calibration over {len(args.files)} pair file(s), grid {grid[0]}..{grid[-1]} "
+          f"({len(grid)} values), guards {'off' if args.no_guards else 'on'}")
+    print(f"{'threshold':>9} " + " ".join(f"{'P/R ' + f.parent.name[:18]:>26}" for f in args.files))
+    for i, t in enumerate(grid):
+        mark = " <-" if i == best else ""
+        print(f"{t:9.3f} " + " ".join(f"{_fmt(rows[i].precision) + ' / ' + _fmt(rows[i].recall):>26}"
+                                      for rows in rows_per_file) + mark)
+    files = [{"file": str(f), "floor": fl,
+              **({"precision": rows[best].precision, "recall": rows[best].recall} if best is not None else {})}
+             for f, fl, rows in zip(args.files, floors, rows_per_file, strict=True)]
+    if best is None:
+        print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}); "
+              "widen --thresholds or lower a floor")
+    else:
+        print(f"lowest threshold meeting every floor: {grid[best]} -> put this in the --config file:")
+        print(f"[engine]\n{field} = {grid[best]}")
+    if args.json:
+        print(json.dumps({"stage": args.stage, "field": field, "threshold": grid[best] if best is not None else None,
+                          "files": files, "rows": [[r.to_dict() for r in rows] for rows in rows_per_file]}))
+    return 0 if best is not None else 1
 
 
 def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:

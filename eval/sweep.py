@@ -105,3 +105,44 @@ def sweep_clusters(items: Sequence[ClusterItem], stage: str, thresholds: Sequenc
         rows.append(SweepRow(t, len(items), s.predicted_clusters, len(items) - s.predicted_clusters,
                              s.pairwise_precision, s.pairwise_recall, s.pairwise_f1, s.ari))
     return rows
+
+
+def calibration_grid(stage: str) -> list[float]:
+    """The finer grid ``eval calibrate`` searches by default (``default_thresholds`` is for reading).
+
+    >>> g = calibration_grid("embedding"); (g[0], g[-1], len(g))
+    (0.4, 0.9, 21)
+    """
+    lo, hi, step = {"ngram": (0.20, 0.60, 0.025), "minhash": (0.40, 0.95, 0.025),
+                    "embedding": (0.40, 0.90, 0.025)}.get(stage, (None, None, None))
+    if lo is None:
+        raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGE_FIELDS)}")
+    n = round((hi - lo) / step)
+    return [round(lo + i * step, 3) for i in range(n + 1)]
+
+
+def lowest_meeting(rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence[float]) -> int | None:
+    """Index of the lowest threshold at which every file's precision reaches its floor, or None.
+
+    The rows of every file must be over the same ascending thresholds. A file that merges no
+    pair at a threshold has no false merge there, so it meets any floor. The lowest such
+    threshold merges the most (recall is highest) while every precision floor holds: the rule
+    the engine's shipped thresholds follow (issue 3).
+
+    >>> r = lambda t, p: SweepRow(t, 10, 5, 5, p, 0.5, 0.5)
+    >>> lowest_meeting([[r(0.5, 0.90), r(0.6, 0.97), r(0.7, 0.99)], [r(0.5, 0.95), r(0.6, 0.95), r(0.7, 1.0)]],
+    ...                [0.97, 0.95])
+    1
+    >>> lowest_meeting([[r(0.5, 0.90)]], [0.99]) is None
+    True
+    """
+    if len(rows_per_file) != len(floors) or not rows_per_file:
+        raise ValueError("one floor per file, and at least one file")
+    grids = [[r.threshold for r in rows] for rows in rows_per_file]
+    if any(g != grids[0] for g in grids) or grids[0] != sorted(grids[0]):
+        raise ValueError("every file must be swept over the same ascending thresholds")
+    for i in range(len(grids[0])):
+        if all(rows[i].precision is None or rows[i].precision >= floor
+               for rows, floor in zip(rows_per_file, floors, strict=True)):
+            return i
+    return None

@@ -88,3 +88,29 @@ def test_malformed_file_is_a_precise_error(tmp_path: Path) -> None:
                    '"label": 1, "kind": "k"}\n[1, 2]\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad\.jsonl:2: expected a JSON object"):
         main(["eval", "pairs", str(bad), "--no-progress"])
+
+
+def test_eval_calibrate_picks_the_lowest_threshold_meeting_every_floor(capsys: pytest.CaptureFixture[str]) -> None:
+    files = [str(DATA / "tatoeba-kor-eng" / "dev.jsonl"), str(DATA / "pawsx-ko" / "dev.jsonl")]
+    rc = main(["eval", "calibrate", *files, "--floors", "0.90,0.60", "--thresholds", "0.6,0.7,0.8,0.9",
+               "--sample", "80", "--no-progress", "--json"])
+    obj = _last_json(capsys)
+    assert obj["field"] == "embedding_threshold"
+    rows = obj["rows"]
+    ok = [all(r[i]["precision"] is None or r[i]["precision"] >= fl for r, fl in zip(rows, (0.90, 0.60), strict=True))
+          for i in range(4)]
+    if any(ok):
+        assert rc == 0 and obj["threshold"] == [0.6, 0.7, 0.8, 0.9][ok.index(True)]
+        assert all(f["precision"] is None or f["precision"] >= f["floor"] for f in obj["files"])
+    else:
+        assert rc == 1 and obj["threshold"] is None
+
+
+def test_eval_calibrate_rejects_bad_arguments() -> None:
+    tatoeba = str(DATA / "tatoeba-kor-eng" / "dev.jsonl")
+    with pytest.raises(SystemExit, match="--floors has 2 values for 1 files"):
+        main(["eval", "calibrate", tatoeba, "--floors", "0.9,0.9"])
+    with pytest.raises(SystemExit, match="precision floors must be in"):
+        main(["eval", "calibrate", tatoeba, "--floor", "1.5"])
+    with pytest.raises(SystemExit, match="cluster file"):
+        main(["eval", "calibrate", str(DATA / "parakqc-ko" / "dev.clusters.jsonl")])
