@@ -1,4 +1,4 @@
-"""``samestory`` command line: ingest, compare, dedupe, serve, demo, eval, models, bench."""
+"""``samestory`` command line: ingest, compare, dedupe, clusters, serve, demo, stats, eval, models, bench."""
 
 from __future__ import annotations
 
@@ -166,6 +166,55 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_clusters(args: argparse.Namespace) -> int:
+    """List a store's stories, or show one with its members and the reasons (reads the store only)."""
+    from service.store import open_store
+    from service.views import cluster_page, cluster_view
+
+    if args.limit < 1 or args.offset < 0:
+        raise SystemExit("--limit must be >= 1 and --offset >= 0")
+    try:
+        store = open_store(args.db)
+    except Exception as exc:  # a bad URL or an unreachable server: say which
+        raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
+    try:
+        if args.id is not None:
+            view = cluster_view(store, args.id)
+            if view is None:
+                raise SystemExit(f"cluster {args.id} does not exist in {args.db}")
+            if args.json:
+                print(json.dumps(view, ensure_ascii=False, default=str))
+                return 0
+            print(f"story {view['id']}: representative document {view['representative_id']}"
+                  f" ({view['representative_reason'] or 'no reason recorded'})")
+            for m in view["members"]:
+                mark = "*" if m["document_id"] == view["representative_id"] else " "
+                decision = m["decision"] if isinstance(m["decision"], dict) else {}
+                # A member that matched nothing founded the story; its stage is where the search ended.
+                how = (m["stage"] or "-") if decision.get("same", True) else "founded"
+                score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
+                print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {m['title']}"
+                      f"  <{m['source'] or m['url'] or '-'}>")
+                reasons = decision.get("reasons", [])
+                for r in reasons:
+                    print(f"        - {r}")
+            for e in view["events"]:
+                print(f"  representative {e['old_representative']} -> {e['new_representative']}: {e['reason']}")
+            return 0
+        page = cluster_page(store, args.limit, args.offset)
+        if args.json:
+            print(json.dumps(page, ensure_ascii=False, default=str))
+            return 0
+        print(f"{'cluster':>7} {'size':>5} {'rep':>6}  title")
+        for c in page["clusters"]:
+            print(f"{c['id']:>7} {c['size']:>5} {c['representative_id']:>6}  {c['title']}")
+        if page["next_offset"] is not None:
+            print(f"(more: --offset {page['next_offset']})")
+        return 0
+    finally:
+        store.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="samestory",
@@ -207,6 +256,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="ingest the bundled sample feed and print its stories")
     _add_engine_args(p)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("clusters", help="list a store's stories, or show one with its members and why",
+                       description="Read a store (no model, no warm-up): the most recently updated stories, or "
+                                   "with --id one story's members, how each joined (stage, score, reasons) and "
+                                   "why its representative is the representative.")
+    p.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
+    p.add_argument("--id", type=int, default=None, help="show this cluster")
+    p.add_argument("--limit", type=int, default=20, help="stories per page (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0, help="stories to skip (default %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the same JSON as GET /v1/clusters[/{id}]")
+    p.set_defaults(func=cmd_clusters)
 
     p = sub.add_parser("stats", help="store and index counts of a store")
     _add_engine_args(p)
