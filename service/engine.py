@@ -117,6 +117,7 @@ class Deduper(StateRestart):
         self.checkpoint_seconds: list[float] = []  # how long each checkpoint held up its caller
         self.checkpoint_write_seconds: list[float] = []  # how long each took to write (background)
         self._writer: threading.Thread | None = None
+        self._encode_lock = threading.Lock()
         # False after a warm-up that timed out or failed: the state then lacks part of the store,
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
@@ -175,8 +176,10 @@ class Deduper(StateRestart):
 
     # embedding --------------------------------------------------------------------------------------
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.counters["encoder_texts"] += len(texts)
-        self.counters["encoder_calls"] += 1
+        # The HTTP service runs dedupe beside ingestion (Service.call_stateless): both count here.
+        with self._encode_lock:
+            self.counters["encoder_texts"] += len(texts)
+            self.counters["encoder_calls"] += 1
         return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
 
     def _embed_text(self, f: ItemFeatures) -> str:
@@ -450,7 +453,9 @@ class Deduper(StateRestart):
         """Group near-duplicate texts (e.g. retrieved RAG chunks); stores nothing.
 
         Each text is matched, in order, against the groups formed so far, through the same
-        cascade and guards; ``threshold`` overrides the embedding threshold for this call.
+        cascade and guards; ``threshold`` overrides the embedding threshold for this call. It
+        reads neither the candidate state nor the store, so it may run beside an ingest in
+        another thread (the HTTP service does).
         """
         if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
             raise ValueError("texts must be a list of strings")

@@ -53,6 +53,30 @@ def test_compare_and_dedupe_are_stateless(client):
     assert client.get("/v1/clusters").json()["clusters"] == []  # nothing was stored
 
 
+def test_dedupe_does_not_wait_for_the_engine_lock(client):
+    # An ingest batch holds the engine lock for its whole transaction; a RAG pipeline's dedupe,
+    # which reads neither the candidate state nor the store, must not queue behind it.
+    import threading
+
+    service = client.app.state.service
+    answers: list[int] = []
+
+    def post(path: str, body: dict) -> None:
+        answers.append(client.post(path, json=body).status_code)
+
+    with service.lock:  # what a long ingest looks like to other requests
+        t = threading.Thread(target=post, args=("/v1/dedupe", {"texts": ["Fed raises rates", "FED raises rates!"]}))
+        t.start()
+        t.join(timeout=20)
+        assert not t.is_alive() and answers == [200]
+        ingest = threading.Thread(target=post, args=("/v1/articles", {"articles": STORY[:1]}))
+        ingest.start()
+        ingest.join(timeout=1.0)
+        assert ingest.is_alive()  # an ingest still waits for the lock
+    ingest.join(timeout=20)
+    assert answers == [200, 200]
+
+
 def test_document_cluster_and_listing(client):
     res = client.post("/v1/articles", json={"articles": STORY}).json()["results"]
     client.post("/v1/articles", json={"articles": [{**STORY[0], "body": "updated text"}]})

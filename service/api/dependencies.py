@@ -27,6 +27,8 @@ class Service:
     FastAPI runs sync endpoints on a thread pool, so every engine or store call goes through
     :meth:`call`. Serialising is also what the engine's transaction model expects: each call
     decides and writes inside one store transaction, so nothing is gained by overlapping them.
+    The one exception is :meth:`call_stateless`, for ``Deduper.dedupe``, which reads neither the
+    candidate state nor the store: a RAG pipeline's dedupe must not wait behind an ingest batch.
     """
 
     engine: Any
@@ -47,6 +49,20 @@ class Service:
     def call(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         with self.locked(operation):
             return fn(*args, **kwargs)
+
+    def call_stateless(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn`` without the engine lock (timed like :meth:`call`).
+
+        Only for calls that build their own state and touch neither the engine's candidate state
+        nor the store: ``Deduper.dedupe``. What they share with ingestion is thread-safe: the
+        embedder (a lock around the model), the guards (``functools.lru_cache``) and the encoder
+        counters (``Deduper._encode`` updates them under a lock).
+        """
+        started = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.metrics.engine_seconds.labels(operation).observe(time.perf_counter() - started)
 
 
 def get_service(request: Request) -> Service:

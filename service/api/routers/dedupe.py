@@ -20,5 +20,6 @@ def dedupe(request: DedupeRequest, service: ServiceDep) -> dict[str, Any]:
     if len(request.texts) > limit:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE,
                             f"{len(request.texts)} texts exceed the limit of {limit} (setting max_dedupe_texts)")
-    res = service.call("dedupe", service.engine.dedupe, request.texts, threshold=request.threshold)
+    # Stateless: it does not wait for (or hold up) an ingest batch holding the engine.
+    res = service.call_stateless("dedupe", service.engine.dedupe, request.texts, threshold=request.threshold)
     return {"clusters": res.clusters, "keep": res.keep, "decisions": [d.to_dict() for d in res.decisions]}
