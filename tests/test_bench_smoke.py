@@ -130,3 +130,13 @@ def test_shared_cache_script_serves_the_second_worker_from_redis(redis_prefix: t
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["texts"] == 40 and out["b_model_calls"] == 0
     assert out["a_ms_per_text"] > 0 and out["b_ms_per_text"] > 0
+
+
+def test_dedupe_under_ingest_script_times_both_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.dedupe_under_ingest import main
+
+    assert main(["--size", "300", "--batch", "100", "--calls", "2", "--rounds", "1", "--eval-data", str(DATA)]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for mode in ("free", "locked"):
+        assert out[mode]["busy_p50_ms"] > 0 and out[mode]["idle_p50_ms"] > 0
+        assert out["ingested_while_timed"][mode][0] > 0
