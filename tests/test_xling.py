@@ -219,3 +219,23 @@ def test_group_folds_never_split_a_group() -> None:
         by_group.setdefault(g, set()).add(int(k))
     assert all(len(v) == 1 for v in by_group.values())
     assert len(set(f.tolist())) == 5
+
+
+def test_the_syllable_table_is_built_once_under_concurrent_first_use() -> None:
+    # The HTTP service runs dedupe beside ingestion, so two threads can be the first to need the
+    # table; a reader must never see it half built (that raised IndexError). Fresh process: the
+    # table is module state.
+    import subprocess
+    import sys
+
+    code = ("import threading; import models.xling.lexical as L; errs = []\n"
+            "def go():\n"
+            "    try:\n"
+            "        [L._hangul_skeleton('삼성전자') for _ in range(3)]\n"
+            "    except Exception as e:\n"
+            "        errs.append(repr(e))\n"
+            "ts = [threading.Thread(target=go) for _ in range(8)]; [t.start() for t in ts]; [t.join() for t in ts]\n"
+            "print(len(errs), len(L._SYL_SKEL))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                         text=True, check=True, timeout=120).stdout.split()
+    assert out == ["0", "11172"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -201,12 +202,18 @@ def _name_tokens(en: str) -> list[tuple[str, str]]:
 _COLLAPSE = re.compile(r"(.)\1+")
 # Consonant skeleton of every precomposed Hangul syllable (U+AC00..U+D7A3), built once on first use.
 _SYL_SKEL: list[str] = []
+# The table is built on first use, possibly by two threads at once (the HTTP service runs dedupe
+# beside ingestion): it is built whole, then appended in one step, under a lock.
+_SYL_SKEL_LOCK = threading.Lock()
+_N_SYLLABLES = 11172
 
 
 def _hangul_skeleton(word: str) -> str:
     """skeleton(romanize(word)) for an all-Hangul word, syllable by syllable (table lookup)."""
-    if not _SYL_SKEL:
-        _SYL_SKEL.extend(skeleton(romanize(chr(0xAC00 + i))) for i in range(11172))
+    if len(_SYL_SKEL) < _N_SYLLABLES:
+        with _SYL_SKEL_LOCK:
+            if not _SYL_SKEL:
+                _SYL_SKEL.extend([skeleton(romanize(chr(0xAC00 + i))) for i in range(_N_SYLLABLES)])
     return _COLLAPSE.sub(r"\1", "".join(_SYL_SKEL[ord(c) - 0xAC00] for c in word))
 
 
