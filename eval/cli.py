@@ -240,7 +240,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     field = sweep.STAGE_FIELDS[args.stage]
     print(f"{args.stage} threshold calibration over {len(args.files)} pair file(s), grid {grid[0]}..{grid[-1]} "
           f"({len(grid)} values), guards {'off' if args.no_guards else 'on'}")
-    print(f"{'threshold':>9} " + " ".join(f"{'P/R ' + f.parent.name[:18]:>26}" for f in args.files))
+    # eval-data splits are <set>/dev.jsonl: name them by the set; other files by their own name.
+    names = [f.parent.name if f.stem in ("dev", "test", "train") else f.stem for f in args.files]
+    print(f"{'threshold':>9} " + " ".join(f"{'P/R ' + n[:18]:>26}" for n in names))
     for i, t in enumerate(grid):
         mark = " <-" if i == best else ""
         print(f"{t:9.3f} " + " ".join(f"{_fmt(rows[i].precision) + ' / ' + _fmt(rows[i].recall):>26}"
