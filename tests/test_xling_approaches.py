@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from eval.report import XLING_GOALS, _xling_section
 from models.xling.approaches import APPROACHES_FILE, load_approaches
+from tests.test_docs_links import headings_of
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "xling.md"
 
 
-def _github_anchor(heading: str) -> str:
-    """GitHub's heading slug: lower case, punctuation dropped (hyphens kept), spaces to hyphens."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
-
-
 def test_every_row_links_to_a_section_of_the_write_up() -> None:
-    anchors = {_github_anchor(line.lstrip("#")) for line in DOC.read_text(encoding="utf-8").splitlines()
-               if line.startswith("#")}
+    anchors = headings_of(DOC)
     rows = load_approaches()
     assert len({r.name for r in rows}) == len(rows)
     missing = [(r.name, r.section) for r in rows if r.section not in anchors]
