@@ -20,11 +20,13 @@ import argparse
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from eval.metrics import Confusion
+
+T = TypeVar("T")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -102,6 +104,15 @@ def register(subparsers: Any) -> None:
     r.set_defaults(func=cmd_report)
 
 
+def _read(loader: Callable[[Path], T], path: Path) -> T:
+    """``loader(path)``, with a missing or malformed file as a one-line error instead of a traceback
+    (the loaders name the file, and the line where it is malformed)."""
+    try:
+        return loader(path)
+    except (FileNotFoundError, ValueError, UnicodeDecodeError) as exc:
+        raise SystemExit(str(exc)) from exc
+
+
 def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
@@ -117,7 +128,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     from eval import pairs as pair_eval
     from eval.data import load_pairs, subsample_pairs
 
-    pairs = subsample_pairs(load_pairs(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    pairs = subsample_pairs(_read(load_pairs, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
     progress = not args.no_progress
     name = "samestory (no guards)" if args.no_guards else "samestory"
     preds = pair_eval.predict_samestory(pairs, guards=not args.no_guards, model=args.model, progress=progress)
@@ -147,7 +158,7 @@ def cmd_clusters(args: argparse.Namespace) -> int:
     from eval import clusters as cluster_eval
     from eval.data import load_clusters, subsample_clusters
 
-    items = subsample_clusters(load_clusters(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    items = subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
     progress = not args.no_progress
     name = "samestory (no guards)" if args.no_guards else "samestory"
     results = [cluster_eval.evaluate(name, items, cluster_eval.predict_samestory(
@@ -186,13 +197,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     else:
         thresholds = sweep.default_thresholds(args.stage)
     progress = not args.no_progress
-    if is_cluster_file(args.file):
-        items = subsample_clusters(load_clusters(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    if _read(is_cluster_file, args.file):
+        items = subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
         rows = sweep.sweep_clusters(items, args.stage, thresholds, guards=not args.no_guards, model=args.model,
                                     progress=progress)
         what = "clusters"
     else:
-        pairs = subsample_pairs(load_pairs(args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+        pairs = subsample_pairs(_read(load_pairs, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
         rows = sweep.sweep_pairs(pairs, args.stage, thresholds, guards=not args.no_guards, model=args.model,
                                  progress=progress)
         what = "pairs"
@@ -228,12 +239,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     grid = sorted(set(_floats(args.thresholds, "--thresholds"))) if args.thresholds else sweep.calibration_grid(args.stage)
     if not grid or any(not 0.0 <= t <= 1.0 for t in grid):
         raise SystemExit(f"thresholds must be numbers in [0, 1], got {grid}")
-    clusters = [f for f in args.files if is_cluster_file(f)]
+    clusters = [f for f in args.files if _read(is_cluster_file, f)]
     if clusters:
         raise SystemExit(f"calibrate takes pair files; {clusters[0]} is a cluster file (use eval sweep for those)")
     rows_per_file = []
     for f in args.files:
-        pairs = subsample_pairs(load_pairs(f), sample=args.sample, limit=args.limit, seed=args.seed)
+        pairs = subsample_pairs(_read(load_pairs, f), sample=args.sample, limit=args.limit, seed=args.seed)
         rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
                                                progress=not args.no_progress))
     best = sweep.lowest_meeting(rows_per_file, floors)

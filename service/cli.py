@@ -160,6 +160,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from service.store import sqlite_path
+
+    path = sqlite_path(args.db)
+    if path not in (None, ":memory:") and not Path(path).is_file():  # a read: never create a store
+        raise SystemExit(f"no SQLite store at {path}")
     engine = open_engine(args)
     print(json.dumps({**engine.stats(), "warmup": engine.warmup_report}, ensure_ascii=False, indent=2))
     engine.close()
@@ -174,8 +179,8 @@ def cmd_clusters(args: argparse.Namespace) -> int:
     if args.limit < 1 or args.offset < 0:
         raise SystemExit("--limit must be >= 1 and --offset >= 0")
     try:
-        store = open_store(args.db)
-    except Exception as exc:  # a bad URL or an unreachable server: say which
+        store = open_store(args.db, must_exist=True)
+    except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
         raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
     try:
         if args.id is not None:

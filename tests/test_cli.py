@@ -86,3 +86,11 @@ def test_clusters_lists_stories_and_explains_one(tmp_path):
     assert "(more: --offset 1)" in first
     missing = run("clusters", "--db", db, "--id", "999")
     assert missing.returncode != 0 and b"cluster 999 does not exist" in missing.stderr
+
+
+def test_read_only_commands_never_create_a_store(tmp_path):
+    missing = tmp_path / "nope" / "s.db"
+    for args in (("clusters", "--db", f"sqlite:///{missing}"), ("stats", "--db", f"sqlite:///{missing}", "--model", "none")):
+        res = run(*args)
+        assert res.returncode != 0 and b"no SQLite store at" in res.stderr
+    assert not missing.parent.exists()

@@ -86,8 +86,10 @@ def test_malformed_file_is_a_precise_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "a": {"text": "t", "lang": "en"}, "b": {"text": "u", "lang": "en"}, '
                    '"label": 1, "kind": "k"}\n[1, 2]\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad\.jsonl:2: expected a JSON object"):
+    with pytest.raises(SystemExit, match=r"bad\.jsonl:2: expected a JSON object"):
         main(["eval", "pairs", str(bad), "--no-progress"])
+    with pytest.raises(SystemExit, match=r"missing\.jsonl: no such file"):
+        main(["eval", "calibrate", str(tmp_path / "missing.jsonl"), "--no-progress"])
 
 
 def test_eval_calibrate_picks_the_lowest_threshold_meeting_every_floor(capsys: pytest.CaptureFixture[str]) -> None:

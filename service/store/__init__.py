@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from service.store.base import DuplicateKeyError, Store
 from service.store.sqlite import SQLiteStore
 
 
-def open_store(url: str) -> Store:
+def sqlite_path(url: str) -> str | None:
+    """The file a SQLite store URL names (``:memory:`` included), or None for other back-ends.
+
+    >>> sqlite_path("sqlite:///var/s.db"), sqlite_path("x.db"), sqlite_path("postgresql://h/db")
+    ('var/s.db', 'x.db', None)
+    """
+    if url == ":memory:":
+        return url
+    if url.startswith("sqlite:///"):
+        return url[len("sqlite:///") :]
+    if "://" not in url and url.endswith((".db", ".sqlite", ".sqlite3")):
+        return url
+    return None
+
+
+def open_store(url: str, *, must_exist: bool = False) -> Store:
     """Open a store from ``url``.
 
     - ``:memory:`` - an in-process SQLite database (tests, stateless evaluation);
     - ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` or a bare ``*.db`` path - SQLite;
     - ``postgresql://user@host:port/dbname`` - PostgreSQL (needs the ``postgres`` extra).
+
+    A SQLite file is created when missing, unless ``must_exist`` (read-only commands: a
+    mistyped path must be an error, not a new empty store), which raises ``FileNotFoundError``.
 
     >>> open_store("mysql://x")
     Traceback (most recent call last):
@@ -20,17 +40,16 @@ def open_store(url: str) -> Store:
     """
     if not isinstance(url, str) or not url:
         raise ValueError("store URL must be a non-empty string")
-    if url == ":memory:":
-        return SQLiteStore(":memory:")
-    if url.startswith("sqlite:///"):
-        return SQLiteStore(url[len("sqlite:///") :])
+    path = sqlite_path(url)
+    if path is not None:
+        if must_exist and path != ":memory:" and not Path(path).is_file():
+            raise FileNotFoundError(f"no SQLite store at {path}")
+        return SQLiteStore(path)
     if url.startswith(("postgresql://", "postgres://")):
         from service.store.postgres import PostgresStore
 
         return PostgresStore(url)
-    if "://" not in url and url.endswith((".db", ".sqlite", ".sqlite3")):
-        return SQLiteStore(url)
     raise ValueError(f"unsupported store URL {url!r}: use ':memory:', 'sqlite:///PATH' or 'postgresql://...'")
 
 
-__all__ = ["DuplicateKeyError", "SQLiteStore", "Store", "open_store"]
+__all__ = ["DuplicateKeyError", "SQLiteStore", "Store", "open_store", "sqlite_path"]
