@@ -120,8 +120,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
-    texts = [line.rstrip("\n") for line in (sys.stdin if args.file == "-" else open(args.file, encoding="utf-8"))]  # noqa: SIM115
-    texts = [t for t in texts if t.strip()]
+    if args.file == "-":
+        lines = sys.stdin.read().split("\n")
+    else:
+        try:
+            lines = Path(args.file).read_text(encoding="utf-8").split("\n")  # one item a line, as before
+        except OSError as exc:
+            raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise SystemExit(f"{args.file}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    texts = [t for t in lines if t.strip()]
     engine = open_engine(args, db=":memory:")
     res = engine.dedupe(texts, threshold=args.threshold)
     if args.json:

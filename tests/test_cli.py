@@ -94,3 +94,10 @@ def test_read_only_commands_never_create_a_store(tmp_path):
         res = run(*args)
         assert res.returncode != 0 and b"no SQLite store at" in res.stderr
     assert not missing.parent.exists()
+
+
+def test_dedupe_keeps_the_first_of_each_group_and_reports_a_missing_file(tmp_path):
+    res = run("dedupe", "-", "--model", "none", stdin=b"Fed raises rates\nFED raises rates!\n\nECB holds\n")
+    assert res.returncode == 0 and res.stdout.decode().splitlines() == ["Fed raises rates", "ECB holds"]
+    res = run("dedupe", str(tmp_path / "nope.txt"), "--model", "none")
+    assert res.returncode != 0 and b"cannot read" in res.stderr and b"Traceback" not in res.stderr
