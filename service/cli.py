@@ -168,11 +168,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from service.store import sqlite_path
+    from service.store import require_existing
 
-    path = sqlite_path(args.db)
-    if path not in (None, ":memory:") and not Path(path).is_file():  # a read: never create a store
-        raise SystemExit(f"no SQLite store at {path}")
+    try:
+        require_existing(args.db)  # a read: never create a store
+    except FileNotFoundError as exc:
+        raise SystemExit(str(exc)) from exc
     engine = open_engine(args)
     print(json.dumps({**engine.stats(), "warmup": engine.warmup_report}, ensure_ascii=False, indent=2))
     engine.close()

@@ -23,6 +23,14 @@ def sqlite_path(url: str) -> str | None:
     return None
 
 
+def require_existing(url: str) -> None:
+    """Raise ``FileNotFoundError`` when ``url`` names a SQLite file that does not exist (read-only
+    commands: a mistyped path must be an error, not a new empty store); other URLs pass."""
+    path = sqlite_path(url)
+    if path is not None and path != ":memory:" and not Path(path).is_file():
+        raise FileNotFoundError(f"no SQLite store at {path}")
+
+
 def open_store(url: str, *, must_exist: bool = False) -> Store:
     """Open a store from ``url``.
 
@@ -30,8 +38,7 @@ def open_store(url: str, *, must_exist: bool = False) -> Store:
     - ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` or a bare ``*.db`` path - SQLite;
     - ``postgresql://user@host:port/dbname`` - PostgreSQL (needs the ``postgres`` extra).
 
-    A SQLite file is created when missing, unless ``must_exist`` (read-only commands: a
-    mistyped path must be an error, not a new empty store), which raises ``FileNotFoundError``.
+    A SQLite file is created when missing, unless ``must_exist`` (see :func:`require_existing`).
 
     >>> open_store("mysql://x")
     Traceback (most recent call last):
@@ -40,10 +47,10 @@ def open_store(url: str, *, must_exist: bool = False) -> Store:
     """
     if not isinstance(url, str) or not url:
         raise ValueError("store URL must be a non-empty string")
+    if must_exist:
+        require_existing(url)
     path = sqlite_path(url)
     if path is not None:
-        if must_exist and path != ":memory:" and not Path(path).is_file():
-            raise FileNotFoundError(f"no SQLite store at {path}")
         return SQLiteStore(path)
     if url.startswith(("postgresql://", "postgres://")):
         from service.store.postgres import PostgresStore
@@ -52,4 +59,4 @@ def open_store(url: str, *, must_exist: bool = False) -> Store:
     raise ValueError(f"unsupported store URL {url!r}: use ':memory:', 'sqlite:///PATH' or 'postgresql://...'")
 
 
-__all__ = ["DuplicateKeyError", "SQLiteStore", "Store", "open_store", "sqlite_path"]
+__all__ = ["DuplicateKeyError", "SQLiteStore", "Store", "open_store", "require_existing", "sqlite_path"]
