@@ -113,6 +113,13 @@ def _read(loader: Callable[[Path], T], path: Path) -> T:
         raise SystemExit(str(exc)) from exc
 
 
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:
+        raise SystemExit(f"{what} must be comma-separated numbers: {exc}") from exc
+
+
 def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
@@ -189,13 +196,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from eval.data import is_cluster_file, load_clusters, load_pairs, subsample_clusters, subsample_pairs
     from eval.plots import plot_sweep
 
-    if args.thresholds:
-        try:
-            thresholds = [float(t) for t in args.thresholds.split(",") if t.strip()]
-        except ValueError as exc:
-            raise SystemExit(f"--thresholds must be comma-separated numbers: {exc}") from exc
-    else:
-        thresholds = sweep.default_thresholds(args.stage)
+    thresholds = _floats(args.thresholds, "--thresholds") if args.thresholds else sweep.default_thresholds(args.stage)
     progress = not args.no_progress
     if _read(is_cluster_file, args.file):
         items = subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
@@ -218,13 +219,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"stage": args.stage, "over": what, "plot": str(plot), "rows": [r.to_dict() for r in rows]}))
     return 0
-
-
-def _floats(text: str, what: str) -> list[float]:
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError as exc:
-        raise SystemExit(f"{what} must be comma-separated numbers: {exc}") from exc
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
