@@ -122,6 +122,10 @@ class Deduper(StateRestart):
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
         self.warmup_report: dict[str, Any] = {}
+        # Editors' must-/cannot-link constraints (service.corrections), consulted before a merge.
+        from service.corrections import load_constraints
+
+        self.constraints: Any = load_constraints(store)
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -320,6 +324,8 @@ class Deduper(StateRestart):
 
         window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
         match: Match = self.cascade.match(f, state, vector_fn, window)
+        if self.constraints:
+            match = self.constraints.review(match, state)
         doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
         version_id = store.insert_version(doc_id, chash, article.title, article.body, article.lang or "und", now)
         decision = match.decision

@@ -13,14 +13,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
 from service.api.dependencies import Service, require_api_key
 from service.api.metrics import Metrics
 from service.api.middleware import AccessLog, BodySizeLimit
-from service.api.routers import articles, clusters, compare, dedupe, documents, health
+from service.api.routers import articles, clusters, compare, corrections, dedupe, documents, health, ui
 from service.api.settings import Settings
 
 log = logging.getLogger("samestory.api")
@@ -77,8 +78,13 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
 
     protected = [Depends(require_api_key)]
     app.include_router(health.router)
-    for module in (articles, compare, dedupe, documents, clusters):
+    for module in (articles, compare, dedupe, documents, clusters, corrections):
         app.include_router(module.router, dependencies=protected)
+    # The editors' pages check the key themselves (a missing one sends the browser to the login
+    # form); their assets, and Swagger's and ReDoc's, are served from the package: no CDN.
+    app.include_router(ui.router)
+    app.add_exception_handler(ui.LoginRequired, ui.login_redirect)
+    app.mount("/ui/static", StaticFiles(directory=str(ui.WEB / "static")), name="ui-static")
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
     def openapi() -> JSONResponse:
@@ -86,7 +92,18 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
 
     @app.get("/docs", include_in_schema=False, dependencies=protected)
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="samestory API")
+        vendor = "/ui/static/vendor/swagger-ui"
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="samestory API",
+                                   swagger_js_url=f"{vendor}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{vendor}/swagger-ui.css",
+                                   swagger_favicon_url=f"{vendor}/favicon-32x32.png")
+
+    @app.get("/redoc", include_in_schema=False, dependencies=protected)
+    def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url="/openapi.json", title="samestory API",
+                              redoc_js_url="/ui/static/vendor/redoc/redoc.standalone.js",
+                              redoc_favicon_url="/ui/static/vendor/swagger-ui/favicon-32x32.png",
+                              with_google_fonts=False)
 
     # add_middleware wraps: the last added is outermost, so the access log also sees 413s.
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)

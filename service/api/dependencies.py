@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, HTTPException, Request, Security, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from service.api import auth
 from service.api.metrics import Metrics
 from service.api.settings import Settings
 
@@ -84,17 +84,24 @@ def require_api_key(
     request: Request,
     api_key: Annotated[str | None, Security(_api_key_header)] = None,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
-) -> None:
-    """Reject the request unless auth is off or it carries the key (``X-API-Key`` or Bearer)."""
-    expected: str | None = request.app.state.settings.api_key
-    if expected is None:
-        return
+) -> str:
+    """Reject the request unless auth is off or it carries a key (``X-API-Key``, Bearer, or the
+    pages' login cookie); returns who called (the key's name, ``anonymous`` with auth off)."""
+    settings = request.app.state.settings
+    if not auth.auth_on(settings):
+        return auth.ANONYMOUS
     offered = api_key if api_key is not None else (bearer.credentials if bearer is not None else None)
+    if offered is None:
+        offered = request.cookies.get(auth.COOKIE)
     if offered is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED,
                             "missing API key: send it as 'X-API-Key: <key>' or 'Authorization: Bearer <key>'",
                             headers={"WWW-Authenticate": "Bearer"})
-    # compare_digest: the comparison time must not reveal how much of the key was right.
-    if not secrets.compare_digest(offered.encode("utf-8"), expected.encode("utf-8")):
+    name = auth.name_of(settings, offered)
+    if name is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key",
                             headers={"WWW-Authenticate": "Bearer"})
+    return name
+
+
+WhoDep = Annotated[str, Depends(require_api_key)]

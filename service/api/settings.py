@@ -38,6 +38,9 @@ class Settings:
     config: str | None = None
     # When set, every route but /healthz needs it (X-API-Key or Authorization: Bearer).
     api_key: str | None = None
+    # Named keys, "alice=KEY1,bob=KEY2": any of them is accepted like api_key, and the name is who
+    # an editor's correction is recorded as (api_key alone is named "api-key"); see docs/ui.md.
+    api_keys: str | None = None
     max_batch: int = 1_000
     max_body_bytes: int = 10 * 1024 * 1024
     max_dedupe_texts: int = 10_000
@@ -52,6 +55,12 @@ class Settings:
             self.model = None
         if self.api_key is not None and not self.api_key.strip():
             self.api_key = None  # an empty key would mean "anyone who sends an empty header"
+        if self.api_keys is not None and not self.api_keys.strip():
+            self.api_keys = None
+        if self.api_keys is not None:
+            from service.api.auth import parse_named_keys
+
+            parse_named_keys(self.api_keys)  # a malformed list is an error at start-up, not at login
         for name in ("max_batch", "max_body_bytes", "max_dedupe_texts", "max_page"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -107,8 +116,15 @@ class Settings:
         """The settings as logged at start-up: the API key and any DB password are masked."""
         out = dataclasses.asdict(self)
         out["api_key"] = "***" if self.api_key else None
+        out["api_keys"] = ",".join(f"{n}=***" for n in _key_names(self.api_keys)) if self.api_keys else None
         out["db"] = redact_url(self.db)
         return out
+
+
+def _key_names(api_keys: str) -> list[str]:
+    from service.api.auth import parse_named_keys
+
+    return list(parse_named_keys(api_keys).values())
 
 
 def redact_url(url: str) -> str:
