@@ -31,13 +31,13 @@ def _command() -> list[str]:
 
 
 class Server:
-    def __init__(self, db: str, log: Path, **env: str) -> None:
+    def __init__(self, db: str, log: Path, *, model: str = "none", **env: str) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self._stderr = log.open("ab")
         self.proc = subprocess.Popen(
-            [*_command(), "serve", "--db", db, "--model", "none", "--host", "127.0.0.1", "--port", str(self.port),
+            [*_command(), "serve", "--db", db, "--model", model, "--host", "127.0.0.1", "--port", str(self.port),
              "--log-format", "json"],
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
             stdout=subprocess.DEVNULL, stderr=self._stderr)

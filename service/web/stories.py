@@ -222,6 +222,8 @@ def story_detail(store: Any, story_id: int, *, reader_lang: str | None = None) -
                         "when": r["when"] if r else m["joined_at"],
                         "reasons": decision.get("reasons", []), "guards": decision.get("guards", []),
                         "blocked_by": decision.get("blocked_by", []), "previous": decision.get("previous"),
+                        # The member no earlier item matched: it started the story (or an editor's split did).
+                        "started": not decision.get("same", True) and m["stage"] != "editor",
                         "is_representative": m["document_id"] == view["representative_id"]})
     members.sort(key=lambda m: m["when"])
     title, title_lang = _title_for(list(rows.values()), view["representative_id"], reader_lang) if rows else (None, None)

@@ -1,0 +1,166 @@
+"""The editors' pages without a browser: server-rendered HTML (what a reader with JavaScript off
+gets), filters, the login cookie and named keys, corrections over HTTP, self-hosted API docs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service.api import Settings, create_app
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article
+
+FEED = [
+    Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://www.nbnnews.co.kr/a/1001",
+            source="nbnnews", published_at="2026-11-20T09:00:00+09:00", lang="ko"),
+    Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://v.daum.net/v/2026112009",
+            source="v.daum.net", published_at="2026-11-20T09:15:00+09:00", lang="ko"),
+    Article(title="Fed raises rates by 25 basis points", url="https://www.reuters.com/x",
+            source="reuters", published_at="2026-11-19T19:05:00+09:00", lang="en"),
+]
+
+
+@pytest.fixture
+def client_for():
+    from fastapi.testclient import TestClient
+
+    opened = []
+
+    def make(**settings):
+        engine = Deduper(open_store(":memory:"), embedder=None)
+        engine.ingest_many(FEED)
+        client = TestClient(create_app(Settings(**{"db": ":memory:", "model": None, **settings}), engine=engine))
+        client.__enter__()
+        opened.append((client, engine))
+        return client
+
+    yield make
+    for client, engine in opened:
+        client.__exit__(None, None, None)
+        engine.close()
+
+
+def _story_ids(html: str) -> list[int]:
+    return [int(x) for x in re.findall(r'data-story="(\d+)"', html)]
+
+
+def test_story_list_is_server_rendered_newest_first_with_iso_times(client_for):
+    html = client_for().get("/ui").text
+    assert _story_ids(html) == [2, 1]
+    assert "v.daum.net" in html and "nbnnews" in html
+    # ISO 8601 with an offset in the markup itself, and UTC in the machine-readable attribute.
+    assert re.search(r'<time datetime="2026-11-20T00:00:00\+00:00">2026-11-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d</time>', html)
+    assert '<script src="/ui/static/ui.js" defer>' in html and "https://" not in html.split("<main>")[0]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("lang=en", [2]), ("lang=ko", [1]), ("outlet=daum", [1]), ("q=basis+points", [2]), ("q=%EC%A7%84%EC%B2%9C", [1]),
+    ("since=2026-11-20", [1]), ("until=2026-11-19T23:59%2B09:00", [2]), ("lang=fr", []),
+])
+def test_story_filters(client_for, query, expected):
+    assert _story_ids(client_for().get(f"/ui?{query}").text) == expected
+
+
+def test_a_bad_filter_says_why(client_for):
+    html = client_for().get("/ui?since=yesterday").text
+    assert "since must be an ISO 8601 date or time" in html
+
+
+def test_story_page_shows_members_reasons_guards_and_the_representative(client_for):
+    client = client_for()
+    html = client.get("/ui/stories/1").text
+    assert len(re.findall(r'<tr class="member', html)) == 2
+    assert "exact: same normalised title and body as document 1" in html
+    assert "subject</strong>:\n              passed" in html or "subject</strong>: passed" in re.sub(r"\s+", " ", html)
+    assert 'id="representative"' in html and "first member" in html
+    assert "Started the story" in html  # the first member is not dressed up as a match
+    assert client.get("/ui/stories/99").status_code == 404
+
+
+def test_title_in_the_readers_language(client_for):
+    client = client_for()
+    client.post("/v1/corrections", json={"kind": "merge", "into_story": 1, "from_story": 2})
+    assert "<h1 lang=\"en\">Fed raises rates" in client.get("/ui/stories/1?hl=en").text
+    assert "<h1 lang=\"ko\">진천군" in client.get("/ui/stories/1", headers={"Accept-Language": "ko-KR,ko;q=0.9"}).text
+
+
+def test_compare_box_without_javascript(client_for):
+    r = client_for().post("/ui/compare", data={"a": "FED RAISES RATES", "b": "Fed raises rates"})
+    assert r.status_code == 200 and re.search(r'id="verdict">\s*SAME', r.text)
+    part = client_for().post("/ui/compare?part=result", data={"a": "a", "b": ""})
+    assert "both texts are needed" in part.text and "<html" not in part.text
+
+
+def test_split_from_the_page_and_the_corrections_list(client_for):
+    client = client_for()
+    r = client.post("/ui/stories/1/split", data={"document_id": "2"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/ui/stories/3?notice=")
+    assert "document 2 split off story 1 into story 3" in client.get(r.headers["location"]).text
+    assert "anonymous" in client.get("/ui/corrections").text
+    r = client.post("/ui/stories/3/split", data={"document_id": "2"}, follow_redirects=False)
+    assert "only+member" in r.headers["location"] or "only%20member" in r.headers["location"]
+
+
+def test_named_keys_login_cookie_and_who(client_for):
+    client = client_for(api_keys="alice=k-alice,bob=k-bob")
+    r = client.get("/ui/stories/1", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/ui/login?next=/ui/stories/1"
+    r = client.post("/ui/login", data={"key": "nope", "next": "/ui"}, follow_redirects=False)
+    assert "error=" in r.headers["location"] and "samestory_key" not in r.headers.get("set-cookie", "")
+    r = client.post("/ui/login", data={"key": "k-bob", "next": "https://evil.example/"}, follow_redirects=False)
+    assert r.headers["location"] == "/ui"  # never sent off-site after signing in
+    cookie = r.headers["set-cookie"]
+    assert "samestory_key=k-bob" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert '<strong id="who">bob</strong>' in client.get("/ui").text
+    created = client.post("/v1/corrections", json={"kind": "split", "document_id": 2})
+    assert created.status_code == 201 and created.json()["who"] == "bob"
+    client.post("/ui/logout")
+    client.cookies.clear()
+    # A reverse proxy that signs people in adds the header itself; the name is the key's.
+    r = client.post("/v1/corrections", json={"kind": "not_same", "doc_a": 1, "doc_b": 3},
+                    headers={"X-API-Key": "k-alice"})
+    assert r.json()["who"] == "alice"
+    assert client.get("/ui", headers={"X-API-Key": "k-alice"}).status_code == 200
+    assert client.get("/v1/corrections").status_code == 401
+
+
+def test_api_keys_setting_is_validated():
+    with pytest.raises(ValueError, match="api_keys must be 'name=key' pairs"):
+        Settings(api_keys="alice")
+    with pytest.raises(ValueError, match="keys must differ"):
+        Settings(api_keys="alice=k,bob=k")
+    assert Settings(api_keys="alice=k").public()["api_keys"] == "alice=***"
+
+
+def test_corrections_api_and_pairs_export(client_for):
+    client = client_for()
+    assert client.post("/v1/corrections", json={"kind": "split"}).status_code == 422
+    assert client.post("/v1/corrections", json={"kind": "split", "document_id": 3}).status_code == 409
+    assert client.post("/v1/corrections", json={"kind": "split", "document_id": 2}).status_code == 201
+    assert [c["kind"] for c in client.get("/v1/corrections").json()] == ["split"]
+    r = client.get("/v1/corrections/pairs")
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    assert '"label": 0' in r.text and '"kind": "editor_split"' in r.text
+
+
+def test_api_docs_and_assets_come_from_the_service(client_for):
+    client = client_for()
+    for page in ("/docs", "/redoc"):
+        html = client.get(page).text
+        urls = re.findall(r'(?:src|href)="([^"]+)"', html)
+        assert urls and all(u.startswith("/ui/static/") for u in urls), urls
+        assert "fonts.googleapis" not in html and "cdn.jsdelivr" not in html
+        for u in urls:
+            assert client.get(u).status_code == 200, u
+
+
+def test_eval_page_shows_the_report_and_its_figures(client_for):
+    client = client_for()
+    html = client.get("/ui/eval").text
+    figures = re.findall(r'src="(/ui/eval/figures/[^"]+\.png)"', html)
+    assert "/ui/eval/figures/f1_by_set.png" in figures and any(f.endswith("_cosine.png") for f in figures)
+    assert "ntrex128-kor-eng" in html and "embedding_threshold" in html
+    assert client.get(figures[0]).headers["content-type"] == "image/png"
+    assert client.get("/ui/eval/figures/..%2Fresults.json").status_code == 404
