@@ -30,6 +30,7 @@ KEY = "ui-test-key-alice"
 IN_CI = (os.environ.get("CI", "").lower() in ("1", "true", "yes")
          or os.environ.get("SAMESTORY_REQUIRE_BROWSER", "") == "1")
 SHOTS = os.environ.get("SAMESTORY_UI_SCREENSHOTS")
+READER_TZ = "Asia/Seoul"
 # The flags a root user needs for headless Chromium in a container, and no traffic of its own.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -61,7 +62,10 @@ def _driver(chromium: str, driver_path: str, profile: str, *, javascript: bool =
         options.add_argument(flag)
     if not javascript:
         options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    drv = webdriver.Chrome(service=DriverService(executable_path=driver_path), options=options)
+    # The browser runs in Seoul time whatever the machine's zone: the pages must show the reader's
+    # own zone (ui.js), which the test then checks as +09:00.
+    service = DriverService(executable_path=driver_path, env={**os.environ, "TZ": READER_TZ})
+    drv = webdriver.Chrome(service=service, options=options)
     drv.set_page_load_timeout(60)
     return drv
 
@@ -143,12 +147,12 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         _wait(drv, ec.presence_of_element_located((By.ID, "stories")))
         assert drv.find_element(By.ID, "who").text == "alice"
 
-        # The story list: newest first, every demo story, times as ISO 8601 in the browser's zone.
+        # The story list: newest first, every demo story, times as ISO 8601 in the reader's zone (Seoul).
         rows = drv.find_elements(By.CSS_SELECTOR, "#stories tbody tr[data-story]")
         ids = [int(r.get_attribute("data-story")) for r in rows]
         assert len(ids) >= 10 and ids == sorted(ids, reverse=True)
         first_time = drv.find_element(By.CSS_SELECTOR, "#stories time")
-        assert first_time.text[:4] == "2026" and "T" in first_time.text and first_time.text[-6] in "+-"
+        assert first_time.text[:4] == "2026" and "T" in first_time.text and first_time.text.endswith("+09:00")
         _shot(drv, "stories")
 
         # A story: the syndicated pair and the rewrite, with how each joined and why.
