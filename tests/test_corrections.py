@@ -175,3 +175,21 @@ def test_corrections_on_postgres(pg_url):
     assert sorted(_members(engine.store, story)) == sorted([docs[0], docs[2], other.document_id])
     assert len(list(labelled_pairs(engine.store))) == 2
     engine.close()
+
+
+def test_cli_lists_and_exports_the_corrections(tmp_path, capsys):
+    from service.cli import main
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    engine = _engine(db)
+    _, docs = _story(engine)
+    Editor(engine).split(docs[1], who="alice", note="mirror")
+    engine.close()
+    assert main(["corrections", "list", "--db", db]) == 0
+    assert f"#1 split    documents {docs[1]}/" in capsys.readouterr().out
+    out = tmp_path / "pairs.jsonl"
+    assert main(["corrections", "export", "--db", db, "--out", str(out)]) == 0
+    assert "1 labelled pairs ->" in capsys.readouterr().err
+    assert [p.label for p in load_pairs(out)] == [0]
+    with pytest.raises(SystemExit, match="no SQLite store at"):
+        main(["corrections", "list", "--db", f"sqlite:///{tmp_path / 'missing.db'}"])

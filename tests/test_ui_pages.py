@@ -84,6 +84,9 @@ def test_title_in_the_readers_language(client_for):
     client.post("/v1/corrections", json={"kind": "merge", "into_story": 1, "from_story": 2})
     assert "<h1 lang=\"en\">Fed raises rates" in client.get("/ui/stories/1?hl=en").text
     assert "<h1 lang=\"ko\">진천군" in client.get("/ui/stories/1", headers={"Accept-Language": "ko-KR,ko;q=0.9"}).text
+    emptied = client.get("/ui/stories/2").text  # the merged story says where its members went
+    assert "anonymous merged it into <a href=\"/ui/stories/1\">story 1</a>" in emptied
+    assert _story_ids(client.get("/ui").text) == [1]
 
 
 def test_compare_box_without_javascript(client_for):
