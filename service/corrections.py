@@ -159,6 +159,9 @@ class Constraints:
 
     merged_into: dict[int, tuple[int, Correction]] = field(default_factory=dict)
     cannot: dict[frozenset[int], Correction] = field(default_factory=dict)
+    # The store they were read from: re-read when a match lands in a story with no representative
+    # in memory (another worker's merge emptied it after this one loaded its constraints).
+    store: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_corrections(cls, corrections: list[Correction]) -> Constraints:
@@ -174,7 +177,13 @@ class Constraints:
             self.cannot[frozenset((c.doc_a, c.doc_b))] = c
 
     def __bool__(self) -> bool:
-        return bool(self.merged_into or self.cannot)
+        # With a store, always consulted: another worker may add the first correction later.
+        return bool(self.merged_into or self.cannot or self.store is not None)
+
+    def refresh(self) -> None:
+        if self.store is not None:
+            fresh = Constraints.from_corrections(list_corrections(self.store))
+            self.merged_into, self.cannot = fresh.merged_into, fresh.cannot
 
     def final_story(self, story: int) -> tuple[int, list[Correction]]:
         """Follow merges from ``story`` to the story that holds it now (and the merges followed)."""
@@ -202,7 +211,11 @@ class Constraints:
     def review(self, match: Match, state: Any) -> Match:
         """The engine's hook: a match into a story editors merged away goes to the story it was
         merged into (must-link), with the reason added; anything else passes unchanged."""
-        if not match.decision.same or match.cluster_id is None or match.cluster_id not in self.merged_into:
+        if not match.decision.same or match.cluster_id is None:
+            return match
+        if match.cluster_id not in self.merged_into and state.reps.get(match.cluster_id) is None:
+            self.refresh()  # a story this worker still holds a vector for, emptied elsewhere since
+        if match.cluster_id not in self.merged_into:
             return match
         story, chain = self.final_story(match.cluster_id)
         rep = state.reps.get(story)
@@ -217,7 +230,9 @@ class Constraints:
 
 
 def load_constraints(store: Any) -> Constraints:
-    return Constraints.from_corrections(list_corrections(store))
+    out = Constraints.from_corrections(list_corrections(store))
+    out.store = store
+    return out
 
 
 def attach(engine: Any) -> Constraints:

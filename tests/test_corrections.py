@@ -193,3 +193,22 @@ def test_cli_lists_and_exports_the_corrections(tmp_path, capsys):
     assert [p.label for p in load_pairs(out)] == [0]
     with pytest.raises(SystemExit, match="no SQLite store at"):
         main(["corrections", "list", "--db", f"sqlite:///{tmp_path / 'missing.db'}"])
+
+
+def test_a_worker_rereads_merges_another_worker_made(tmp_path):
+    from types import SimpleNamespace
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    first = _engine(db)
+    story, _ = _story(first)
+    other = first.ingest(OTHER)
+    second = _engine(db)  # another process on the same store
+    assert not second.constraints.merged_into
+    Editor(first).merge(story, other.cluster_id, who="alice")
+    # The second worker still holds the merged story's vector: a hit on it finds no representative
+    # in memory, so it re-reads the corrections and follows the merge.
+    hit = Match(Decision(True, "embedding", 0.9, [], matched_id=other.document_id), other.cluster_id, other.document_id)
+    out = second.constraints.review(hit, SimpleNamespace(reps={story: 1}))
+    assert out.cluster_id == story and "merged into story" in out.decision.reasons[-1]
+    first.close()
+    second.close()
