@@ -96,6 +96,19 @@ def test_compare_box_without_javascript(client_for):
     assert "both texts are needed" in part.text and "<html" not in part.text
 
 
+def test_merge_and_not_same_from_the_page(client_for):
+    client = client_for()
+    r = client.post("/ui/stories/1/merge", data={"other_story": "2", "note": "same desk"}, follow_redirects=False)
+    assert "story+2+merged+into+story+1" in r.headers["location"]
+    assert len(re.findall(r'<tr class="member', client.get("/ui/stories/1").text)) == 3
+    r = client.post("/ui/stories/1/not-same", data={"doc_a": "1", "doc_b": "3"}, follow_redirects=False)
+    assert "moved+to+story+3" in r.headers["location"]
+    r = client.post("/ui/stories/3/merge", data={"other_story": "1"}, follow_redirects=False)
+    assert "marked+not+the+same" in r.headers["location"]  # the cannot-link refuses it, on the page
+    r = client.post("/ui/stories/1/merge", data={"other_story": "two"}, follow_redirects=False)
+    assert "whole+number" in r.headers["location"]
+
+
 def test_split_from_the_page_and_the_corrections_list(client_for):
     client = client_for()
     r = client.post("/ui/stories/1/split", data={"document_id": "2"}, follow_redirects=False)
@@ -127,6 +140,11 @@ def test_named_keys_login_cookie_and_who(client_for):
     assert r.json()["who"] == "alice"
     assert client.get("/ui", headers={"X-API-Key": "k-alice"}).status_code == 200
     assert client.get("/v1/corrections").status_code == 401
+    # /docs: a browser is sent to the login form, an API client gets the 401.
+    r = client.get("/docs", headers={"Accept": "text/html,application/xhtml+xml"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/ui/login?next=/docs"
+    assert client.get("/docs").status_code == 401
+    assert client.get("/redoc", headers={"X-API-Key": "k-alice"}).status_code == 200
 
 
 def test_api_keys_setting_is_validated():

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -90,16 +90,18 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     def openapi() -> JSONResponse:
         return JSONResponse(app.openapi())
 
-    @app.get("/docs", include_in_schema=False, dependencies=protected)
-    def docs() -> HTMLResponse:
+    @app.get("/docs", include_in_schema=False)
+    def docs(request: Request) -> HTMLResponse:
+        ui.require_key_or_login(request)  # a browser without the key goes to the login form
         vendor = "/ui/static/vendor/swagger-ui"
         return get_swagger_ui_html(openapi_url="/openapi.json", title="samestory API",
                                    swagger_js_url=f"{vendor}/swagger-ui-bundle.js",
                                    swagger_css_url=f"{vendor}/swagger-ui.css",
                                    swagger_favicon_url=f"{vendor}/favicon-32x32.png")
 
-    @app.get("/redoc", include_in_schema=False, dependencies=protected)
-    def redoc() -> HTMLResponse:
+    @app.get("/redoc", include_in_schema=False)
+    def redoc(request: Request) -> HTMLResponse:
+        ui.require_key_or_login(request)
         return get_redoc_html(openapi_url="/openapi.json", title="samestory API",
                               redoc_js_url="/ui/static/vendor/redoc/redoc.standalone.js",
                               redoc_favicon_url="/ui/static/vendor/swagger-ui/favicon-32x32.png",

@@ -53,6 +53,14 @@ def _who(request: Request) -> str:
         raise
 
 
+def require_key_or_login(request: Request) -> str:
+    """For pages outside ``/ui`` (``/docs``, ``/redoc``): a browser (it accepts HTML) without the
+    key is sent to the login form; any other client gets the API's 401."""
+    if "text/html" in request.headers.get("Accept", ""):
+        return _who(request)
+    return require_api_key(request, request.headers.get("X-API-Key"), _bearer(request))
+
+
 def _bearer(request: Request) -> Any:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
