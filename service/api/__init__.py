@@ -19,7 +19,8 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from service.api import errors
 from service.api.dependencies import Service, require_api_key
 from service.api.metrics import Metrics
-from service.api.middleware import AccessLog, BodySizeLimit
+from service.api.middleware import AccessLog, ApiKeyGate, BodySizeLimit
+from service.api.openapi import contract
 from service.api.routers import articles, clusters, compare, dedupe, documents, health
 from service.api.settings import Settings
 
@@ -80,15 +81,29 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     for module in (articles, compare, dedupe, documents, clusters):
         app.include_router(module.router, dependencies=protected)
 
+    draft = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        # FastAPI's description, made to say what the service does (service.api.openapi); cached.
+        if app.openapi_schema is None or not app.state.contract_ready:
+            app.openapi_schema = contract(draft(), settings)
+            app.state.contract_ready = True
+        return app.openapi_schema
+
+    app.state.contract_ready = False
+    app.openapi = openapi  # type: ignore[method-assign]
+
     @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
-    def openapi() -> JSONResponse:
+    def openapi_json() -> JSONResponse:
         return JSONResponse(app.openapi())
 
     @app.get("/docs", include_in_schema=False, dependencies=protected)
     def docs() -> HTMLResponse:
         return get_swagger_ui_html(openapi_url="/openapi.json", title="samestory API")
 
-    # add_middleware wraps: the last added is outermost, so the access log also sees 413s.
+    # add_middleware wraps: the last added is outermost, so the access log also sees 401s and
+    # 413s, and a request without the key is refused before the size limit or the body is looked at.
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(ApiKeyGate, api_key=settings.api_key)
     app.add_middleware(AccessLog, metrics=metrics)
     return app

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,6 +13,7 @@ from fastapi import Depends, HTTPException, Request, Security, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from service.api.metrics import Metrics
+from service.api.middleware import key_problem
 from service.api.settings import Settings
 
 T = TypeVar("T")
@@ -89,12 +89,8 @@ def require_api_key(
     expected: str | None = request.app.state.settings.api_key
     if expected is None:
         return
-    offered = api_key if api_key is not None else (bearer.credentials if bearer is not None else None)
-    if offered is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED,
-                            "missing API key: send it as 'X-API-Key: <key>' or 'Authorization: Bearer <key>'",
-                            headers={"WWW-Authenticate": "Bearer"})
-    # compare_digest: the comparison time must not reveal how much of the key was right.
-    if not secrets.compare_digest(offered.encode("utf-8"), expected.encode("utf-8")):
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key",
-                            headers={"WWW-Authenticate": "Bearer"})
+    # Same check as the ApiKeyGate middleware, which already refused a request without the key
+    # before its body was read; this one is what declares the schemes in the OpenAPI description.
+    problem = key_problem(expected, api_key, f"Bearer {bearer.credentials}" if bearer is not None else None)
+    if problem is not None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, problem, headers={"WWW-Authenticate": "Bearer"})

@@ -1,4 +1,4 @@
-"""Pure ASGI middleware: a request-body size limit and a structured access log with latencies.
+"""Pure ASGI middleware: the API-key gate, a request-body size limit and a structured access log.
 
 Pure ASGI rather than ``BaseHTTPMiddleware`` so that the size limit can act on the byte stream
 itself: a client that sends no Content-Length (chunked) is cut off once it passes the limit
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import time
 from typing import Any
 
@@ -33,6 +34,57 @@ class BodyTooLarge(HTTPException):
 
     def __str__(self) -> str:
         return str(self.detail)
+
+
+MISSING_KEY = "missing API key: send it as 'X-API-Key: <key>' or 'Authorization: Bearer <key>'"
+INVALID_KEY = "invalid API key"
+
+
+def key_problem(expected: str, api_key: str | None, authorization: str | None) -> str | None:
+    """Why a request with these headers may not pass, or None (the one check the gate and the
+    route dependency share).
+
+    >>> key_problem("k", None, None) == MISSING_KEY, key_problem("k", "x", None), key_problem("k", None, "Bearer k")
+    (True, 'invalid API key', None)
+    """
+    offered = api_key
+    if offered is None and authorization:
+        scheme, _, credentials = authorization.partition(" ")
+        if scheme.lower() == "bearer" and credentials.strip():
+            offered = credentials.strip()
+    if offered is None:
+        return MISSING_KEY
+    # compare_digest: the comparison time must not reveal how much of the key was right.
+    if not secrets.compare_digest(offered.encode("utf-8", "surrogateescape"), expected.encode("utf-8")):
+        return INVALID_KEY
+    return None
+
+
+class ApiKeyGate:
+    """Answer 401 before a byte of the body is read when the service has a key and the request
+    does not carry it; ``public`` paths (``/healthz``) pass.
+
+    The routes check the key too (a FastAPI dependency, which also declares it in the OpenAPI
+    description), but only after FastAPI has read and parsed the body: a client without the key
+    could otherwise make the service read up to ``max_body_bytes`` for nothing.
+    """
+
+    def __init__(self, app: ASGIApp, api_key: str | None, public: tuple[str, ...] = ("/healthz",)) -> None:
+        self.app = app
+        self.api_key = api_key
+        self.public = public
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.api_key is None or scope["path"] in self.public:
+            await self.app(scope, receive, send)
+            return
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", [])
+                   if name in (b"x-api-key", b"authorization")}
+        problem = key_problem(self.api_key, headers.get("x-api-key"), headers.get("authorization"))
+        if problem is None:
+            await self.app(scope, receive, send)
+            return
+        await _send_json(send, 401, {"detail": problem}, ((b"www-authenticate", b"Bearer"),))
 
 
 class BodySizeLimit:
@@ -125,9 +177,11 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+async def _send_json(send: Send, status: int, payload: dict[str, Any],
+                     extra_headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    # connection: close - the body was not read, so the connection cannot carry another request.
     body = json.dumps(payload).encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
+                            (b"connection", b"close"), *extra_headers]})
     await send({"type": "http.response.body", "body": body})
