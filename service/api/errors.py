@@ -10,6 +10,7 @@ the body never carries one).
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request, status
@@ -110,19 +111,20 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Any:
     if exc.status_code == 405:
         # Starlette's Allow names the methods of the first route on the path only (GET for
         # /v1/documents/{id}, which also has DELETE); RFC 9110 wants all of them.
-        exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed_methods(request))}
+        allowed = allowed_methods(request)
+        if allowed:  # else a route outside the description (/docs): Starlette's header stands
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}
     return await http_exception_handler(request, exc)
 
 
 def allowed_methods(request: Request) -> list[str]:
-    """Every method some route accepts on this request's path."""
-    from starlette.routing import Match
-
+    """Every method the OpenAPI description lists for this request's path (HEAD with GET)."""
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches({**request.scope, "method": "GET"})
-        if match != Match.NONE:
-            methods.update(getattr(route, "methods", None) or ())
+    for template, item in request.app.openapi().get("paths", {}).items():
+        if re.fullmatch(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)), request.url.path):
+            methods.update(m.upper() for m in item if m in ("get", "put", "post", "delete", "patch"))
+    if "GET" in methods:
+        methods.add("HEAD")
     return sorted(methods)
 
 
