@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
             app.state.service = None
             if engine is None:
                 eng.close()
-            log.info("engine closed")
+                log.info("engine closed")
 
     app = FastAPI(
         title="samestory",
