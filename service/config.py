@@ -17,13 +17,13 @@ import dataclasses
 import difflib
 import functools
 import os
+import tomllib
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
 from pydantic import TypeAdapter, ValidationError
 
 # SAMESTORY_* variables read outside the settings and the engine config (where each is used).
