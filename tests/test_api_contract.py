@@ -195,3 +195,14 @@ def test_every_url_the_schema_allows_canonicalises(url):
 
     assert UrlRules.default().canonicalize(url)
     assert ArticleIn(title="x", url=url).url == url
+
+
+@pytest.mark.parametrize("url", ["http://한국.kr/기사", " https://a.example/x", "https://a.example/x\n",
+                                 "https://a..example/", "https://a.example:99999/"])
+def test_urls_outside_the_schema_are_refused(client, url):
+    """The engine would canonicalise some of these (it strips spaces, encodes IDN hosts), but
+    the contract does not promise them, so the API refuses them all with the reason."""
+    r = client.post("/v1/articles", json={"articles": [{"title": "x", "url": url}]})
+    assert r.status_code == 422 and r.json()["detail"].startswith("articles[0].url: invalid url: "), r.text
+    ok = client.post("/v1/articles", json={"articles": [{"title": "x", "url": "http://xn--3e0b707e.kr/%EA%B8%B0"}]})
+    assert ok.status_code == 200  # the same IDN URL, as the schema asks: punycode host
