@@ -8,7 +8,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# The same install path as the Makefile (pip install .[postgres]) plus the Redis client for a
+# The same install path as the Makefile (pip install .) plus the PostgreSQL client (a shared store) and the Redis client for a
 # shared embedding cache (SAMESTORY_EMBEDDING_CACHE), non-editable so that the source tree can
 # be dropped afterwards. .dockerignore admits only the package sources.
 COPY . /tmp/src

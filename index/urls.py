@@ -20,12 +20,11 @@ index.urls.InvalidUrlError: URL scheme must be http or https, got 'ftp': 'ftp://
 from __future__ import annotations
 
 import fnmatch
+import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-import tomllib
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -39,6 +39,9 @@ def open_engine(args: argparse.Namespace, db: str | None = None) -> Any:
 
     config = EngineConfig.load(args.config)
     model = None if args.model in ("none", "") else args.model
+    # The effective thresholds, once per command (shown with -v).
+    logging.getLogger("samestory").info("configuration: %s",
+                                        json.dumps(config.for_model(model).public(), ensure_ascii=False))
     return Deduper.open(db or args.db, model=model, config=config, guards=not args.no_guards, device=args.device)
 
 
@@ -298,11 +301,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from service.config import ConfigError, check_env
+    from service.store import StoreOpenError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr)
-    return int(args.func(args) or 0)
+    # Operator errors (a mistyped variable or config key, a bad value, a store that cannot be
+    # opened) are one line naming the problem, not a traceback; -vv still shows the traceback.
+    try:
+        check_env()
+        return int(args.func(args) or 0)
+    except (ConfigError, StoreOpenError) as exc:
+        if args.verbose >= 2:
+            raise
+        raise SystemExit(f"samestory {args.command}: {exc}") from None
 
 
 if __name__ == "__main__":

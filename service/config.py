@@ -1,14 +1,112 @@
-"""Engine configuration: every constant that decides a merge, with its calibration."""
+"""Engine configuration: every constant that decides a merge, with its calibration.
+
+Also the typed loading that the service settings (``service.api.settings``) share: a TOML key or
+a ``SAMESTORY_*`` variable that names no setting is an error that suggests the closest one, and
+every value is checked against its field's type (TOML strictly: ``window_days = "3"`` is refused;
+environment strings are parsed: ``SAMESTORY_WINDOW_DAYS=3``).
+
+>>> check_env({"SAMESTORY_WINDOW_DAY": "3"})
+Traceback (most recent call last):
+...
+service.config.ConfigError: unknown environment variable SAMESTORY_WINDOW_DAY (did you mean SAMESTORY_WINDOW_DAYS?)
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
 import os
+import tomllib
+import typing
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
+from pydantic import TypeAdapter, ValidationError
+
+# SAMESTORY_* variables read outside the settings and the engine config (where each is used).
+OTHER_ENV_VARS = {
+    "SAMESTORY_CONFIG": "the TOML file (service.api.settings)",
+    "SAMESTORY_CACHE": "model cache directory (models/registry.py)",
+    "SAMESTORY_EVAL_DATA": "eval-data folder (eval/data.py)",
+    "SAMESTORY_PG_URL": "the tests' PostgreSQL server (tests/conftest.py)",
+    "SAMESTORY_REQUIRE_POSTGRES": "CI: PostgreSQL tests fail instead of skipping (tests/conftest.py)",
+    "SAMESTORY_REDIS_URL": "the tests' Redis server (tests/conftest.py)",
+    "SAMESTORY_REQUIRE_REDIS": "CI: Redis tests fail instead of skipping (tests/conftest.py)",
+    "SAMESTORY_REQUIRE_BROWSER": "CI: the browser test fails instead of skipping (tests/test_ui_browser.py)",
+    "SAMESTORY_UI_SCREENSHOTS": "where the browser test writes its screenshots (tests/test_ui_browser.py)",
+}
+
+
+class ConfigError(ValueError):
+    """A configuration the operator must fix: the message is one line naming the key and the problem."""
+
+
+def suggest(name: str, choices: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the closest of ``choices``, or "".
+
+    >>> suggest("max_bach", ["max_batch", "max_page"])
+    ' (did you mean max_batch?)'
+    """
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def known_env_vars() -> set[str]:
+    """Every ``SAMESTORY_*`` variable some part of samestory reads."""
+    from service.api.settings import Settings
+
+    names = {f.name for f in dataclasses.fields(Settings)} | set(_engine_fields())
+    return {f"SAMESTORY_{n.upper()}" for n in names} | set(OTHER_ENV_VARS)
+
+
+def check_env(env: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`ConfigError` for a ``SAMESTORY_*`` variable that nothing reads (a typo would
+    otherwise be ignored in silence)."""
+    env = os.environ if env is None else env
+    known = known_env_vars()
+    for name in sorted(env):
+        if name.startswith("SAMESTORY_") and name not in known:
+            raise ConfigError(f"unknown environment variable {name}{suggest(name, known)}")
+
+
+def typed(cls: type, name: str, value: Any, source: str) -> Any:
+    """``value`` checked against (and, from the environment, parsed to) the type of ``cls.name``.
+
+    ``source`` says where it came from: ``"env"`` for a string from ``SAMESTORY_*`` (parsed:
+    "3" -> 3.0, "yes" -> True, "none" -> None for an optional field), else a file name (TOML
+    values are typed already, so they are checked strictly).
+    """
+    hint = _hints(cls)[name]
+    from_env = source == "env"
+    if from_env and value.strip().lower() in ("", "none") and type(None) in typing.get_args(hint):
+        return None
+    try:
+        return TypeAdapter(hint).validate_python(value, strict=not from_env)
+    except ValidationError:
+        where = f"SAMESTORY_{name.upper()}" if from_env else f"{name} in {source}"
+        raise ConfigError(f"{where} must be {_kind(hint)}, got {value!r}") from None
+
+
+_KINDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string", dict: "a table"}
+
+
+def _kind(hint: Any) -> str:
+    """``float | None`` -> 'a number or none'."""
+    args = typing.get_args(hint) or (hint,)
+    words = [_KINDS.get(typing.get_origin(a) or a, str(a)) for a in args if a is not type(None)]
+    return " or ".join(words + (["none"] if type(None) in args else []))
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _engine_fields() -> dict[str, dataclasses.Field[Any]]:
+    return {f.name: f for f in dataclasses.fields(EngineConfig) if f.name != "extra"}
 
 # The embedding stage's cosine threshold per model (embedder name and registry spec alike).
 #
@@ -41,7 +139,7 @@ class EngineConfig:
     >>> EngineConfig(ngram_threshold=1.5)
     Traceback (most recent call last):
     ...
-    ValueError: ngram_threshold must be in [0, 1], got 1.5
+    service.config.ConfigError: ngram_threshold must be in [0, 1], got 1.5
     """
 
     # Seed 000: calibrated on 100 live Google News results for "온디바이스 AI" (Korean). Sweeping
@@ -128,6 +226,14 @@ class EngineConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        try:
+            self._check()
+        except ConfigError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(str(exc)) from None
+
+    def _check(self) -> None:
         for name in ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
                      "embedding_floor"):
             value = getattr(self, name)
@@ -158,7 +264,7 @@ class EngineConfig:
         if self.embedding_threshold is not None or model is None:
             return self
         if model not in CALIBRATED_EMBEDDING_THRESHOLDS:
-            raise ValueError(
+            raise ConfigError(
                 f"no calibrated embedding threshold for model {model!r}: set embedding_threshold "
                 "(SAMESTORY_EMBEDDING_THRESHOLD or [engine] in --config) after calibrating it, e.g. with "
                 "`samestory eval sweep FILE --stage embedding`")
@@ -168,34 +274,51 @@ class EngineConfig:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def load(cls, path: str | Path | None = None, **overrides: Any) -> EngineConfig:
-        """Defaults, then a TOML file (``[engine]`` table), then ``SAMESTORY_<FIELD>`` env vars, then overrides."""
+    def load(cls, path: str | Path | None = None, *, env: Mapping[str, str] | None = None,
+             **overrides: Any) -> EngineConfig:
+        """Defaults, then a TOML file, then ``SAMESTORY_<FIELD>`` env vars, then ``overrides``.
+
+        The file's ``[engine]`` table holds the fields (a file without one is read as a bare
+        engine table, unless all it has is a ``[service]`` table). An unknown key or variable,
+        or a value of the wrong type, is a :class:`ConfigError` naming it.
+        """
+        env = os.environ if env is None else env
+        check_env(env)
         values: dict[str, Any] = {}
-        names = {f.name: f for f in dataclasses.fields(cls)}
+        names = _engine_fields()
         if path is not None:
-            data = tomllib.loads(Path(path).read_text("utf-8"))
-            table = data.get("engine", data)
-            unknown = set(table) - set(names)
-            if unknown:
-                raise ValueError(f"unknown engine config key(s) in {path}: {', '.join(sorted(unknown))}")
-            values.update(table)
-        for name, f in names.items():
-            env = os.environ.get(f"SAMESTORY_{name.upper()}")
-            if env is None or name == "extra":
-                continue
-            values[name] = _parse_env(name, env, f.default, str(f.type))
+            data = read_toml(Path(path))
+            table = data["engine"] if "engine" in data else {k: v for k, v in data.items() if k != "service"}
+            if not isinstance(table, dict):
+                raise ConfigError(f"{path}: [engine] must be a table")
+            for key, value in table.items():
+                if key not in names:
+                    raise ConfigError(f"unknown [engine] key {key!r} in {path}{suggest(key, names)}")
+                values[key] = typed(cls, key, value, str(path))
+        for name in names:
+            raw = env.get(f"SAMESTORY_{name.upper()}")
+            if raw is not None:
+                values[name] = typed(cls, name, raw, "env")
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
+    def public(self) -> dict[str, Any]:
+        """The configuration as logged at start-up (no secrets in it but a cache URL's password)."""
+        out = dataclasses.asdict(self)
+        if self.embedding_cache:
+            from service.api.settings import redact_url
 
-def _parse_env(name: str, raw: str, default: Any, annotation: str) -> Any:
-    """An env value typed like its field (an optional field also accepts 'none')."""
-    if default is None and raw.strip().lower() in ("", "none"):
-        return None
-    if isinstance(default, bool):
-        return raw.strip().lower() in ("1", "true", "yes", "on")
-    kind = int if annotation.startswith("int") else float if annotation.startswith("float") else str
+            out["embedding_cache"] = redact_url(self.embedding_cache)
+        return out
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; a missing or malformed file is a one-line :class:`ConfigError`."""
     try:
-        return kind(raw)
-    except ValueError as exc:
-        raise ValueError(f"SAMESTORY_{name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
+        return tomllib.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc

@@ -19,8 +19,8 @@ engine before it puts a new item into a story):
 And they are labelled pairs (:func:`labelled_pairs`) in the eval-data pair format, so
 ``samestory eval calibrate`` can re-fit the thresholds on an editor's judgement.
 
-The table is created here, idempotently (``CREATE TABLE IF NOT EXISTS``), by the first
-correction or read, not by the store's schema: it is additive and needs no schema version.
+The table is part of the store's schema (migration step 3, ``service/store/migrations.py``), so a
+store written before it gets it when it is opened.
 
 >>> from service.engine import Deduper
 >>> from service.types import Article
@@ -55,17 +55,6 @@ KINDS = ("split", "merge", "not_same")
 # The pair label each kind stands for in the eval-data format: 1 = the same story.
 LABELS = {"split": 0, "merge": 1, "not_same": 0}
 
-_TABLE = """CREATE TABLE IF NOT EXISTS editor_corrections (
-    id {pk},
-    kind TEXT NOT NULL,
-    doc_a BIGINT NOT NULL,
-    doc_b BIGINT NOT NULL,
-    story_from BIGINT,
-    story_to BIGINT,
-    who TEXT NOT NULL,
-    at DOUBLE PRECISION NOT NULL,
-    note TEXT
-)"""
 _COLS = "id, kind, doc_a, doc_b, story_from, story_to, who, at, note"
 
 
@@ -110,24 +99,6 @@ def iso(t: float | None) -> str | None:
 
 
 # storage ---------------------------------------------------------------------------------------------
-def _is_sqlite(store: Any) -> bool:
-    from service.store.sqlite import SQLiteStore
-
-    return isinstance(store, SQLiteStore)
-
-
-def ensure_table(store: Any) -> None:
-    """Create ``editor_corrections`` if missing (idempotent; inside the store's write lock, which on
-    PostgreSQL is the advisory lock, so two processes creating it at once do not race)."""
-    if getattr(store, "_corrections_ready", False):
-        return
-    pk = "INTEGER PRIMARY KEY AUTOINCREMENT" if _is_sqlite(store) else "BIGSERIAL PRIMARY KEY"
-    with store.transaction():
-        store._exec(_TABLE.format(pk=pk))
-        store._exec("CREATE INDEX IF NOT EXISTS editor_corrections_docs ON editor_corrections (doc_a, doc_b)")
-    store._corrections_ready = True
-
-
 def _row(r: Any) -> Correction:
     return Correction(int(r[0]), r[1], int(r[2]), int(r[3]), None if r[4] is None else int(r[4]),
                       None if r[5] is None else int(r[5]), r[6], float(r[7]), r[8])
@@ -135,7 +106,6 @@ def _row(r: Any) -> Correction:
 
 def list_corrections(store: Any, *, limit: int | None = None) -> list[Correction]:
     """Every correction, oldest first (the last ``limit`` when given)."""
-    ensure_table(store)
     rows = store._all(f"SELECT {_COLS} FROM editor_corrections ORDER BY id")
     out = [_row(r) for r in rows]
     return out[-limit:] if limit else out
@@ -248,7 +218,6 @@ class Editor:
 
     def __init__(self, engine: Any) -> None:
         self.engine = engine
-        ensure_table(engine.store)
         if getattr(engine, "constraints", None) is None:
             attach(engine)
 

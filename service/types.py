@@ -7,6 +7,7 @@ models in ``service.api.schemas`` mirror them.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -23,6 +24,28 @@ Status = Literal["new", "reobserved", "new_version", "duplicate"]
 MAX_TITLE_CHARS = 2_000
 MAX_BODY_CHARS = 200_000
 MAX_FIELD_CHARS = 2_048
+
+
+# A language tag the guards accept (service.guards.base uses the same expression): "ko", "en",
+# "ko-KR", "zh_Hant". Anything else ("ö", "en us") is refused up front instead of failing in a guard.
+LANG_TAG_PATTERN = r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$"
+_LANG_TAG_RE = re.compile(LANG_TAG_PATTERN)
+
+
+def text_problem(text: str) -> str | None:
+    r"""Why ``text`` cannot be stored, or None: a NUL (PostgreSQL refuses it) or a lone surrogate
+    (not Unicode; no store or encoder takes it).
+
+    >>> text_problem("ok"), text_problem("a" + chr(0) + "b"), text_problem(chr(0xD800))
+    (None, 'contains a NUL character (\\u0000) at position 1', 'contains a lone surrogate (\\ud800) at position 0')
+    """
+    nul = text.find("\x00")
+    if nul >= 0:
+        return f"contains a NUL character (\\u0000) at position {nul}"
+    if _has_surrogates(text):
+        at = next(i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff")
+        return f"contains a lone surrogate (\\u{ord(text[at]):04x}) at position {at}"
+    return None
 
 
 class ArticleError(ValueError):
@@ -63,6 +86,11 @@ class Article:
                 raise ArticleError(f"{name} must be a string, got {type(value).__name__}")
             if value is not None and len(value) > MAX_FIELD_CHARS:
                 raise ArticleError(f"{name} is {len(value)} characters; the limit is {MAX_FIELD_CHARS}")
+            problem = text_problem(value) if value is not None else None
+            if problem:
+                raise ArticleError(f"{name} {problem}")
+        if self.lang is not None and not _LANG_TAG_RE.fullmatch(self.lang):
+            raise ArticleError(f"lang must be a language tag such as 'ko', 'en' or 'zh-Hant', got {self.lang!r}")
         if not self.title.strip() and not self.body.strip():
             raise ArticleError("an article needs a non-empty title or body")
         if len(self.title) > MAX_TITLE_CHARS:
@@ -72,6 +100,8 @@ class Article:
         for name in ("title", "body"):
             if "\ufffd" in getattr(self, name) or _has_surrogates(getattr(self, name)):
                 raise ArticleError(f"{name} is not valid UTF-8 text (replacement or surrogate characters)")
+            if "\x00" in getattr(self, name):
+                raise ArticleError(f"{name} {text_problem(getattr(self, name))}")
         if not self.channel or not self.channel.strip():
             object.__setattr__(self, "channel", "default")
         if self.published_at is not None:

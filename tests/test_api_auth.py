@@ -58,6 +58,6 @@ def test_settings_layering(tmp_path):
         Settings.load(env={"SAMESTORY_MAX_BATCH": "many"})
     bad = tmp_path / "bad.toml"
     bad.write_text("[service]\napikey = 'x'\n")
-    with pytest.raises(ValueError, match="unknown service setting"):
+    with pytest.raises(ValueError, match=r"unknown \[service\] key .apikey. in .*bad.toml \(did you mean api_key\?\)"):
         Settings.load(bad, env={})
     assert "s3cret" not in str(Settings(db="postgresql://u:s3cret@h/db", api_key="k").public())

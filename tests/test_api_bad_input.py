@@ -101,7 +101,7 @@ def test_oversize_batches(client):
 def test_invalid_urls(client, url, reason):
     r = client.post("/v1/articles", json={"articles": [GOOD, {"title": "x", "url": url}]})
     assert r.status_code == 422, r.text
-    assert r.json()["detail"].startswith("articles[1]: invalid url") and reason in r.json()["detail"]
+    assert r.json()["detail"].startswith("articles[1].url: invalid url") and reason in r.json()["detail"]
     assert stored(client) == 0  # the good first item was not stored either
 
 

@@ -20,7 +20,8 @@ from fastapi.staticfiles import StaticFiles
 from service.api import errors
 from service.api.dependencies import Service, require_api_key
 from service.api.metrics import Metrics
-from service.api.middleware import AccessLog, BodySizeLimit
+from service.api.middleware import AccessLog, ApiKeyGate, BodySizeLimit
+from service.api.openapi import contract
 from service.api.routers import articles, clusters, compare, corrections, dedupe, documents, health, ui
 from service.api.settings import Settings
 
@@ -60,7 +61,7 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
             app.state.service = None
             if engine is None:
                 eng.close()
-            log.info("engine closed")
+                log.info("engine closed")
 
     app = FastAPI(
         title="samestory",
@@ -86,8 +87,20 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
     app.add_exception_handler(ui.LoginRequired, ui.login_redirect)
     app.mount("/ui/static", StaticFiles(directory=str(ui.WEB / "static")), name="ui-static")
 
+    draft = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        # FastAPI's description, made to say what the service does (service.api.openapi); cached.
+        if app.openapi_schema is None or not app.state.contract_ready:
+            app.openapi_schema = contract(draft(), settings)
+            app.state.contract_ready = True
+        return app.openapi_schema
+
+    app.state.contract_ready = False
+    app.openapi = openapi  # type: ignore[method-assign]
+
     @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
-    def openapi() -> JSONResponse:
+    def openapi_json() -> JSONResponse:
         return JSONResponse(app.openapi())
 
     @app.get("/docs", include_in_schema=False)
@@ -107,7 +120,9 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
                               redoc_favicon_url="/ui/static/vendor/swagger-ui/favicon-32x32.png",
                               with_google_fonts=False)
 
-    # add_middleware wraps: the last added is outermost, so the access log also sees 413s.
+    # add_middleware wraps: the last added is outermost, so the access log also sees 401s and
+    # 413s, and a request without the key is refused before the size limit or the body is looked at.
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(ApiKeyGate, settings=settings)
     app.add_middleware(AccessLog, metrics=metrics)
     return app

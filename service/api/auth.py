@@ -60,9 +60,39 @@ def name_of(settings: Any, offered: str | None) -> str | None:
     found = None
     for key, name in keys(settings).items():
         # compare_digest against every key: the time taken does not say which one nearly matched.
-        if secrets.compare_digest(offered.encode("utf-8"), key.encode("utf-8")):
+        if secrets.compare_digest(offered.encode("utf-8", "surrogateescape"), key.encode("utf-8")):
             found = name
     return found
+
+
+def offered_key(api_key: str | None, authorization: str | None, cookie: str | None = None) -> str | None:
+    """The key a request offers: ``X-API-Key``, else ``Authorization: Bearer``, else the login cookie.
+
+    >>> offered_key(None, "Bearer k1"), offered_key(None, "Basic x", "k2"), offered_key(None, None)
+    ('k1', 'k2', None)
+    """
+    if api_key is not None:
+        return api_key
+    if authorization:
+        scheme, _, credentials = authorization.partition(" ")
+        if scheme.lower() == "bearer" and credentials.strip():
+            return credentials.strip()
+    return cookie or None
+
+
+def cookie_value(header: str | None) -> str | None:
+    """The login cookie's value from a raw ``Cookie`` header, or None.
+
+    >>> cookie_value("a=1; samestory_key=k9"), cookie_value(None)
+    ('k9', None)
+    """
+    if not header:
+        return None
+    for part in header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE and value:
+            return value
+    return None
 
 
 def auth_on(settings: Any) -> bool:

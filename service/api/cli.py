@@ -37,25 +37,45 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Load and log the configuration, open the engine, then serve.
+
+    The engine is opened here rather than in the app's lifespan so that an operator error (a
+    store URL that is not one, a database or schema that does not exist, a model without a
+    calibrated threshold) is the one line ``samestory: ...`` (``service.cli.main``) instead of
+    uvicorn's "Application startup failed" traceback.
+    """
+    import os
+
     import uvicorn
 
-    from service.api import create_app
+    from service.api import create_app, open_engine
     from service.api.logs import configure_logging
     from service.api.settings import Settings
 
-    try:
-        settings = Settings.load(
-            config=str(args.config) if args.config else None, db=args.db,
-            model=args.model, device=args.device, guards=False if args.no_guards else None,
-            api_key=args.api_key, host=args.host, port=args.port, log_format=args.log_format,
-            log_level=args.log_level)
-    except ValueError as exc:
-        raise SystemExit(f"samestory serve: {exc}") from exc
+    settings = Settings.load(
+        config=str(args.config) if args.config else None, db=args.db,
+        model=args.model, device=args.device, guards=False if args.no_guards else None,
+        api_key=args.api_key, host=args.host, port=args.port, log_format=args.log_format,
+        log_level=args.log_level)
+    engine_config = settings.engine_config().for_model(settings.model)
     configure_logging(settings.log_format, settings.log_level)
-    app = create_app(settings)
-    # log_config=None keeps our handlers; access_log=False because AccessLog logs each request
-    # with its route and latency already. No workers: the engine is in-process state, and
-    # several collectors share one store through PostgreSQL, not through uvicorn workers.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
-                timeout_graceful_shutdown=10)
+    # The effective configuration, once, before anything can fail: every setting and engine
+    # threshold as resolved from defaults, file, environment and flags (secrets masked).
+    log.info("configuration", extra={"samestory": {
+        "settings": settings.public(), "engine": engine_config.public(),
+        "sources": {"file": settings.config,
+                    "env": sorted(k for k in os.environ if k.startswith("SAMESTORY_")),
+                    "flags": sorted(k for k in ("db", "model", "device", "api_key", "host", "port",
+                                                "log_format", "log_level") if getattr(args, k, None) is not None)}}})
+    engine = open_engine(settings)
+    try:
+        app = create_app(settings, engine=engine)
+        # log_config=None keeps our handlers; access_log=False because AccessLog logs each request
+        # with its route and latency already. No workers: the engine is in-process state, and
+        # several collectors share one store through PostgreSQL, not through uvicorn workers.
+        uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
+                    timeout_graceful_shutdown=10)
+    finally:
+        engine.close()
+        log.info("engine closed")
     return 0

@@ -14,6 +14,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 
 from service.api import auth
 from service.api.metrics import Metrics
+from service.api.middleware import key_problem
 from service.api.settings import Settings
 
 T = TypeVar("T")
@@ -90,17 +91,15 @@ def require_api_key(
     settings = request.app.state.settings
     if not auth.auth_on(settings):
         return auth.ANONYMOUS
-    offered = api_key if api_key is not None else (bearer.credentials if bearer is not None else None)
-    if offered is None:
-        offered = request.cookies.get(auth.COOKIE)
-    if offered is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED,
-                            "missing API key: send it as 'X-API-Key: <key>' or 'Authorization: Bearer <key>'",
-                            headers={"WWW-Authenticate": "Bearer"})
-    name = auth.name_of(settings, offered)
-    if name is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key",
-                            headers={"WWW-Authenticate": "Bearer"})
+    # The same check as the ApiKeyGate middleware, which already refused a request without a key
+    # before its body was read; this one declares the schemes in the OpenAPI description and says who.
+    authorization = f"Bearer {bearer.credentials}" if bearer is not None else None
+    cookie = request.cookies.get(auth.COOKIE)
+    problem = key_problem(settings, api_key, authorization, cookie)
+    if problem is not None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, problem, headers={"WWW-Authenticate": "Bearer"})
+    name = auth.name_of(settings, auth.offered_key(api_key, authorization, cookie))
+    assert name is not None  # key_problem found the key
     return name
 
 

@@ -1,14 +1,56 @@
-"""Error responses: every 4xx carries a ``detail`` string that says what was wrong and where."""
+"""Error responses: every 4xx and 5xx carries a ``detail`` string that says what was wrong and where.
+
+The shape is one model, :class:`ErrorOut`, declared in the OpenAPI description for every status
+a route can answer with (:func:`responses`), so a client (or schemathesis) can check any error
+body against the contract: 400 malformed or non-UTF-8 JSON, 401 missing or wrong key, 404 no such
+resource, 413 over a configured limit, 422 invalid input, 500 a bug (logged with its traceback;
+the body never carries one).
+"""
 
 from __future__ import annotations
 
+import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request, status
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.types import ArticleError
+
+log = logging.getLogger("samestory.api")
+
+
+class ErrorItem(BaseModel):
+    type: str = Field(description="pydantic's error type, e.g. missing, string_too_long")
+    loc: list[str | int] = Field(description="where: ['body', 'articles', 0, 'title']")
+    msg: str
+
+
+class ErrorOut(BaseModel):
+    """Every error body: one readable ``detail``; validation errors add the raw ``errors`` list."""
+
+    detail: str = Field(description="what was wrong and where, in one sentence")
+    errors: list[ErrorItem] | None = Field(None, description="validation errors, one per problem (422 only)")
+
+
+_WHY = {
+    400: "the body is not JSON, or not UTF-8",
+    401: "missing or invalid API key (only when the service has one)",
+    404: "no such resource",
+    413: "the body or a batch is over a configured limit (max_body_bytes, max_batch, max_dedupe_texts)",
+    422: "the request is well-formed JSON but invalid; `detail` names the field and the problem",
+    500: "a bug in the service; the server log holds the traceback",
+}
+
+
+def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries for ``codes``, each with the :class:`ErrorOut` body."""
+    return {code: {"model": ErrorOut, "description": _WHY[code]} for code in codes}
 
 
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -31,6 +73,10 @@ def describe(errors: list[dict[str, Any]]) -> str:
         msg = str(err.get("msg", "invalid"))
         # pydantic prefixes messages of custom validators with "Value error, "; it adds nothing.
         msg = msg.removeprefix("Value error, ")
+        if err.get("type") == "string_unicode":  # a lone surrogate met a pattern check first
+            msg = "contains a lone surrogate: not Unicode text"
+        elif err.get("type") == "string_pattern_mismatch" and tuple(err.get("loc", ()))[-1:] == ("lang",):
+            msg = "must be a language tag such as 'ko', 'en' or 'zh-Hant' (letters, then -subtags)"
         parts.append(f"{_where(err.get('loc', ()))}: {msg}")
     return "; ".join(parts)
 
@@ -47,7 +93,8 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
     if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
         return JSONResponse({"detail": "request body is missing: send a JSON object with Content-Type "
                                        "application/json"}, status.HTTP_422_UNPROCESSABLE_CONTENT)
-    clean = [{k: v for k, v in e.items() if k in ("type", "loc", "msg")} for e in errors]
+    clean = [{"type": str(e.get("type", "")), "loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
+              "msg": str(e.get("msg", ""))} for e in errors]
     return JSONResponse({"detail": describe(errors), "errors": clean}, status.HTTP_422_UNPROCESSABLE_CONTENT)
 
 
@@ -55,6 +102,42 @@ async def article_error(request: Request, exc: ArticleError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status.HTTP_422_UNPROCESSABLE_CONTENT)
 
 
+async def http_error(request: Request, exc: StarletteHTTPException) -> Any:
+    cause = exc.__cause__
+    if exc.status_code == 400 and isinstance(cause, UnicodeDecodeError):
+        # FastAPI's own words would be "There was an error parsing the body".
+        return JSONResponse({"detail": f"request body is not UTF-8 ({cause.reason} at byte {cause.start}): "
+                                       "send JSON encoded as UTF-8"}, status.HTTP_400_BAD_REQUEST)
+    if exc.status_code == 405:
+        # Starlette's Allow names the methods of the first route on the path only (GET for
+        # /v1/documents/{id}, which also has DELETE); RFC 9110 wants all of them.
+        allowed = allowed_methods(request)
+        if allowed:  # else a route outside the description (/docs): Starlette's header stands
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}
+    return await http_exception_handler(request, exc)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method the OpenAPI description lists for this request's path (HEAD with GET)."""
+    methods: set[str] = set()
+    for template, item in request.app.openapi().get("paths", {}).items():
+        if re.fullmatch(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)), request.url.path):
+            methods.update(m.upper() for m in item if m in ("get", "put", "post", "delete", "patch"))
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
+async def server_error(request: Request, exc: Exception) -> JSONResponse:
+    # Starlette would answer text/plain "Internal Server Error"; the contract says JSON.
+    # ServerErrorMiddleware re-raises after this answer, so the server logs the traceback once.
+    log.error("unhandled error", extra={"samestory": {"method": request.method, "path": request.url.path}})
+    return JSONResponse({"detail": f"internal error ({type(exc).__name__}); the server log has the details"},
+                        status.HTTP_500_INTERNAL_SERVER_ERROR)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(ArticleError, article_error)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, server_error)

@@ -1,4 +1,4 @@
-"""Pure ASGI middleware: a request-body size limit and a structured access log with latencies.
+"""Pure ASGI middleware: the API-key gate, a request-body size limit and a structured access log.
 
 Pure ASGI rather than ``BaseHTTPMiddleware`` so that the size limit can act on the byte stream
 itself: a client that sends no Content-Length (chunked) is cut off once it passes the limit
@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.api import auth
 from service.api.metrics import Metrics
 
 access_log = logging.getLogger("samestory.access")
@@ -33,6 +34,67 @@ class BodyTooLarge(HTTPException):
 
     def __str__(self) -> str:
         return str(self.detail)
+
+
+MISSING_KEY = "missing API key: send it as 'X-API-Key: <key>' or 'Authorization: Bearer <key>'"
+INVALID_KEY = "invalid API key"
+
+
+def key_problem(settings: Any, api_key: str | None, authorization: str | None,
+                cookie: str | None = None) -> str | None:
+    """Why a request with these credentials may not pass, or None (the one check the gate and the
+    route dependency share). Keys come from ``api_key`` and the named ``api_keys`` (service.api.auth).
+
+    >>> from types import SimpleNamespace
+    >>> s = SimpleNamespace(api_key="k", api_keys="alice=k2")
+    >>> key_problem(s, None, None) == MISSING_KEY, key_problem(s, "x", None), key_problem(s, None, "Bearer k")
+    (True, 'invalid API key', None)
+    >>> key_problem(s, None, None, cookie="k2") is None
+    True
+    """
+    offered = auth.offered_key(api_key, authorization, cookie)
+    if offered is None:
+        return MISSING_KEY
+    if auth.name_of(settings, offered) is None:
+        return INVALID_KEY
+    return None
+
+
+class ApiKeyGate:
+    """Answer 401 before a byte of the body is read when the service has a key and the request
+    does not carry one; ``public`` paths (``/healthz``) and paths under ``page_prefixes`` (the
+    editors' pages and the API docs, which send a browser without the key to the login form
+    themselves) pass.
+
+    The routes check the key too (a FastAPI dependency, which also declares it in the OpenAPI
+    description), but only after FastAPI has read and parsed the body: a client without the key
+    could otherwise make the service read up to ``max_body_bytes`` for nothing.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Any, public: tuple[str, ...] = ("/healthz",),
+                 page_prefixes: tuple[str, ...] = ("/ui", "/docs", "/redoc")) -> None:
+        self.app = app
+        self.settings = settings
+        self.on = auth.auth_on(settings)
+        self.public = public
+        self.page_prefixes = page_prefixes
+
+    def _is_page(self, path: str) -> bool:
+        return any(path == p or path.startswith(p + "/") for p in self.page_prefixes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not self.on or path in self.public or self._is_page(path):
+            await self.app(scope, receive, send)
+            return
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", [])
+                   if name in (b"x-api-key", b"authorization", b"cookie")}
+        problem = key_problem(self.settings, headers.get("x-api-key"), headers.get("authorization"),
+                              auth.cookie_value(headers.get("cookie")))
+        if problem is None:
+            await self.app(scope, receive, send)
+            return
+        await _send_json(send, 401, {"detail": problem}, ((b"www-authenticate", b"Bearer"),))
 
 
 class BodySizeLimit:
@@ -125,9 +187,11 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+async def _send_json(send: Send, status: int, payload: dict[str, Any],
+                     extra_headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    # connection: close - the body was not read, so the connection cannot carry another request.
     body = json.dumps(payload).encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
+                            (b"connection", b"close"), *extra_headers]})
     await send({"type": "http.response.body", "body": body})

@@ -8,12 +8,72 @@ depend on settings and are checked in the routers.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    field_validator,
+    model_validator,
+)
 
-from service.types import MAX_BODY_CHARS, MAX_FIELD_CHARS, MAX_TITLE_CHARS, Article
+from service.types import (
+    LANG_TAG_PATTERN,
+    MAX_BODY_CHARS,
+    MAX_FIELD_CHARS,
+    MAX_TITLE_CHARS,
+    Article,
+    text_problem,
+)
+
+# Ids are SQL BIGINTs: a larger number can name nothing, and would overflow the database driver.
+MAX_ID = 2**63 - 1
+
+
+def _clean(value: str) -> str:
+    problem = text_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+# Every string the API accepts: no NUL (PostgreSQL cannot store it) and no lone surrogate (not
+# Unicode text; no store and no encoder takes it). The pattern says the first in the contract; a
+# lone surrogate cannot be sent as UTF-8 at all, only as a JSON escape, and is checked all the same.
+Text = Annotated[str, AfterValidator(_clean), Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]
+# "Has a non-whitespace character", spelled out: the characters ``str.isspace()`` (so
+# ``str.strip()``, the engine's test) counts as whitespace. Not ``\\S``, which means something
+# slightly different in JSON Schema's (ECMA-262) regular expressions.
+_SPACE = "\\t\\n\\u000b\\u000c\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+_NOT_BLANK = f"[^{_SPACE}]"
+_NOT_BLANK_RE = re.compile(_NOT_BLANK)
+
+# The URLs the API takes, in the contract: http(s), a host of ASCII labels (send an IDN host as
+# punycode, xn--...), an optional port, then anything but spaces, control characters and <>".
+# Every URL it matches canonicalises (index.urls; checked on thousands of generated URLs by
+# tests/test_api_contract.py); the engine's own check still runs after it.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_PORT = r"(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+URL_PATTERN = rf'^[Hh][Tt][Tt][Pp][Ss]?://{_LABEL}(?:\.{_LABEL})*\.?(?::{_PORT})?(?:[/?#][^\u0000-\u0020<>"]*)?$'
+_URL_RE = re.compile(URL_PATTERN)
+
+
+def _url(value: str | None) -> str | None:
+    if value is None or _URL_RE.fullmatch(value):  # fullmatch: Python's $ would pass a final newline
+        return value
+    from index.urls import InvalidUrlError, UrlRules
+
+    try:  # the canonicaliser's reason when it has one (scheme, host, credentials, ...)
+        UrlRules().canonicalize(value)
+    except InvalidUrlError as exc:
+        raise ValueError(f"invalid url: {exc}") from None
+    raise ValueError(f"invalid url: {value!r} is not an http(s) URL with an ASCII host name "
+                     "(send an IDN host as punycode, xn--...; no spaces or control characters)")
 
 StageName = Literal["url", "exact", "ngram", "minhash", "embedding", "none"]
 StatusName = Literal["new", "reobserved", "new_version", "duplicate"]
@@ -36,18 +96,26 @@ class ArticleIn(BaseModel):
     The service never fetches ``url``: it is only canonicalised and used as the document key.
     """
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_ARTICLE_EXAMPLE]})
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "examples": [_ARTICLE_EXAMPLE],
+        # The "title or body" rule of _not_empty, in the contract: a body the schema accepts is
+        # one the service accepts.
+        "anyOf": [{"required": ["title"], "properties": {"title": {"pattern": _NOT_BLANK}}},
+                  {"required": ["body"], "properties": {"body": {"pattern": _NOT_BLANK}}}],
+    })
 
-    title: str = Field("", max_length=MAX_TITLE_CHARS, description="headline")
-    body: str = Field("", max_length=MAX_BODY_CHARS, description="article text (or its lead)")
-    url: str | None = Field(None, max_length=MAX_FIELD_CHARS,
-                            description="http(s) URL; canonicalised, never fetched")
-    source: str | None = Field(None, max_length=MAX_FIELD_CHARS, description="publisher name or host")
-    channel: str = Field("default", max_length=MAX_FIELD_CHARS,
-                         description="collector channel; documents are unique per (channel, canonical URL)")
+    title: Text = Field("", max_length=MAX_TITLE_CHARS, description="headline")
+    body: Text = Field("", max_length=MAX_BODY_CHARS, description="article text (or its lead)")
+    url: Annotated[str | None, AfterValidator(_url)] = Field(
+        None, max_length=MAX_FIELD_CHARS, json_schema_extra={"pattern": URL_PATTERN},
+        description="http(s) URL with an ASCII (or punycode) host; canonicalised, never fetched")
+    source: Text | None = Field(None, max_length=MAX_FIELD_CHARS, description="publisher name or host")
+    channel: Text = Field("default", max_length=MAX_FIELD_CHARS,
+                          description="collector channel; documents are unique per (channel, canonical URL)")
     published_at: datetime | None = Field(None, description="ISO-8601 time; naive times are UTC")
-    lang: str | None = Field(None, max_length=MAX_FIELD_CHARS, description="language code; detected when absent")
-    id: str | None = Field(None, max_length=MAX_FIELD_CHARS, description="caller's id, echoed in the result")
+    lang: str | None = Field(None, max_length=MAX_FIELD_CHARS, pattern=LANG_TAG_PATTERN,
+                             description="language tag such as ko, en or zh-Hant; detected when absent")
+    id: Text | None = Field(None, max_length=MAX_FIELD_CHARS, description="caller's id, echoed in the result")
 
     @field_validator("published_at", mode="before")
     @classmethod
@@ -60,7 +128,7 @@ class ArticleIn(BaseModel):
 
     @model_validator(mode="after")
     def _not_empty(self) -> ArticleIn:
-        if not self.title.strip() and not self.body.strip():
+        if not _NOT_BLANK_RE.search(self.title) and not _NOT_BLANK_RE.search(self.body):
             raise ValueError("an article needs a non-empty title or body")
         return self
 
@@ -122,7 +190,7 @@ class CompareRequest(BaseModel):
 
     a: ArticleIn
     b: ArticleIn
-    all_scores: bool = Field(True, description="compute every stage's score, not only the deciding one")
+    all_scores: StrictBool = Field(True, description="compute every stage's score, not only the deciding one")
 
 
 class DedupeRequest(BaseModel):
@@ -131,8 +199,16 @@ class DedupeRequest(BaseModel):
         "threshold": 0.7,
     }]})
 
-    texts: list[str] = Field(min_length=1, description="e.g. retrieved RAG chunks; nothing is stored")
+    texts: list[Text] = Field(min_length=1, description="e.g. retrieved RAG chunks; nothing is stored")
     threshold: float | None = Field(None, ge=0.0, le=1.0, description="embedding threshold for this call")
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _a_number(cls, value: Any) -> Any:
+        # The contract says number: pydantic alone would also take true and "0.5".
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ValueError("threshold must be a number in [0, 1]")
+        return value
 
     @field_validator("texts")
     @classmethod

@@ -1,13 +1,20 @@
 """Service settings: defaults, then a TOML file's ``[service]`` table, then ``SAMESTORY_*`` env, then CLI flags.
 
-pydantic-settings is deliberately not a dependency; a dataclass is enough for a dozen fields.
+Typed and closed, like the engine's config (``service.config``, whose loading helpers this
+shares; pydantic-settings would add a dependency for a dozen fields): every value is checked
+against its field's type, and a key or variable that names no setting is an error suggesting
+the closest one.
 
 >>> Settings(max_batch=0)
 Traceback (most recent call last):
 ...
-ValueError: max_batch must be >= 1, got 0
+service.config.ConfigError: max_batch must be >= 1, got 0
 >>> Settings.load(env={"SAMESTORY_MAX_BATCH": "50", "SAMESTORY_MODEL": "none"}).max_batch
 50
+>>> Settings.load(env={"SAMESTORY_MAX_BACH": "50"})
+Traceback (most recent call last):
+...
+service.config.ConfigError: unknown environment variable SAMESTORY_MAX_BACH (did you mean SAMESTORY_MAX_BATCH?)
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomllib
+from service.config import ConfigError, check_env, read_toml, suggest, typed
 
 DEFAULT_DB = "sqlite:///var/samestory.db"
 
@@ -63,13 +70,20 @@ class Settings:
             parse_named_keys(self.api_keys)  # a malformed list is an error at start-up, not at login
         for name in ("max_batch", "max_body_bytes", "max_dedupe_texts", "max_page"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0 <= self.port <= 65_535:
-            raise ValueError(f"port must be in [0, 65535], got {self.port}")
+            raise ConfigError(f"port must be in [0, 65535], got {self.port}")
         if self.log_format not in ("json", "text"):
-            raise ValueError(f"log_format must be 'json' or 'text', got {self.log_format!r}")
-        if not self.db:
-            raise ValueError("db must be a store URL, e.g. sqlite:///var/samestory.db")
+            raise ConfigError(f"log_format must be 'json' or 'text', got {self.log_format!r}")
+        if self.log_level not in ("debug", "info", "warning", "error"):
+            raise ConfigError(f"log_level must be debug, info, warning or error, got {self.log_level!r}")
+        if self.device not in ("cpu", "cuda"):
+            raise ConfigError(f"device must be 'cpu' or 'cuda', got {self.device!r}")
+        from service.store import sqlite_path
+
+        if not self.db or (sqlite_path(self.db) is None and not self.db.startswith(("postgresql://", "postgres://"))):
+            raise ConfigError(f"unsupported store URL {self.db!r}: use ':memory:', 'sqlite:///PATH' or "
+                              "'postgresql://...'")
 
     @classmethod
     def load(cls, path: str | Path | None = None, *, env: Mapping[str, str] | None = None,
@@ -80,36 +94,34 @@ class Settings:
         The file path itself may come from ``path``, ``overrides['config']`` or ``SAMESTORY_CONFIG``.
         """
         env = os.environ if env is None else env
+        check_env(env)
         fields = {f.name: f for f in dataclasses.fields(cls)}
         path = overrides.get("config") or path or env.get("SAMESTORY_CONFIG")
         values: dict[str, Any] = {}
         if path:
-            table = _read_toml(Path(path)).get("service", {})
+            table = read_toml(Path(path)).get("service", {})
             if not isinstance(table, dict):
-                raise ValueError(f"{path}: [service] must be a table")
-            unknown = set(table) - set(fields)
-            if unknown:
-                raise ValueError(f"unknown service setting(s) in {path}: {', '.join(sorted(unknown))}")
-            values.update(table)
+                raise ConfigError(f"{path}: [service] must be a table")
+            for key, value in table.items():
+                if key not in fields or key == "config":
+                    raise ConfigError(f"unknown [service] key {key!r} in {path}{suggest(key, fields)}")
+                values[key] = typed(cls, key, value, str(path))
             values["config"] = str(path)
-        for name, f in fields.items():
+        for name in fields:
             raw = env.get(f"SAMESTORY_{name.upper()}")
-            if raw is not None:
-                values[name] = _parse_env(name, raw, f.default)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        unknown = set(values) - set(fields)
-        if unknown:
-            raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+            if raw is not None and name != "config":
+                values[name] = typed(cls, name, raw, "env")
+        for key, value in overrides.items():
+            if key not in fields:
+                raise ConfigError(f"unknown setting {key!r}{suggest(key, fields)}")
+            if value is not None:
+                values[key] = value
         return cls(**values)
 
     def engine_config(self) -> Any:
         """The engine's config: the file's ``[engine]`` table (if any) plus ``SAMESTORY_*`` env."""
         from service.config import EngineConfig
 
-        if self.config and "engine" not in _read_toml(Path(self.config)):
-            # A file with only a [service] table: EngineConfig.load would read its top level as
-            # engine keys and reject "service".
-            return EngineConfig.load(None)
         return EngineConfig.load(self.config)
 
     def public(self) -> dict[str, Any]:
@@ -134,27 +146,3 @@ def redact_url(url: str) -> str:
     'postgresql://app:***@db:5432/news'
     """
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read config file {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"config file {path} is not valid TOML: {exc}") from exc
-
-
-def _parse_env(name: str, raw: str, default: Any) -> Any:
-    if isinstance(default, bool):
-        if raw.strip().lower() in ("1", "true", "yes", "on"):
-            return True
-        if raw.strip().lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"SAMESTORY_{name.upper()} must be true/false, got {raw!r}")
-    if isinstance(default, int):
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"SAMESTORY_{name.upper()} must be an integer, got {raw!r}") from None
-    return raw

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.store.base import DuplicateKeyError, Store
+from service.store.base import DuplicateKeyError, Store, StoreOpenError
 from service.store.sqlite import SQLiteStore
 
 
@@ -43,10 +43,10 @@ def open_store(url: str, *, must_exist: bool = False) -> Store:
     >>> open_store("mysql://x")
     Traceback (most recent call last):
     ...
-    ValueError: unsupported store URL 'mysql://x': use ':memory:', 'sqlite:///PATH' or 'postgresql://...'
+    service.store.base.StoreOpenError: unsupported store URL 'mysql://x': use ':memory:', 'sqlite:///PATH' or 'postgresql://...'
     """
     if not isinstance(url, str) or not url:
-        raise ValueError("store URL must be a non-empty string")
+        raise StoreOpenError("store URL must be a non-empty string")
     if must_exist:
         require_existing(url)
     path = sqlite_path(url)
@@ -56,7 +56,8 @@ def open_store(url: str, *, must_exist: bool = False) -> Store:
         from service.store.postgres import PostgresStore
 
         return PostgresStore(url)
-    raise ValueError(f"unsupported store URL {url!r}: use ':memory:', 'sqlite:///PATH' or 'postgresql://...'")
+    raise StoreOpenError(f"unsupported store URL {url!r}: use ':memory:', 'sqlite:///PATH' or 'postgresql://...'")
 
 
-__all__ = ["DuplicateKeyError", "SQLiteStore", "Store", "open_store", "require_existing", "sqlite_path"]
+__all__ = ["DuplicateKeyError", "SQLiteStore", "Store", "StoreOpenError", "open_store", "require_existing",
+           "sqlite_path"]

@@ -138,3 +138,9 @@ class Store(Protocol):
     def live_documents(self, since: float) -> Iterator[tuple[DocumentRow, VersionRow]]: ...
     def live_document_ids(self, since: float) -> set[int]: ...
     def counts(self) -> dict[str, int]: ...
+
+
+class StoreOpenError(RuntimeError):
+    """The store cannot be opened as asked: an unsupported URL, an unreachable server, a missing
+    database or schema, a schema version this code does not know. The message is one line for
+    the operator (``samestory`` prints it instead of a traceback)."""

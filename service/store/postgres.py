@@ -37,7 +37,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
     raise ModuleNotFoundError(
         "the PostgreSQL store needs psycopg 3: pip install 'samestory[postgres]'", name=exc.name) from exc
 
-from service.store.base import DuplicateKeyError
+from service.store.base import DuplicateKeyError, StoreOpenError
 from service.store.sql import SQLStoreBase
 
 # First half of the two-int advisory-lock key: a constant that says "samestory" so our locks
@@ -56,6 +56,10 @@ def to_pyformat(sql: str) -> str:
     return re.sub(r"\?", "%s", sql.replace("%", "%%"))
 
 
+class PostgresUnavailable(StoreOpenError, ConnectionError):
+    """The server cannot be reached, or refuses us (wrong password, no such database)."""
+
+
 class PostgresStore(SQLStoreBase):
     """A store in one PostgreSQL schema, safe to share between processes (see module docstring).
 
@@ -72,6 +76,11 @@ class PostgresStore(SQLStoreBase):
         self._depth = 0
         self._sql: dict[str, str] = {}
         self._conn = self._connect()
+        if self._conn.execute("SELECT current_schema()").fetchone()[0] is None:
+            path = self._conn.execute("SHOW search_path").fetchone()[0]
+            self._conn.close()
+            raise StoreOpenError(f"{_redact(url)}: no schema of the search_path ({path}) exists; create it "
+                                 "(CREATE SCHEMA name) or name an existing one in ?options=-csearch_path%3Dname")
         with self.transaction():
             # Under the advisory lock, so two processes creating the schema at once do not race
             # on the catalog (CREATE TABLE IF NOT EXISTS is not concurrency-safe in PostgreSQL).
@@ -81,7 +90,8 @@ class PostgresStore(SQLStoreBase):
         try:
             return psycopg.connect(self._dsn, autocommit=True, connect_timeout=max(1, int(self._connect_timeout)))
         except psycopg.OperationalError as exc:
-            raise ConnectionError(f"cannot connect to PostgreSQL at {_redact(self._dsn)}: {exc}") from exc
+            why = " ".join(str(exc).split())  # libpq's message spans lines; the operator gets one
+            raise PostgresUnavailable(f"cannot connect to PostgreSQL at {_redact(self._dsn)}: {why}") from exc
 
     def _ensure_connection(self) -> None:
         """Reconnect after the server dropped us, but never in the middle of a transaction."""

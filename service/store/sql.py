@@ -16,86 +16,10 @@ from service.store.base import (
     ObservationRow,
     VersionRow,
 )
+from service.store.migrations import LATEST_VERSION, upgrade
 
-SCHEMA_VERSION = 1
-
-# {pk} is the auto-increment primary key type, {blob} the binary type of the dialect.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    id {pk},
-    channel TEXT NOT NULL,
-    doc_key TEXT,
-    url TEXT,
-    source TEXT,
-    cluster_id BIGINT,
-    latest_version_id BIGINT,
-    published_at DOUBLE PRECISION,
-    first_seen DOUBLE PRECISION NOT NULL,
-    deleted INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (channel, doc_key)
-);
-CREATE TABLE IF NOT EXISTS versions (
-    id {pk},
-    document_id BIGINT NOT NULL REFERENCES documents(id),
-    content_hash TEXT NOT NULL,
-    title TEXT NOT NULL,
-    body TEXT NOT NULL,
-    lang TEXT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL,
-    UNIQUE (document_id, content_hash)
-);
-CREATE TABLE IF NOT EXISTS observations (
-    id {pk},
-    document_id BIGINT NOT NULL REFERENCES documents(id),
-    version_id BIGINT NOT NULL REFERENCES versions(id),
-    channel TEXT NOT NULL,
-    url TEXT,
-    source TEXT,
-    caller_id TEXT,
-    observed_at DOUBLE PRECISION NOT NULL,
-    status TEXT NOT NULL,
-    decision TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS observations_document ON observations (document_id);
-CREATE TABLE IF NOT EXISTS clusters (
-    id {pk},
-    representative_id BIGINT NOT NULL,
-    created_at DOUBLE PRECISION NOT NULL,
-    updated_at DOUBLE PRECISION NOT NULL
-);
-CREATE TABLE IF NOT EXISTS memberships (
-    document_id BIGINT PRIMARY KEY REFERENCES documents(id),
-    cluster_id BIGINT NOT NULL REFERENCES clusters(id),
-    joined_at DOUBLE PRECISION NOT NULL,
-    stage TEXT NOT NULL,
-    score DOUBLE PRECISION,
-    matched_id BIGINT,
-    decision TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS memberships_cluster ON memberships (cluster_id);
-CREATE TABLE IF NOT EXISTS cluster_events (
-    id {pk},
-    cluster_id BIGINT NOT NULL REFERENCES clusters(id),
-    old_representative BIGINT,
-    new_representative BIGINT NOT NULL,
-    reason TEXT NOT NULL,
-    at DOUBLE PRECISION NOT NULL
-);
-CREATE INDEX IF NOT EXISTS cluster_events_cluster ON cluster_events (cluster_id);
-CREATE TABLE IF NOT EXISTS vectors (
-    version_id BIGINT NOT NULL REFERENCES versions(id),
-    model TEXT NOT NULL,
-    vec {blob} NOT NULL,
-    PRIMARY KEY (version_id, model)
-);
-CREATE TABLE IF NOT EXISTS changes (
-    seq {pk},
-    document_id BIGINT NOT NULL,
-    at DOUBLE PRECISION NOT NULL
-);
-CREATE INDEX IF NOT EXISTS documents_first_seen ON documents (first_seen);
-"""
+# The schema is built and upgraded by the ordered steps of service.store.migrations.
+SCHEMA_VERSION = LATEST_VERSION
 
 _DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
 _VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
@@ -159,15 +83,8 @@ class SQLStoreBase:
         return list(self._exec(sql, params).fetchall())
 
     def _install_schema(self, *, pk: str, blob: str, where: str) -> None:
-        """Create the tables if missing and check the schema version (inside a transaction)."""
-        for stmt in SCHEMA.format(pk=pk, blob=blob).split(";"):
-            if stmt.strip():
-                self._exec(stmt)
-        row = self._one("SELECT value FROM meta WHERE key = 'schema_version'")
-        if row is None:
-            self._exec("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) != SCHEMA_VERSION:
-            raise RuntimeError(f"{where}: schema version {row[0]}, this samestory needs {SCHEMA_VERSION}")
+        """Create a new store's tables, or bring an older store's up to date (inside a transaction)."""
+        self.schema_report = upgrade(self, pk=pk, blob=blob, where=where)
 
     # documents and versions --------------------------------------------------------------------
     def find_document(self, channel: str, doc_key: str) -> DocumentRow | None:

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from service.store.base import DuplicateKeyError
+from service.store.base import DuplicateKeyError, StoreOpenError
 from service.store.sql import SQLStoreBase
 
 
@@ -33,15 +33,18 @@ class SQLiteStore(SQLStoreBase):
         self.url = "sqlite:///" + self.path if self.path != ":memory:" else ":memory:"
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60.0)
         self._lock = threading.RLock()
         self._depth = 0
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        if self.path != ":memory:":
-            self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = FULL")
-        with self.transaction():
-            self._install_schema(pk="INTEGER PRIMARY KEY AUTOINCREMENT", blob="BLOB", where=self.path)
+        try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60.0)
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = FULL")
+            with self.transaction():
+                self._install_schema(pk="INTEGER PRIMARY KEY AUTOINCREMENT", blob="BLOB", where=self.path)
+        except sqlite3.Error as exc:  # not a database, no permission, a locked file: one line, not a traceback
+            raise StoreOpenError(f"cannot open SQLite store {self.path}: {exc}") from exc
 
     def _exec(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         try:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query, status
 
 from service.api.dependencies import ServiceDep
-from service.api.schemas import ClusterOut, ClusterPage
+from service.api.schemas import MAX_ID, ClusterOut, ClusterPage
 from service.views import cluster_page, cluster_view
 
 router = APIRouter(prefix="/v1", tags=["clusters"])
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1", tags=["clusters"])
 @router.get("/clusters", response_model=ClusterPage, summary="Recent clusters, most recently updated first")
 def list_clusters(service: ServiceDep,
                   limit: Annotated[int, Query(ge=1, description="page size (at most the setting max_page)")] = 20,
-                  offset: Annotated[int, Query(ge=0, description="clusters to skip")] = 0) -> dict[str, Any]:
+                  offset: Annotated[int, Query(ge=0, le=MAX_ID, description="clusters to skip")] = 0) -> dict[str, Any]:
     if limit > service.settings.max_page:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
                             f"limit {limit} exceeds the page limit of {service.settings.max_page} (setting max_page)")
@@ -25,7 +25,7 @@ def list_clusters(service: ServiceDep,
 
 @router.get("/clusters/{cluster_id}", response_model=ClusterOut, summary="A cluster: members, representative and why",
             responses={404: {"description": "no such cluster"}})
-def get_cluster(cluster_id: Annotated[int, Path(ge=1, description="cluster id")], service: ServiceDep) -> dict[str, Any]:
+def get_cluster(cluster_id: Annotated[int, Path(ge=1, le=MAX_ID, description="cluster id")], service: ServiceDep) -> dict[str, Any]:
     view = service.call("read", cluster_view, service.engine.store, cluster_id)
     if view is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"cluster {cluster_id} does not exist")

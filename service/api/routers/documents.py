@@ -7,11 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query, status
 
 from service.api.dependencies import ServiceDep
-from service.api.schemas import DeleteResponse, DocumentOut
+from service.api.schemas import MAX_ID, DeleteResponse, DocumentOut
 
 router = APIRouter(prefix="/v1", tags=["documents"])
 
-DocumentId = Annotated[int, Path(ge=1, description="document id (from an ingest result)")]
+DocumentId = Annotated[int, Path(ge=1, le=MAX_ID, description="document id (from an ingest result)")]
 
 
 def document_view(store: Any, document_id: int) -> dict[str, Any] | None:
