@@ -7,38 +7,54 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.dependencies import ServiceDep, require_api_key
+from service.api.schemas import MAX_ID
 from service.corrections import CorrectionError, Editor, labelled_pairs, list_corrections
 
 router = APIRouter(prefix="/v1", tags=["corrections"])
 
 
-class CorrectionIn(BaseModel):
-    """One correction. ``split``: ``document_id``; ``merge``: ``into_story`` and ``from_story``;
-    ``not_same``: ``doc_a`` and ``doc_b`` (``doc_b`` leaves the story when they share one)."""
+class _CorrectionBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"kind": "split", "document_id": 7, "note": "different council meeting"},
-        {"kind": "merge", "into_story": 3, "from_story": 9},
-        {"kind": "not_same", "doc_a": 4, "doc_b": 7}]})
-
-    kind: Literal["split", "merge", "not_same"]
-    document_id: int | None = Field(None, ge=1)
-    into_story: int | None = Field(None, ge=1)
-    from_story: int | None = Field(None, ge=1)
-    doc_a: int | None = Field(None, ge=1)
-    doc_b: int | None = Field(None, ge=1)
     note: str | None = Field(None, max_length=2_000)
 
-    @model_validator(mode="after")
-    def _fields_of_kind(self) -> CorrectionIn:
-        need = {"split": ("document_id",), "merge": ("into_story", "from_story"), "not_same": ("doc_a", "doc_b")}
-        missing = [f for f in need[self.kind] if getattr(self, f) is None]
-        if missing:
-            raise ValueError(f"a {self.kind} needs {' and '.join(need[self.kind])} (missing: {', '.join(missing)})")
-        return self
+
+class SplitIn(_CorrectionBase):
+    """Split a member off its story (it starts a story of its own)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"kind": "split", "document_id": 7, "note": "different council meeting"}]})
+
+    kind: Literal["split"]
+    document_id: int = Field(ge=1, le=MAX_ID)
+
+
+class MergeIn(_CorrectionBase):
+    """Merge ``from_story`` into ``into_story``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"kind": "merge", "into_story": 3, "from_story": 9}]})
+
+    kind: Literal["merge"]
+    into_story: int = Field(ge=1, le=MAX_ID)
+    from_story: int = Field(ge=1, le=MAX_ID)
+
+
+class NotSameIn(_CorrectionBase):
+    """Mark two documents "not the same" (``doc_b`` leaves the story when they share one)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"kind": "not_same", "doc_a": 4, "doc_b": 7}]})
+
+    kind: Literal["not_same"]
+    doc_a: int = Field(ge=1, le=MAX_ID)
+    doc_b: int = Field(ge=1, le=MAX_ID)
+
+
+# One model per kind, told apart by ``kind``: the fields each kind needs are in the schema itself,
+# so a schema-valid request is never refused for a missing field.
+CorrectionIn = Annotated[SplitIn | MergeIn | NotSameIn, Field(discriminator="kind")]
 
 
 class CorrectionOut(BaseModel):
@@ -66,11 +82,11 @@ def post_correction(body: CorrectionIn, service: ServiceDep,
                     who: Annotated[str, Depends(require_api_key)]) -> dict[str, Any]:
     def apply() -> Any:
         editor = Editor(service.engine)
-        if body.kind == "split":
-            return editor.split(body.document_id, who=who, note=body.note)  # type: ignore[arg-type]
-        if body.kind == "merge":
-            return editor.merge(body.into_story, body.from_story, who=who, note=body.note)  # type: ignore[arg-type]
-        return editor.not_same(body.doc_a, body.doc_b, who=who, note=body.note)  # type: ignore[arg-type]
+        if isinstance(body, SplitIn):
+            return editor.split(body.document_id, who=who, note=body.note)
+        if isinstance(body, MergeIn):
+            return editor.merge(body.into_story, body.from_story, who=who, note=body.note)
+        return editor.not_same(body.doc_a, body.doc_b, who=who, note=body.note)
 
     try:
         return service.call("correct", apply).to_dict()
