@@ -55,7 +55,7 @@ def head_inputs(ko: np.ndarray, en: np.ndarray) -> np.ndarray:
 
 @dataclass
 class PairHead:
-    """A one-hidden-layer MLP over :func:`head_inputs` (trained by ``models.xling.pairmlp``).
+    """A one-hidden-layer MLP over :func:`head_inputs` (trained by ``research.xling.pairmlp``).
 
     Inputs are standardised with ``mean`` / ``scale``; the hidden layer uses the exact (erf)
     GELU, as torch's default does, so the numpy logits equal the trained network's.
