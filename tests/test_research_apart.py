@@ -1,6 +1,7 @@
 """The laboratory stays apart from the product: nothing that ships imports ``research/``, and
-``research/`` is not installed. Imports are read from the syntax tree (every ``import`` and
-``from ... import``, at module level or inside functions), so a lazy import counts too."""
+``research/`` is not installed; ``index/`` and ``models/`` never import ``service/``. Imports
+are read from the syntax tree (every ``import`` and ``from ... import``, at module level or
+inside functions), so a lazy import counts too."""
 
 from __future__ import annotations
 
@@ -28,9 +29,13 @@ def imported_modules(source: str) -> set[str]:
     return out
 
 
-def _imports_research(path: Path) -> list[str]:
+def _imports_of(path: Path, package: str) -> list[str]:
     return sorted(m for m in imported_modules(path.read_text(encoding="utf-8"))
-                  if m == "research" or m.startswith("research."))
+                  if m == package or m.startswith(package + "."))
+
+
+def _imports_research(path: Path) -> list[str]:
+    return _imports_of(path, "research")
 
 
 @pytest.mark.parametrize("package", PRODUCT)
@@ -38,6 +43,14 @@ def test_product_packages_never_import_research(package: str) -> None:
     files = sorted((ROOT / package).rglob("*.py"))
     assert files, f"no Python files under {package}/"
     offenders = {str(f.relative_to(ROOT)): mods for f in files if (mods := _imports_research(f))}
+    assert not offenders
+
+
+@pytest.mark.parametrize("package", ("index", "models"))
+def test_index_and_models_never_import_service(package: str) -> None:
+    """Data flows one way (docs/architecture.md): the service uses the indices and the models."""
+    offenders = {str(f.relative_to(ROOT)): mods for f in sorted((ROOT / package).rglob("*.py"))
+                 if (mods := _imports_of(f, "service"))}
     assert not offenders
 
 
