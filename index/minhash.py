@@ -408,10 +408,10 @@ class MinHashIndex:
             if window is not None and not (window[0] <= t <= window[1]):
                 continue
             other = self._grams[slot]
-            if other is _ELSEWHERE:
-                other = self._grams_of(doc_id)  # type: ignore[misc]
+            if other is _ELSEWHERE and self._grams_of is not None:  # held by the owner's table
+                other = self._grams_of(doc_id)
             if other is not None:
-                out.append((doc_id, jaccard(grams, other)))  # type: ignore[arg-type]
+                out.append((doc_id, jaccard(grams, other)))
         out.sort(key=lambda x: (-x[1], x[0]))
         return out
 

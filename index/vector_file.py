@@ -70,15 +70,15 @@ def pending_file(path: Path | str, params: Mapping[str, Any], meta: Mapping[str,
         raise ValueError(f"meta must be JSON-serialisable: {e}") from None
     n = int(ids.shape[0])
     blobs: list[tuple[str, str, memoryview]] = [
-        ("ids", "<i8", memoryview(ids.astype(np.int64, copy=True)).cast("B")),
-        ("times", "<f8", memoryview(times.astype(np.float64, copy=True)).cast("B")),
-        ("alive", "|b1", memoryview(alive.view(np.uint8).copy()).cast("B")),
+        ("ids", "<i8", memoryview(ids.astype(np.int64).tobytes())),
+        ("times", "<f8", memoryview(times.astype(np.float64).tobytes())),
+        ("alive", "|b1", memoryview(alive.astype(bool).tobytes())),
         ("faiss", "|u1", memoryview(faiss.serialize_index(index)).cast("B")),
     ]
     params = dict(params)
 
     def write(f: BinaryIO) -> None:  # checksums and layout here: off the caller's thread
-        sections = []
+        sections: list[dict[str, Any]] = []
         offset = 0
         for name, dtype, mv in blobs:
             sections.append(

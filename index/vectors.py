@@ -400,10 +400,9 @@ class VectorIndex:
         [[0.6, 0.8]]
         """
         if isinstance(ids, (int, np.integer)):
-            ids = [ids]
-        elif not isinstance(ids, np.ndarray):
-            ids = list(ids)  # sets, generators
-        id_list = np.asarray(ids, dtype=np.int64).reshape(-1).tolist()
+            id_list = [int(ids)]
+        else:  # arrays, lists, sets, generators
+            id_list = np.asarray(ids if isinstance(ids, np.ndarray) else list(ids), dtype=np.int64).reshape(-1).tolist()
         pos = np.asarray([self._rows.pos.get(i) for i in id_list], dtype=np.int64)
         if pos.size and int(pos.min()) < 0:
             raise KeyError(f"id {id_list[int(np.argmin(pos))]} is not in the index")

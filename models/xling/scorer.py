@@ -294,6 +294,7 @@ class PairScorer:
             if key.split("_")[0] in needed:
                 arrays[f"bank_{key}"] = bank.astype(np.float16)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # numpy's stubs give savez_compressed an allow_pickle keyword that **arrays could fill.
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ scoring
