@@ -38,12 +38,15 @@ demo: $(VENV)/.installed
 	mkdir -p var
 	$(BIN)/samestory demo --db sqlite:///var/demo.db
 
+# mypy checks the packages listed in pyproject.toml ([tool.mypy] files), before the tests run.
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --timeout=900
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache *.egg-info

@@ -6,8 +6,9 @@ Conventions (chosen so a number in the report always means one thing):
   A kind made only of negatives (``xl_hard_negative``) has no recall; reporting 0 there would
   read as "missed everything". Its useful number is :attr:`Confusion.false_merge_rate`.
 * Scores may be ``-inf``: a pair a guard blocked can never merge whatever the threshold, so it
-  ranks below every finite score. Ties are handled like ``sklearn.metrics.average_precision_score``
-  (all pairs with one score enter the ranking together).
+  ranks below every finite score. The PR curve, average precision and ARI are scikit-learn's
+  (``precision_recall_curve``, ``average_precision_score``, ``adjusted_rand_score``): ties
+  enter the ranking together. B-cubed and the pairwise cluster scores are computed here.
 
 Worked example::
 
@@ -26,7 +27,9 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -131,40 +134,46 @@ class PRCurve:
     recall: list[float]
 
 
+def _ranked(labels: Sequence[int], scores: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(y, ranks, values)``: 0/1 labels, each score's dense rank, and the distinct scores in rank order.
+
+    scikit-learn refuses infinite scores; a blocked pair's ``-inf`` must still rank below every
+    finite score (and its ties stay ties), so the library sees the ranks and the thresholds
+    are mapped back through ``values``.
+    """
+    if len(labels) != len(scores):
+        raise ValueError(f"{len(labels)} labels but {len(scores)} scores")
+    x = np.asarray(scores, dtype=np.float64)
+    if np.isnan(x).any():
+        raise ValueError("scores contain NaN; use -inf for 'can never merge'")
+    values, ranks = np.unique(x, return_inverse=True)
+    return np.fromiter((1 if y else 0 for y in labels), np.int64, len(labels)), ranks, values
+
+
 def pr_curve(labels: Sequence[int], scores: Sequence[float]) -> PRCurve:
-    """Precision/recall at every distinct score (ties enter together).
+    """Precision/recall at every distinct score (ties enter together): scikit-learn's
+    ``precision_recall_curve``, highest threshold first, without its closing (P=1, R=0) point.
 
     >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.9, 0.5, 0.1])
     >>> c.thresholds, c.precision, c.recall
     ([0.9, 0.5, 0.1], [0.5, 0.6666666666666666, 0.5], [0.5, 1.0, 1.0])
+    >>> pr_curve([0, 1], [float("-inf"), 0.2]).thresholds     # a blocked pair ranks last
+    [0.2, -inf]
     """
-    if len(labels) != len(scores):
-        raise ValueError(f"{len(labels)} labels but {len(scores)} scores")
-    if any(isinstance(s, float) and math.isnan(s) for s in scores):
-        raise ValueError("scores contain NaN; use -inf for 'can never merge'")
-    n_pos = sum(1 for y in labels if y)
-    order = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)
-    thresholds: list[float] = []
-    precision: list[float] = []
-    recall: list[float] = []
-    tp = fp = 0
-    i = 0
-    while i < len(order):
-        s = scores[order[i]]
-        while i < len(order) and scores[order[i]] == s:
-            if labels[order[i]]:
-                tp += 1
-            else:
-                fp += 1
-            i += 1
-        thresholds.append(float(s))
-        precision.append(tp / (tp + fp))
-        recall.append(tp / n_pos if n_pos else 0.0)
-    return PRCurve(thresholds, precision, recall)
+    from sklearn.metrics import precision_recall_curve
+
+    y, ranks, values = _ranked(labels, scores)
+    if y.size == 0:
+        return PRCurve([], [], [])
+    if not y.any():  # no positives: every threshold merges only negatives
+        return PRCurve(values[::-1].tolist(), [0.0] * values.size, [0.0] * values.size)
+    precision, recall, at = precision_recall_curve(y, ranks)
+    return PRCurve(values[at.astype(np.int64)[::-1]].tolist(), precision[-2::-1].tolist(), recall[-2::-1].tolist())
 
 
 def average_precision(labels: Sequence[int], scores: Sequence[float]) -> float | None:
-    """Step-wise AP = sum over thresholds of (R_k - R_{k-1}) * P_k, as sklearn computes it.
+    """Step-wise AP = sum over thresholds of (R_k - R_{k-1}) * P_k: scikit-learn's
+    ``average_precision_score``.
 
     ``None`` when there are no positives (AP is undefined).
 
@@ -173,15 +182,12 @@ def average_precision(labels: Sequence[int], scores: Sequence[float]) -> float |
     >>> average_precision([0, 1], [0.9, 0.1])
     0.5
     """
-    if not any(labels):
+    from sklearn.metrics import average_precision_score
+
+    y, ranks, _ = _ranked(labels, scores)
+    if not y.any():
         return None
-    curve = pr_curve(labels, scores)
-    ap = 0.0
-    prev_r = 0.0
-    for p, r in zip(curve.precision, curve.recall, strict=True):
-        ap += (r - prev_r) * p
-        prev_r = r
-    return ap
+    return float(average_precision_score(y, ranks))
 
 
 def recall_at_precision(labels: Sequence[int], scores: Sequence[float], min_precision: float) -> float | None:
@@ -254,12 +260,19 @@ def _contingency(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tup
     return cells, Counter(gold), Counter(predicted)
 
 
-def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[
-        float | None, float | None, float | None]:
+class PRF(NamedTuple):
+    """Precision, recall and F1 of one clustering score (unpacks as a 3-tuple)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> PRF:
     """Precision/recall/F1 over item pairs: a pair is positive when both items share a cluster.
 
     >>> pairwise_scores(["a", "a", "a", "b"], [1, 1, 2, 2])
-    (0.5, 0.3333333333333333, 0.4)
+    PRF(precision=0.5, recall=0.3333333333333333, f1=0.4)
     """
     cells, g, p = _contingency(gold, predicted)
     together = sum(_comb2(n) for n in cells.values())
@@ -267,10 +280,10 @@ def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> 
     gold_pairs = sum(_comb2(n) for n in g.values())
     # F1 = 2|both| / (|pred| + |gold|): 0.0 (not undefined) when nothing was put together.
     f1 = None if gold_pairs == 0 else 2 * together / (pred_pairs + gold_pairs)
-    return _ratio(together, pred_pairs), _ratio(together, gold_pairs), f1
+    return PRF(_ratio(together, pred_pairs), _ratio(together, gold_pairs), f1)
 
 
-def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[float, float, float]:
+def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> PRF:
     """B-cubed precision/recall/F1 (Bagga & Baldwin 1998), averaged over items.
 
     Item precision = |its predicted cluster ∩ its gold cluster| / |its predicted cluster|.
@@ -283,29 +296,29 @@ def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> tuple[flo
     prec = sum(c * c / p[pc] for (_gc, pc), c in cells.items()) / n
     rec = sum(c * c / g[gc] for (gc, _pc), c in cells.items()) / n
     f1 = _f1(prec, rec)
-    return prec, rec, 0.0 if f1 is None else f1
+    return PRF(prec, rec, 0.0 if f1 is None else f1)
 
 
 def adjusted_rand_index(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:
-    """Hubert & Arabie's ARI; 1.0 for identical partitions, ~0 for chance agreement.
+    """Hubert & Arabie's ARI (scikit-learn's ``adjusted_rand_score``); 1.0 for identical
+    partitions, ~0 for chance agreement.
 
     When both partitions are trivial in the same way (all singletons, or one cluster) the
-    index is 0/0; like scikit-learn we return 1.0 there, because the partitions agree.
+    index is 0/0; scikit-learn returns 1.0 there, because the partitions agree.
 
     >>> round(adjusted_rand_index(["a", "a", "b", "b"], [1, 2, 1, 2]), 6)
     -0.5
     """
-    cells, g, p = _contingency(gold, predicted)
-    n = len(gold)
-    index = sum(_comb2(c) for c in cells.values())
-    sum_g = sum(_comb2(c) for c in g.values())
-    sum_p = sum(_comb2(c) for c in p.values())
-    total = _comb2(n)
-    expected = sum_g * sum_p / total if total else 0.0
-    max_index = (sum_g + sum_p) / 2
-    if max_index == expected:
-        return 1.0
-    return (index - expected) / (max_index - expected)
+    from sklearn.metrics import adjusted_rand_score
+
+    _contingency(gold, predicted)  # the same length checks and messages as the other scores
+    return float(adjusted_rand_score(_codes(gold), _codes(predicted)))
+
+
+def _codes(labels: Sequence[Hashable]) -> np.ndarray:
+    """Cluster labels of any hashable kind (tuples too) as ints, which scikit-learn accepts."""
+    index: dict[Hashable, int] = {}
+    return np.fromiter((index.setdefault(x, len(index)) for x in labels), np.int64, len(labels))
 
 
 def cluster_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> ClusterScores:

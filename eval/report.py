@@ -42,7 +42,7 @@ from eval.data import (
     subsample_pairs,
 )
 from eval.metrics import PRCurve, pr_curve
-from models.xling.approaches import load_approaches
+from research.xling.approaches import load_approaches
 
 SAMESTORY = "samestory"
 SAMESTORY_NO_GUARDS = "samestory (no guards)"

@@ -16,7 +16,7 @@ samestory would really decide there, earlier cascade stages and guards included:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -74,21 +74,28 @@ def groups_remaining(pairs: Sequence[Pair], same: Sequence[bool]) -> tuple[int, 
     return len(index), len(set(uf.labels()))
 
 
+def _sweep(stage: str, thresholds: Sequence[float],
+           row_at: Callable[[float, dict[str, float]], SweepRow]) -> list[SweepRow]:
+    """One row per threshold: ``row_at(t, overrides)`` re-runs the engine with ``stage``'s threshold at t."""
+    field_name = STAGE_FIELDS[stage]
+    return [row_at(t, {field_name: t}) for t in thresholds]
+
+
 def sweep_pairs(pairs: Sequence[Pair], stage: str, thresholds: Sequence[float], guards: bool = True,
                 model: str = "use", progress: bool = False) -> list[SweepRow]:
     """Re-run ``compare`` over ``pairs`` at every threshold of ``stage``."""
     from eval.engine import compare_pairs
 
-    field_name = STAGE_FIELDS[stage]
     labels = [p.label for p in pairs]
-    rows: list[SweepRow] = []
-    for t in thresholds:
-        decisions = compare_pairs(pairs, guards=guards, model=model, overrides={field_name: t}, progress=progress)
+
+    def row_at(t: float, overrides: dict[str, float]) -> SweepRow:
+        decisions = compare_pairs(pairs, guards=guards, model=model, overrides=overrides, progress=progress)
         same = [bool(d.same) for d in decisions]
         conf = confusion(labels, same)
         n, remaining = groups_remaining(pairs, same)
-        rows.append(SweepRow(t, n, remaining, sum(same), conf.precision, conf.recall, conf.f1))
-    return rows
+        return SweepRow(t, n, remaining, sum(same), conf.precision, conf.recall, conf.f1)
+
+    return _sweep(stage, thresholds, row_at)
 
 
 def sweep_clusters(items: Sequence[ClusterItem], stage: str, thresholds: Sequence[float], guards: bool = True,
@@ -96,15 +103,15 @@ def sweep_clusters(items: Sequence[ClusterItem], stage: str, thresholds: Sequenc
     """Ingest ``items`` into a fresh store at every threshold of ``stage``."""
     from eval.engine import ingest_clusters
 
-    field_name = STAGE_FIELDS[stage]
     gold = [it.cluster for it in items]
-    rows: list[SweepRow] = []
-    for t in thresholds:
-        labels = ingest_clusters(items, guards=guards, model=model, overrides={field_name: t}, progress=progress)
+
+    def row_at(t: float, overrides: dict[str, float]) -> SweepRow:
+        labels = ingest_clusters(items, guards=guards, model=model, overrides=overrides, progress=progress)
         s = cluster_scores(gold, labels)
-        rows.append(SweepRow(t, len(items), s.predicted_clusters, len(items) - s.predicted_clusters,
-                             s.pairwise_precision, s.pairwise_recall, s.pairwise_f1, s.ari))
-    return rows
+        return SweepRow(t, len(items), s.predicted_clusters, len(items) - s.predicted_clusters,
+                        s.pairwise_precision, s.pairwise_recall, s.pairwise_f1, s.ari)
+
+    return _sweep(stage, thresholds, row_at)
 
 
 def calibration_grid(stage: str) -> list[float]:

@@ -24,14 +24,13 @@ import numpy as np
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
+from index.growable import room, too_many_dead
 from index.idmap import DenseIdMap
 
 # The 32-bit gram ids (index.features) are hashed directly: the MinHash permutation is applied
 # to these ints, so no per-gram SHA-1 is needed (datasketch's default hashes bytes).
 
 
-# Dead slots tolerated beyond the live count before the slots are renumbered (see _compact).
-_COMPACT_SLACK = 4096
 _MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 _MAX_HASH = np.uint64((1 << 32) - 1)
 
@@ -114,7 +113,7 @@ class BandTable:
     def insert(self, slot: int, keys: np.ndarray) -> None:
         if slot < 0 or slot >= 2**31:
             raise ValueError(f"slot must be in [0, 2**31), got {slot}")
-        self._alive = _room_for(self._alive, slot)
+        self._alive = room(self._alive, slot + 1)
         self._alive[slot] = True
         self._buf_keys[self._buf_n] = keys
         self._buf_slots[self._buf_n] = slot
@@ -314,10 +313,10 @@ class MinHashIndex:
         if grams.size == 0:
             return
         self.remove(doc_id)
-        if len(self._grams) >= 2 * len(self._slot_of) + _COMPACT_SLACK:
+        if too_many_dead(len(self._grams), len(self._slot_of)):
             self._compact()
         slot = len(self._grams)
-        self._doc, self._time = _room_for(self._doc, slot), _room_for(self._time, slot)
+        self._doc, self._time = room(self._doc, slot + 1), room(self._time, slot + 1)
         self._doc[slot], self._time[slot] = doc_id, time
         self._grams.append(grams if self._grams_of is None else _ELSEWHERE)
         self._slot_of.set(doc_id, slot)
@@ -409,21 +408,12 @@ class MinHashIndex:
             if window is not None and not (window[0] <= t <= window[1]):
                 continue
             other = self._grams[slot]
-            if other is _ELSEWHERE:
-                other = self._grams_of(doc_id)  # type: ignore[misc]
+            if other is _ELSEWHERE and self._grams_of is not None:  # held by the owner's table
+                other = self._grams_of(doc_id)
             if other is not None:
-                out.append((doc_id, jaccard(grams, other)))  # type: ignore[arg-type]
+                out.append((doc_id, jaccard(grams, other)))
         out.sort(key=lambda x: (-x[1], x[0]))
         return out
-
-
-def _room_for(a: np.ndarray, index: int) -> np.ndarray:
-    """``a``, or a zero-padded copy at least twice as long, so that ``a[index]`` exists."""
-    if index < a.size:
-        return a
-    grown = np.zeros(max(index + 1, 2 * a.size), dtype=a.dtype)
-    grown[: a.size] = a
-    return grown
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from index.growable import room, too_many_dead
 from index.hashmap import U32Map
 from index.idmap import DenseIdMap
 
@@ -30,10 +31,6 @@ def idf_weight(df: int, n_docs: int) -> float:
 
 def _id_array() -> array[int]:
     return array("q")
-
-
-# Dead rows tolerated beyond the live count before the rows are rebuilt (see _compact).
-_COMPACT_SLACK = 4096
 
 
 class GatedNgramIndex:
@@ -102,9 +99,9 @@ class GatedNgramIndex:
             k = len(fresh)
             uniq = np.fromiter(fresh, dtype=np.uint32, count=k)
             self._slot_of.insert_new(uniq, np.arange(n_vocab, n_vocab + k, dtype=np.int32))
-            self._vocab = _room(self._vocab, n_vocab + k)
+            self._vocab = room(self._vocab, n_vocab + k)
             self._vocab[n_vocab : n_vocab + k] = uniq
-            self._df = _room(self._df, n_vocab + k)
+            self._df = room(self._df, n_vocab + k)
             slots[new] = [fresh[g] for g in unseen]
         return slots
 
@@ -116,12 +113,8 @@ class GatedNgramIndex:
         row = self._n
         if row == self._doc.size:
             for name in ("_doc", "_time", "_lead", "_start", "_len"):
-                old = getattr(self, name)
-                size = old.size + old.size // 2
-                new = np.empty(size, dtype=old.dtype) if old.dtype == object else np.zeros(size, old.dtype)
-                new[: old.size] = old
-                setattr(self, name, new)
-        self._arena = _room(self._arena, self._arena_n + slots.size)
+                setattr(self, name, room(getattr(self, name), row + 1))
+        self._arena = room(self._arena, self._arena_n + slots.size)
         self._arena[self._arena_n : self._arena_n + slots.size] = slots
         self._doc[row], self._time[row], self._lead[row] = doc_id, time, lead
         self._start[row], self._len[row] = self._arena_n, slots.size
@@ -172,7 +165,7 @@ class GatedNgramIndex:
         self._rows.discard(doc_id)
         self._lead[row] = None
         self._live -= 1
-        if self._n - self._live > self._live + _COMPACT_SLACK:
+        if too_many_dead(self._n, self._live):
             self._compact()
 
     def _compact(self) -> None:
@@ -337,16 +330,3 @@ class GatedNgramIndex:
                       np.concatenate(parts) if parts else np.zeros(0, np.int32), offsets)
             self._packed[lead] = packed
         return packed
-
-
-def _room(a: np.ndarray, size: int) -> np.ndarray:
-    """``a``, or a zero-padded copy at least half as long again, so that ``a[:size]`` exists.
-
-    Growing by half, not by double, keeps the spare capacity of these per-gram and per-row
-    arrays under a third of what they hold; each element is still copied O(1) times on average.
-    """
-    if size <= a.size:
-        return a
-    grown = np.zeros(max(size, a.size + a.size // 2), dtype=a.dtype)
-    grown[: a.size] = a
-    return grown

@@ -35,26 +35,36 @@ as is a dimension or length mismatch.  A batch that repeats an id keeps its *las
 the same rule as re-adding an id later (the new vector and time replace the old ones).
 
 The object is not thread-safe: the engine holds one lock around it.
+
+Each job in its own module: this one holds the index's policy (validation, the flat->HNSW
+switch, tombstones and compaction); ``index.vector_rows`` the per-position memory layout,
+``index.vector_search`` the search paths, ``index.vector_file`` the file format.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
-import struct
-import sys
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, Literal
 
 import faiss
 import numpy as np
 
+from index import vector_file
 from index.files import PendingFile, write_together
-from index.idmap import DenseIdMap
+from index.vector_rows import VectorRows
+from index.vector_search import (
+    DIRECT_SCORE_MAX,
+    GRAPH_MIN_FRACTION,
+    PARALLEL_MIN_QUERIES,
+    Hits,
+    omp_threads,
+    score_direct,
+    search_codes,
+    search_index,
+)
 
 __all__ = ["VectorIndex"]
 
@@ -78,53 +88,8 @@ _MIN_NORM = 1e-6
 # so the range fit costs <1 point; larger samples were not tried.
 _SQ_TRAIN_SAMPLE = 100_000
 
-# Windowed search: when the in-window live items are this few, they are scored directly from
-# their decoded vectors (reconstruct_batch: ~2 us a 512-d SQ8 row on the shared 2-core box,
-# 0.5-1 ms for 256) instead of a faiss scan that checks every row's bitmap bit.
-_DIRECT_SCORE_MAX = 256
-
-# Windowed search walks the HNSW graph (with a bitmap IDSelector) only when the window holds
-# more than exact_scan_limit live items AND at least this fraction of all rows; otherwise it
-# scans the in-window codes exactly (faiss flat scan with the bitmap, which skips non-members).
-# HNSW walks non-members for navigation but only keeps members, so it needs efSearch ~
-# ef_search / fraction, and that gets slow and lossy fast.  Measured on 50k clustered 512-d
-# SQ8 rows, 100 queries, k=10, on the shared 2-core box (load ~14, so absolute times are
-# inflated; the ratios are the point):
-#   window 2%  (1k items):  exact scan recall 0.993 p50  0.9 ms | graph ef 1024 0.826, 88 ms
-#   window 10% (5k items):  exact scan recall 0.990 p50  1.5 ms | graph ef  640 0.884, 59 ms
-#   window 30% (15k items): exact scan recall 0.993 p50 19.2 ms | graph ef  214 0.956, 27 ms
-_GRAPH_MIN_FRACTION = 0.25
-# efSearch for a filtered graph walk is ef_search / fraction, capped here (= 64 / 0.25).
-_FILTER_EF_CAP = 256
-
-# Positions appended since the last merge into the time-sorted arrays are scanned linearly
-# by windowed searches; merging costs O(n), so it is batched this many at a time.
-_PENDING_MAX = 8192
-
-# Searches with fewer queries than this run on one OpenMP thread: on a shared 2-core box the
-# OpenMP fork/join of a single-query search measured 10+ ms of spin, against ~0.3 ms of work.
-_PARALLEL_MIN_QUERIES = 8
-
 # add() batches below this many rows run single-threaded (HNSW parallelises over rows).
 _PARALLEL_MIN_ADD = 256
-
-_MAGIC = b"SSVIDX\x00\x01"
-_FORMAT = 1
-_ALIGN = 64
-
-
-@contextlib.contextmanager
-def _omp_threads(n: int) -> Iterator[None]:
-    """Run a block with ``n`` OpenMP threads (faiss's setting is process-global)."""
-    prev = faiss.omp_get_max_threads()
-    if n != prev:
-        faiss.omp_set_num_threads(n)
-    try:
-        yield
-    finally:
-        if n != prev:
-            faiss.omp_set_num_threads(prev)
-
 
 def _as_float_matrix(vectors: Any, dim: int, what: str) -> np.ndarray:
     """Validate and return a C-contiguous float32 copy of ``vectors``, unit-normalised.
@@ -251,87 +216,7 @@ class VectorIndex:
         self._kind = "flat"
         self._index: faiss.Index = faiss.IndexFlatIP(self.dim)
         self._storage_index: faiss.Index = self._index
-        self._reset_rows(0)
-
-    # ------------------------------------------------------------------ bookkeeping
-
-    def _reset_rows(self, capacity: int) -> None:
-        cap = max(64, -(-capacity // 8) * 8)
-        self._n = 0  # rows (positions) used, live or tombstoned
-        self._n_alive = 0
-        self._ids = np.zeros(cap, dtype=np.int64)
-        self._times = np.zeros(cap, dtype=np.float64)
-        self._alive = np.zeros(cap, dtype=bool)
-        self._bits = np.zeros(cap // 8, dtype=np.uint8)  # packed _alive, for IDSelectorBitmap
-        self._pos = DenseIdMap()  # id -> position (cluster ids are sequential: 4 bytes each)
-        # Time-sorted (time, position) of rows [0, _merged); rows [_merged, _n) are pending.
-        self._ts_t = np.zeros(0, dtype=np.float64)
-        self._ts_p = np.zeros(0, dtype=np.int64)
-        self._merged = 0
-
-    def _ensure_capacity(self, extra: int) -> None:
-        need = self._n + extra
-        cap = self._ids.shape[0]
-        if need <= cap:
-            return
-        new_cap = max(need, cap * 2)
-        new_cap = -(-new_cap // 8) * 8
-        for name in ("_ids", "_times", "_alive"):
-            old = getattr(self, name)
-            arr = np.zeros(new_cap, dtype=old.dtype)
-            arr[: self._n] = old[: self._n]
-            setattr(self, name, arr)
-        bits = np.zeros(new_cap // 8, dtype=np.uint8)
-        bits[: self._bits.shape[0]] = self._bits
-        self._bits = bits
-
-    def _repack_bits(self, positions: np.ndarray) -> None:
-        """Refresh the packed bitmap bytes that hold ``positions``."""
-        if positions.size == 0:
-            return
-        if positions.size == 1:  # the streaming case: one byte, without np.unique
-            b = int(positions[0]) >> 3
-            self._bits[b] = np.packbits(self._alive[8 * b : 8 * b + 8], bitorder="little")[0]
-            return
-        byte_idx = np.unique(positions >> 3)
-        rows = self._alive.reshape(-1, 8)[byte_idx]
-        self._bits[byte_idx] = np.packbits(rows, axis=1, bitorder="little")[:, 0]
-
-    def _kill(self, positions: np.ndarray) -> None:
-        positions = positions[self._alive[positions]]
-        if positions.size == 0:
-            return
-        for p in self._ids[positions].tolist():
-            self._pos.discard(p)
-        self._alive[positions] = False
-        self._n_alive -= int(positions.size)
-        self._repack_bits(positions)
-
-    def _merge_pending(self) -> None:
-        """Fold rows [_merged, _n) into the time-sorted arrays (O(n) copy)."""
-        if self._merged == self._n:
-            return
-        new_p = np.arange(self._merged, self._n, dtype=np.int64)
-        new_t = self._times[self._merged : self._n]
-        order = np.argsort(new_t, kind="stable")
-        new_p, new_t = new_p[order], new_t[order]
-        at = np.searchsorted(self._ts_t, new_t, side="right")
-        self._ts_t = np.insert(self._ts_t, at, new_t)
-        self._ts_p = np.insert(self._ts_p, at, new_p)
-        self._merged = self._n
-
-    def _window_positions(self, lo: float, hi: float) -> np.ndarray:
-        """Live positions with lo <= time <= hi (unsorted)."""
-        if self._n - self._merged > _PENDING_MAX:
-            self._merge_pending()
-        a = np.searchsorted(self._ts_t, lo, side="left")
-        b = np.searchsorted(self._ts_t, hi, side="right")
-        pos = self._ts_p[a:b]
-        if self._merged < self._n:
-            t = self._times[self._merged : self._n]
-            extra = np.flatnonzero((t >= lo) & (t <= hi)) + self._merged
-            pos = np.concatenate([pos, extra])
-        return pos[self._alive[pos]]
+        self._rows = VectorRows(0)
 
     # ------------------------------------------------------------------ faiss helpers
 
@@ -362,28 +247,19 @@ class VectorIndex:
     def _append(self, ids: np.ndarray, x: np.ndarray, times: np.ndarray) -> None:
         """Append rows (ids already free) to faiss and the bookkeeping arrays."""
         m = ids.shape[0]
-        self._ensure_capacity(m)
-        start = self._n
+        start = self._rows.n
         # Small (streaming) adds stay on one thread, for the same fork/join reason as search.
-        with _omp_threads(self.threads if m >= _PARALLEL_MIN_ADD else 1):
+        with omp_threads(self.threads if m >= _PARALLEL_MIN_ADD else 1):
             self._index.add(x)
         if self._index.ntotal != start + m:  # pragma: no cover - faiss invariant
             raise RuntimeError("faiss row count out of sync with the id map")
-        sl = slice(start, start + m)
-        self._ids[sl] = ids
-        self._times[sl] = times
-        self._alive[sl] = True
-        self._n = start + m
-        self._n_alive += m
-        for i, p in zip(ids.tolist(), range(start, start + m), strict=True):
-            self._pos.set(i, p)
-        self._repack_bits(np.arange(start, start + m, dtype=np.int64))
+        self._rows.append(ids, times)
 
     def _rebuild(self, kind: str) -> None:
         """Re-encode the live rows into a fresh ``kind`` index (drops tombstones)."""
-        live = np.flatnonzero(self._alive[: self._n])
-        old_ids = self._ids[live].copy()
-        old_times = self._times[live].copy()
+        live = np.flatnonzero(self._rows.alive[: self._rows.n])
+        old_ids = self._rows.ids[live].copy()
+        old_times = self._rows.times[live].copy()
         # Hold the old index itself: its storage is owned by it and dies with it.
         old_index, old_storage = self._index, self._storage_index
         new = self._new_faiss(kind)
@@ -391,35 +267,35 @@ class VectorIndex:
             # Train the SQ ranges on an even sample of the live rows (see _SQ_TRAIN_SAMPLE).
             step = max(1, live.size // _SQ_TRAIN_SAMPLE)
             sample = old_storage.reconstruct_batch(np.ascontiguousarray(live[::step]))
-            with _omp_threads(self.threads):
+            with omp_threads(self.threads):
                 new.train(sample)
             del sample
-        self._reset_rows(live.size)
+        self._rows = VectorRows(live.size)
         self._set_index(new, kind)
         for s in range(0, live.size, self.chunk_size):
             chunk = live[s : s + self.chunk_size]
             x = old_storage.reconstruct_batch(np.ascontiguousarray(chunk))
             self._append(old_ids[s : s + self.chunk_size], x, old_times[s : s + self.chunk_size])
-        self._merge_pending()
+        self._rows.merge_pending()
         del old_index
 
     def _target_kind(self) -> str:
         if self._kind == "flat":
-            return "hnsw" if self._n_alive > self.exact_until else "flat"
-        return "flat" if self._n_alive <= self.exact_until // 2 else "hnsw"
+            return "hnsw" if self._rows.n_alive > self.exact_until else "flat"
+        return "flat" if self._rows.n_alive <= self.exact_until // 2 else "hnsw"
 
     def _maybe_compact(self) -> None:
-        dead = self._n - self._n_alive
-        if dead and dead > self.compact_ratio * self._n:
+        dead = self._rows.n - self._rows.n_alive
+        if dead and dead > self.compact_ratio * self._rows.n:
             self.compact()
 
     # ------------------------------------------------------------------ public API
 
     def __len__(self) -> int:
-        return self._n_alive
+        return self._rows.n_alive
 
     def __contains__(self, doc_id: object) -> bool:
-        return isinstance(doc_id, (int, np.integer)) and self._pos.get(int(doc_id)) >= 0
+        return isinstance(doc_id, (int, np.integer)) and self._rows.pos.get(int(doc_id)) >= 0
 
     @property
     def kind(self) -> str:
@@ -429,7 +305,7 @@ class VectorIndex:
     @property
     def tombstones(self) -> int:
         """Rows removed but not yet compacted away."""
-        return self._n - self._n_alive
+        return self._rows.n - self._rows.n_alive
 
     def add(self, ids: np.ndarray, vectors: np.ndarray, times: np.ndarray) -> None:
         """Add (or replace) items.  Validation happens before anything is changed.
@@ -475,9 +351,9 @@ class VectorIndex:
 
         for s in range(0, ids_arr.size, self.chunk_size):
             cid = ids_arr[s : s + self.chunk_size]
-            old = [p for p in map(self._pos.get, cid.tolist()) if p >= 0]
+            old = [p for p in map(self._rows.pos.get, cid.tolist()) if p >= 0]
             if old:
-                self._kill(np.asarray(old, dtype=np.int64))
+                self._rows.kill(np.asarray(old, dtype=np.int64))
             self._append(cid, x[s : s + self.chunk_size], t[s : s + self.chunk_size])
             if self._kind == "flat" and self._target_kind() == "hnsw":
                 self._rebuild("hnsw")
@@ -491,10 +367,10 @@ class VectorIndex:
         >>> idx.remove([2, 3]), len(idx)
         (1, 1)
         """
-        pos = [p for p in (self._pos.get(int(i)) for i in ids) if p >= 0]
+        pos = [p for p in (self._rows.pos.get(int(i)) for i in ids) if p >= 0]
         if not pos:
             return 0
-        self._kill(np.unique(np.asarray(pos, dtype=np.int64)))
+        self._rows.kill(np.unique(np.asarray(pos, dtype=np.int64)))
         self._maybe_compact()
         return len(set(pos))
 
@@ -502,22 +378,16 @@ class VectorIndex:
         """Drop items with ``time < before``; returns how many were dropped."""
         if not math.isfinite(before):
             raise ValueError(f"before must be finite; got {before!r}")
-        self._merge_pending()
-        cut = int(np.searchsorted(self._ts_t, before, side="left"))
-        if cut == 0:
-            return 0
-        gone = self._ts_p[:cut]
-        gone = gone[self._alive[gone]]
-        self._kill(gone)
-        # Dead rows leave the time order for good; copy so the old buffer is freed.
-        self._ts_t = self._ts_t[cut:].copy()
-        self._ts_p = self._ts_p[cut:].copy()
+        self._rows.merge_pending()
+        if self._rows.ts_t.size == 0 or self._rows.ts_t[0] >= before:
+            return 0  # nothing is older: no change, no compaction check
+        gone = self._rows.expire(before)
         self._maybe_compact()
-        return int(gone.size)
+        return gone
 
     def compact(self) -> None:
         """Rebuild without tombstones (HNSW: a full graph rebuild, ~minutes per 1M rows)."""
-        if self._n == self._n_alive and self._kind == self._target_kind():
+        if self._rows.n == self._rows.n_alive and self._kind == self._target_kind():
             return
         self._rebuild(self._target_kind())
 
@@ -530,11 +400,10 @@ class VectorIndex:
         [[0.6, 0.8]]
         """
         if isinstance(ids, (int, np.integer)):
-            ids = [ids]
-        elif not isinstance(ids, np.ndarray):
-            ids = list(ids)  # sets, generators
-        id_list = np.asarray(ids, dtype=np.int64).reshape(-1).tolist()
-        pos = np.asarray([self._pos.get(i) for i in id_list], dtype=np.int64)
+            id_list = [int(ids)]
+        else:  # arrays, lists, sets, generators
+            id_list = np.asarray(ids if isinstance(ids, np.ndarray) else list(ids), dtype=np.int64).reshape(-1).tolist()
+        pos = np.asarray([self._rows.pos.get(i) for i in id_list], dtype=np.int64)
         if pos.size and int(pos.min()) < 0:
             raise KeyError(f"id {id_list[int(np.argmin(pos))]} is not in the index")
         return self._decode(pos)
@@ -546,7 +415,7 @@ class VectorIndex:
         *,
         window: tuple[float, float] | None = None,
         exclude: set[int] | None = None,
-    ) -> list[list[tuple[int, float]]]:
+    ) -> Hits:
         """k nearest live items per query, best first, as ``(id, cosine)``.
 
         ``window=(lo, hi)`` restricts hits to items with ``lo <= time <= hi``; ``exclude``
@@ -567,102 +436,45 @@ class VectorIndex:
             lo, hi = float(window[0]), float(window[1])
             if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
                 raise ValueError(f"window must be finite (lo, hi) with lo <= hi; got {window!r}")
-        if nq == 0 or self._n_alive == 0:
+        if nq == 0 or self._rows.n_alive == 0:
             return [[] for _ in range(nq)]
 
         excl_pos = np.zeros(0, dtype=np.int64)
         if exclude:
-            excl_pos = np.asarray([p for p in (self._pos.get(int(i)) for i in exclude) if p >= 0], dtype=np.int64)
+            excl_pos = np.asarray([p for p in (self._rows.pos.get(int(i)) for i in exclude) if p >= 0], dtype=np.int64)
 
-        threads = self.threads if nq >= _PARALLEL_MIN_QUERIES else 1
+        threads = self.threads if nq >= PARALLEL_MIN_QUERIES else 1
         if window is None:
-            if self._n_alive == self._n and excl_pos.size == 0:
+            if self._rows.n_alive == self._rows.n and excl_pos.size == 0:
                 return self._search_index(q, k, None, None, threads)
-            bits = self._bits
+            bits = self._rows.bits
             if excl_pos.size:
                 bits = bits.copy()
                 # ufunc.at, not `bits[i] &= m`: several excluded rows can share one byte.
                 np.bitwise_and.at(bits, excl_pos >> 3, ~(np.uint8(1) << (excl_pos & 7).astype(np.uint8)))
-            members = self._n_alive - excl_pos.size
-            return self._search_index(q, k, bits, members / self._n, threads)
+            members = self._rows.n_alive - excl_pos.size
+            return self._search_index(q, k, bits, members / self._rows.n, threads)
 
-        cand = self._window_positions(lo, hi)
+        cand = self._rows.window_positions(lo, hi)
         if excl_pos.size:
             cand = cand[~np.isin(cand, excl_pos)]
         if cand.size == 0:
             return [[] for _ in range(nq)]
-        if cand.size <= _DIRECT_SCORE_MAX:
-            return self._score_direct(q, k, cand)
-        mask = np.zeros(self._bits.shape[0] * 8, dtype=bool)
+        if cand.size <= DIRECT_SCORE_MAX:
+            return score_direct(q, k, cand, self._decode(cand), self._rows.ids)
+        mask = np.zeros(self._rows.bits.shape[0] * 8, dtype=bool)
         mask[cand] = True
         bits = np.packbits(mask, bitorder="little")
-        fraction = cand.size / self._n
-        if self._kind == "flat" or cand.size <= self.exact_scan_limit or fraction < _GRAPH_MIN_FRACTION:
-            return self._search_flat_storage(q, k, bits, threads)
+        fraction = cand.size / self._rows.n
+        if self._kind == "flat" or cand.size <= self.exact_scan_limit or fraction < GRAPH_MIN_FRACTION:
+            return search_codes(self._storage_index, q, k, self._rows.ids, bits=bits, threads=threads,
+                                chunk_size=self.chunk_size)
         return self._search_index(q, k, bits, fraction, threads)
 
-    # ------------------------------------------------------------------ search paths
-
-    def _results(self, dist: np.ndarray, lab: np.ndarray) -> list[list[tuple[int, float]]]:
-        out: list[list[tuple[int, float]]] = []
-        for drow, lrow in zip(dist, lab, strict=True):
-            ok = lrow >= 0
-            out.append(list(zip(self._ids[lrow[ok]].tolist(), drow[ok].astype(float).tolist(), strict=True)))
-        return out
-
-    def _score_direct(self, q: np.ndarray, k: int, cand: np.ndarray) -> list[list[tuple[int, float]]]:
-        scores = q @ self._decode(cand).T
-        kk = min(k, cand.size)
-        if q.shape[0] == 1:
-            # One query (every streaming ingest): the same ranking on the one row, without the
-            # take_along_axis / per-row bookkeeping of the batched path below.
-            row = scores[0]
-            top = np.argpartition(-row, kk - 1)[:kk]
-            top = top[np.argsort(-row[top], kind="stable")]
-            return [list(zip(self._ids[cand[top]].tolist(), row[top].astype(float).tolist(), strict=True))]
-        top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
-        top_s = np.take_along_axis(scores, top, axis=1)
-        order = np.argsort(-top_s, axis=1, kind="stable")
-        return self._results(
-            np.take_along_axis(top_s, order, axis=1), cand[np.take_along_axis(top, order, axis=1)]
-        )
-
-    def _search_flat_storage(
-        self, q: np.ndarray, k: int, bits: np.ndarray, threads: int
-    ) -> list[list[tuple[int, float]]]:
-        """Exact scan of the stored codes, restricted to the bitmap's rows."""
-        sel = faiss.IDSelectorBitmap(bits.shape[0], faiss.swig_ptr(bits))
-        params = faiss.SearchParameters(sel=sel)
-        out: list[list[tuple[int, float]]] = []
-        with _omp_threads(threads):
-            for s in range(0, q.shape[0], self.chunk_size):
-                dist, lab = self._storage_index.search(q[s : s + self.chunk_size], k, params=params)
-                out.extend(self._results(dist, lab))
-        return out
-
-    def _search_index(
-        self, q: np.ndarray, k: int, bits: np.ndarray | None, fraction: float | None, threads: int
-    ) -> list[list[tuple[int, float]]]:
-        """Search the main index, optionally restricted to the bitmap's rows."""
-        sel = None
-        if bits is not None:
-            sel = faiss.IDSelectorBitmap(bits.shape[0], faiss.swig_ptr(bits))
-        if self._kind == "flat":
-            params = faiss.SearchParameters()
-        else:
-            params = faiss.SearchParametersHNSW()
-            ef = max(self.ef_search, k)
-            if fraction is not None and fraction < 1.0:
-                ef = max(ef, min(_FILTER_EF_CAP, math.ceil(ef / max(fraction, 1e-9))))
-            params.efSearch = ef
-        if sel is not None:
-            params.sel = sel
-        out: list[list[tuple[int, float]]] = []
-        with _omp_threads(threads):
-            for s in range(0, q.shape[0], self.chunk_size):
-                dist, lab = self._index.search(q[s : s + self.chunk_size], k, params=params)
-                out.extend(self._results(dist, lab))
-        return out
+    def _search_index(self, q: np.ndarray, k: int, bits: np.ndarray | None, fraction: float | None,
+                      threads: int) -> Hits:
+        return search_index(self._index, self._kind, q, k, self._rows.ids, bits=bits, fraction=fraction,
+                            threads=threads, ef_search=self.ef_search, chunk_size=self.chunk_size)
 
     # ------------------------------------------------------------------ persistence
 
@@ -689,54 +501,12 @@ class VectorIndex:
 
     def pending_file(self, path: Path | str, *, meta: Mapping[str, Any]) -> PendingFile:
         """The file :meth:`save` writes, with everything copied out of the index now: it can be
-        written later, from another thread, while the index keeps changing (``index.files``).
-
-        File layout: 8-byte magic, u64 header length, JSON header (params, meta, sections
-        with offset/length/crc32), then 64-byte-aligned raw sections: ids, times, alive,
-        and the faiss index serialised by faiss.
+        written later, from another thread, while the index keeps changing (``index.files``;
+        the layout is ``index.vector_file``'s).
         """
-        try:
-            meta_json = json.loads(json.dumps(dict(meta)))
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"meta must be JSON-serialisable: {e}") from None
-        n = self._n
-        blobs: list[tuple[str, str, memoryview]] = [
-            ("ids", "<i8", memoryview(self._ids[:n].copy()).cast("B")),
-            ("times", "<f8", memoryview(self._times[:n].copy()).cast("B")),
-            ("alive", "|b1", memoryview(self._alive[:n].view(np.uint8).copy()).cast("B")),
-            ("faiss", "|u1", memoryview(faiss.serialize_index(self._index)).cast("B")),
-        ]
-        params, kind = self._params(), self._kind
-
-        def write(f: BinaryIO) -> None:  # checksums and layout here: off the caller's thread
-            sections = []
-            offset = 0
-            for name, dtype, mv in blobs:
-                sections.append(
-                    {"name": name, "dtype": dtype, "offset": offset, "nbytes": mv.nbytes, "crc32": zlib.crc32(mv)}
-                )
-                offset += -(-mv.nbytes // _ALIGN) * _ALIGN
-            header = json.dumps(
-                {
-                    "format": _FORMAT,
-                    "kind": kind,
-                    "rows": n,
-                    "params": params,
-                    "meta": meta_json,
-                    "sections": sections,
-                    "byteorder": sys.byteorder,
-                }
-            ).encode()
-            head_len = len(_MAGIC) + 8 + len(header)
-            data_start = -(-head_len // _ALIGN) * _ALIGN
-            f.write(_MAGIC + struct.pack("<Q", len(header)) + header)
-            f.write(b"\0" * (data_start - head_len))
-            for sec, (_, _, mv) in zip(sections, blobs, strict=True):
-                f.seek(data_start + sec["offset"])
-                f.write(mv)
-            f.truncate(data_start + offset)
-
-        return PendingFile(path, write)
+        n, rows = self._rows.n, self._rows
+        return vector_file.pending_file(path, self._params(), meta, self._kind, rows.ids[:n], rows.times[:n],
+                                        rows.alive[:n], self._index)
 
     @classmethod
     def load(
@@ -749,91 +519,17 @@ class VectorIndex:
         key of ``expect`` (e.g. ``{"model": ..., "dim": ...}``) whose saved meta value differs.
         Either way the caller rebuilds from the store.
         """
-        path = Path(path)
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            buf = bytearray(size)
-            with memoryview(buf) as mv_all:
-                got = f.readinto(mv_all)
-        if got != size:
-            raise ValueError(f"{path}: short read ({got} of {size} bytes)")
-        mv = memoryview(buf)
-        if size < len(_MAGIC) + 8 or bytes(mv[: len(_MAGIC)]) != _MAGIC:
-            raise ValueError(f"{path}: not a samestory vector index (bad magic)")
-        (hlen,) = struct.unpack("<Q", mv[len(_MAGIC) : len(_MAGIC) + 8])
-        head_end = len(_MAGIC) + 8 + hlen
-        if head_end > size:
-            raise ValueError(f"{path}: corrupt header (length {hlen} past end of file)")
+        saved = vector_file.read(path, expect=expect)
         try:
-            header = json.loads(bytes(mv[len(_MAGIC) + 8 : head_end]))
-            fmt = header["format"]
-            params = dict(header["params"])
-            meta = dict(header["meta"])
-            rows = int(header["rows"])
-            kind = header["kind"]
-            sections = {s["name"]: s for s in header["sections"]}
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{path}: corrupt header: {e}") from None
-        if fmt != _FORMAT:
-            raise ValueError(f"{path}: stale index format {fmt} (this code reads {_FORMAT})")
-        if header.get("byteorder", "little") != sys.byteorder:
-            raise ValueError(f"{path}: written on a {header.get('byteorder')}-endian machine")
-        if expect:
-            diff = {key: (meta.get(key), val) for key, val in expect.items() if meta.get(key) != val}
-            if diff:
-                raise ValueError(f"{path}: stale index, meta differs (saved, expected): {diff}")
-        data_start = -(-head_end // _ALIGN) * _ALIGN
-        arrays: dict[str, np.ndarray] = {}
-        for name in ("ids", "times", "alive", "faiss"):
-            sec = sections.get(name)
-            if sec is None:
-                raise ValueError(f"{path}: corrupt, section {name!r} missing")
-            a, nb = data_start + int(sec["offset"]), int(sec["nbytes"])
-            if a < data_start or a + nb > size:
-                raise ValueError(f"{path}: truncated, section {name!r} runs past end of file")
-            chunk = mv[a : a + nb]
-            if zlib.crc32(chunk) != sec["crc32"]:
-                raise ValueError(f"{path}: corrupt, checksum mismatch in section {name!r}")
-            arrays[name] = np.frombuffer(
-                buf, dtype=np.dtype(sec["dtype"]), count=nb // np.dtype(sec["dtype"]).itemsize, offset=a
-            )
-        if kind not in ("flat", "hnsw"):
-            raise ValueError(f"{path}: corrupt, unknown kind {kind!r}")
-        if not (arrays["ids"].size == arrays["times"].size == arrays["alive"].size == rows):
-            raise ValueError(f"{path}: corrupt, row arrays disagree with rows={rows}")
-        try:
-            index = faiss.deserialize_index(arrays.pop("faiss"))
-        except RuntimeError as e:
-            raise ValueError(f"{path}: corrupt faiss index: {e}") from None
-        if index.d != params.get("dim") or index.ntotal != rows:
-            raise ValueError(
-                f"{path}: corrupt, faiss index d={index.d} ntotal={index.ntotal} disagrees with header"
-            )
-
-        try:
-            self = cls(**params)
+            self = cls(**saved.params)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"{path}: stale index parameters {params}: {e}") from None
-        self._reset_rows(rows)
-        self._set_index(index, kind)
-        alive = arrays["alive"].astype(bool)
-        self._ids[:rows] = arrays["ids"]
-        self._times[:rows] = arrays["times"]
-        self._alive[:rows] = alive
-        self._n = rows
-        live = np.flatnonzero(alive)
-        self._n_alive = int(live.size)
-        if np.unique(self._ids[live]).size != live.size:
-            raise ValueError(f"{path}: corrupt, duplicate live ids")
-        self._pos.rebuild(self._ids[live], live)
-        nbytes = self._bits.shape[0]
-        self._bits[:] = np.packbits(self._alive[: nbytes * 8], bitorder="little")
-        order = live[np.argsort(self._times[live], kind="stable")]
-        self._ts_t = self._times[order].copy()
-        self._ts_p = order.astype(np.int64)
-        self._merged = rows
-        del buf, mv
-        return self, meta
+            raise ValueError(f"{path}: stale index parameters {saved.params}: {e}") from None
+        try:
+            self._rows = VectorRows.restore(saved.ids, saved.times, saved.alive)
+        except ValueError as e:
+            raise ValueError(f"{path}: corrupt, {e}") from None
+        self._set_index(saved.index, saved.kind)
+        return self, saved.meta
 
     @classmethod
     def load_or_build(
@@ -872,13 +568,11 @@ class VectorIndex:
         if self._kind == "hnsw":
             h = self._index.hnsw
             total += int(h.neighbors.size()) * 4 + int(h.levels.size()) * 4 + int(h.offsets.size()) * 8
-        total += self._ids.nbytes + self._times.nbytes + self._alive.nbytes + self._bits.nbytes
-        total += self._ts_t.nbytes + self._ts_p.nbytes
-        total += self._pos.nbytes
+        total += self._rows.nbytes
         return total
 
     def __repr__(self) -> str:
         return (
             f"VectorIndex(dim={self.dim}, kind={self._kind!r}, storage={self.storage!r}, "
-            f"items={self._n_alive}, tombstones={self.tombstones})"
+            f"items={self._rows.n_alive}, tombstones={self.tombstones})"
         )

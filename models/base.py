@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -76,7 +76,7 @@ def check_texts(texts: object) -> list[str]:
                          f"wrap it: [{texts!r}]")
     if not isinstance(texts, Sequence | np.ndarray) and not hasattr(texts, "__iter__"):
         raise ValueError(f"texts must be a sequence of str, got {type(texts).__name__}")
-    out = list(texts)  # type: ignore[call-overload]
+    out = list(texts)
     for i, t in enumerate(out):
         if not isinstance(t, str):
             raise ValueError(f"texts[{i}] must be str, got {type(t).__name__}")
@@ -95,7 +95,7 @@ def check_kind(kind: object) -> Kind:
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be 'query' or 'passage', got {kind!r}")
-    return kind  # type: ignore[return-value]
+    return cast(Kind, kind)
 
 
 def check_batch_size(batch_size: object) -> int:

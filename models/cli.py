@@ -69,20 +69,40 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The training pipeline of the shipped scorer is an experiment's code (research/xling/pairmlp.py,
+#: not installed); ``train xling`` runs it as a child process from a source checkout, so nothing
+#: in models/ imports research/.
+_REPO = Path(__file__).resolve().parents[1]
+_TRAINER = "research.xling.pairmlp"
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     """Regenerate the cross-lingual pair scorer (models/xling/scorer.npz) from the dev splits."""
     import json
-
-    from models.xling.pairmlp import train_stacked
+    import os
+    import subprocess
+    import tempfile
 
     if not (args.data / "ntrex128-kor-eng" / "dev.jsonl").exists():
         print(f"error: no eval-data dev splits under {args.data} (--data)", file=sys.stderr)
         return 2
-    report = train_stacked(args.data, args.out, hidden=args.hidden, epochs=args.epochs, seed=args.seed,
-                           check=not args.no_check)
-    if args.report:
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if not (_REPO / "research" / "xling" / "pairmlp.py").is_file():
+        print(f"error: training the xling scorer needs a source checkout: no research/xling under {_REPO}",
+              file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = (args.report or Path(tmp) / "report.json").resolve()
+        cmd = [sys.executable, "-m", _TRAINER, "--data", str(args.data.resolve()),
+               "--train-out", str(args.out.resolve()), "--report", str(report_path),
+               "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed)]
+        if args.no_check:
+            cmd.append("--no-check")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH")) if p)}
+        done = subprocess.run(cmd, cwd=_REPO, env=env, stdout=subprocess.DEVNULL, check=False)
+        if done.returncode != 0:
+            print(f"error: {' '.join(cmd[1:4])} exited with {done.returncode}", file=sys.stderr)
+            return done.returncode
+        report = json.loads(report_path.read_text(encoding="utf-8"))
     print(f"wrote {args.out} ({report['artefact_bytes'] / 1e6:.1f} MB), threshold {report['threshold']:.4f}, "
           f"{report['seconds']} s")
     return 0
@@ -105,7 +125,8 @@ def register(subparsers: Any) -> None:
     train = sub.add_parser("train", help="train a small learned artefact from the eval-data dev splits",
                            description="Train the cross-lingual pair scorer used by SAMESTORY_EMBEDDING_SCORER=xling: "
                                        "full_lr_use plus a pair head over USE vectors, nested group folds "
-                                       "(docs/xling.md). About 7 minutes on 2 cores; needs torch (the st extra).")
+                                       "(docs/xling.md). Runs research/xling/pairmlp.py, so it needs a source "
+                                       "checkout. About 7 minutes on 2 cores; needs torch (the st extra).")
     train.add_argument("artefact", choices=["xling"], help="what to train")
     train.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
     train.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "xling" / "scorer.npz")

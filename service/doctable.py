@@ -15,7 +15,6 @@ service's table follows its live count. Document ids map to rows through a
 
 >>> import numpy as np
 >>> from index.features import ItemFeatures
->>> from service.state import Entry
 >>> t = DocTable()
 >>> t[7] = Entry(7, 70, 1, ItemFeatures.build("Fed raises rates", "Body.", "en", 5.0), "https://a.example/x", "AP")
 >>> e = t[7]
@@ -30,19 +29,31 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
 from index.features import ItemFeatures
+from index.growable import room, too_many_dead
 from index.idmap import DenseIdMap
 
-if TYPE_CHECKING:
-    from service.state import Entry
 
-# Dead rows tolerated beyond the live count before a compaction (amortised O(1) per removal;
-# the slack keeps a small table from compacting on every other delete).
-_COMPACT_SLACK = 4096
+@dataclass(slots=True)
+class Entry:
+    """One live document as the cascade sees it. The state stores documents column-wise
+    (:class:`~service.doctable.DocTable`) and builds an ``Entry`` when one is asked for, so
+    changing a returned entry changes nothing: ``CandidateState.put`` it back. Defined here, with
+    the table that stores it, and imported by ``service.state``: no import circle between the two."""
+
+    doc_id: int
+    version_id: int
+    cluster_id: int
+    features: ItemFeatures
+    url: str | None
+    source: str | None
+
+
+
 
 _INT_COLUMNS = ("doc", "version", "cluster", "title_key", "content_key")
 # Per-row offsets/lengths into the arenas, and the ids of interned strings (-1: None).
@@ -51,7 +62,7 @@ _I64_COLUMNS = ("gram_start", "text_start")
 _ENC = ("utf-8", "surrogatepass")  # titles from the wild may hold lone surrogates
 
 
-class DocTable(MutableMapping[int, "Entry"]):
+class DocTable(MutableMapping[int, Entry]):
     """Live documents keyed by id, column-wise; ``table[doc]`` builds the document's ``Entry``.
 
     Besides the mapping interface it answers the hot questions without building an entry:
@@ -87,8 +98,6 @@ class DocTable(MutableMapping[int, "Entry"]):
         return isinstance(doc_id, (int, np.integer)) and self._row(int(doc_id)) >= 0
 
     def __getitem__(self, doc_id: int) -> Entry:
-        from service.state import Entry
-
         row = self._row_or_raise(doc_id)
         c = self._cols
         url_len = int(c["url_len"][row])
@@ -104,7 +113,7 @@ class DocTable(MutableMapping[int, "Entry"]):
     def __delitem__(self, doc_id: int) -> None:
         if not self._kill(doc_id):
             raise KeyError(doc_id)
-        if self._n - self._live > self._live + _COMPACT_SLACK:
+        if too_many_dead(self._n, self._live):
             self.compact()
 
     # fast accessors -----------------------------------------------------------------------------
@@ -277,28 +286,21 @@ class DocTable(MutableMapping[int, "Entry"]):
     def _name(self, i: int) -> str | None:
         return None if i < 0 else self._names[i]
 
-    def _grow(self) -> None:
-        cap = self._alive.size + self._alive.size // 2  # by half: less spare than doubling
+    def _grow(self, rows: int) -> None:
+        """Room for ``rows`` rows in every column (``index.growable``: by half at least)."""
         for name, col in self._cols.items():
-            new = np.zeros(cap, col.dtype)
-            new[: col.size] = col
-            self._cols[name] = new
-        alive = np.zeros(cap, bool)
-        alive[: self._alive.size] = self._alive
-        self._alive = alive
+            self._cols[name] = room(col, rows)
+        self._alive = room(self._alive, rows)
 
     def _append(self, e: Entry) -> None:
         # ``extend`` is the batched twin of this (tests/test_doctable.py keeps their rows equal);
         # one entry through ``extend`` measured 60 us against 13 us here, on the ingest path.
         if self._n == self._alive.size:
-            self._grow()
+            self._grow(self._n + 1)
         f = e.features
         row, c = self._n, self._cols
         grams = np.asarray(f.grams, dtype=np.uint32)
-        if self._gram_n + grams.size > self._grams.size:
-            new = np.zeros(max(self._grams.size + self._grams.size // 2, self._gram_n + grams.size), np.uint32)
-            new[: self._gram_n] = self._grams[: self._gram_n]
-            self._grams = new
+        self._grams = room(self._grams, self._gram_n + grams.size)
         self._grams[self._gram_n : self._gram_n + grams.size] = grams
         title, lead_text = f.title.encode(*_ENC), f.body_lead_text.encode(*_ENC)
         url = e.url.encode(*_ENC) if e.url is not None else b""
@@ -325,17 +327,14 @@ class DocTable(MutableMapping[int, "Entry"]):
         if len(set(ids)) != len(ids) or any(d in self for d in ids):
             raise ValueError("extend takes documents that are not in the table, each once")
         k, n0 = len(entries), self._n
-        while self._n + k > self._alive.size:
-            self._grow()
+        if self._n + k > self._alive.size:
+            self._grow(self._n + k)
         feats = [e.features for e in entries]
         grams = [np.asarray(f.grams, dtype=np.uint32) for f in feats]
         glen = np.fromiter((g.size for g in grams), np.int64, k)
         gstart = self._gram_n + np.concatenate([[0], np.cumsum(glen)[:-1]])
         total = int(glen.sum())
-        if self._gram_n + total > self._grams.size:
-            new = np.zeros(max(self._grams.size + self._grams.size // 2, self._gram_n + total), np.uint32)
-            new[: self._gram_n] = self._grams[: self._gram_n]
-            self._grams = new
+        self._grams = room(self._grams, self._gram_n + total)
         if total:
             self._grams[self._gram_n : self._gram_n + total] = np.concatenate(grams)
         self._gram_n += total

@@ -14,31 +14,14 @@ document: ~1.4 KB per document with vectors at 100k (bench/RESULTS.md, column-wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from index.exact import ExactIndex
-from index.features import ItemFeatures
 from index.idmap import IdDict
 from index.minhash import MinHashIndex
 from index.ngram import GatedNgramIndex
 from service.config import EngineConfig
-from service.doctable import DocTable
-
-
-@dataclass(slots=True)
-class Entry:
-    """One live document as the cascade sees it. The state stores documents column-wise
-    (:class:`~service.doctable.DocTable`) and builds an ``Entry`` when one is asked for, so
-    changing a returned entry changes nothing: ``CandidateState.put`` it back."""
-
-    doc_id: int
-    version_id: int
-    cluster_id: int
-    features: ItemFeatures
-    url: str | None
-    source: str | None
+from service.doctable import DocTable, Entry
 
 
 class CandidateState:

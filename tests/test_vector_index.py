@@ -364,8 +364,8 @@ def test_one_query_and_one_row_paths_rank_and_mark_like_a_brute_force_scan() -> 
     for i in range(300):
         idx.add(np.array([i % 200]), x[i : i + 1], times[i : i + 1])  # ids 0-99 are re-added: tombstones
     idx.remove([3, 150])
-    alive = idx._alive[: idx._bits.shape[0] * 8]
-    assert idx._bits.tobytes() == np.packbits(alive, bitorder="little").tobytes()
+    alive = idx._rows.alive[: idx._rows.bits.shape[0] * 8]
+    assert idx._rows.bits.tobytes() == np.packbits(alive, bitorder="little").tobytes()
     assert len(idx) == 198
 
     ids = np.array([i for i in range(200) if i not in (3, 150)])

@@ -14,7 +14,7 @@ import pytest
 
 from models.xling.lexical import LEXICAL_FEATURES, extract_numbers, lexical_features, romanize, skeleton
 from models.xling.scorer import ALL_FEATURES, DEFAULT_ARTEFACT, FeatureBuilder, PairScorer
-from models.xling.train import fit_logreg, pr_at, recall_at_precision, shared_threshold
+from research.xling.train import fit_logreg, pr_at, recall_at_precision, shared_threshold
 
 EVAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "eval-data"
 
@@ -79,8 +79,8 @@ def test_fit_logreg_separates() -> None:
 
 def test_pair_mlp_learns_a_relation_the_cosine_cannot_see() -> None:
     pytest.importorskip("torch")
-    from models.xling.data import PairSet
-    from models.xling.pairmlp import fit_head, pair_inputs
+    from research.xling.data import PairSet
+    from research.xling.pairmlp import fit_head, pair_inputs
 
     rng = np.random.default_rng(0)
     n, d = 600, 4
@@ -210,7 +210,7 @@ def test_packaged_scorer_monotone_in_cosine_and_lexical_evidence() -> None:
 @pytest.mark.evaldata
 @pytest.mark.skipif(not (EVAL_DATA / "tatoeba-kor-eng" / "dev.jsonl").exists(), reason="eval-data absent")
 def test_group_folds_never_split_a_group() -> None:
-    from models.xling.data import load_set
+    from research.xling.data import load_set
 
     ps = load_set(EVAL_DATA, "tatoeba-kor-eng")
     f = ps.folds()

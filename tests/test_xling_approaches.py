@@ -1,4 +1,4 @@
-"""The register of cross-lingual approaches (models/xling/approaches.json) and its report section."""
+"""The register of cross-lingual approaches (research/xling/approaches.json) and its report section."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from eval.report import XLING_GOALS, _xling_section
-from models.xling.approaches import APPROACHES_FILE, load_approaches
+from research.xling.approaches import APPROACHES_FILE, load_approaches
 from tests.test_docs_links import headings_of
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "xling.md"

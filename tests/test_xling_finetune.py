@@ -1,4 +1,4 @@
-"""Fast tests of the e5-small fine-tuning experiment (models/xling/finetune.py).
+"""Fast tests of the e5-small fine-tuning experiment (research/xling/finetune.py).
 
 Toy sentences written for the test only (no eval data). The real experiment fine-tunes the
 offline e5-small build; here a tiny random BERT with a word-level tokenizer stands in for it
@@ -20,8 +20,8 @@ pytest.importorskip("sentence_transformers")
 pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
-from models.xling.data import PairSet, fold_of  # noqa: E402  (after the skips on purpose)
-from models.xling.finetune import (  # noqa: E402
+from research.xling.data import PairSet, fold_of  # noqa: E402  (after the skips on purpose)
+from research.xling.finetune import (  # noqa: E402
     PREFIX,
     TrainPair,
     encode,

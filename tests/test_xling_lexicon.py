@@ -1,4 +1,4 @@
-"""Fast tests of the learned bilingual lexicon experiment (models/xling/lexicon.py).
+"""Fast tests of the learned bilingual lexicon experiment (research/xling/lexicon.py).
 
 Toy sentences written for the test only (no eval data): the lexicon must learn the obvious
 word pairs from a handful of parallel lines, and the pair features must order a translation
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.xling.lexicon import LEXICON_FEATURES, Corpus, en_words, fit_lexicon, ko_words, lexicon_features
+from research.xling.lexicon import LEXICON_FEATURES, Corpus, en_words, fit_lexicon, ko_words, lexicon_features
 
 KO = [
     "고양이가 잔다",

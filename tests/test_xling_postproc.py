@@ -1,4 +1,4 @@
-"""Fast tests of the embedding post-processing experiment (models/xling/postproc.py).
+"""Fast tests of the embedding post-processing experiment (research/xling/postproc.py).
 
 Synthetic vectors only (no eval data): a "Korean" and an "English" view of the same latent
 sentences, one shifted by a language offset and one rotated, so that each post-processing has
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.xling.data import PairSet
-from models.xling.postproc import center, fit_cca, oof_scores, summarise, top_directions
-from models.xling.train import recall_at_precision
+from research.xling.data import PairSet
+from research.xling.postproc import center, fit_cca, oof_scores, summarise, top_directions
+from research.xling.train import recall_at_precision
 
 N, D = 400, 16
 

@@ -1,11 +1,11 @@
-"""The USE-tail fine-tuning experiment (models/xling/usetail.py): no eval data needed."""
+"""The USE-tail fine-tuning experiment (research/xling/usetail.py): no eval data needed."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from models.xling.usetail import TAIL, _backend, _use_tail_weights, fit_tail, pooled_features, tail_forward
+from research.xling.usetail import TAIL, _backend, _use_tail_weights, fit_tail, pooled_features, tail_forward
 
 TEXTS = ["Samsung posts record third-quarter profit", "삼성전자, 3분기 영업이익 사상 최대", "a",
          "Fed raises rates by 25 basis points " * 12]

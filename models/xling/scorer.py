@@ -55,7 +55,7 @@ def head_inputs(ko: np.ndarray, en: np.ndarray) -> np.ndarray:
 
 @dataclass
 class PairHead:
-    """A one-hidden-layer MLP over :func:`head_inputs` (trained by ``models.xling.pairmlp``).
+    """A one-hidden-layer MLP over :func:`head_inputs` (trained by ``research.xling.pairmlp``).
 
     Inputs are standardised with ``mean`` / ``scale``; the hidden layer uses the exact (erf)
     GELU, as torch's default does, so the numpy logits equal the trained network's.
@@ -294,6 +294,7 @@ class PairScorer:
             if key.split("_")[0] in needed:
                 arrays[f"bank_{key}"] = bank.astype(np.float16)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # numpy's stubs give savez_compressed an allow_pickle keyword that **arrays could fill.
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ scoring

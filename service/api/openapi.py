@@ -11,12 +11,14 @@ exactly what the service does.
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
 from service.api.auth import auth_on
 from service.api.errors import _WHY, ErrorOut
+from service.api.schemas import MAX_ID
 from service.api.settings import Settings
 
 _METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
@@ -51,6 +53,8 @@ def contract(schema: dict[str, Any], settings: Settings) -> dict[str, Any]:
                     response["content"] = error_content
             if not keyed:
                 op.pop("security", None)
+    for model in schemas.values():
+        _integer_bounds(model)
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
     if not keyed:
@@ -62,6 +66,28 @@ def contract(schema: dict[str, Any], settings: Settings) -> dict[str, Any]:
             if param.get("name") == "limit" and param.get("in") == "query":
                 param["schema"]["maximum"] = settings.max_page
     return out
+
+
+def _integer_bounds(node: Any) -> None:
+    """Integer bounds as integers. FastAPI's OpenAPI models hold ``maximum`` as a float, so a body
+    field's ``le=2**63 - 1`` reaches the description as 9.223372036854776e18 (= 2**63), and a client
+    (schemathesis) may then send 2**63 as valid; a float bound is rounded inward to an integer.
+
+    >>> n = {"type": "integer", "maximum": float(2**63), "minimum": 1.0}
+    >>> _integer_bounds(n); n == {"type": "integer", "maximum": 2**63 - 1, "minimum": 1}
+    True
+    """
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            if isinstance(node.get("maximum"), float):
+                node["maximum"] = min(int(node["maximum"]), MAX_ID)
+            if isinstance(node.get("minimum"), float):
+                node["minimum"] = math.ceil(node["minimum"])
+        for value in node.values():
+            _integer_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            _integer_bounds(value)
 
 
 def _limit(schemas: dict[str, Any], model: str, field: str, key: str, value: int) -> None:

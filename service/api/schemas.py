@@ -33,6 +33,8 @@ from service.types import (
 
 # Ids are SQL BIGINTs: a larger number can name nothing, and would overflow the database driver.
 MAX_ID = 2**63 - 1
+# A store id in a request body (service.api.openapi keeps its bounds integers in the description).
+StoreId = Annotated[int, Field(ge=1, le=MAX_ID)]
 
 
 def _clean(value: str) -> str:

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.dependencies import ServiceDep, require_api_key
-from service.api.schemas import MAX_ID
+from service.api.schemas import StoreId
 from service.corrections import CorrectionError, Editor, labelled_pairs, list_corrections
 
 router = APIRouter(prefix="/v1", tags=["corrections"])
@@ -29,7 +29,7 @@ class SplitIn(_CorrectionBase):
         {"kind": "split", "document_id": 7, "note": "different council meeting"}]})
 
     kind: Literal["split"]
-    document_id: int = Field(ge=1, le=MAX_ID)
+    document_id: StoreId
 
 
 class MergeIn(_CorrectionBase):
@@ -38,8 +38,8 @@ class MergeIn(_CorrectionBase):
     model_config = ConfigDict(json_schema_extra={"examples": [{"kind": "merge", "into_story": 3, "from_story": 9}]})
 
     kind: Literal["merge"]
-    into_story: int = Field(ge=1, le=MAX_ID)
-    from_story: int = Field(ge=1, le=MAX_ID)
+    into_story: StoreId
+    from_story: StoreId
 
 
 class NotSameIn(_CorrectionBase):
@@ -48,8 +48,8 @@ class NotSameIn(_CorrectionBase):
     model_config = ConfigDict(json_schema_extra={"examples": [{"kind": "not_same", "doc_a": 4, "doc_b": 7}]})
 
     kind: Literal["not_same"]
-    doc_a: int = Field(ge=1, le=MAX_ID)
-    doc_b: int = Field(ge=1, le=MAX_ID)
+    doc_a: StoreId
+    doc_b: StoreId
 
 
 # One model per kind, told apart by ``kind``: the fields each kind needs are in the schema itself,

@@ -17,7 +17,7 @@ seconds, so every one of the 5 group folds gets its own model:
 * scored like every approach in docs/xling.md: pooled out-of-fold cosines, recall at precision
   0.99 / 0.97 per set and precision / recall at the issue-3 point (``postproc.summarise``).
 
-    python -m models.xling.usetail --data ../shared/eval-data [--epochs 10] [--lr 3e-4] [--anchor 1e-3] [--hard-neg] [--json]
+    python -m research.xling.usetail --data ../shared/eval-data [--epochs 10] [--lr 3e-4] [--anchor 1e-3] [--hard-neg] [--json]
 
 Needs torch (the ``st`` extra). No artefact is written: a tail ships only if it wins.
 """
@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.data import DEFAULT_CACHE, N_FOLDS, TRAIN_SETS, PairSet, load_set
-from models.xling.postproc import summarise
-from models.xling.train import _ko_en_rows
+from research.xling.data import DEFAULT_CACHE, N_FOLDS, TRAIN_SETS, PairSet, load_set
+from research.xling.postproc import summarise
+from research.xling.train import _ko_en_rows
 
 __all__ = ["TAIL", "pooled_features", "tail_forward"]
 
@@ -182,7 +182,7 @@ def run(data_dir: Path, *, epochs: int = 10, lr: float = 3e-4, batch: int = 64, 
     """Out-of-fold cosines of the plain and the fine-tuned tail, summarised per set."""
     import torch
 
-    from models.xling.finetune import training_pairs
+    from research.xling.finetune import training_pairs
 
     torch.set_num_threads(os.cpu_count() or 1)
     backend = _backend()
@@ -214,7 +214,7 @@ def run(data_dir: Path, *, epochs: int = 10, lr: float = 3e-4, batch: int = 64, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.xling.usetail", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.xling.usetail", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--lr", type=float, default=3e-4)

@@ -2,7 +2,7 @@
 
 Two families of cheap, linear fixes that the literature reports for cross-lingual sentence
 embeddings, neither of which the earlier rounds tried (Procrustes, CSLS and the learned
-scorers are in ``models.xling.train``):
+scorers are in ``research.xling.train``):
 
 * **Centering** (unsupervised, no labels): subtract the mean vector of all training-fold texts
   (``global``), or of each language's texts (``lang``: Korean texts lose the Korean mean,
@@ -15,13 +15,13 @@ scorers are in ``models.xling.train``):
   average with the plain cosine (``mix`` = 0.5). Procrustes is the orthogonal special case.
 
 Everything is fitted per fold on the other four folds of the group split of
-:func:`models.xling.data.PairSet.folds`, so the pooled out-of-fold scores are comparable with
+:func:`research.xling.data.PairSet.folds`, so the pooled out-of-fold scores are comparable with
 the tables in docs/xling.md. Reported per set: recall at precision 0.99 and 0.97 (per-set
 oracle threshold), and precision / recall at the one threshold that meets issue 3's precision
 floors on all three sets, over all negative kinds and over hard and random negatives only.
 No artefact is written; results go to stdout.
 
-    python -m models.xling.postproc --data ../shared/eval-data [--model use|e5] [--fusion] [--json]
+    python -m research.xling.postproc --data ../shared/eval-data [--model use|e5] [--fusion] [--json]
 
 >>> rng = np.random.default_rng(0)
 >>> ko = rng.normal(size=(400, 8))
@@ -42,8 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.data import N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
-from models.xling.train import (
+from research.xling.data import N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
+from research.xling.train import (
     _issue3_shared,
     _ko_en_rows,
     fit_logreg,
@@ -245,7 +245,7 @@ def summarise(sets: Sequence[PairSet], scores: Sequence[np.ndarray]) -> dict[str
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.xling.postproc", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.xling.postproc", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated subset of the variants")
     p.add_argument("--model", choices=("use", "e5"), default="use",

@@ -20,8 +20,8 @@ Columns (:data:`LEXICON_FEATURES`): share of known English words covered (best `
 log1p of the number of uncovered known English words, and the same share / mean / uncovered
 count for the Korean words.
 
-The experiment (``python -m models.xling.lexicon``) adds these columns to ``full_lr_use`` and
-to ``stacked_use`` (the shipped scorer) on the same group folds as ``models.xling.pairmlp``.
+The experiment (``python -m research.xling.lexicon``) adds these columns to ``full_lr_use`` and
+to ``stacked_use`` (the shipped scorer) on the same group folds as ``research.xling.pairmlp``.
 Every lexicon is learned strictly inside the training folds and *nested*: the LR's training
 rows of outer fold k, fold j, are described by a lexicon that saw neither fold k nor fold j
 (the same scheme as the pair head), and a lexicon never learns from a pair that shares a text
@@ -29,7 +29,7 @@ with the rows it describes (hard negatives reuse texts across groups). The KorST
 false-merge rate comes from the models refitted on all dev rows, at the out-of-fold news
 threshold, as ``train.check_sets`` reports it. No artefact is written; results go to stdout.
 
-    python -m models.xling.lexicon --data ../shared/eval-data [--no-head] [--json]
+    python -m research.xling.lexicon --data ../shared/eval-data [--no-head] [--json]
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from models.xling.data import PairSet
+    from research.xling.data import PairSet
 
 __all__ = [
     "CUT",
@@ -384,10 +384,10 @@ def run(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: int = 0, h
     """Out-of-fold comparison of the LRs with and without the lexicon columns (see module docstring)."""
     import warnings
 
-    from models.xling.data import N_FOLDS, TRAIN_SETS, embed_cached, load_set
-    from models.xling.pairmlp import _head_logits, pair_inputs
     from models.xling.scorer import ALL_FEATURES
-    from models.xling.train import (
+    from research.xling.data import N_FOLDS, TRAIN_SETS, embed_cached, load_set
+    from research.xling.pairmlp import _head_logits, pair_inputs
+    from research.xling.train import (
         APPROACHES,
         NEWS_SETS,
         _features,
@@ -541,9 +541,9 @@ def _korsts_check(data_dir: Path, sets: Sequence[PairSet], corp: Sequence[Corpus
                   *, hidden: int, epochs: int, seed: int, head: bool) -> dict:
     """Refit every variant on all dev rows (as ``train_stacked`` does); KorSTS ko-en STS < 4 merged share
     at each variant's out-of-fold news threshold."""
-    from models.xling.data import N_FOLDS, embed_cached, load_set
-    from models.xling.pairmlp import fit_head
-    from models.xling.train import _features, _make_builder, fit_logreg, logreg_prob, pr_at
+    from research.xling.data import N_FOLDS, embed_cached, load_set
+    from research.xling.pairmlp import fit_head
+    from research.xling.train import _features, _make_builder, fit_logreg, logreg_prob, pr_at
 
     ks = load_set(data_dir, "korsts-stsb-koen")
     embed_cached(ks, "use")
@@ -587,7 +587,7 @@ def _korsts_check(data_dir: Path, sets: Sequence[PairSet], corp: Sequence[Corpus
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.xling.lexicon", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.xling.lexicon", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
     p.add_argument("--hidden", type=int, default=256, help="hidden units of the pair head (stacked rows)")
     p.add_argument("--epochs", type=int, default=10)

@@ -1,6 +1,6 @@
 """Label-noise audit of the cross-lingual dev negatives (why precision 0.99 is out of reach).
 
-    python -m models.xling.audit --data ../shared/eval-data [--oof var/xling_cache/oof_scores.npz]
+    python -m research.xling.audit --data ../shared/eval-data [--oof var/xling_cache/oof_scores.npz]
 
 A negative (ko_i, en_j) is *suspect* when en_j is a near-paraphrase of en_i, the gold
 translation of ko_i (USE en-en cosine >= the given cut): e.g. Tatoeba holds two English
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.data import TRAIN_SETS, embed_cached, load_set
-from models.xling.train import recall_at_precision
+from research.xling.data import TRAIN_SETS, embed_cached, load_set
+from research.xling.train import recall_at_precision
 
 
 def suspects(
@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--cut", type=float, default=0.80, help="USE en-en cosine above which a negative is suspect"
     )
-    ap.add_argument("--oof", type=Path, default=None, help="out-of-fold scores saved by models.xling.train")
+    ap.add_argument("--oof", type=Path, default=None, help="out-of-fold scores saved by research.xling.train")
     ap.add_argument("--approach", default="full_lr_use")
     ap.add_argument(
         "--exclude-kinds",
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def sweep(data_dir: Path, oof: dict[str, np.ndarray], approach: str, thresholds: Sequence[float]) -> None:
     """Markdown table: out-of-fold precision / recall of ``approach`` per set at each threshold."""
-    from models.xling.train import pr_at
+    from research.xling.train import pr_at
 
     labels = {n: load_set(data_dir, n).labels for n in TRAIN_SETS}
     print("| threshold | " + " | ".join(f"{n} P / R" for n in TRAIN_SETS) + " |")

@@ -1,6 +1,6 @@
-"""Render the markdown tables of docs/xling.md from ``models.xling.train`` JSON reports.
+"""Render the markdown tables of docs/xling.md from ``research.xling.train`` JSON reports.
 
-python -m models.xling.report var/xling_report_use.json [var/xling_report_e5_tatoeba.json ...]
+python -m research.xling.report var/xling_report_use.json [var/xling_report_e5_tatoeba.json ...]
 """
 
 from __future__ import annotations

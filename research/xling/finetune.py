@@ -4,7 +4,7 @@ The one lever of issue 8 not tried before: contrastive fine-tuning of e5-small
 (sentence-transformers model built offline by :func:`models.e5_build.build_e5_small`) with a
 symmetric MultipleNegativesRankingLoss on the Korean-English positives of the training folds.
 
-Validation (by group, never by row; folds of :meth:`models.xling.data.PairSet.folds`):
+Validation (by group, never by row; folds of :meth:`research.xling.data.PairSet.folds`):
 
 * fold 0 of every training set is the held-out test fold; nothing is learned from it;
 * training pairs are the positives (label 1) of folds 1-4 of the three training sets, minus
@@ -27,7 +27,7 @@ Over-merge check (never trained on): the share of KorSTS ko-en label-0 pairs (ki
 / ``xl_translation``) scored at or above that shared threshold, for e5 base and fine-tuned.
 
 Fusion (``--fusion``): a logistic regression over standardised [USE cosine, fine-tuned e5
-cosine] (:func:`models.xling.train.fit_logreg`, each set the same total weight), scored on fold 0
+cosine] (:func:`research.xling.train.fit_logreg`, each set the same total weight), scored on fold 0
 by INNER 5-fold cross-validation by group inside fold 0 (:func:`inner_folds`, salt
 ``inner|set|group``, so the split is independent of the outer folds): fit on 4 inner folds of
 the three sets jointly, predict the 5th, pooled out-of-inner-fold logits. For KorSTS the LR is fit
@@ -37,18 +37,18 @@ on all fold-0 rows of the three sets and applied to the KorSTS ko-en rows (never
 An artefact (fp16 delta of the trained layers, ``var/xling_e5_ft_delta.npz``) is written only
 when the fine-tuned model beats both USE and e5 base on R@P.99 on all three sets.
 
-    python -m models.xling.finetune --data ../shared/eval-data [--layers 12] [--steps N]
+    python -m research.xling.finetune --data ../shared/eval-data [--layers 12] [--steps N]
         [--minutes 35] [--time-steps N] [--hard-neg] [--skip-base] [--fusion] [--scores var/....npz]
         [--json] [--report var/xling_finetune.json]
 
 The documented run (docs/xling.md, ~40 min on 2 cores)::
 
-    python -m models.xling.finetune --data ../shared/eval-data --layers 4 --batch 64 --steps 180 \
+    python -m research.xling.finetune --data ../shared/eval-data --layers 4 --batch 64 --steps 180 \
         --hard-neg --minutes 35 --report var/xling_finetune.json
 
 and the fusion run (same training, ~36 min)::
 
-    python -m models.xling.finetune --data ../shared/eval-data --layers 4 --batch 64 --steps 180 \
+    python -m research.xling.finetune --data ../shared/eval-data --layers 4 --batch 64 --steps 180 \
         --hard-neg --minutes 35 --skip-base --fusion --scores var/xling_finetune_fusion_scores.npz \
         --report var/xling_finetune_fusion.json
 """
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from models.xling.data import PairSet
+    from research.xling.data import PairSet
 
 __all__ = [
     "PREFIX",
@@ -299,7 +299,7 @@ def trained_delta(model: SentenceTransformer, base: dict[str, torch.Tensor], nam
 
 # --------------------------------------------------------------------------- evaluation
 def _metrics(scores: dict[str, np.ndarray], labels: dict[str, np.ndarray], news: Sequence[str]) -> dict[str, Any]:
-    from models.xling.train import pr_at, recall_at_precision, shared_threshold
+    from research.xling.train import pr_at, recall_at_precision, shared_threshold
 
     out: dict[str, Any] = {}
     thr = shared_threshold([(scores[n], labels[n]) for n in news], 0.99)
@@ -324,12 +324,12 @@ def fusion_cv(x: dict[str, np.ndarray], y: dict[str, np.ndarray], inner: dict[st
                                                                   dict[str, Any]]:
     """Out-of-inner-fold logits of an LR over ``x[set]`` (n, d), fit jointly on all sets.
 
-    For each inner fold f, the LR (:func:`models.xling.train.fit_logreg`, each set the same total
+    For each inner fold f, the LR (:func:`research.xling.train.fit_logreg`, each set the same total
     weight) is fit on the rows of every set with ``inner[set] != f`` and predicts the rows with
     ``inner[set] == f``. ``apply`` (other sets, never trained on) is scored by one LR fit on all
     rows of ``x``. Returns (out-of-fold logits per set, logits per ``apply`` set, the full fit).
     """
-    from models.xling.train import fit_logreg, logreg_logit, set_weights
+    from research.xling.train import fit_logreg, logreg_logit, set_weights
 
     names = list(x)
 
@@ -367,8 +367,8 @@ def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: 
 
     from models.e5_build import build_e5_small
     from models.registry import e5_small_dir
-    from models.xling.data import TRAIN_SETS, embed_cached, load_set
-    from models.xling.train import NEWS_SETS
+    from research.xling.data import TRAIN_SETS, embed_cached, load_set
+    from research.xling.train import NEWS_SETS
 
     torch.set_num_threads(2)
     torch.manual_seed(seed)
@@ -482,7 +482,7 @@ def run(data_dir: Path, *, layers: int = 12, steps: int | None = None, minutes: 
 
 
 def _table(res: dict[str, Any]) -> str:
-    from models.xling.data import TRAIN_SETS
+    from research.xling.data import TRAIN_SETS
 
     short = {"ntrex128-kor-eng": "NTREX", "koen-news-park": "Park", "tatoeba-kor-eng": "Tatoeba"}
     head = "| approach | " + " | ".join(f"{short[n]} R@P.99 | {short[n]} R@P.97" for n in TRAIN_SETS)
@@ -498,7 +498,7 @@ def _table(res: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.xling.finetune", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.xling.finetune", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
     p.add_argument("--layers", type=int, default=12, help="train the top N transformer layers (1-12)")
     p.add_argument("--steps", type=int, help="optimizer steps (default: fit --minutes after --time-steps, "

@@ -1,11 +1,11 @@
 """Train, validate (group 5-fold CV on dev) and package the cross-lingual pair scorer.
 
-    python -m models.xling.train --data ../shared/eval-data --out models/xling/scorer.npz \
+    python -m research.xling.train --data ../shared/eval-data --out models/xling/scorer.npz \
         [--report docs/xling_report.json] [--with-e5]
 
 Steps (all deterministic):
 
-1. load the dev splits of :data:`~models.xling.data.TRAIN_SETS`; embed every text once
+1. load the dev splits of :data:`~research.xling.data.TRAIN_SETS`; embed every text once
    with USE (and e5 when asked) into ``var/xling_cache/``;
 2. 5-fold cross-validation by group (document / 10-line block / aligned line): for each
    fold, the hubness reference banks, the length prior and the logistic regressions
@@ -29,9 +29,17 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.data import CHECK_SETS, DEFAULT_CACHE, N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
 from models.xling.lexical import LEXICAL_FEATURES, lexical_features
 from models.xling.scorer import ALL_FEATURES, FeatureBuilder, PairScorer
+from research.xling.data import (
+    CHECK_SETS,
+    DEFAULT_CACHE,
+    N_FOLDS,
+    TRAIN_SETS,
+    PairSet,
+    embed_cached,
+    load_set,
+)
 
 __all__ = [
     "APPROACHES",

@@ -1,6 +1,6 @@
 """Experiment (issue 8): a pair classifier trained on frozen USE embeddings, same group folds.
 
-The learned scorer (``models.xling.train``) is a logistic regression over a handful of scalar
+The learned scorer (``research.xling.train``) is a logistic regression over a handful of scalar
 features, so it can only re-weight the cosine. This checks whether the embeddings themselves
 hold more: a small MLP over ``[u * v, |u - v|, cos]`` of the Korean and English sides (the
 classic siamese pair head), trained per fold on the labelled pairs, hard negatives included,
@@ -9,7 +9,7 @@ with each set given the same total weight. Nothing is fine-tuned inside USE.
 It is scored exactly like the approaches in ``docs/xling.md``: pooled out-of-fold predictions
 with the same group folds (``PairSet.folds``), recall at precision 0.99 and 0.97 per set.
 
-    python -m models.xling.pairmlp --data ../shared/eval-data [--epochs 30] [--hidden 256] [--json]
+    python -m research.xling.pairmlp --data ../shared/eval-data [--epochs 30] [--hidden 256] [--json]
 
 It needs the ``st`` extra (torch, CPU). Results go to stdout; no artefact is written: the
 approach ships only if it wins (docs/xling.md records the run).
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.data import N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
 from models.xling.scorer import PairHead, head_inputs
-from models.xling.train import logreg_prob, recall_at_precision, set_weights
+from research.xling.data import N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
+from research.xling.train import logreg_prob, recall_at_precision, set_weights
 
 
 def pair_inputs(ps: PairSet) -> np.ndarray:
@@ -122,7 +122,7 @@ def _stack_cv(data_dir: Path, *, hidden: int, epochs: int, seed: int, set_names:
     is what the final LR is trained on.
     """
     from models.xling.scorer import ALL_FEATURES
-    from models.xling.train import APPROACHES, _features, _make_builder, fit_logreg
+    from research.xling.train import APPROACHES, _features, _make_builder, fit_logreg
 
     sets, xs, folds = _load(data_dir, set_names)
     cols = [ALL_FEATURES.index(c) for c in APPROACHES["full_lr_use"][1]]
@@ -168,7 +168,7 @@ def run_stacked(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: in
     (the other four outer folds, one held out at a time), so the LR never weighs a score the
     head produced for a row it was trained on.
     """
-    from models.xling.train import NEWS_SETS, pr_at, shared_threshold
+    from research.xling.train import NEWS_SETS, pr_at, shared_threshold
 
     t0 = time.time()
     if cv is None:
@@ -194,11 +194,11 @@ def train_stacked(data_dir: Path, out: Path, *, hidden: int = 256, epochs: int =
 
     The shipped head is trained on every dev row; the LR above it is trained on the outer
     folds' head logits (each row scored by a head that did not see it), and the thresholds come from the
-    cross-validated scores, the same rules as ``models.xling.train``: the shipped one is the
+    cross-validated scores, the same rules as ``research.xling.train``: the shipped one is the
     lowest with precision >= 0.99 on both news sets.
     """
     from models.xling.scorer import ALL_FEATURES, PairScorer
-    from models.xling.train import (
+    from research.xling.train import (
         MONO_SLOPE,
         NEWS_SETS,
         _features,
@@ -260,13 +260,15 @@ def train_stacked(data_dir: Path, out: Path, *, hidden: int = 256, epochs: int =
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m models.xling.pairmlp", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.xling.pairmlp", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
     p.add_argument("--hidden", type=int, default=256, help="hidden units of the pair MLP")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--seed", type=int, default=0, help="offset of the heads' seeds (--stack, --train-out)")
     p.add_argument("--train-out", type=Path, help="fit stacked_use on all dev rows and write the scorer artefact here")
     p.add_argument("--report", type=Path, help="with --train-out: also write the JSON report here")
+    p.add_argument("--no-check", action="store_true",
+                   help="with --train-out: skip the KorSTS / PAWS-X / UCI over-merge check")
     p.add_argument("--stack", action="store_true",
                    help="score the shipped LR with and without the head's logit as a feature (nested folds)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -274,7 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hidden < 1 or args.epochs < 1:
         p.error("--hidden and --epochs must be >= 1")
     if args.train_out:
-        rep = train_stacked(args.data, args.train_out, hidden=args.hidden, epochs=args.epochs, seed=args.seed)
+        rep = train_stacked(args.data, args.train_out, hidden=args.hidden, epochs=args.epochs, seed=args.seed,
+                            check=not args.no_check)
         text = json.dumps(rep, indent=1)
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
