@@ -1,0 +1,228 @@
+"""Passage features: sentences, boilerplate, character shingles, hashes (RAG chunks, article bodies).
+
+A headline is one short sentence; a passage (a retrieved chunk, an article body) is several, and
+two overlapping chunker windows share whole sentences while each still carries new ones. So a
+passage is read sentence by sentence: ``split_sentences`` cuts it (Korean and English rules),
+``strip_boilerplate`` removes the bylines and footers syndication adds at either end, and the
+copy tests look at character 5-gram shingles of the whole passage *and* of each sentence, so a
+chunk whose sentences are not all found in the other one is never called a copy of it.
+
+Pure and deterministic, like ``index.text``: the same text gives the same keys everywhere.
+
+>>> split_sentences("Troops fired on Oct. 2, 1968. More than 300 died. 2010: a quake hit.")
+['Troops fired on Oct. 2, 1968.', 'More than 300 died.', '2010: a quake hit.']
+>>> split_sentences("수백 명이 사망했다. 2006년: 지진이 자바 섬을 강타했다.")
+['수백 명이 사망했다.', '2006년: 지진이 자바 섬을 강타했다.']
+>>> strip_boilerplate("(Reuters) - Fed raises rates. 무단전재 및 재배포 금지")
+('Fed raises rates.', ('(Reuters) -', '무단전재 및 재배포 금지'))
+>>> a = Passage.build("Fed raises rates by 25bp. Markets rallied on the news.")
+>>> b = Passage.build("Photo: AP  Fed raises rates by 25bp.\\nMarkets rallied on the news.")
+>>> a.norm_key == b.norm_key, a.lang
+(True, 'en')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from index.minhash import jaccard
+from index.text import detect_lang, nfkc, normalize
+
+# Character 5-grams of the normalised text. Word n-grams (text-dedup, datatrove) lose a whole
+# n-gram per changed word, which hurts Korean most (few, long eojeol): on the rag-chunks-ntrex dev
+# typo copies the minimum word 3-gram Jaccard was 0.57, overlapping windows reached 0.53, so
+# the two classes touch; with character 5-grams typo copies stay >= 0.80 and overlapping
+# windows <= 0.63 (var/explore1.py numbers, reproduced by `python -m eval.passages`).
+SHINGLE_CHARS = 5
+
+# Words whose trailing period does not end an English sentence ("Oct. 2, 1968", "Mr. Lee").
+_ABBREVIATIONS = frozenset(
+    ["mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "gen", "gov", "sen", "rep", "lt", "col", "sgt", "capt", "cmdr", "vs", "no", "inc", "corp", "co", "ltd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "u.n", "e.g", "i.e", "etc", "approx", "fig", "est", "mt", "ft", "pp"])
+_SENTENCE_END_RE = re.compile(r"([.!?。？！])([\"”’')\]]*)(\s+)")
+_WORD_BEFORE_RE = re.compile(r"([\w.]+)\.$")
+
+# Boilerplate that syndication and scrapers put before or after a story: bylines, photo
+# credits, copyright and subscription footers. Removed only at either end of a passage (one after
+# another), never from its middle. The list holds every line the rag-chunks-ntrex generator adds
+# (its README) plus their common variants; what it misses still reaches the shingle pass, where
+# the unexplained line makes the chunk "new content" unless it is covered elsewhere.
+_BOILERPLATE = [
+    r"\((?:Reuters|AP|AFP|Yonhap|CNN|Bloomberg)\)\s*[-–—]?",
+    r"\(\w{1,10}=\w{1,10}(?:\s\w{1,10})?\)",                # (서울=연합뉴스), (서울=뉴스1) 홍길동 기자
+    r"\[(?:사진|그래픽|영상)\s*=\s*[^\]]{1,20}\]",             # [사진=연합뉴스]
+    r"무단\s*전재\s*(?:및|&)\s*재배포\s*금지",
+    r"기사\s*제보\s*및\s*보도\s*자료",
+    r"저작권자\s*[ⓒ©]?(?:\s*[\w.]{1,20})?",
+    r"▶\s*관련\s*기사\s*더보기",
+    r"구독하기",
+    r"Read more:?",
+    r"Photo:\s*(?:AP|AFP|Reuters|Getty Images|EPA|Yonhap)",
+    r"Sign up for our newsletter\.?",
+    r"Share this article:?",
+    r"Advertisement",
+    r"[©ⓒ]\s*(?:\d{4}\s*)?(?:[\w.]+\s*){0,4}All rights reserved\.?",
+]
+_BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*", re.IGNORECASE)
+_BOILERPLATE_END_RE = re.compile(r"\s*(?:" + "|".join(_BOILERPLATE) + r")\s*$", re.IGNORECASE)
+
+_HAS_CONTENT_RE = re.compile(r"[^\W_]")
+# Numbers as the normaliser keeps them ("1,100", "0.25%", "2024"): a copy states the same ones.
+_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``: cut after ``. ! ?`` (and CJK stops) followed by a space, and at line breaks.
+
+    A period after a known abbreviation or a single letter ("Oct.", "U.S.", "J.") or before a
+    lower-case word does not end a sentence. Korean sentences end in "다." / "요." and the rule is
+    the same. Pieces without a letter or digit are dropped.
+    """
+    out: list[str] = []
+    for line in nfkc(text).split("\n"):
+        start = 0
+        for m in _SENTENCE_END_RE.finditer(line):
+            if m.group(1) == ".":
+                word = _WORD_BEFORE_RE.search(line[start : m.start(1) + 1])
+                w = word.group(1).lower() if word else ""
+                if w in _ABBREVIATIONS or (len(w) == 1 and w.isalpha()) or line[m.end() : m.end() + 1].islower():
+                    continue
+            piece = line[start : m.end(2)].strip()
+            if _HAS_CONTENT_RE.search(piece):
+                out.append(piece)
+            start = m.end()
+        piece = line[start:].strip()
+        if _HAS_CONTENT_RE.search(piece):
+            out.append(piece)
+    return out
+
+
+def strip_boilerplate(text: str) -> tuple[str, tuple[str, ...]]:
+    """``(core, removed)``: the text without the boilerplate lines at its start and end.
+
+    >>> strip_boilerplate("Advertisement Read more: The vote passed. Sign up for our newsletter.")
+    ('The vote passed.', ('Advertisement', 'Read more:', 'Sign up for our newsletter.'))
+    """
+    removed_start: list[str] = []
+    removed_end: list[str] = []
+    core = nfkc(text).strip()
+    while True:
+        m = _BOILERPLATE_START_RE.match(core)
+        if not m or m.end() == 0 or m.end() >= len(core):
+            break
+        removed_start.append(m.group(0).strip())
+        core = core[m.end() :]
+    while True:
+        m = _BOILERPLATE_END_RE.search(core)
+        if not m or m.start() == 0 or m.start() == m.end():
+            break
+        removed_end.append(m.group(0).strip())
+        core = core[: m.start()]
+    return core.strip(), (*removed_start, *reversed(removed_end))
+
+
+_M61 = np.uint64((1 << 61) - 1)
+_BASE = np.uint64(1_000_003)
+
+
+def shingle_ids(norm: str, n: int = SHINGLE_CHARS) -> np.ndarray:
+    """Sorted unique 32-bit ids of the character ``n``-grams of a normalised string (spaces included).
+
+    A polynomial hash of each window's code points, computed in one vectorised pass; a string
+    shorter than ``n`` is one shingle.
+
+    >>> bool((shingle_ids("fed raises") == shingle_ids("fed raises")).all()), shingle_ids("fed raises").size
+    (True, 6)
+    """
+    if not norm:
+        return np.zeros(0, dtype=np.uint32)
+    cp = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    if cp.size < n:
+        n = int(cp.size)
+    k = cp.size - n + 1
+    h = np.zeros(k, dtype=np.uint64)
+    with np.errstate(over="ignore"):  # uint64 arithmetic wraps, which is the hash
+        for j in range(n):
+            h = h * _BASE + cp[j : j + k] + np.uint64(1)
+        h ^= h >> np.uint64(29)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(32)
+    ids = (h & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return np.unique(ids)
+
+
+def containment(part: np.ndarray, whole: np.ndarray) -> float:
+    """Share of ``part``'s shingles that ``whole`` also has (1.0 for an empty part)."""
+    if part.size == 0:
+        return 1.0
+    return np.intersect1d(part, whole, assume_unique=True).size / part.size
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One passage's features. Build with :meth:`build`.
+
+    ``core`` is the text without boilerplate at its ends (``removed``); ``exact_key`` hashes the
+    raw text (whitespace at the ends stripped), ``norm_key`` the normalised core (case,
+    punctuation, spacing, quotes and dashes, line breaks); ``shingles`` are the core's character
+    5-gram ids and ``sentence_shingles`` each core sentence's; ``numbers`` the numbers it states.
+    """
+
+    text: str
+    lang: str
+    core: str
+    removed: tuple[str, ...]
+    sentences: tuple[str, ...]
+    exact_key: str
+    norm_key: str
+    shingles: np.ndarray
+    sentence_shingles: tuple[np.ndarray, ...]
+    numbers: frozenset[str]
+
+    @classmethod
+    def build(cls, text: str, lang: str | None = None) -> Passage:
+        """Features of ``text``; ``lang`` ("ko", "en", ...) is detected from the script when None."""
+        if not isinstance(text, str):
+            raise ValueError(f"a passage must be a string, got {type(text).__name__}")
+        core, removed = strip_boilerplate(text)
+        norm = normalize(core)
+        sentences = tuple(split_sentences(core))
+        lang = (lang or detect_lang(core) or "und").split("-")[0].split("_")[0].lower()
+        return cls(text, lang, core, removed, sentences, _sha(text.strip()), _sha(norm), shingle_ids(norm),
+                   tuple(shingle_ids(normalize(s)) for s in sentences), frozenset(_NUMBER_RE.findall(norm)))
+
+    @property
+    def empty(self) -> bool:
+        return self.shingles.size == 0
+
+    def jaccard(self, other: Passage) -> float:
+        """Jaccard of the two cores' shingle sets."""
+        return jaccard(self.shingles, other.shingles)
+
+    def uncovered(self, other: Passage, min_containment: float) -> list[int]:
+        """Indices of this passage's sentences whose shingles ``other`` mostly lacks: new content.
+
+        A sentence counts as covered when at least ``min_containment`` of its 5-grams occur
+        anywhere in ``other`` (so a line break or respacing that cuts a sentence differently
+        does not matter).
+
+        >>> a = Passage.build("The vote passed. The bill goes to the Senate.")
+        >>> Passage.build("The vote passed. The Senate votes on Friday.").uncovered(a, 0.5)
+        [1]
+        """
+        return [i for i, s in enumerate(self.sentence_shingles) if containment(s, other.shingles) < min_containment]
+
+    def new_numbers(self, other: Passage) -> list[str]:
+        """Numbers this passage states that ``other`` does not ("11 months" vs "12 months"): new content.
+
+        >>> Passage.build("Inflation stayed high for 12 months.").new_numbers(Passage.build("... for 11 months."))
+        ['12']
+        """
+        return sorted(self.numbers - other.numbers)
