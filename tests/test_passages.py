@@ -167,3 +167,47 @@ def test_engine_dedupe_routes_passages_and_headlines() -> None:
     with pytest.raises(ValueError, match="kind must be"):
         d.dedupe(["a"], kind="tweet")
     d.close()
+
+
+def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:
+    import json
+
+    from service.cli import main
+
+    wins = windows(EN, 4, 2)
+    lines = [json.dumps({"text": wins[0], "id": "a"}), "", json.dumps({"text": wins[1], "id": "b"}),
+             json.dumps({"text": "Advertisement " + wins[0], "id": "c", "rank": 3})]
+    src = tmp_path / "chunks.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dropped = tmp_path / "dropped.jsonl"
+    assert main(["dedupe", str(src), "--field", "text", "--model", "none", "--dropped", str(dropped), "--quiet"]) == 0
+    kept = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["id"] for r in kept] == ["a", "b"]
+    (d,) = [json.loads(x) for x in dropped.read_text(encoding="utf-8").splitlines()]
+    # Positions are the file's own lines (the blank line 1 counts).
+    assert (d["index"], d["duplicate_of"], d["stage"], d["record"]["rank"]) == (3, 0, "exact", 3)
+    assert main(["dedupe", str(src), "--model", "none", "--json", "--quiet"]) == 0
+    obj = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert obj["keep"] == [0, 2] and obj["clusters"] == [[0, 3], [2]] and obj["dropped"][0]["index"] == 3
+    src.write_text('{"body": "x"}\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text'"):
+        main(["dedupe", str(src), "--model", "none"])
+
+
+def test_http_dedupe_records_and_kinds(make_client) -> None:
+    client = make_client()
+    wins = windows(EN, 4, 1)
+    recs = [{"text": w, "id": k} for k, w in enumerate(wins)] + [{"text": "(Reuters) - " + wins[2], "id": "copy"}]
+    r = client.post("/v1/dedupe", json={"records": recs})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["keep"] == list(range(len(wins))) and body["selected"] == recs[:-1]
+    (d,) = body["dropped"]
+    assert (d["index"], d["duplicate_of"], d["stage"], d["record"]["id"]) == (len(wins), 2, "exact", "copy")
+    assert body["duplicate_of"][-1] == 2 and body["decisions"][-1]["matched_id"] == 2
+    r = client.post("/v1/dedupe", json={"texts": ["Fed raises rates", "FED raises rates!"], "kind": "headline"})
+    assert r.json()["keep"] == [0]
+    r = client.post("/v1/dedupe", json={"texts": ["a"], "records": [{"text": "a"}]})
+    assert r.status_code == 422 and "give either texts or records" in r.json()["detail"]
+    r = client.post("/v1/dedupe", json={"records": [{"body": "a"}]})
+    assert r.status_code == 422 and "records[0] has no string field 'text'" in r.json()["detail"]

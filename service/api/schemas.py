@@ -126,27 +126,69 @@ class CompareRequest(BaseModel):
 
 
 class DedupeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
-        "texts": ["Fed raises rates by 25bp", "The Fed raised rates by 25bp", "ECB holds rates"],
-        "threshold": 0.7,
-    }]})
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"texts": ["Fed raises rates by 25bp. Markets rallied.", "fed raises rates by 25bp.\nMarkets rallied.",
+                   "ECB holds rates. Bond yields fell."]},
+        {"records": [{"text": "Fed raises rates by 25bp. Markets rallied.", "id": "doc-1#0", "score": 0.82},
+                     {"text": "(Reuters) - Fed raises rates by 25bp. Markets rallied.", "id": "doc-7#3", "score": 0.79}],
+         "text_field": "text"},
+        {"texts": ["Fed raises rates by 25bp", "The Fed raised rates by 25bp"], "kind": "headline", "threshold": 0.7},
+    ]})
 
-    texts: list[str] = Field(min_length=1, description="e.g. retrieved RAG chunks; nothing is stored")
-    threshold: float | None = Field(None, ge=0.0, le=1.0, description="embedding threshold for this call")
+    texts: list[str] | None = Field(None, min_length=1, description="e.g. retrieved RAG chunks; nothing is stored")
+    records: list[dict[str, Any]] | None = Field(
+        None, min_length=1, description="records with a text field (``text_field``); kept and dropped records come "
+        "back whole, other fields untouched. Give texts or records, not both")
+    text_field: str = Field("text", min_length=1, description="the records' text field")
+    kind: Literal["passage", "headline"] = Field(
+        "passage", description="passage: chunks and article bodies (sentence-aware; never drops a chunk with new "
+        "content); headline: the headline cascade, as POST /v1/articles")
+    threshold: float | None = Field(None, ge=0.0, le=1.0, description="embedding-stage threshold for this call "
+                                    "(passage: sentence alignment score; headline: cosine)")
 
     @field_validator("texts")
     @classmethod
-    def _text_sizes(cls, texts: list[str]) -> list[str]:
-        for i, t in enumerate(texts):
+    def _text_sizes(cls, texts: list[str] | None) -> list[str] | None:
+        for i, t in enumerate(texts or []):
             if len(t) > MAX_BODY_CHARS:
                 raise ValueError(f"texts[{i}] is {len(t)} characters; the limit is {MAX_BODY_CHARS}")
         return texts
+
+    @model_validator(mode="after")
+    def _texts_or_records(self) -> DedupeRequest:
+        if (self.texts is None) == (self.records is None):
+            raise ValueError("give either texts or records")
+        for i, r in enumerate(self.records or []):
+            t = r.get(self.text_field)
+            if not isinstance(t, str):
+                raise ValueError(f"records[{i}] has no string field {self.text_field!r}")
+            if len(t) > MAX_BODY_CHARS:
+                raise ValueError(f"records[{i}].{self.text_field} is {len(t)} characters; the limit is {MAX_BODY_CHARS}")
+        return self
+
+    @property
+    def items(self) -> list[Any]:
+        return list(self.texts if self.texts is not None else self.records or [])
+
+
+class DroppedOut(BaseModel):
+    """A dropped input: its position, the kept input it copies, and why."""
+
+    index: int = Field(description="position in texts / records")
+    duplicate_of: int = Field(description="position of the kept input it copies")
+    stage: StageName
+    score: float | None
+    reasons: list[str]
+    record: Any = Field(description="the input text or record, as given")
 
 
 class DedupeResponse(BaseModel):
     clusters: list[list[int]] = Field(description="input indices per group")
     keep: list[int] = Field(description="the index kept from each group (its first occurrence)")
-    decisions: list[DecisionOut] = Field(description="one per input")
+    decisions: list[DecisionOut] = Field(description="one per input; matched_id is the input it copies")
+    duplicate_of: list[int | None] = Field(description="per input: the kept input it copies, or null when kept")
+    selected: list[Any] = Field(description="the kept texts or records, as given, in input order")
+    dropped: list[DroppedOut] = Field(description="the dropped inputs with why")
 
 
 class VersionOut(BaseModel):
