@@ -194,6 +194,10 @@ def cross_validate(pairs: Sequence[Pair], engine: Any, *, folds: int = 5, max_xl
             "result": result, "predictions": preds}
 
 
+def _finite(x: Any) -> Any:
+    return None if isinstance(x, float) and not math.isfinite(x) else str(x)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.passages",
                                  description="Article-grouped cross-validation of the passage dedupe thresholds.")
@@ -204,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--model", default="use")
     ap.add_argument("--cache", type=Path, default=None,
                     help="an .npz of sentence vectors, read before and written after (e.g. var/passages-use.npz)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="write the results here as JSON (eval/rag_chunks.json feeds eval/RESULTS.md)")
+    ap.add_argument("--compare", action="store_true",
+                    help="also run the pairs through the compare route (the headline cascade), for contrast")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
@@ -235,10 +243,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         cc = m.confusion
         print(f"  {k:30} pairs {cc.pairs:4d} merged {cc.tp + cc.fp:4d} "
               f"{f'recall {cc.recall:.4f}' if cc.positives else f'false merges {cc.fp}'}")
+    shipped = evaluate("samestory dedupe (shipped thresholds)", pairs,
+                       predict_dedupe(pairs, engine, progress=not args.no_progress))
+    print(f"shipped thresholds, all pairs (in sample): P {shipped.confusion.precision:.4f} "
+          f"R {shipped.confusion.recall:.4f}")
+    if args.out is not None:
+        obj: dict[str, Any] = {
+            "command": "python -m eval.passages " + " ".join(str(a) for a in (argv if argv is not None else sys.argv[1:])),
+            "file": str(args.file), "pairs": len(pairs), "folds": args.folds, "max_xl_fmr": args.max_xl_fmr,
+            "thresholds_per_fold": cv["thresholds_per_fold"], "thresholds_all_dev": cv["thresholds_all_dev"],
+            "out_of_fold": r.to_dict(), "shipped": shipped.to_dict()}
+        if args.compare:
+            from eval.pairs import predict_samestory
+
+            obj["compare_route"] = evaluate("samestory compare", pairs,
+                                            predict_samestory(pairs, model=args.model, progress=not args.no_progress)
+                                            ).to_dict()
+        args.out.write_text(json.dumps(obj, indent=1, default=_finite) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps({"folds": args.folds, "thresholds_per_fold": cv["thresholds_per_fold"],
-                          "thresholds_all_dev": cv["thresholds_all_dev"], **r.to_dict()},
-                         default=lambda x: None if isinstance(x, float) and not math.isfinite(x) else x))
+                          "thresholds_all_dev": cv["thresholds_all_dev"], **r.to_dict()}, default=_finite))
     return 0
 
 

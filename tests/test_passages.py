@@ -211,3 +211,25 @@ def test_http_dedupe_records_and_kinds(make_client) -> None:
     assert r.status_code == 422 and "give either texts or records" in r.json()["detail"]
     r = client.post("/v1/dedupe", json={"records": [{"body": "a"}]})
     assert r.status_code == 422 and "records[0] has no string field 'text'" in r.json()["detail"]
+
+
+@pytest.mark.evaldata
+def test_eval_pairs_route_dedupe_on_rag_chunks(capsys) -> None:
+    import json
+
+    from eval.cli import main
+    from eval.data import eval_data_dir
+
+    path = eval_data_dir() / "rag-chunks-ntrex" / "dev.jsonl"
+    if not path.is_file():
+        pytest.skip(f"eval data not found at {path}")
+    # Cheap passes only (no encoder): same-language copies and negatives are settled lexically.
+    assert main(["eval", "pairs", str(path), "--route", "dedupe", "--model", "none", "--sample", "240", "--json",
+                 "--no-progress"]) == 0
+    obj = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    kinds = obj["by_kind"]
+    for k in ("chunk_format_copy", "chunk_boilerplate_copy"):
+        assert kinds[k]["recall"] == 1.0, k
+    for k in ("chunk_overlap_negative", "chunk_same_doc_negative", "chunk_other_doc_negative"):
+        assert kinds[k]["fp"] == 0, k
+    assert kinds["xl_chunk_translation"]["tp"] == 0   # no encoder, no translation merges
