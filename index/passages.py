@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -128,20 +129,16 @@ _M61 = np.uint64((1 << 61) - 1)
 _BASE = np.uint64(1_000_003)
 
 
-def shingle_ids(norm: str, n: int = SHINGLE_CHARS) -> np.ndarray:
-    """Sorted unique 32-bit ids of the character ``n``-grams of a normalised string (spaces included).
+def window_hashes(norm: str, n: int = SHINGLE_CHARS) -> np.ndarray:
+    """32-bit hash of every character ``n``-gram window of ``norm``, in order (not unique).
 
     A polynomial hash of each window's code points, computed in one vectorised pass; a string
-    shorter than ``n`` is one shingle.
-
-    >>> bool((shingle_ids("fed raises") == shingle_ids("fed raises")).all()), shingle_ids("fed raises").size
-    (True, 6)
+    shorter than ``n`` is one window.
     """
     if not norm:
         return np.zeros(0, dtype=np.uint32)
     cp = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    if cp.size < n:
-        n = int(cp.size)
+    n = min(n, int(cp.size))
     k = cp.size - n + 1
     h = np.zeros(k, dtype=np.uint64)
     with np.errstate(over="ignore"):  # uint64 arithmetic wraps, which is the hash
@@ -150,8 +147,16 @@ def shingle_ids(norm: str, n: int = SHINGLE_CHARS) -> np.ndarray:
         h ^= h >> np.uint64(29)
         h *= np.uint64(0xBF58476D1CE4E5B9)
         h ^= h >> np.uint64(32)
-    ids = (h & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    return np.unique(ids)
+    return (h & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def shingle_ids(norm: str, n: int = SHINGLE_CHARS) -> np.ndarray:
+    """Sorted unique 32-bit ids of the character ``n``-grams of a normalised string (spaces included).
+
+    >>> bool((shingle_ids("fed raises") == shingle_ids("fed raises")).all()), shingle_ids("fed raises").size
+    (True, 6)
+    """
+    return np.unique(window_hashes(norm, n))
 
 
 def containment(part: np.ndarray, whole: np.ndarray) -> float:
@@ -183,8 +188,11 @@ class Passage:
     exact_key: str
     norm_key: str
     shingles: np.ndarray
-    sentence_shingles: tuple[np.ndarray, ...]
     numbers: frozenset[str]
+    # Each sentence's (start, length) in the normalised core, and the core's window hashes:
+    # a sentence's shingles are a slice of them, computed only when a check needs them.
+    spans: tuple[tuple[int, int], ...] = ()
+    windows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32), repr=False)
 
     @classmethod
     def build(cls, text: str, lang: str | None = None) -> Passage:
@@ -192,11 +200,34 @@ class Passage:
         if not isinstance(text, str):
             raise ValueError(f"a passage must be a string, got {type(text).__name__}")
         core, removed = strip_boilerplate(text)
-        norm = normalize(core)
         sentences = tuple(split_sentences(core))
+        # The normalised core is its sentences' normalised forms joined by spaces: the same
+        # tokens whatever line breaks or spacing cut the text (sentences end at whitespace).
+        parts = [normalize(s) for s in sentences]
+        spans, at = [], 0
+        for part in parts:
+            spans.append((at, len(part)))
+            at += len(part) + 1
+        norm = " ".join(parts)
+        windows = window_hashes(norm)
         lang = (lang or detect_lang(core) or "und").split("-")[0].split("_")[0].lower()
-        return cls(text, lang, core, removed, sentences, _sha(text.strip()), _sha(norm), shingle_ids(norm),
-                   tuple(shingle_ids(normalize(s)) for s in sentences), frozenset(_NUMBER_RE.findall(norm)))
+        return cls(text, lang, core, removed, sentences, _sha(text.strip()), _sha(norm), np.unique(windows),
+                   frozenset(_NUMBER_RE.findall(norm)), tuple(spans), windows)
+
+    @cached_property
+    def sentence_shingles(self) -> tuple[np.ndarray, ...]:
+        """Each sentence's shingle ids (sorted, unique)."""
+        out = []
+        for start, length in self.spans:
+            if length >= SHINGLE_CHARS:
+                out.append(np.unique(self.windows[start : start + length - SHINGLE_CHARS + 1]))
+            else:
+                out.append(shingle_ids(self.core_norm[start : start + length]))
+        return tuple(out)
+
+    @cached_property
+    def core_norm(self) -> str:
+        return " ".join(normalize(s) for s in self.sentences)
 
     @property
     def empty(self) -> bool:
