@@ -15,8 +15,8 @@ chunked in both languages instead: windows of ``k`` at a stride of ``k``, the ot
 language's offset by half a window, so each shares half its sentences with two windows of the
 first language (the dev set's cross-lingual overlap): originals too. Copies (``dup_share``
 of the stream) are the kinds of ``rag-chunks-ntrex``: ``format`` (spaces, line breaks, quotes),
-``boilerplate`` (a byline or footer added), ``typo`` (one to three words with two
-adjacent letters swapped), ``translated`` (the other language's window of the same sentences), inserted after
+``boilerplate`` (a byline or footer added), ``typo`` (one to three words of five or more
+letters with two neighbouring letters swapped), ``translated`` (the other language's window of the same sentences), inserted after
 their original in a shuffled order.
 
 Methods, each with its own cold copy of the same encoder (bundled USE):
@@ -133,11 +133,14 @@ def _articles(data_dir: Path, sets: Sequence[str]) -> tuple[list[list[dict[str, 
 
 def _typo(text: str, rng: random.Random) -> str:
     words = text.split(" ")
-    idx = [i for i, w in enumerate(words) if len(w) >= 4 and not any(c.isdigit() for c in w)]
+    idx = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
     for i in rng.sample(idx, min(len(idx), rng.randint(1, 3))):
         w = list(words[i])
-        j = rng.randrange(1, len(w) - 1)
-        w[j], w[j + 1] = w[j + 1], w[j]   # swap two letters
+        j = rng.randrange(1, len(w) - 2)
+        if w[j] != w[j + 1]:
+            w[j], w[j + 1] = w[j + 1], w[j]   # swap two neighbouring letters inside the word
+        else:
+            w[j] = "x" if w[j] != "x" else "y"
         words[i] = "".join(w)
     return " ".join(words)
 

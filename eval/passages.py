@@ -93,7 +93,7 @@ class PairFeatures:
     """The scores the thresholds act on, for one pair (computed once, at permissive settings)."""
 
     jaccard: float | None       # same-language: 5-gram Jaccard of the cores
-    new_sentences: int          # same-language: sentences and numbers of b not in a
+    new_sentences: int          # same-language: words (beyond the typo allowance) and numbers of b not in a
     exact: bool                 # same text after normalisation / boilerplate
     alignment: float | None     # cross-lingual: alignment score
     coverage: float | None      # cross-lingual: alignment coverage
@@ -112,15 +112,16 @@ def pair_features(pairs: Sequence[Pair], deduper: Any, progress: bool = False) -
         a, b = Passage.build(p.a.text, p.a.lang), Passage.build(p.b.text, p.b.lang)
         if a.lang == b.lang:
             vetoed = bool(deduper._vet([(a.core, a.lang, b.core, b.lang)]))
-            out.append(PairFeatures(a.jaccard(b), len(b.uncovered(a, cfg.sentence_containment)) + len(b.new_numbers(a)),
+            new, typos = b.new_words(a)
+            out.append(PairFeatures(a.jaccard(b), len(new) + len(b.new_numbers(a)) + max(0, len(typos) - cfg.max_typos),
                                     a.norm_key == b.norm_key or a.exact_key == b.exact_key, None, None, vetoed))
             continue
         va, vb = deduper.encode(list(a.sentences)), deduper.encode(list(b.sentences))
         al = align(np.asarray(va), np.asarray(vb), [len(s) for s in a.sentences], [len(s) for s in b.sentences],
                    min_bead=cfg.bead_similarity, merge_floor=cfg.merge_floor)
-        vetoed = bool(deduper._vet((" ".join(a.sentences[x.a_start : x.a_end]), a.lang,
-                                    " ".join(b.sentences[x.b_start : x.b_end]), b.lang)
-                                   for x in al.beads if x.similarity is not None))
+        beads = [(" ".join(a.sentences[x.a_start : x.a_end]), a.lang, " ".join(b.sentences[x.b_start : x.b_end]), b.lang)
+                 for x in al.beads if x.similarity is not None]
+        vetoed = bool(deduper._vet(beads, crosslingual=True))
         out.append(PairFeatures(None, 0, False, al.score, al.coverage, vetoed))
     return out
 
@@ -253,8 +254,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "file": str(args.file), "pairs": len(pairs), "folds": args.folds, "max_xl_fmr": args.max_xl_fmr,
             "thresholds_per_fold": cv["thresholds_per_fold"], "thresholds_all_dev": cv["thresholds_all_dev"],
             "out_of_fold": r.to_dict(), "shipped": shipped.to_dict()}
+        previous = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
+        if not args.compare and "compare_route" in previous:
+            # The compare route (the headline cascade) is not this module's code: keep the last
+            # measurement of it, with the command that made it, rather than re-embedding every chunk.
+            obj["compare_route"] = previous["compare_route"]
+            obj["compare_route_command"] = previous.get("compare_route_command", previous.get("command"))
         if args.compare:
             from eval.pairs import predict_samestory
+
+            obj["compare_route_command"] = obj["command"]
 
             obj["compare_route"] = evaluate("samestory compare", pairs,
                                             predict_samestory(pairs, model=args.model, progress=not args.no_progress)

@@ -245,7 +245,9 @@ def rag_chunks_section(path: str | Path | None = None) -> list[str]:
             "*out of fold* scores each fold with thresholds chosen on the other four, *shipped* runs the "
             "`PassageConfig` defaults over every pair (in sample), *compare route* is the headline cascade "
             "(`samestory eval pairs` without `--route dedupe`), which dedupe used before. Per fold "
-            f"(shingle Jaccard / alignment score / coverage): {folds}. Measured with `{obj['command']}`.", "",
+            f"(shingle Jaccard / alignment score / coverage): {folds}. Measured with `{obj['command']}`"
+            + (f"; the compare route with `{obj['compare_route_command']}`" if obj.get("compare_route_command")
+               and obj["compare_route_command"] != obj["command"] else "") + ".", "",
             *_table(["kind", "pairs", "out of fold", "shipped", "compare route"], rows, "lrrrr"), ""]
 
 

@@ -40,6 +40,17 @@ from index.text import detect_lang, nfkc, normalize
 # windows <= 0.63 (var/explore1.py numbers, reproduced by `python -m eval.passages`).
 SHINGLE_CHARS = 5
 
+# A word counts as a typo of another (one edit apart) only from this length: shorter words one
+# edit apart are often different words ("won"/"win"), which is new content. Hangul counts
+# syllables, so a Korean word is short in characters: the rag-chunks-ntrex typo copies hold
+# '발견다했' (발견했다), '때문' (때문에), 'tiem' (time), 'dake' (make). 5 for both kept only 42 % of the
+# dev typo copies; these values keep 89 % (the rest changed a three-letter English word: 'mne',
+# 'ben'). 3 for Latin would take those too, and with them "he" -> "she" (new content).
+# "rose"/"rise" already passes at 4; the polarity guard vets the changes that flip a meaning
+# (인상/인하). Higher keeps more typo copies as new content.
+TYPO_MIN_LATIN = 4
+TYPO_MIN_HANGUL = 2
+
 # Words whose trailing period does not end an English sentence ("Oct. 2, 1968", "Mr. Lee").
 _ABBREVIATIONS = frozenset(
     ["mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "gen", "gov", "sen", "rep", "lt", "col", "sgt", "capt", "cmdr", "vs", "no", "inc", "corp", "co", "ltd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "u.n", "e.g", "i.e", "etc", "approx", "fig", "est", "mt", "ft", "pp"])
@@ -71,6 +82,7 @@ _BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*"
 _BOILERPLATE_END_RE = re.compile(r"\s*(?:" + "|".join(_BOILERPLATE) + r")\s*$", re.IGNORECASE)
 
 _HAS_CONTENT_RE = re.compile(r"[^\W_]")
+_HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")
 # Numbers as the normaliser keeps them ("1,100", "0.25%", "2024"): a copy states the same ones.
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -159,6 +171,22 @@ def shingle_ids(norm: str, n: int = SHINGLE_CHARS) -> np.ndarray:
     return np.unique(window_hashes(norm, n))
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by exactly one insertion, deletion, substitution or swap of
+    two neighbouring characters (Damerau-Levenshtein distance 1)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]
+
+
 def containment(part: np.ndarray, whole: np.ndarray) -> float:
     """Share of ``part``'s shingles that ``whole`` also has (1.0 for an empty part)."""
     if part.size == 0:
@@ -237,18 +265,48 @@ class Passage:
         """Jaccard of the two cores' shingle sets."""
         return jaccard(self.shingles, other.shingles)
 
-    def uncovered(self, other: Passage, min_containment: float) -> list[int]:
-        """Indices of this passage's sentences whose shingles ``other`` mostly lacks: new content.
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The normalised words of the core (``index.text.tokens``)."""
+        return frozenset(self.core_norm.split())
 
-        A sentence counts as covered when at least ``min_containment`` of its 5-grams occur
-        anywhere in ``other`` (so a line break or respacing that cuts a sentence differently
-        does not matter).
+    @cached_property
+    def _nospace(self) -> str:
+        return self.core_norm.replace(" ", "")
 
-        >>> a = Passage.build("The vote passed. The bill goes to the Senate.")
-        >>> Passage.build("The vote passed. The Senate votes on Friday.").uncovered(a, 0.5)
-        [1]
+    def new_words(self, other: Passage) -> tuple[list[str], list[str]]:
+        """``(new, typos)``: this passage's words that ``other`` lacks (new content), and those that
+        are one edit (insertion, deletion, substitution, swap of neighbours) from a word of
+        ``other`` (typos; words of at least ``TYPO_MIN_LATIN`` letters or ``TYPO_MIN_HANGUL``
+        syllables).
+
+        A word of two or more characters found inside ``other`` with its spaces removed is
+        neither: Korean spacing varies ("스마트돌봄" / "스마트 돌봄"), and so does the splitting of
+        contractions ("don't" / "dont").
+
+        >>> a = Passage.build("The Fed raised rates. Markets rallied on the news.")
+        >>> Passage.build("The Fed raised rates. Markets ralied on the news. Bonds fell.").new_words(a)
+        (['bonds', 'fell'], ['ralied'])
         """
-        return [i for i, s in enumerate(self.sentence_shingles) if containment(s, other.shingles) < min_containment]
+        new: list[str] = []
+        typos: list[str] = []
+        mine = self.core_norm.split()
+        missing = [w for w in dict.fromkeys(mine) if w not in other.words]
+        if not missing:
+            return new, typos
+        by_len: dict[int, list[str]] = {}
+        for w in other.words:
+            by_len.setdefault(len(w), []).append(w)
+        for w in missing:
+            if (len(w) >= 2 or w.isascii()) and w in other._nospace:
+                continue
+            least = TYPO_MIN_HANGUL if _HANGUL_RE.search(w) else TYPO_MIN_LATIN
+            if len(w) >= least and any(_one_edit(w, o) for n in (len(w) - 1, len(w), len(w) + 1)
+                                       for o in by_len.get(n, ())):
+                typos.append(w)
+            else:
+                new.append(w)
+        return new, typos
 
     def new_numbers(self, other: Passage) -> list[str]:
         """Numbers this passage states that ``other`` does not ("11 months" vs "12 months"): new content.

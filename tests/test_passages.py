@@ -91,7 +91,7 @@ def test_changed_numbers_dates_and_versions_are_new_content() -> None:
                 a.replace("25 basis", "50 basis"), a.replace("model 2.1", "model 2.2")]
     res = PassageDeduper.with_default_guards().dedupe([a, *variants])
     assert res.keep == [0, 2, 3, 4]  # only the typo copy is dropped
-    assert "number(s) 12" in res.verdicts[2].reasons[0]
+    assert "new content): '12'" in res.verdicts[2].reasons[0]
     assert res.verdicts[3].reasons[0].startswith("kept: #0 has 5-gram Jaccard") and "12" not in res.verdicts[3].reasons[0]
 
 
