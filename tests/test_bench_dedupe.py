@@ -36,3 +36,15 @@ def test_scoring_and_the_minhash_baseline() -> None:
     assert m["recall_by_kind"]["translated"] == 0.0 and m["recall_by_kind"]["format"] == 1.0
     with pytest.raises(ValueError, match="dup_share"):
         chunk_stream(100, dup_share=1.0)
+
+
+def test_issue_scenario_keeps_every_window_and_drops_the_copies(capsys) -> None:
+    import json
+
+    from bench.rag_scenario import main
+
+    assert main(["--model", "none"]) == 0
+    passage, headline = (json.loads(x) for x in capsys.readouterr().out.splitlines())
+    assert passage["distinct_windows_dropped"] == 0 and passage["copies_dropped"] == passage["copies"] == 40
+    assert passage["encoder_texts"] == 0   # one language: the encoder is never called
+    assert headline["kind"] == "headline"
