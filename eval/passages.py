@@ -122,6 +122,9 @@ def pair_features(pairs: Sequence[Pair], deduper: Any, progress: bool = False) -
         beads = [(" ".join(a.sentences[x.a_start : x.a_end]), a.lang, " ".join(b.sentences[x.b_start : x.b_end]), b.lang)
                  for x in al.beads if x.similarity is not None]
         vetoed = bool(deduper._vet(beads, crosslingual=True))
+        aligned = sum(1 for x in al.beads if x.similarity is not None and x.similarity >= cfg.bead_similarity)
+        if aligned < cfg.min_aligned_sentences:
+            vetoed = True   # not alignable: never merged, whatever the thresholds
         out.append(PairFeatures(None, 0, False, al.score, al.coverage, vetoed))
     return out
 

@@ -93,6 +93,13 @@ class PassageConfig:
     # coverage check); higher costs translations whose sentences USE aligns weakly.
     alignment_score: float = 0.51
     alignment_coverage: float = 0.75
+    # A translation needs at least this many aligned sentence pairs (beads of similarity >=
+    # bead_similarity). With one sentence a side (headline lists, unpunctuated text) the
+    # "alignment" is one whole-text cosine, which does not separate translations from texts on the
+    # same topics: on the bench stream, lists of unrelated Korean and English news headlines
+    # reached 0.51-0.58 and merged. Every rag-chunks-ntrex dev chunk has four or more sentences,
+    # so dev recall does not depend on it; 1 would merge such lists again.
+    min_aligned_sentences: int = 2
     bead_similarity: float = 0.40
     # A 2-sentence side of a bead needs each sentence at this similarity with the other side
     # (see index.align): 0.2 kept recall (0.99) and removed the merges where a new sentence rode
@@ -418,7 +425,9 @@ class PassageDeduper:
                 al = align(vecs[a_rows], vecs[b_rows], [len(s) for s in q.sentences], [len(s) for s in p.sentences],
                            min_bead=cfg.bead_similarity, merge_floor=cfg.merge_floor)
                 scores = {"cosine": cos, "alignment": al.score, "coverage": al.coverage}
-                if al.score < cfg.alignment_score or al.coverage < cfg.alignment_coverage:
+                aligned = sum(1 for b in al.beads if b.similarity is not None and b.similarity >= cfg.bead_similarity)
+                if al.score < cfg.alignment_score or al.coverage < cfg.alignment_coverage \
+                        or aligned < cfg.min_aligned_sentences:
                     notes.setdefault(i, []).append(_alignment_note(j, al, q, p, cfg, "kept"))
                     continue
                 blocked = self._vet(
@@ -437,5 +446,8 @@ def _alignment_note(j: int, al: Alignment, q: Passage, p: Passage, cfg: PassageC
     matched = sum(b.b_end - b.b_start for b in al.beads if b.similarity is not None and b.similarity >= cfg.bead_similarity)
     lead = f"embedding: a translation of #{j} ({q.lang}->{p.lang})" if head == "embedding" else \
         f"kept: #{j} ({q.lang}) is not a translation of it"
+    if head != "embedding" and sum(1 for b in al.beads if b.similarity is not None
+                                   and b.similarity >= cfg.bead_similarity) < cfg.min_aligned_sentences:
+        lead += f" (fewer than {cfg.min_aligned_sentences} sentence pairs to align)"
     return (f"{lead}: {matched} of {len(p.sentences)} sentences aligned, alignment score {al.score:.3f} "
             f"(>= {cfg.alignment_score}?), coverage {al.coverage:.3f} (>= {cfg.alignment_coverage}?)")

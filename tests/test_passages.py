@@ -138,6 +138,17 @@ def test_translations_merge_but_translated_overlapping_windows_do_not() -> None:
     assert again.keep == list(range(6))
 
 
+def test_single_sentence_texts_are_not_aligned_as_translations() -> None:
+    # Unpunctuated text is one "sentence": one cosine is no alignment, so it is never a
+    # translation, even when the encoder calls the two texts identical.
+    en = " ".join(s.rstrip(".") for s in EN[:4])
+    ko = " ".join(s.rstrip(".") for s in KO[:4])
+    enc = AlignedEncoder()
+    enc.table[en] = enc.table[ko] = enc.table[EN[0]]
+    res = PassageDeduper(enc).dedupe([en, ko])
+    assert res.keep == [0, 1] and "fewer than 2 sentence pairs" in res.verdicts[1].reasons[-1]
+
+
 def test_one_language_never_calls_the_encoder() -> None:
     enc = AlignedEncoder()
     PassageDeduper(enc).dedupe(windows(EN, 4, 1))
