@@ -39,7 +39,15 @@ def _positive(value: str) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``bench`` sub-command to an ``argparse`` sub-parser collection."""
-    p = subparsers.add_parser("bench", help="throughput, latency, memory and recall against the alternatives")
+    p = subparsers.add_parser("bench", help="throughput, latency, memory and recall against the alternatives",
+                              description="samestory bench [stream]: the news stream (ingest) against the "
+                              "alternatives. samestory bench dedupe: RAG chunk dedupe on a chunk stream (10,000 "
+                              "chunks of 4-6 sentences, Korean and English, 30 %% copies: re-formatted, "
+                              "boilerplate, typos, translated) against semhash with the same encoder and a "
+                              "datasketch MinHash baseline, with precision and recall on the known copies, and the "
+                              "latency of 20-chunk requests (bench/dedupe_chunks.py).")
+    p.add_argument("what", nargs="?", choices=["stream", "dedupe"], default="stream",
+                   help="stream (default): the ingest benchmark; dedupe: the RAG chunk dedupe benchmark")
     p.add_argument("--size", type=_positive, default=10_000, help="stream size in items (default %(default)s)")
     p.add_argument("--repeats", type=_positive, default=3, help="runs per method; medians are reported")
     p.add_argument("--json", action="store_true", help="last stdout line: one JSON object with every figure")
@@ -48,7 +56,12 @@ def register(subparsers: Any) -> None:
                    help=f"comma list of {', '.join(ALTERNATIVES)} or 'none' (default %(default)s)")
     p.add_argument("--model", default="use", help="embedder spec, or 'none' for the cheap passes only")
     p.add_argument("--no-guards", action="store_true", help="engine with guards off (not the product setting)")
-    p.add_argument("--dup-share", type=float, default=0.4, help="share of copies in the stream (default %(default)s)")
+    p.add_argument("--dup-share", type=float, default=None,
+                   help="share of copies in the stream (default 0.4 for stream, 0.3 for dedupe)")
+    p.add_argument("--methods", default="samestory,semhash,minhash",
+                   help="dedupe only: comma list of samestory, semhash, minhash (default %(default)s)")
+    p.add_argument("--requests", type=int, default=30,
+                   help="dedupe only: distinct 20-chunk requests timed (0: none; default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="stream seed (default %(default)s)")
     p.add_argument("--probe", type=int, default=100, help="single-item ingests timed per index-size checkpoint")
     p.add_argument("--no-restart", action="store_true", help="skip the warm-restart / memory measurement")
@@ -84,6 +97,12 @@ def _summary(r: dict[str, Any]) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "dedupe":
+        from bench.dedupe_chunks import main as dedupe_main
+
+        return dedupe_main(args)
+    if args.dup_share is None:
+        args.dup_share = 0.4
     from bench.harness import run_benchmark
 
     result = run_benchmark(args.size, repeats=args.repeats, alternatives=args.alternatives, model=args.model,

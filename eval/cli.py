@@ -49,6 +49,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--predictions", type=Path, default=None, help="write one JSON line per pair here")
     p.add_argument("--no-guards", action="store_true", help="the engine with guards off")
     p.add_argument("--baselines", action="store_true", help="also run the seeds' baselines")
+    p.add_argument("--route", choices=["compare", "dedupe"], default="compare",
+                   help="compare (default): the pairwise verdict of /v1/compare; dedupe: each pair through the "
+                   "passage path of /v1/dedupe, merged when b is dropped as a copy of a (RAG chunk pair files)")
     _common(p)
     p.set_defaults(func=cmd_pairs)
 
@@ -138,7 +141,18 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     pairs = subsample_pairs(_read(load_pairs, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
     progress = not args.no_progress
     name = "samestory (no guards)" if args.no_guards else "samestory"
-    preds = pair_eval.predict_samestory(pairs, guards=not args.no_guards, model=args.model, progress=progress)
+    if args.route == "dedupe":
+        from eval.engine import load_embedder
+        from eval.passages import predict_dedupe
+        from service.engine import Deduper
+        from service.store import open_store
+
+        name += " dedupe"
+        embedder = None if args.model == "none" else load_embedder(args.model)
+        engine = Deduper(open_store(":memory:"), embedder=embedder, guards=not args.no_guards, warm=False)
+        preds = predict_dedupe(pairs, engine, progress=progress)
+    else:
+        preds = pair_eval.predict_samestory(pairs, guards=not args.no_guards, model=args.model, progress=progress)
     result = pair_eval.evaluate(name, pairs, preds)
     if args.predictions is not None:
         pair_eval.write_predictions(args.predictions, preds)

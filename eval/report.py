@@ -212,6 +212,45 @@ def _xling_section() -> list[str]:
                     rows, "lllrrrll"), ""]
 
 
+def rag_chunks_section(path: str | Path | None = None) -> list[str]:
+    """The passage path of dedupe on rag-chunks-ntrex (issue 18), from ``eval/rag_chunks.json``.
+
+    Not re-measured by this report (the cross-validation re-embeds every sentence): the JSON
+    records the command that measured it; [] when the file is absent.
+    """
+    path = Path(path) if path is not None else Path(__file__).resolve().parent / "rag_chunks.json"
+    if not path.is_file():
+        return []
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    oof, shipped, compare = obj["out_of_fold"], obj["shipped"], obj.get("compare_route")
+
+    def cell(m: dict[str, Any] | None) -> str:
+        if m is None:
+            return "–"
+        if m["tp"] + m["fn"]:
+            return f"R {_f(m['recall'])} ({m['tp']}/{m['tp'] + m['fn']})"
+        return f"merged {m['fp']}/{m['fp'] + m['tn']}"
+
+    rows = [[f"`{k}`", str(m["pairs"]), cell(m), cell(shipped["by_kind"].get(k)),
+             cell(compare["by_kind"].get(k) if compare else None)] for k, m in sorted(oof["by_kind"].items())]
+    rows.append(["**all**", str(oof["pairs"]), f"P {_f(oof['precision'], 4)} / R {_f(oof['recall'], 4)}",
+                 f"P {_f(shipped['precision'], 4)} / R {_f(shipped['recall'], 4)}",
+                 f"P {_f(compare['precision'], 4)} / R {_f(compare['recall'], 4)}" if compare else "–"])
+    folds = ", ".join(f"{t['shingle_jaccard']:.3f} / {t['alignment_score']:.2f} / {t['alignment_coverage']:.2f}"
+                      for t in obj["thresholds_per_fold"])
+    return ["## RAG chunk dedupe (issue 18)", "",
+            f"`dedupe`'s passage path (`service/passages.py`) on `{obj['file']}` ({obj['pairs']} pairs): a pair "
+            "counts as merged when `dedupe([a, b])` drops `b` as a copy of `a`, the code behind `/v1/dedupe`. "
+            f"Thresholds chosen by {obj['folds']}-fold cross-validation grouped by article (`meta.doc`); "
+            "*out of fold* scores each fold with thresholds chosen on the other four, *shipped* runs the "
+            "`PassageConfig` defaults over every pair (in sample), *compare route* is the headline cascade "
+            "(`samestory eval pairs` without `--route dedupe`), which dedupe used before. Per fold "
+            f"(shingle Jaccard / alignment score / coverage): {folds}. Measured with `{obj['command']}`"
+            + (f"; the compare route with `{obj['compare_route_command']}`" if obj.get("compare_route_command")
+               and obj["compare_route_command"] != obj["command"] else "") + ".", "",
+            *_table(["kind", "pairs", "out of fold", "shipped", "compare route"], rows, "lrrrr"), ""]
+
+
 def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
 
@@ -448,6 +487,7 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
             lines += [f"Worst wrong splits (guard vetoes first, then highest cosine; {len(split)} shown):", "",
                       *_table(hdr, _error_rows(split), "lllllrrr"[:7]), ""]
     lines += _xling_section()
+    lines += rag_chunks_section()
     lines += ["## Caveats", "",
               "- Dev splits only; the 30 % holdout is not in this folder, so thresholds tuned on these numbers "
               "need the holdout before they are trusted.",

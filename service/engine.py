@@ -126,6 +126,7 @@ class Deduper(StateRestart):
         from service.corrections import load_constraints
 
         self.constraints: Any = load_constraints(store)
+        self._passages: Any = None  # service.passages.PassageDeduper, built by ``passages``
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -455,14 +456,39 @@ class Deduper(StateRestart):
         bar.close()
         return out
 
-    def dedupe(self, texts: Sequence[str], *, threshold: float | None = None) -> DedupeResult:
-        """Group near-duplicate texts (e.g. retrieved RAG chunks); stores nothing.
+    def dedupe(self, records: Sequence[Any], *, text_field: str = "text", kind: str = "passage",
+               threshold: float | None = None) -> Any:
+        """Drop near-duplicate texts or records (e.g. retrieved RAG chunks); stores nothing.
 
-        Each text is matched, in order, against the groups formed so far, through the same
-        cascade and guards; ``threshold`` overrides the embedding threshold for this call. It
-        reads neither the candidate state nor the store, so it may run beside an ingest in
-        another thread (the HTTP service does).
+        ``kind="passage"`` (chunks, article bodies): ``service.passages`` decides, and the result
+        (``PassageDedupeResult``) holds the kept records and the dropped ones with why.
+        ``kind="headline"``: the headline cascade and guards, as ``ingest`` (a ``DedupeResult``).
+        Records are strings or mappings with a ``text_field``; ``threshold`` overrides the
+        embedding-stage threshold for this call. It reads neither the candidate state nor the
+        store, so it may run beside an ingest in another thread (the HTTP service does).
         """
+        if kind == "passage":
+            return self.passages.dedupe(records, text_field=text_field, threshold=threshold)
+        if kind != "headline":
+            raise ValueError(f"kind must be 'passage' or 'headline', got {kind!r}")
+        from service.passages import texts_of
+
+        return self._dedupe_headlines(texts_of(records, text_field)[0], threshold=threshold)
+
+    @property
+    def passages(self) -> Any:
+        """The passage path (``service.passages.PassageDeduper``), built on first use."""
+        if self._passages is None:
+            from service.passages import PassageDeduper
+
+            encode = self._encode if self.embedder is not None else None
+            self._passages = PassageDeduper.with_default_guards(encode) if self.guards is not None \
+                else PassageDeduper(encode)
+        return self._passages
+
+    def _dedupe_headlines(self, texts: Sequence[str], *, threshold: float | None = None) -> DedupeResult:
+        """Each text is matched, in order, against the groups formed so far, through the same
+        cascade and guards as ``ingest``."""
         if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
             raise ValueError("texts must be a list of strings")
         config = self.config if threshold is None else self.config.replace(embedding_threshold=threshold)

@@ -123,7 +123,7 @@ def test_cosine_scorer_is_the_default_and_unknown_scorers_are_rejected(use):
 def test_stateless_dedupe_embeds_only_what_the_cheap_passes_leave(use):
     d = engine(use)
     texts = [KO, KO, "삼성전자 3분기 영업이익 사상최대", EN, "서울 아침 최저기온 영하 10도"]
-    res = d.dedupe(texts)
+    res = d.dedupe(texts, kind="headline")  # headlines: the headline cascade
     assert res.keep == [0, 4]
     assert res.clusters == [[0, 1, 2, 3], [4]]
     assert d.counters["encoder_texts"] == 3  # KO, EN and the weather line; the copies never reach the model

@@ -195,14 +195,62 @@ class CompareRequest(BaseModel):
     all_scores: StrictBool = Field(True, description="compute every stage's score, not only the deciding one")
 
 
-class DedupeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
-        "texts": ["Fed raises rates by 25bp", "The Fed raised rates by 25bp", "ECB holds rates"],
-        "threshold": 0.7,
-    }]})
+def _clean_values(value: Any, where: str) -> None:
+    """Refuse a NUL or lone surrogate anywhere in a record (it comes back in the answer, which is UTF-8)."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        if problem:
+            raise ValueError(f"{where}: {problem}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _clean_values(k, where)
+            _clean_values(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _clean_values(v, f"{where}[{i}]")
 
-    texts: list[Text] = Field(min_length=1, description="e.g. retrieved RAG chunks; nothing is stored")
-    threshold: float | None = Field(None, ge=0.0, le=1.0, description="embedding threshold for this call")
+
+class DedupeRecord(BaseModel):
+    """A record to filter: its text in ``text``; every other field comes back untouched."""
+
+    model_config = ConfigDict(extra="allow")
+
+    text: Text = Field(max_length=MAX_BODY_CHARS, description="the text the decision reads")
+
+    @model_validator(mode="after")
+    def _clean_extra(self) -> DedupeRecord:
+        for k, v in (self.model_extra or {}).items():
+            _clean_values(k, "record field name")
+            _clean_values(v, k)
+        return self
+
+
+class DedupeRequest(BaseModel):
+    """Texts or records (not both) to filter; nothing is stored."""
+
+    # "texts or records, not both" is in the schema (oneOf), not only in the validator below.
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "oneOf": [{"required": ["texts"]}, {"required": ["records"]}],
+        "examples": [
+            {"texts": ["Fed raises rates by 25bp. Markets rallied.", "fed raises rates by 25bp.\nMarkets rallied.",
+                       "ECB holds rates. Bond yields fell."]},
+            {"records": [{"text": "Fed raises rates by 25bp. Markets rallied.", "id": "doc-1#0", "score": 0.82},
+                         {"text": "(Reuters) - Fed raises rates by 25bp. Markets rallied.", "id": "doc-7#3",
+                          "score": 0.79}]},
+            {"texts": ["Fed raises rates by 25bp", "The Fed raised rates by 25bp"], "kind": "headline",
+             "threshold": 0.7},
+        ]})
+
+    texts: list[Annotated[Text, Field(max_length=MAX_BODY_CHARS)]] | None = Field(
+        None, min_length=1, description="e.g. retrieved RAG chunks")
+    records: list[DedupeRecord] | None = Field(
+        None, min_length=1, description="records with their text in ``text``; kept and dropped records come back "
+        "whole, other fields untouched")
+    kind: Literal["passage", "headline"] = Field(
+        "passage", description="passage: chunks and article bodies (sentence-aware; never drops a chunk with new "
+        "content); headline: the headline cascade, as POST /v1/articles")
+    threshold: float | None = Field(None, ge=0.0, le=1.0, description="embedding-stage threshold for this call "
+                                    "(passage: sentence alignment score; headline: cosine)")
 
     @field_validator("threshold", mode="before")
     @classmethod
@@ -212,19 +260,37 @@ class DedupeRequest(BaseModel):
             raise ValueError("threshold must be a number in [0, 1]")
         return value
 
-    @field_validator("texts")
-    @classmethod
-    def _text_sizes(cls, texts: list[str]) -> list[str]:
-        for i, t in enumerate(texts):
-            if len(t) > MAX_BODY_CHARS:
-                raise ValueError(f"texts[{i}] is {len(t)} characters; the limit is {MAX_BODY_CHARS}")
-        return texts
+    @model_validator(mode="after")
+    def _texts_or_records(self) -> DedupeRequest:
+        if (self.texts is None) == (self.records is None):
+            raise ValueError("give either texts or records, not both")
+        return self
+
+    @property
+    def items(self) -> list[Any]:
+        if self.texts is not None:
+            return list(self.texts)
+        return [r.model_dump() for r in self.records or []]
+
+
+class DroppedOut(BaseModel):
+    """A dropped input: its position, the kept input it copies, and why."""
+
+    index: int = Field(description="position in texts / records")
+    duplicate_of: int = Field(description="position of the kept input it copies")
+    stage: StageName
+    score: float | None
+    reasons: list[str]
+    record: Any = Field(description="the input text or record, as given")
 
 
 class DedupeResponse(BaseModel):
     clusters: list[list[int]] = Field(description="input indices per group")
     keep: list[int] = Field(description="the index kept from each group (its first occurrence)")
-    decisions: list[DecisionOut] = Field(description="one per input")
+    decisions: list[DecisionOut] = Field(description="one per input; matched_id is the input it copies")
+    duplicate_of: list[int | None] = Field(description="per input: the kept input it copies, or null when kept")
+    selected: list[Any] = Field(description="the kept texts or records, as given, in input order")
+    dropped: list[DroppedOut] = Field(description="the dropped inputs with why")
 
 
 class VersionOut(BaseModel):

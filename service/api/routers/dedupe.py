@@ -12,14 +12,25 @@ from service.api.schemas import DedupeRequest, DedupeResponse
 router = APIRouter(prefix="/v1", tags=["stateless"])
 
 
-@router.post("/dedupe", response_model=DedupeResponse, summary="Group near-duplicate texts (stores nothing)")
+@router.post("/dedupe", response_model=DedupeResponse, summary="Drop near-duplicate texts or records (stores nothing)")
 def dedupe(request: DedupeRequest, service: ServiceDep) -> dict[str, Any]:
-    """Each text is matched, in order, against the groups formed so far; ``keep`` holds the
-    first text of each group. ``threshold`` overrides the embedding threshold for this call."""
+    """Each input is matched, in order, against the kept ones; ``keep`` holds the first of each
+    group, ``dropped`` every other input with the one it copies and why. ``kind`` "passage"
+    (default: RAG chunks, article bodies) never drops a chunk with a sentence or number the kept
+    ones lack; "headline" uses the headline cascade. ``threshold`` overrides the embedding-stage
+    threshold for this call."""
+    items = request.items
     limit = service.settings.max_dedupe_texts
-    if len(request.texts) > limit:
+    if len(items) > limit:
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE,
-                            f"{len(request.texts)} texts exceed the limit of {limit} (setting max_dedupe_texts)")
+                            f"{len(items)} texts exceed the limit of {limit} (setting max_dedupe_texts)")
     # Stateless: it does not wait for (or hold up) an ingest batch holding the engine.
-    res = service.call_stateless("dedupe", service.engine.dedupe, request.texts, threshold=request.threshold)
-    return {"clusters": res.clusters, "keep": res.keep, "decisions": [d.to_dict() for d in res.decisions]}
+    res = service.call_stateless("dedupe", service.engine.dedupe, items, text_field="text",
+                                 kind=request.kind, threshold=request.threshold)
+    decisions = res.decisions
+    dup = list(res.duplicate_of)
+    return {"clusters": res.clusters, "keep": res.keep, "decisions": [d.to_dict() for d in decisions],
+            "duplicate_of": dup, "selected": [items[i] for i, j in enumerate(dup) if j is None],
+            "dropped": [{"index": i, "duplicate_of": j, "stage": decisions[i].stage, "score": decisions[i].score,
+                         "reasons": decisions[i].reasons, "record": items[i]}
+                        for i, j in enumerate(dup) if j is not None]}

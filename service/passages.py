@@ -1,0 +1,460 @@
+"""The passage path of ``dedupe``: RAG chunks and article bodies, records in, records out.
+
+A retrieved chunk may be dropped only when another kept chunk already says everything it says.
+Cheap to expensive, each stage able to settle a chunk:
+
+1. ``exact``: the same raw text, or the same text after normalisation (case, spacing, quotes
+   and dashes, line breaks) with syndication boilerplate removed from its ends
+   (``index.passages.strip_boilerplate``).
+2. ``minhash``: MinHash LSH over character 5-gram shingles proposes earlier kept chunks in the
+   same language; the *verified* Jaccard of the shingle sets must reach ``shingle_jaccard``,
+   and every word and number of the chunk must be in the other one (up to ``max_typos`` words
+   one edit away), so an overlapping window, whose new sentence brings words the other chunk
+   lacks, is never a copy, nor a chunk that changed "11 months" to "12 months".
+3. ``embedding``: only when the batch holds two languages, and only for the chunks the first
+   two stages left; their sentences are embedded once each, a chunk's mean sentence vector
+   proposes earlier kept chunks in the *other* language, and a monotonic sentence alignment
+   (``index.align``) decides: a translation has a counterpart for (nearly) every sentence, an
+   overlapping window for half of them.
+
+Guards (version, quantity, date, polarity) vet every proposed merge: the whole passages for the
+same-language stages, each aligned sentence pair for translations. A chunk is compared with
+kept chunks only (no chaining through dropped ones).
+
+>>> from service.passages import PassageDeduper
+>>> chunks = ["The Fed raised rates by 25bp. Markets rallied.",
+...           {"text": "Photo: AP  the Fed raised rates by 25bp.\\nMarkets rallied.", "source": "wire"},
+...           "The Fed raised rates by 25bp. Markets rallied. The ECB held."]
+>>> res = PassageDeduper().dedupe(chunks)
+>>> res.keep, res.filtered[0].index, res.filtered[0].duplicate_of, res.filtered[0].stage
+([0, 2], 1, 0, 'exact')
+>>> res.selected[1]
+'The Fed raised rates by 25bp. Markets rallied. The ECB held.'
+>>> res.verdicts[2].reasons[0]
+"kept: #0 has 5-gram Jaccard 0.755 but 2 word(s) not in it (new content): 'ecb', 'held'"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from index.align import Alignment, align
+from index.minhash import MinHashIndex
+from index.passages import Passage
+from service.types import Decision
+
+Encode = Callable[[Sequence[str]], np.ndarray]
+
+# The guards that read facts a passage states: version strings, quantities, dates, and the
+# polarity words (인상/인하, rise/fall) that a one-letter change can flip, which the typo
+# allowance would otherwise let through. The subject and role guards read headlines (lead
+# token, the title's verb and its arguments) and mislead on a 100-word chunk whose first words
+# may be a byline.
+PASSAGE_GUARDS = ("version", "quantity", "date", "polarity")
+
+
+@dataclass(frozen=True)
+class PassageConfig:
+    """Thresholds of the passage path. Calibrated with article-grouped 5-fold cross-validation on
+    ``rag-chunks-ntrex/dev.jsonl`` (`python -m eval.passages`; eval/RESULTS.md, "RAG chunk
+    dedupe"), each with what happens if it moves."""
+
+    # Verified character 5-gram Jaccard for a same-language copy. Dev: copies (re-formatted,
+    # boilerplate, up to three typos) >= 0.795, overlapping windows <= 0.629, other windows
+    # <= 0.30; the five folds chose 0.711-0.727 (middle of that gap), all dev 0.712. Lower lets
+    # rewrites with more edits through (the sentence check below still keeps windows apart);
+    # higher turns typo copies with four or more edited words into kept chunks.
+    shingle_jaccard: float = 0.71
+    # LSH banding threshold (128 permutations): candidates below it are rarely proposed. Lower
+    # than shingle_jaccard so that the verified Jaccard, not the banding, decides; lower still
+    # only costs verification time.
+    lsh_threshold: float = 0.5
+    num_perm: int = 128
+    # A same-language copy may differ from the kept chunk by at most this many words that are
+    # one edit from a word of it (typos); any other word it lacks is new content. The dev typo
+    # copies change one to three words; more edits read as a rewrite, which is kept.
+    max_typos: int = 3
+    # Cross-lingual candidates: cosine of the chunks' mean sentence vectors (USE). Recall-only:
+    # at 0.40 no dev translation was missed; lower costs alignment time, higher loses
+    # translations before the alignment sees them.
+    candidate_cosine: float = 0.40
+    max_candidates: int = 3
+    # The alignment decides a translation: its character-weighted mean bead similarity
+    # (``alignment_score``) and the share of each side's characters in beads of similarity >=
+    # ``bead_similarity`` (``alignment_coverage``). Chosen per fold as the most translation
+    # recall with <= 1 % of the cross-lingual overlapping windows merged: 0.51 / 0.75 in four
+    # folds and on all dev (0.45 / 0.75 in one); out of fold: translations recall 0.991, 4 of
+    # 318 overlapping windows merged. Lower either and windows that share half their sentences
+    # start to merge (their shared sentences, when long, give scores of 0.53-0.60 before the
+    # coverage check); higher costs translations whose sentences USE aligns weakly.
+    alignment_score: float = 0.51
+    alignment_coverage: float = 0.75
+    # A translation needs at least this many aligned sentence pairs (beads of similarity >=
+    # bead_similarity). With one sentence a side (headline lists, unpunctuated text) the
+    # "alignment" is one whole-text cosine, which does not separate translations from texts on the
+    # same topics: on the bench stream, lists of unrelated Korean and English news headlines
+    # reached 0.51-0.58 and merged. Every rag-chunks-ntrex dev chunk has four or more sentences,
+    # so dev recall does not depend on it; 1 would merge such lists again.
+    min_aligned_sentences: int = 2
+    # A bead "counts" for coverage from this sentence similarity (USE). Chosen on all dev pairs
+    # (in sample, before the per-fold choice of the two thresholds above, with merge_floor 0):
+    # coverage alone, at most 12 of 318 overlapping windows merged, kept translation recall
+    # 0.988 at 0.40, 0.977 at 0.45, 0.916 at 0.50, 0.870 at 0.55 (USE aligns some Korean
+    # sentences weakly). Lower counts same-topic sentences as counterparts.
+    bead_similarity: float = 0.40
+    # A 2-sentence side of a bead needs each sentence at this similarity with the other side
+    # (see index.align). Chosen on all dev pairs (in sample) from 0, 0.2, 0.3, 0.35, 0.4: 0.2
+    # gave the most translation recall (0.991) at 3 overlapping windows merged; 0 let a new
+    # sentence ride along with a shared one; 0.35 and above cost translations whose Korean side
+    # splits an English sentence in two.
+    merge_floor: float = 0.20
+    # Sentences embedded per encoder call (memory-bounded; the encoder batches inside).
+    encode_batch: int = 2048
+    # Rows of mean vectors compared per block when proposing candidates (a block x n matrix).
+    block_rows: int = 1024
+
+
+@dataclass(frozen=True)
+class PassageVerdict:
+    """What happened to one input: kept, or dropped as a copy of ``duplicate_of`` (and why).
+
+    ``stage`` is the stage that settled it ("exact", "minhash", "embedding"; "none" when kept
+    with no candidate), ``score`` that stage's score, ``scores`` every score computed for it
+    (``jaccard``, ``alignment``, ``coverage``), ``blocked_by`` the guards that vetoed a merge.
+    """
+
+    index: int
+    duplicate_of: int | None
+    stage: str
+    score: float | None
+    reasons: tuple[str, ...]
+    scores: dict[str, float] = field(default_factory=dict)
+    blocked_by: tuple[str, ...] = ()
+
+    @property
+    def kept(self) -> bool:
+        return self.duplicate_of is None
+
+    def to_decision(self) -> Decision:
+        """The engine's ``Decision`` (``same`` = dropped), for the HTTP and CLI JSON."""
+        return Decision(not self.kept, self.stage, self.score, list(self.reasons), list(self.blocked_by),  # type: ignore[arg-type]
+                        matched_id=self.duplicate_of, scores=dict(self.scores))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "kept": self.kept, "duplicate_of": self.duplicate_of, "stage": self.stage,
+                "score": None if self.score is None else round(float(self.score), 6),
+                "reasons": list(self.reasons), "scores": {k: round(float(v), 6) for k, v in self.scores.items()},
+                "blocked_by": list(self.blocked_by)}
+
+
+@dataclass(frozen=True)
+class DroppedRecord:
+    """A dropped input with the record it came as and why (``PassageDedupeResult.filtered``)."""
+
+    index: int
+    record: Any
+    duplicate_of: int
+    stage: str
+    score: float | None
+    reasons: tuple[str, ...]
+
+
+@dataclass
+class PassageDedupeResult:
+    """Kept and dropped records, one :class:`PassageVerdict` per input (indices are input positions).
+
+    ``selected`` are the kept records as given, ``filtered`` the dropped ones with why;
+    ``keep``/``clusters``/``decisions`` match the headline result. :meth:`rethreshold` applies
+    stricter thresholds without recomputing anything.
+    """
+
+    records: list[Any]
+    verdicts: list[PassageVerdict]
+
+    @property
+    def keep(self) -> list[int]:
+        return [v.index for v in self.verdicts if v.kept]
+
+    @property
+    def duplicate_of(self) -> list[int | None]:
+        return [v.duplicate_of for v in self.verdicts]
+
+    @property
+    def decisions(self) -> list[Decision]:
+        return [v.to_decision() for v in self.verdicts]
+
+    @property
+    def clusters(self) -> list[list[int]]:
+        """Input indices per group, each group led by its kept item (transitively)."""
+        root = list(range(len(self.verdicts)))
+        for v in self.verdicts:
+            if v.duplicate_of is not None:
+                root[v.index] = root[v.duplicate_of]
+        groups: dict[int, list[int]] = {}
+        for i, r in enumerate(root):
+            groups.setdefault(r, []).append(i)
+        return list(groups.values())
+
+    @property
+    def selected(self) -> list[Any]:
+        return [self.records[v.index] for v in self.verdicts if v.kept]
+
+    @property
+    def filtered(self) -> list[DroppedRecord]:
+        return [DroppedRecord(v.index, self.records[v.index], v.duplicate_of, v.stage, v.score, v.reasons)
+                for v in self.verdicts if v.duplicate_of is not None]
+
+    @property
+    def duplicate_ratio(self) -> float:
+        return (len(self.verdicts) - len(self.keep)) / len(self.verdicts) if self.verdicts else 0.0
+
+    def rethreshold(self, threshold: float | None = None, *, jaccard: float | None = None,
+                    coverage: float | None = None) -> PassageDedupeResult:
+        """Keep again the drops below stricter thresholds: ``threshold`` for the alignment score
+        (embedding stage), ``jaccard`` for the shingle stage, ``coverage`` for the alignment
+        coverage. Only stricter: a merge never proposed cannot be made here."""
+        out = []
+        for v in self.verdicts:
+            s = v.scores
+            undo = v.duplicate_of is not None and (
+                (v.stage == "embedding" and threshold is not None and s.get("alignment", 1.0) < threshold)
+                or (v.stage == "embedding" and coverage is not None and s.get("coverage", 1.0) < coverage)
+                or (v.stage == "minhash" and jaccard is not None and s.get("jaccard", 1.0) < jaccard))
+            if undo:
+                v = replace(v, duplicate_of=None, reasons=(f"kept after rethreshold (was a copy of #{v.duplicate_of})",
+                                                           *v.reasons))
+            out.append(v)
+        return PassageDedupeResult(self.records, out)
+
+
+def texts_of(records: Sequence[Any], text_field: str = "text",
+             lang_field: str = "lang") -> tuple[list[str], list[str | None]]:
+    """Each record's text (a string record is its own text) and language (``lang_field`` of a
+    mapping, when present). Raises a precise ValueError on the first bad record.
+
+    >>> texts_of(["a", {"text": "b", "lang": "ko"}])
+    (['a', 'b'], [None, 'ko'])
+    """
+    if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
+        raise ValueError(f"records must be a list of strings or of mappings with a {text_field!r} field")
+    texts: list[str] = []
+    langs: list[str | None] = []
+    for i, r in enumerate(records):
+        if isinstance(r, str):
+            texts.append(r)
+            langs.append(None)
+            continue
+        if not isinstance(r, Mapping):
+            raise ValueError(f"records[{i}] must be a string or a mapping, got {type(r).__name__}")
+        if text_field not in r:
+            raise ValueError(f"records[{i}] has no field {text_field!r}")
+        if not isinstance(r[text_field], str):
+            raise ValueError(f"records[{i}][{text_field!r}] must be a string, got {type(r[text_field]).__name__}")
+        texts.append(r[text_field])
+        lang = r.get(lang_field)
+        langs.append(lang if isinstance(lang, str) and lang.strip() else None)
+    return texts, langs
+
+
+def _quote(text: str, width: int = 60) -> str:
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
+
+
+class PassageDeduper:
+    """Stateless passage dedupe (see the module doc).
+
+    ``encode(texts) -> float32 (n, d)`` L2-normalised rows embeds sentences for the
+    cross-lingual stage (None: the lexical stages only); ``guards`` is a ``GuardSet`` (None:
+    no vetoes). Safe to share between threads: ``dedupe`` keeps its state in locals.
+    """
+
+    def __init__(self, encode: Encode | None = None, *, guards: Any = None,
+                 config: PassageConfig | None = None) -> None:
+        self.encode = encode
+        self.guards = guards
+        # The cross-lingual stage's guards: the same set without polarity (see ``_vet``).
+        self._xl_guards = type(guards)([g for g in guards.guards if g.name != "polarity"]) \
+            if guards is not None and hasattr(guards, "guards") else guards
+        self.config = config or PassageConfig()
+
+    @classmethod
+    def with_default_guards(cls, encode: Encode | None = None, config: PassageConfig | None = None) -> PassageDeduper:
+        """The product setting: version, quantity, date and polarity guards from the packaged rules."""
+        from service.guards import GuardSet
+        from service.guards.rules import env_rule_dirs
+
+        return cls(encode, guards=GuardSet.from_rules(env_rule_dirs(), enabled=PASSAGE_GUARDS), config=config)
+
+    # guards ------------------------------------------------------------------------------------------
+    def _vet(self, pairs: Iterable[tuple[str, str, str, str]], *, crosslingual: bool = False) -> list[str]:
+        """Evidence of every blocking verdict over (text_a, lang_a, text_b, lang_b) pairs; [] = allowed.
+
+        ``crosslingual``: aligned sentence pairs of a translation. The polarity guard steps out
+        there: it is for the typo allowance of same-language copies; on the dev translations it
+        vetoed 7 of 346 (out-of-fold recall 0.991 -> 0.971) and none of the 4 cross-lingual
+        windows the alignment let through.
+        """
+        if self.guards is None:
+            return []
+        from service.guards import GuardInput
+
+        guards = self.guards
+        if crosslingual:
+            guards = self._xl_guards
+        out: list[str] = []
+        for ta, la, tb, lb in pairs:
+            verdicts = guards.check(GuardInput(title="", text=ta, lang=la), GuardInput(title="", text=tb, lang=lb))
+            out.extend(f"{v.guard}: {v.evidence}" if v.evidence else v.guard for v in verdicts if v.blocked)
+        return out
+
+    # the call ----------------------------------------------------------------------------------------
+    def dedupe(self, records: Sequence[Any], *, text_field: str = "text", lang_field: str = "lang",
+               threshold: float | None = None) -> PassageDedupeResult:
+        """Drop the records that copy an earlier kept one; ``threshold`` overrides ``alignment_score``."""
+        texts, langs = texts_of(records, text_field, lang_field)
+        cfg = self.config if threshold is None else replace(self.config, alignment_score=float(threshold))
+        if not 0.0 <= cfg.alignment_score <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], got {cfg.alignment_score}")
+        passages = [Passage.build(t, lang) for t, lang in zip(texts, langs, strict=True)]
+        verdicts: list[PassageVerdict | None] = [None] * len(passages)
+        notes: dict[int, list[str]] = {}
+        self._lexical(passages, verdicts, notes, cfg)
+        self._crosslingual(passages, verdicts, notes, cfg)
+        final = []
+        for i, v in enumerate(verdicts):
+            if v is None:
+                why = notes.get(i) or [f"kept: new content (no earlier kept chunk in its language shares about "
+                                       f"{cfg.lsh_threshold:.0%} of its 5-grams, the MinHash LSH bar)"]
+                v = PassageVerdict(i, None, "none", None, tuple(why))
+            final.append(v)
+        return PassageDedupeResult(list(records), final)
+
+    def _lexical(self, passages: list[Passage], verdicts: list[PassageVerdict | None], notes: dict[int, list[str]],
+                 cfg: PassageConfig) -> None:
+        by_exact: dict[str, int] = {}
+        by_norm: dict[str, int] = {}
+        lsh = MinHashIndex(threshold=cfg.lsh_threshold, num_perm=cfg.num_perm)
+        for i, p in enumerate(passages):
+            if p.empty:
+                verdicts[i] = PassageVerdict(i, None, "none", None, ("kept: empty text (nothing to compare)",))
+                continue
+            j = by_exact.get(p.exact_key)
+            if j is not None:
+                verdicts[i] = PassageVerdict(i, j, "exact", 1.0, (f"exact: the same text as #{j}",))
+                continue
+            j = by_norm.get(p.norm_key)
+            if j is not None:
+                extra = f"; boilerplate removed: {', '.join(map(_quote, p.removed + passages[j].removed))}" \
+                    if p.removed or passages[j].removed else ""
+                verdicts[i] = PassageVerdict(i, j, "exact", 1.0, (
+                    f"exact: the same text as #{j} after normalising case, spacing and punctuation{extra}",))
+                continue
+            merged = False
+            for j, jac in lsh.candidates(p.shingles):
+                q = passages[j]
+                if jac < cfg.shingle_jaccard:
+                    new, _ = p.new_words(q)
+                    notes.setdefault(i, []).append(
+                        f"kept: nearest same-language chunk #{j} has 5-gram Jaccard {jac:.3f} < {cfg.shingle_jaccard}"
+                        + (f"; {len(new)} of its words are not in it (new content)" if new else ""))
+                    break
+                new, typos = p.new_words(q)
+                if new or len(typos) > cfg.max_typos:
+                    what = f"{len(new)} word(s) not in it (new content): {', '.join(map(repr, new[:6]))}" if new else \
+                        f"{len(typos)} words one edit from its words, more than {cfg.max_typos} typos: " \
+                        f"{', '.join(map(repr, typos[:6]))}"
+                    notes.setdefault(i, []).append(f"kept: #{j} has 5-gram Jaccard {jac:.3f} but {what}")
+                    continue
+                numbers = p.new_numbers(q)
+                if numbers:
+                    notes.setdefault(i, []).append(f"kept: #{j} has 5-gram Jaccard {jac:.3f} but not the number(s) "
+                                                   f"{', '.join(numbers[:5])} of this chunk (new content)")
+                    continue
+                blocked = self._vet([(p.core, p.lang, q.core, q.lang)])
+                if blocked:
+                    notes.setdefault(i, []).append(f"kept: #{j} has 5-gram Jaccard {jac:.3f}, vetoed: " + "; ".join(blocked))
+                    continue
+                verdicts[i] = PassageVerdict(i, j, "minhash", jac, (
+                    f"minhash: 5-gram Jaccard {jac:.3f} >= {cfg.shingle_jaccard} with #{j}, and every word and number "
+                    f"is in it" + (f" (typos: {', '.join(map(repr, typos))})" if typos else ""),), {"jaccard": jac})
+                merged = True
+                break
+            if not merged:
+                by_exact.setdefault(p.exact_key, i)
+                by_norm.setdefault(p.norm_key, i)
+                lsh.add(i, p.shingles, 0.0)
+
+    def _crosslingual(self, passages: list[Passage], verdicts: list[PassageVerdict | None],
+                      notes: dict[int, list[str]], cfg: PassageConfig) -> None:
+        open_ = [i for i, v in enumerate(verdicts) if v is None and passages[i].sentences]
+        langs = {passages[i].lang for i in open_} - {"und"}
+        if self.encode is None or len(langs) < 2:
+            return
+        # Each distinct sentence is embedded once, in memory-bounded batches.
+        sentences = list(dict.fromkeys(s for i in open_ for s in passages[i].sentences))
+        vecs = np.zeros((len(sentences), 0), dtype=np.float32)
+        parts = [np.asarray(self.encode(sentences[k : k + cfg.encode_batch]), dtype=np.float32)
+                 for k in range(0, len(sentences), cfg.encode_batch)]
+        vecs = np.concatenate(parts) if parts else vecs
+        row = {s: k for k, s in enumerate(sentences)}
+        sent_rows = [np.fromiter((row[s] for s in passages[i].sentences), dtype=np.int64) for i in open_]
+        means = np.stack([vecs[r].mean(axis=0) for r in sent_rows])
+        means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+        lang_code = np.array([hash(passages[i].lang) for i in open_])
+        pos = {i: k for k, i in enumerate(open_)}
+        # Candidate lists, block by block (block_rows x n at most): earlier chunks in another
+        # language, best cosine first.
+        cands: list[list[tuple[int, float]]] = []
+        for start in range(0, len(open_), cfg.block_rows):
+            stop = min(start + cfg.block_rows, len(open_))
+            sims = means[start:stop] @ means[:stop].T
+            for r in range(stop - start):
+                k = start + r
+                s = sims[r, :k]
+                ok = np.flatnonzero((s >= cfg.candidate_cosine) & (lang_code[:k] != lang_code[k]))
+                top = ok[np.argsort(-s[ok], kind="stable")[: 4 * cfg.max_candidates]]
+                cands.append([(open_[int(t)], float(s[t])) for t in top])
+        for k, i in enumerate(open_):
+            p = passages[i]
+            tried = 0
+            for j, cos in cands[k]:
+                if verdicts[j] is not None:  # dropped earlier: compare with kept chunks only
+                    continue
+                tried += 1
+                if tried > cfg.max_candidates:
+                    break
+                q = passages[j]
+                a_rows, b_rows = sent_rows[pos[j]], sent_rows[k]
+                al = align(vecs[a_rows], vecs[b_rows], [len(s) for s in q.sentences], [len(s) for s in p.sentences],
+                           min_bead=cfg.bead_similarity, merge_floor=cfg.merge_floor)
+                scores = {"cosine": cos, "alignment": al.score, "coverage": al.coverage}
+                aligned = sum(1 for b in al.beads if b.similarity is not None and b.similarity >= cfg.bead_similarity)
+                if al.score < cfg.alignment_score or al.coverage < cfg.alignment_coverage \
+                        or aligned < cfg.min_aligned_sentences:
+                    notes.setdefault(i, []).append(_alignment_note(j, al, q, p, cfg, "kept"))
+                    continue
+                blocked = self._vet(
+                    ((" ".join(q.sentences[b.a_start : b.a_end]), q.lang, " ".join(p.sentences[b.b_start : b.b_end]),
+                      p.lang) for b in al.beads if b.similarity is not None), crosslingual=True)
+                if blocked:
+                    notes.setdefault(i, []).append(f"kept: aligned with #{j} (score {al.score:.3f}), vetoed: "
+                                                   + "; ".join(blocked))
+                    continue
+                verdicts[i] = PassageVerdict(i, j, "embedding", al.score,
+                                             (_alignment_note(j, al, q, p, cfg, "embedding"),), scores)
+                break
+
+
+def _alignment_note(j: int, al: Alignment, q: Passage, p: Passage, cfg: PassageConfig, head: str) -> str:
+    matched = sum(b.b_end - b.b_start for b in al.beads if b.similarity is not None and b.similarity >= cfg.bead_similarity)
+    lead = f"embedding: a translation of #{j} ({q.lang}->{p.lang})" if head == "embedding" else \
+        f"kept: #{j} ({q.lang}) is not a translation of it"
+    if head != "embedding" and sum(1 for b in al.beads if b.similarity is not None
+                                   and b.similarity >= cfg.bead_similarity) < cfg.min_aligned_sentences:
+        lead += f" (fewer than {cfg.min_aligned_sentences} sentence pairs to align)"
+    return (f"{lead}: {matched} of {len(p.sentences)} sentences aligned, alignment score {al.score:.3f} "
+            f"(>= {cfg.alignment_score}?), coverage {al.coverage:.3f} (>= {cfg.alignment_coverage}?)")

@@ -1,0 +1,246 @@
+"""The passage path of dedupe (RAG chunks): copies dropped, windows with new content never dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from index.passages import Passage, split_sentences, strip_boilerplate
+from service.passages import PassageConfig, PassageDeduper, texts_of
+
+EN = [
+    "The central bank raised its policy rate by a quarter point on Thursday.",
+    "Officials said inflation had stayed above target for eleven months.",
+    "Markets had expected the move after strong jobs data last week.",
+    "The governor told reporters that further increases were possible.",
+    "Bond yields rose sharply in the hours after the announcement.",
+    "Exporters warned that a stronger currency would hurt their margins.",
+    "The next policy meeting is scheduled for late October.",
+    "Analysts at several banks revised their forecasts for next year.",
+]
+KO = [
+    "중앙은행은 목요일 정책금리를 0.25%포인트 인상했다.",
+    "관계자들은 물가가 11개월째 목표치를 웃돌았다고 밝혔다.",
+    "시장은 지난주 강한 고용 지표 이후 금리 인상을 예상해 왔다.",
+    "총재는 기자들에게 추가 인상이 가능하다고 말했다.",
+    "발표 직후 몇 시간 만에 채권 금리가 급등했다.",
+    "수출업체들은 통화 강세가 마진을 해칠 것이라고 경고했다.",
+    "다음 통화정책회의는 10월 말로 예정돼 있다.",
+    "여러 은행의 분석가들은 내년 전망치를 수정했다.",
+]
+
+
+def windows(sents: list[str], size: int = 4, stride: int = 2) -> list[str]:
+    return [" ".join(sents[i : i + size]) for i in range(0, len(sents) - size + 1, stride)]
+
+
+class AlignedEncoder:
+    """Sentence i of EN and of KO get the same random direction (a perfect translation model),
+    any other text its own; counts the texts it embeds."""
+
+    def __init__(self) -> None:
+        rng = np.random.default_rng(0)
+        base = rng.normal(size=(len(EN), 64))
+        self.table = {s: base[i] for i, s in enumerate(EN)} | {s: base[i] for i, s in enumerate(KO)}
+        self.calls: list[int] = []
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(len(texts))
+        out = []
+        for t in texts:
+            v = self.table.get(t)
+            if v is None:
+                v = np.random.default_rng(abs(hash(t)) % 2**32).normal(size=64)
+            out.append(v / np.linalg.norm(v))
+        return np.asarray(out, dtype=np.float32)
+
+
+def test_sentences_and_boilerplate() -> None:
+    assert split_sentences("Mr. Lee met U.S. officials on Oct. 2. They agreed.\nNew line here") == [
+        "Mr. Lee met U.S. officials on Oct. 2.", "They agreed.", "New line here"]
+    assert strip_boilerplate("[사진=연합뉴스] 금리가 올랐다. 저작권자 ⓒ") == ("금리가 올랐다.", ("[사진=연합뉴스]", "저작권자 c"))  # NFKC: ⓒ -> c
+    # Boilerplate words inside a sentence stay: only the passage's ends are cut.
+    assert strip_boilerplate("He said Advertisement revenue fell.")[0] == "He said Advertisement revenue fell."
+
+
+def test_overlapping_windows_are_all_kept_and_copies_dropped() -> None:
+    wins = windows(EN, size=4, stride=1)  # each shares three of four sentences with the next
+    copies = [wins[0].replace(" ", "  "), "(Reuters) - " + wins[1], wins[2].replace("expected", "expcted")]
+    res = PassageDeduper().dedupe(wins + copies)
+    assert res.keep == list(range(len(wins)))
+    assert [(d.index, d.duplicate_of, d.stage) for d in res.filtered] == [
+        (len(wins), 0, "exact"), (len(wins) + 1, 1, "exact"), (len(wins) + 2, 2, "minhash")]
+    # Why each window was kept: its new sentence is named.
+    assert any("new content" in r for r in res.verdicts[1].reasons)
+
+
+def test_a_chunk_inside_a_longer_one_with_one_new_sentence_is_kept() -> None:
+    long = " ".join(EN[:6])
+    near = " ".join(EN[:6]) + " A new sentence about the banks' response."
+    res = PassageDeduper().dedupe([long, near])
+    assert res.keep == [0, 1]
+    assert "new content" in res.verdicts[1].reasons[0]
+
+
+def test_changed_numbers_dates_and_versions_are_new_content() -> None:
+    a = ("The bank raised its rate by 25 basis points on Thursday. Inflation stayed above target for 11 months. "
+         "The next meeting is on Oct. 28, 2024. Its model 2.1 was used.")
+    variants = [a.replace("Thursday", "Thrusday"), a.replace("11 months", "12 months"),
+                a.replace("25 basis", "50 basis"), a.replace("model 2.1", "model 2.2")]
+    res = PassageDeduper.with_default_guards().dedupe([a, *variants])
+    assert res.keep == [0, 2, 3, 4]  # only the typo copy is dropped
+    assert "new content): '12'" in res.verdicts[2].reasons[0]
+    assert res.verdicts[3].reasons[0].startswith("kept: #0 has 5-gram Jaccard") and "12" not in res.verdicts[3].reasons[0]
+
+
+def test_records_in_records_out_keep_their_fields() -> None:
+    recs = [{"text": " ".join(EN[:4]), "id": "a", "score": 0.9},
+            {"text": "", "id": "blank"},
+            {"text": " ".join(EN[:4]) + "\n", "id": "b", "score": 0.7}]
+    res = PassageDeduper().dedupe(recs)
+    assert res.selected == recs[:2]
+    (drop,) = res.filtered
+    assert (drop.index, drop.record["id"], drop.duplicate_of, drop.stage) == (2, "b", 0, "exact")
+    assert res.verdicts[1].reasons == ("kept: empty text (nothing to compare)",)
+    assert res.clusters == [[0, 2], [1]] and res.duplicate_ratio == pytest.approx(1 / 3)
+    res = PassageDeduper().dedupe([{"body": "x"}, {"body": "x"}], text_field="body")
+    assert res.keep == [0]
+
+
+@pytest.mark.parametrize("records, message", [
+    ("just a string", "records must be a list"),
+    ([{"txt": "a"}], r"records\[0\] has no field 'text'"),
+    (["a", {"text": 3}], r"records\[1\]\['text'\] must be a string, got int"),
+    (["a", 7], r"records\[1\] must be a string or a mapping, got int"),
+])
+def test_bad_records_fail_with_one_precise_message(records, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        texts_of(records)
+
+
+def test_translations_merge_but_translated_overlapping_windows_do_not() -> None:
+    enc = AlignedEncoder()
+    en, ko = windows(EN, 4, 2), windows(KO, 4, 2)    # three windows each; neighbours share two sentences
+    res = PassageDeduper(enc).dedupe(en + ko)
+    assert res.keep == [0, 1, 2]
+    for k in range(3):
+        v = res.verdicts[3 + k]
+        assert (v.duplicate_of, v.stage) == (k, "embedding") and v.scores["coverage"] == pytest.approx(1.0)
+    # Each distinct sentence was embedded once, in one call.
+    assert enc.calls == [len(set(EN[:8]) | set(KO[:8]))]
+    # A Korean window that shares only half its sentences with every English one stays.
+    res = PassageDeduper(enc).dedupe([en[0], " ".join(KO[2:6])])
+    assert res.keep == [0, 1] and "not a translation" in res.verdicts[1].reasons[-1]
+    # Stricter after the fact, without recomputing.
+    again = PassageDeduper(enc).dedupe(en + ko).rethreshold(coverage=1.01)
+    assert again.keep == list(range(6))
+
+
+def test_single_sentence_texts_are_not_aligned_as_translations() -> None:
+    # Unpunctuated text is one "sentence": one cosine is no alignment, so it is never a
+    # translation, even when the encoder calls the two texts identical.
+    en = " ".join(s.rstrip(".") for s in EN[:4])
+    ko = " ".join(s.rstrip(".") for s in KO[:4])
+    enc = AlignedEncoder()
+    enc.table[en] = enc.table[ko] = enc.table[EN[0]]
+    res = PassageDeduper(enc).dedupe([en, ko])
+    assert res.keep == [0, 1] and "fewer than 2 sentence pairs" in res.verdicts[1].reasons[-1]
+
+
+def test_one_language_never_calls_the_encoder() -> None:
+    enc = AlignedEncoder()
+    PassageDeduper(enc).dedupe(windows(EN, 4, 1))
+    assert enc.calls == []
+
+
+def test_config_threshold_override_is_validated() -> None:
+    with pytest.raises(ValueError, match="threshold must be in"):
+        PassageDeduper().dedupe(["a b c"], threshold=1.5)
+    assert PassageConfig().shingle_jaccard > PassageConfig().lsh_threshold
+
+
+def test_passage_features_are_deterministic() -> None:
+    a, b = Passage.build(" ".join(KO[:4])), Passage.build(" ".join(KO[:4]))
+    assert a.lang == "ko" and a.norm_key == b.norm_key and (a.shingles == b.shingles).all()
+
+
+def test_engine_dedupe_routes_passages_and_headlines() -> None:
+    from service.engine import Deduper
+
+    d = Deduper.open(":memory:", model=None)
+    wins = windows(EN, 4, 1)
+    res = d.dedupe([*wins, wins[0]])
+    assert res.keep == list(range(len(wins))) and res.filtered[0].duplicate_of == 0
+    head = d.dedupe(["Fed raises rates", "FED raises rates!", "ECB holds"], kind="headline")
+    assert head.keep == [0, 2]
+    with pytest.raises(ValueError, match="kind must be"):
+        d.dedupe(["a"], kind="tweet")
+    d.close()
+
+
+def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:
+    import json
+
+    from service.cli import main
+
+    wins = windows(EN, 4, 2)
+    lines = [json.dumps({"text": wins[0], "id": "a"}), "", json.dumps({"text": wins[1], "id": "b"}),
+             json.dumps({"text": "Advertisement " + wins[0], "id": "c", "rank": 3})]
+    src = tmp_path / "chunks.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dropped = tmp_path / "dropped.jsonl"
+    assert main(["dedupe", str(src), "--field", "text", "--model", "none", "--dropped", str(dropped), "--quiet"]) == 0
+    kept = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["id"] for r in kept] == ["a", "b"]
+    (d,) = [json.loads(x) for x in dropped.read_text(encoding="utf-8").splitlines()]
+    # Positions are the file's own lines (the blank line 1 counts).
+    assert (d["index"], d["duplicate_of"], d["stage"], d["record"]["rank"]) == (3, 0, "exact", 3)
+    assert main(["dedupe", str(src), "--model", "none", "--json", "--quiet"]) == 0
+    obj = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert obj["keep"] == [0, 2] and obj["clusters"] == [[0, 3], [2]] and obj["dropped"][0]["index"] == 3
+    src.write_text('{"body": "x"}\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text'"):
+        main(["dedupe", str(src), "--model", "none"])
+
+
+def test_http_dedupe_records_and_kinds(make_client) -> None:
+    client = make_client()
+    wins = windows(EN, 4, 1)
+    recs = [{"text": w, "id": k} for k, w in enumerate(wins)] + [{"text": "(Reuters) - " + wins[2], "id": "copy"}]
+    r = client.post("/v1/dedupe", json={"records": recs})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["keep"] == list(range(len(wins))) and body["selected"] == recs[:-1]
+    (d,) = body["dropped"]
+    assert (d["index"], d["duplicate_of"], d["stage"], d["record"]["id"]) == (len(wins), 2, "exact", "copy")
+    assert body["duplicate_of"][-1] == 2 and body["decisions"][-1]["matched_id"] == 2
+    r = client.post("/v1/dedupe", json={"texts": ["Fed raises rates", "FED raises rates!"], "kind": "headline"})
+    assert r.json()["keep"] == [0]
+    r = client.post("/v1/dedupe", json={"texts": ["a"], "records": [{"text": "a"}]})
+    assert r.status_code == 422 and "give either texts or records" in r.json()["detail"]
+    r = client.post("/v1/dedupe", json={"records": [{"body": "a"}]})
+    assert r.status_code == 422 and r.json()["detail"] == "records[0].text: Field required"
+
+
+@pytest.mark.evaldata
+def test_eval_pairs_route_dedupe_on_rag_chunks(capsys) -> None:
+    import json
+
+    from eval.cli import main
+    from eval.data import eval_data_dir
+
+    path = eval_data_dir() / "rag-chunks-ntrex" / "dev.jsonl"
+    if not path.is_file():
+        pytest.skip(f"eval data not found at {path}")
+    # Cheap passes only (no encoder): same-language copies and negatives are settled lexically.
+    assert main(["eval", "pairs", str(path), "--route", "dedupe", "--model", "none", "--sample", "240", "--json",
+                 "--no-progress"]) == 0
+    obj = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    kinds = obj["by_kind"]
+    for k in ("chunk_format_copy", "chunk_boilerplate_copy"):
+        assert kinds[k]["recall"] == 1.0, k
+    for k in ("chunk_overlap_negative", "chunk_same_doc_negative", "chunk_other_doc_negative"):
+        assert kinds[k]["fp"] == 0, k
+    assert kinds["xl_chunk_translation"]["tp"] == 0   # no encoder, no translation merges
