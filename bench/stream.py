@@ -36,7 +36,7 @@ an original reused as a new group would be a false label. No eval-data text is w
 repository: the stream is rebuilt in memory from the data folder each run.
 
 >>> max_size(0.4, 600), max_size(0.7, 600)
-(1000, 2000)
+(1000, 2001)
 """
 
 from __future__ import annotations
@@ -154,13 +154,15 @@ def max_size(dup_share: float, stories: int) -> int:
     """The longest stream at ``dup_share`` copies that ``stories`` distinct originals support.
 
     >>> max_size(0.4, 31_000)
-    51666
+    51667
     """
     if not 0.0 <= dup_share < 1.0:
         raise ValueError(f"dup_share must be in [0, 1), got {dup_share}")
     size = math.floor(stories / (1.0 - dup_share) + 1e-9)
     while size > 1 and _originals(size, dup_share) > stories:
         size -= 1
+    while _originals(size + 1, dup_share) <= stories:  # rounding can leave room for one more
+        size += 1
     return size
 
 
