@@ -3,7 +3,8 @@
 ``samestory bench --size 10000 --json`` runs samestory and the alternatives on one seeded
 stream and prints a summary; with ``--json`` the last stdout line is one JSON object holding
 every measurement, including ``speedup_vs_embed_all``. ``--out DIR`` also writes
-``bench-<size>.json`` there (the input of ``python -m bench.plots``).
+``bench-<size>.json`` there (the input of ``python -m bench.plots``), rewritten after every
+repeat so that a run cut short keeps the repeats it finished.
 """
 
 from __future__ import annotations
@@ -116,15 +117,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.size > max_size(args.dup_share, stories):
         raise SystemExit(f"--size {args.size} at {args.dup_share:.0%} copies needs more distinct originals than the "
                          f"named eval sets hold ({stories}); at most {max_size(args.dup_share, stories)} items")
+
+    def write(result: dict[str, Any]) -> None:
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            result["command"] = " ".join(sys.argv)
+            (args.out / f"bench-{args.size}.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+
     result = run_benchmark(args.size, repeats=args.repeats, alternatives=args.alternatives, model=args.model,
                            guards=not args.no_guards, seed=args.seed, dup_share=args.dup_share,
                            data_dir=args.eval_data, probe=0 if args.throughput_only else args.probe,
                            restart=not (args.no_restart or args.throughput_only), extras=not args.throughput_only,
-                           window=args.window, log=sys.stderr)
-    result["command"] = " ".join(sys.argv)
-    if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / f"bench-{args.size}.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+                           window=args.window, log=sys.stderr, on_repeat=write)
+    write(result)
     print(_summary(result))
     if args.json:
         print(json.dumps(result, separators=(",", ":")))

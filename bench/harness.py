@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -437,14 +437,19 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                   model: str = "use", guards: bool = True, seed: int = 0, dup_share: float = 0.4,
                   data_dir: str | None = None, probe: int = 100, restart: bool = True,
                   workdir: str | None = None, window: int | None = None, extras: bool = True,
-                  log: Any = None) -> dict[str, Any]:
+                  encoder_sample: int = 3_000, log: Any = None,
+                  on_repeat: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Run everything at one stream size; returns a JSON-able dict (see module docstring).
 
     Each repeat runs samestory, the encoder alone and the alternatives in a rotated order
     (:func:`rotated`); throughputs are medians over the repeats, per-window curves medians per
     window. ``window`` (default: a twentieth of the stream, at least 100) sets the items per
     point of the throughput-against-stored-items curves. ``extras=False`` skips the
-    ``Deduper.dedupe`` and ``GuardSet.check`` timings.
+    ``Deduper.dedupe`` and ``GuardSet.check`` timings. The encoder's limit is measured on a
+    seeded sample of ``encoder_sample`` of the stream's texts and as many of the texts samestory
+    sent to it (a rate needs no more; the whole set would double a run on a shared machine).
+    ``on_repeat`` receives the figures so far after every repeat (the CLI writes them, so a run
+    cut short still leaves its completed repeats).
     """
 
     def say(msg: str) -> None:
@@ -469,6 +474,79 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     enc_survivors: list[dict[str, Any]] = []
     survivors: list[str] | None = None
     order = ["samestory", *(["encoder"] if embedder is not None else []), *alternatives]
+    def summarise(restart_info: Any = None, rebuild_info: Any = None, dedupe_info: Any = None,
+                  guard_info: Any = None) -> dict[str, Any]:
+        """Every figure from the runs so far (called after each repeat, and at the end)."""
+        last = ours[-1]
+        n = len(stream)
+        ours_tp = median([o["throughput"] for o in ours])
+        counters = last["counters"]
+        stage_share = {k[len("stage_"):]: round(v / n, 4) for k, v in sorted(counters.items()) if k.startswith("stage_")}
+        status_share = {k[len("status_"):]: round(v / n, 4) for k, v in sorted(counters.items())
+                        if k.startswith("status_")}
+        lat = {}
+        for cp in last["latencies_ms"]:
+            pooled = [x for o in ours for x in o["latencies_ms"].get(cp, [])]
+            lat[str(cp)] = {"p50_ms": percentile(pooled, 50), "p99_ms": percentile(pooled, 99), "samples": len(pooled)}
+        # The encoder's limit: the stream's texts (a seeded sample), batched. An embed-everything
+        # method can reach at most this many items/s; every throughput is also shown as a share of it.
+        encoder_limit = median([e["texts_per_s"] for e in enc_all]) if enc_all else None
+        encoder: dict[str, Any] | None = None
+        if enc_all:
+            encoder = {"texts_per_s": encoder_limit, "texts_per_s_runs": [e["texts_per_s"] for e in enc_all],
+                       "call_size": ENCODER_LIMIT_CALL, "texts": len(all_texts),
+                       "texts_sampled": enc_all[-1]["texts"],
+                       "windows": median_windows([e["windows"] for e in enc_all])}
+            if enc_survivors:
+                surv_tp = median([e["texts_per_s"] for e in enc_survivors]) or 0.0
+                # samestory's own ceiling if the encoder were its only cost: n items per the time
+                # the encoder needs for the texts samestory sends it.
+                encoder["samestory_texts"] = len(survivors or [])
+                encoder["samestory_texts_sampled"] = enc_survivors[-1]["texts"]
+                encoder["samestory_texts_per_s"] = surv_tp
+                encoder["samestory_bound_items_per_s"] = round(n / (len(survivors or []) / surv_tp), 1) if surv_tp else None
+
+        def share(tp: float | None) -> float | None:
+            return round(tp / encoder_limit, 4) if tp and encoder_limit else None
+
+        ours_quality = score_labels(stream.items, last["labels"], stream.negatives)
+        methods: dict[str, Any] = {"samestory": {
+            "throughput": ours_tp, "throughput_runs": [o["throughput"] for o in ours],
+            "share_of_encoder_limit": share(ours_tp),
+            "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
+            "windows": median_windows([o["windows"] for o in ours]), **ours_quality}}
+        if encoder and encoder.get("samestory_bound_items_per_s"):
+            methods["samestory"]["share_of_own_encoder_bound"] = round(ours_tp / encoder["samestory_bound_items_per_s"], 4)
+        for a, runs in alts.items():
+            ok = [x for x in runs if "skipped" not in x]
+            if not ok:
+                methods[a] = {"skipped": runs[0]["skipped"] if runs else "not run"}
+                continue
+            tp = median([x["throughput"] for x in ok])
+            methods[a] = {"throughput": tp, "throughput_runs": [x["throughput"] for x in ok],
+                          "throughput_ratio_to_samestory": round(tp / ours_tp, 4), "share_of_encoder_limit": share(tp),
+                          "encoder_texts": ok[-1]["encoder_texts"], "windows": median_windows([x["windows"] for x in ok]),
+                          **score_labels(stream.items, ok[-1]["labels"], stream.negatives)}
+        embed_all = methods.get("embed-all", {})
+        speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
+        return {
+            "size": n, "repeats": len(ours), "repeats_planned": repeats, "seed": seed, "model": model,
+            "guards": guards, "window": window, "dup_share": dup_share,
+            "run_order": [rotated(order, r) for r in range(len(ours))],
+            "stream": stream.stats,
+            "throughput_items_per_s": ours_tp,
+            "speedup_vs_embed_all": speedup,
+            "encoder_limit": encoder,
+            "stage_share": stage_share, "status_share": status_share,
+            "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
+            "encoder_share": round(counters.get("encoder_texts", 0) / n, 4),
+            "ingest_latency_ms": lat,
+            "indexed_documents": last["indexed_documents"], "indexed_clusters": last["indexed_clusters"],
+            "restart": restart_info, "restart_rebuild": rebuild_info, "dedupe_100": dedupe_info, "guards_check": guard_info,
+            "methods": methods,
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load_avg_at_end": _loadavg()},
+        }
+
     try:
         _warm_up(order, stream, embedder, threshold, work, guards)
         say(f"warmed up on the first {WARM_UP_ITEMS} items: {', '.join(order)}")
@@ -482,10 +560,11 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                     survivors = res.pop("encoder_input")
                     ours.append(res)
                 elif method == "encoder":
-                    enc_all.append(measure_encoder(embedder, all_texts, window=window))
+                    enc_all.append(measure_encoder(embedder, _sample(all_texts, encoder_sample, seed), window=window))
                     say(f"[{r + 1}/{repeats}] encoder alone, every text: {enc_all[-1]['texts_per_s']:.0f} texts/s")
                     if survivors:
-                        enc_survivors.append(measure_encoder(embedder, survivors, window=window))
+                        enc_survivors.append(measure_encoder(embedder, _sample(survivors, encoder_sample, seed),
+                                                             window=window))
                         say(f"[{r + 1}/{repeats}] encoder alone, samestory's {len(survivors)} texts: "
                             f"{enc_survivors[-1]['texts_per_s']:.0f} texts/s")
                 else:
@@ -497,6 +576,8 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                         continue
                     say(f"[{r + 1}/{repeats}] {method}: {ar['throughput']:.0f} items/s")
                     alts[method].append(ar)
+            if on_repeat is not None:
+                on_repeat(summarise())
         last = ours[-1]
         rebuild_info = measure_restart(last["db"], model, guards, snapshot=False) if restart else None
         say(f"restart, rebuilt from the store: {rebuild_info}")
@@ -507,72 +588,15 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         guard_info = measure_guards(stream) if extras else None
     finally:
         tmp.cleanup()
+    return summarise(restart_info, rebuild_info, dedupe_info, guard_info)
 
-    n = len(stream)
-    ours_tp = median([o["throughput"] for o in ours])
-    counters = last["counters"]
-    stage_share = {k[len("stage_"):]: round(v / n, 4) for k, v in sorted(counters.items()) if k.startswith("stage_")}
-    status_share = {k[len("status_"):]: round(v / n, 4) for k, v in sorted(counters.items())
-                    if k.startswith("status_")}
-    lat = {}
-    for cp in last["latencies_ms"]:
-        pooled = [x for o in ours for x in o["latencies_ms"].get(cp, [])]
-        lat[str(cp)] = {"p50_ms": percentile(pooled, 50), "p99_ms": percentile(pooled, 99), "samples": len(pooled)}
-    # The encoder's limit: every text of the stream, batched. An embed-everything method can
-    # reach at most this many items/s; every throughput below is also shown as a share of it.
-    encoder_limit = median([e["texts_per_s"] for e in enc_all]) if enc_all else None
-    encoder: dict[str, Any] | None = None
-    if enc_all:
-        encoder = {"texts_per_s": encoder_limit, "texts_per_s_runs": [e["texts_per_s"] for e in enc_all],
-                   "call_size": ENCODER_LIMIT_CALL, "texts": len(all_texts),
-                   "windows": median_windows([e["windows"] for e in enc_all])}
-        if enc_survivors:
-            surv_tp = median([e["texts_per_s"] for e in enc_survivors]) or 0.0
-            # samestory's own ceiling if the encoder were its only cost: n items per the time
-            # the encoder needs for the texts samestory sends it.
-            encoder["samestory_texts"] = enc_survivors[-1]["texts"]
-            encoder["samestory_texts_per_s"] = surv_tp
-            encoder["samestory_bound_items_per_s"] = round(n / (enc_survivors[-1]["texts"] / surv_tp), 1) if surv_tp else None
+def _sample(texts: Sequence[str], k: int, seed: int) -> list[str]:
+    """A seeded sample of ``k`` texts (all of them when there are fewer), in stream order."""
+    if len(texts) <= k:
+        return list(texts)
+    import random
 
-    def share(tp: float | None) -> float | None:
-        return round(tp / encoder_limit, 4) if tp and encoder_limit else None
-
-    ours_quality = score_labels(stream.items, last["labels"], stream.negatives)
-    methods: dict[str, Any] = {"samestory": {
-        "throughput": ours_tp, "throughput_runs": [o["throughput"] for o in ours],
-        "share_of_encoder_limit": share(ours_tp),
-        "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
-        "windows": median_windows([o["windows"] for o in ours]), **ours_quality}}
-    if encoder and encoder.get("samestory_bound_items_per_s"):
-        methods["samestory"]["share_of_own_encoder_bound"] = round(ours_tp / encoder["samestory_bound_items_per_s"], 4)
-    for a, runs in alts.items():
-        ok = [x for x in runs if "skipped" not in x]
-        if not ok:
-            methods[a] = {"skipped": runs[0]["skipped"] if runs else "not run"}
-            continue
-        tp = median([x["throughput"] for x in ok])
-        methods[a] = {"throughput": tp, "throughput_runs": [x["throughput"] for x in ok],
-                      "throughput_ratio_to_samestory": round(tp / ours_tp, 4), "share_of_encoder_limit": share(tp),
-                      "encoder_texts": ok[-1]["encoder_texts"], "windows": median_windows([x["windows"] for x in ok]),
-                      **score_labels(stream.items, ok[-1]["labels"], stream.negatives)}
-    embed_all = methods.get("embed-all", {})
-    speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
-    return {
-        "size": n, "repeats": repeats, "seed": seed, "model": model, "guards": guards, "window": window,
-        "run_order": [rotated(order, r) for r in range(repeats)],
-        "stream": stream.stats,
-        "throughput_items_per_s": ours_tp,
-        "speedup_vs_embed_all": speedup,
-        "encoder_limit": encoder,
-        "stage_share": stage_share, "status_share": status_share,
-        "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
-        "encoder_share": round(counters.get("encoder_texts", 0) / n, 4),
-        "ingest_latency_ms": lat,
-        "indexed_documents": last["indexed_documents"], "indexed_clusters": last["indexed_clusters"],
-        "restart": restart_info, "restart_rebuild": rebuild_info, "dedupe_100": dedupe_info, "guards_check": guard_info,
-        "methods": methods,
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load_avg_at_end": _loadavg()},
-    }
+    return [texts[i] for i in sorted(random.Random(seed).sample(range(len(texts)), k))]
 
 
 def _loadavg() -> list[float] | None:
