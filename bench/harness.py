@@ -15,9 +15,15 @@ What is measured (all on the same seeded stream, see :mod:`bench.stream`):
   from the state snapshot the clean close wrote (``restart``), once rebuilt from the store rows
   as after a crash (``restart_rebuild``);
 * the alternatives of :mod:`bench.alternatives`, their throughput as a ratio to samestory's,
-  and every method's recall of the stream's known duplicates and its false merges.
+  and every method's recall of the stream's known duplicates beside its precision (pairwise
+  precision, false-merge rate, labelled hard negatives merged: :func:`score_labels`);
+* the encoder alone, batched, on a sample of the stream's texts and of the texts samestory sent
+  it (:class:`RecordingEmbedder`): every throughput is also a share of that limit;
+* items/s per window of the stream as the store grows, for every streaming method.
 
-Throughput and latency are medians over ``repeats`` runs; recall is deterministic per run.
+Each repeat runs the methods in a rotated order (:func:`rotated`) after one untimed warm-up of
+each. Throughput and latency are medians over ``repeats`` runs; recall and precision are
+deterministic per run.
 """
 
 from __future__ import annotations
