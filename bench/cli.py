@@ -3,7 +3,8 @@
 ``samestory bench --size 10000 --json`` runs samestory and the alternatives on one seeded
 stream and prints a summary; with ``--json`` the last stdout line is one JSON object holding
 every measurement, including ``speedup_vs_embed_all``. ``--out DIR`` also writes
-``bench-<size>.json`` there (the input of ``python -m bench.plots``).
+``bench-<size>.json`` there (the input of ``python -m bench.plots``), rewritten after every
+repeat so that a run cut short keeps the repeats it finished.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def register(subparsers: Any) -> None:
                               "latency of 20-chunk requests (bench/dedupe_chunks.py).")
     p.add_argument("what", nargs="?", choices=["stream", "dedupe"], default="stream",
                    help="stream (default): the ingest benchmark; dedupe: the RAG chunk dedupe benchmark")
-    p.add_argument("--size", type=_positive, default=10_000, help="stream size in items (default %(default)s)")
+    p.add_argument("--size", type=_positive, default=10_000,
+                   help="stream size in items (default %(default)s); the named eval sets support at most about "
+                        "48,800 at 40%% copies and 97,700 at 70%% (larger sizes are refused, see bench/stream.py)")
     p.add_argument("--repeats", type=_positive, default=3, help="runs per method; medians are reported")
     p.add_argument("--json", action="store_true", help="last stdout line: one JSON object with every figure")
     p.add_argument("--out", type=Path, default=None, help="also write bench-<size>.json into this folder")
@@ -65,21 +68,39 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="stream seed (default %(default)s)")
     p.add_argument("--probe", type=int, default=100, help="single-item ingests timed per index-size checkpoint")
     p.add_argument("--no-restart", action="store_true", help="skip the warm-restart / memory measurement")
+    p.add_argument("--throughput-only", action="store_true",
+                   help="measure throughput, precision and recall only: no restart, dedupe, guard or single-item "
+                        "latency measurements (for a shared machine, where those take long and mean little)")
+    p.add_argument("--window", type=_positive, default=None,
+                   help="items per point of the throughput-against-stored-items curves (default: size / 20)")
     p.add_argument("--eval-data", default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
     p.set_defaults(func=cmd_bench)
 
 
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
 def _summary(r: dict[str, Any]) -> str:
-    lines = [f"stream: {r['size']} items, dup share {r['stream']['dup_share']}, "
-             f"filler share of originals {r['stream']['filler_share_of_originals']}",
-             f"{'method':<12} {'items/s':>9} {'ratio':>7} {'recall':>7} {'false merges':>13} {'encoder texts':>14}"]
+    st = r["stream"]
+    lines = [f"stream: {r['size']} items, dup share {st['dup_share']}, {st['groups']} originals from "
+             f"{len(st['sets'])} named sets, {st['hard_negative_pairs_in_stream']} hard-negative pairs "
+             f"(max {st['max_size_at_this_share']} items at this share)"]
+    enc = r.get("encoder_limit")
+    if enc:
+        lines.append(f"encoder alone, batched, every text: {enc['texts_per_s']:.0f} texts/s"
+                     + (f"; on samestory's {enc['samestory_texts']} texts {enc['samestory_texts_per_s']:.0f} texts/s "
+                        f"= a bound of {enc['samestory_bound_items_per_s']:.0f} items/s" if "samestory_texts" in enc else ""))
+    lines.append(f"{'method':<12} {'items/s':>9} {'ratio':>7} {'of enc.':>7} {'recall':>7} {'pw prec':>8} "
+                 f"{'false-merge':>11} {'hard neg':>9} {'encoder texts':>14}")
     for name, m in r["methods"].items():
         if "skipped" in m:
             lines.append(f"{name:<12} skipped: {m['skipped']}")
             continue
         ratio = m.get("throughput_ratio_to_samestory", 1.0)
-        lines.append(f"{name:<12} {m['throughput']:>9.1f} {ratio:>7.3f} {m['recall']:>7.4f} "
-                     f"{m['false_merges']:>13d} {m['encoder_texts']:>14d}")
+        lines.append(f"{name:<12} {m['throughput']:>9.1f} {ratio:>7.3f} {_pct(m.get('share_of_encoder_limit')):>7} "
+                     f"{m['recall']:>7.4f} {m['pairwise_precision']:>8.4f} {m['false_merge_rate']:>11.4f} "
+                     f"{_pct(m['hard_negative_merge_rate']):>9} {m['encoder_texts']:>14d}")
     lines.append(f"speedup vs embed-all: {r['speedup_vs_embed_all']}")
     lines.append(f"stage share: {r['stage_share']}")
     for cp, v in r["ingest_latency_ms"].items():
@@ -104,14 +125,30 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.dup_share is None:
         args.dup_share = 0.4
     from bench.harness import run_benchmark
+    from bench.stream import load_pool, max_size
+
+    if not 0.0 <= args.dup_share < 1.0:
+        raise SystemExit(f"--dup-share must be in [0, 1), got {args.dup_share}")
+    try:
+        stories = len(load_pool(args.eval_data).stories)
+    except (FileNotFoundError, ValueError) as exc:
+        raise SystemExit(str(exc)) from exc
+    if args.size > max_size(args.dup_share, stories):
+        raise SystemExit(f"--size {args.size} at {args.dup_share:.0%} copies needs more distinct originals than the "
+                         f"named eval sets hold ({stories}); at most {max_size(args.dup_share, stories)} items")
+
+    def write(result: dict[str, Any]) -> None:
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            result["command"] = " ".join(sys.argv)
+            (args.out / f"bench-{args.size}.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
 
     result = run_benchmark(args.size, repeats=args.repeats, alternatives=args.alternatives, model=args.model,
                            guards=not args.no_guards, seed=args.seed, dup_share=args.dup_share,
-                           data_dir=args.eval_data, probe=args.probe, restart=not args.no_restart, log=sys.stderr)
-    result["command"] = " ".join(sys.argv)
-    if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / f"bench-{args.size}.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+                           data_dir=args.eval_data, probe=0 if args.throughput_only else args.probe,
+                           restart=not (args.no_restart or args.throughput_only), extras=not args.throughput_only,
+                           window=args.window, log=sys.stderr, on_repeat=write)
+    write(result)
     print(_summary(result))
     if args.json:
         print(json.dumps(result, separators=(",", ":")))

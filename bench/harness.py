@@ -15,13 +15,20 @@ What is measured (all on the same seeded stream, see :mod:`bench.stream`):
   from the state snapshot the clean close wrote (``restart``), once rebuilt from the store rows
   as after a crash (``restart_rebuild``);
 * the alternatives of :mod:`bench.alternatives`, their throughput as a ratio to samestory's,
-  and every method's recall of the stream's known duplicates and its false merges.
+  and every method's recall of the stream's known duplicates beside its precision (pairwise
+  precision, false-merge rate, labelled hard negatives merged: :func:`score_labels`);
+* the encoder alone, batched, on a sample of the stream's texts and of the texts samestory sent
+  it (:class:`RecordingEmbedder`): every throughput is also a share of that limit;
+* items/s per window of the stream as the store grows, for every streaming method.
 
-Throughput and latency are medians over ``repeats`` runs; recall is deterministic per run.
+Each repeat runs the methods in a rotated order (:func:`rotated`) after one untimed warm-up of
+each. Throughput and latency are medians over ``repeats`` runs; recall and precision are
+deterministic per run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -31,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,19 +70,31 @@ def median(values: Sequence[float]) -> float | None:
     return float(statistics.median(values)) if values else None
 
 
-def score_labels(items: Sequence[StreamItem], labels: Sequence[int]) -> dict[str, Any]:
-    """Recall of the known duplicates and false merges, from one cluster label per item.
+def score_labels(items: Sequence[StreamItem], labels: Sequence[int],
+                 negatives: Sequence[tuple[int, int]] = ()) -> dict[str, Any]:
+    """Recall of the known duplicates, precision, and hard negatives merged, from one cluster label per item.
 
     A copy is *caught* when it shares a label with its group's original. A merge is *false*
     when an item joins a cluster founded by an item of a different group (each cluster is
-    judged by its founder, the first item carrying the label).
+    judged by its founder, the first item carrying the label). Pairwise precision is the share
+    of item pairs put in one cluster that belong to one group; pairwise recall the share of
+    same-group pairs put in one cluster. ``negatives`` are (group, group) pairs the data labels
+    "not the same" (:attr:`bench.stream.Stream.negatives`); merging their originals is counted.
+
+    >>> items = [StreamItem(t, "en", str(i), "s", 0.0, g, k) for i, (t, g, k) in
+    ...          enumerate([("a", 0, "original"), ("b", 1, "original"), ("a!", 0, "case")])]
+    >>> q = score_labels(items, [0, 0, 0], negatives=[(0, 1)])
+    >>> q["pairwise_precision"], q["false_merges"], q["hard_negatives_merged"]
+    (0.3333, 1, 1)
     """
     first_of_group: dict[int, int] = {}
     founder: dict[int, int] = {}
     caught: Counter[str] = Counter()
     copies: Counter[str] = Counter()
+    cells: Counter[tuple[int, int]] = Counter()
     merged = false = 0
     for i, (it, lab) in enumerate(zip(items, labels, strict=True)):
+        cells[(lab, it.group)] += 1
         if it.group not in first_of_group:
             first_of_group[it.group] = i
         else:
@@ -89,10 +108,57 @@ def score_labels(items: Sequence[StreamItem], labels: Sequence[int]) -> dict[str
         else:
             founder[lab] = i
     total = sum(copies.values())
+
+    def pairs(counts: Any) -> int:
+        return sum(n * (n - 1) // 2 for n in counts)
+
+    together = pairs(cells.values())
+    predicted = pairs(Counter(labels).values())
+    true_pairs = pairs(Counter(it.group for it in items).values())
+    known = [(a, b) for a, b in negatives if a in first_of_group and b in first_of_group]
+    neg_merged = sum(labels[first_of_group[a]] == labels[first_of_group[b]] for a, b in known)
     return {"recall": round(sum(caught.values()) / total, 4) if total else None,
             "recall_by_kind": {k: round(caught[k] / copies[k], 4) for k in sorted(copies)},
             "merged": merged, "false_merges": false,
-            "false_merge_rate": round(false / merged, 4) if merged else 0.0}
+            "false_merge_rate": round(false / merged, 4) if merged else 0.0,
+            "pairwise_precision": round(together / predicted, 4) if predicted else 1.0,
+            "pairwise_recall": round(together / true_pairs, 4) if true_pairs else None,
+            "hard_negatives": len(known), "hard_negatives_merged": neg_merged,
+            "hard_negative_merge_rate": round(neg_merged / len(known), 4) if known else None}
+
+
+def windows_from_marks(marks: Sequence[tuple[int, float]], window: int) -> list[dict[str, float]]:
+    """Items/s per window of about ``window`` items, from (items done, seconds) marks.
+
+    Each window ends at the first mark at or past the next multiple of ``window`` (marks come
+    every batch, so a window holds whole batches); ``stored`` is the items done at its end.
+
+    >>> windows_from_marks([(0, 0.0), (256, 1.0), (512, 2.0), (768, 4.0), (1000, 5.0)], 500)
+    [{'stored': 512, 'items_per_s': 256.0}, {'stored': 1000, 'items_per_s': 162.7}]
+    """
+    if window < 1:
+        raise ValueError(f"window must be >= 1, got {window}")
+    out: list[dict[str, float]] = []
+    last_n, last_t = marks[0] if marks else (0, 0.0)
+    boundary = last_n + window
+    for i, (n, t) in enumerate(marks):
+        if n >= boundary or (i == len(marks) - 1 and n > last_n):
+            if t > last_t:
+                out.append({"stored": n, "items_per_s": round((n - last_n) / (t - last_t), 1)})
+            last_n, last_t = n, t
+            while boundary <= n:
+                boundary += window
+    return out
+
+
+def median_windows(runs: Sequence[Sequence[dict[str, float]]]) -> list[dict[str, float]]:
+    """Per-window medians over repeats (the windows of a deterministic method line up)."""
+    runs = [r for r in runs if r]
+    if not runs:
+        return []
+    n = min(len(r) for r in runs)
+    return [{"stored": runs[0][k]["stored"], "items_per_s": round(median([r[k]["items_per_s"] for r in runs]) or 0.0, 1)}
+            for k in range(n)]
 
 
 # --- samestory -------------------------------------------------------------------------------------
@@ -104,28 +170,60 @@ def _engine(db: str, embedder: Any, guards: bool) -> Any:
     return Deduper(open_store(db), embedder=embedder, config=EngineConfig.load(), guards=guards)
 
 
+class RecordingEmbedder:
+    """The engine's embedder, passed through, keeping every text the engine sent to it.
+
+    The benchmark measures the encoder's own limit on exactly these texts (the ones that reach
+    the model), so the cascade's throughput can be shown as a share of it. Every other attribute
+    (``name``, ``dim``) is the wrapped embedder's.
+    """
+
+    def __init__(self, embedder: Any) -> None:
+        self._embedder = embedder
+        self.texts: list[str] = []
+
+    def encode(self, texts: Sequence[str], **kw: Any) -> Any:
+        self.texts.extend(texts)
+        return self._embedder.encode(texts, **kw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._embedder, name)
+
+
 def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool = True, probe: int = 100,
-                  chunk_size: int = 256) -> dict[str, Any]:
-    """One ingest of the whole stream into a fresh SQLite store; returns times, counters, labels."""
+                  chunk_size: int = 256, window: int = 1_000) -> dict[str, Any]:
+    """One ingest of the whole stream into a fresh SQLite store; returns times, counters, labels.
+
+    The bulk ingest goes in calls of ``window`` items, each timed, so throughput can be plotted
+    against the items stored (``windows``); ``encoder_input`` holds the texts that reached the
+    encoder.
+    """
     db_path = workdir / f"bench-{time.monotonic_ns()}.db"
-    engine = _engine(f"sqlite:///{db_path}", embedder, guards)
+    recorder = RecordingEmbedder(embedder) if embedder is not None else None
+    engine = _engine(f"sqlite:///{db_path}", recorder, guards)
+    if recorder is not None:
+        recorder.texts.clear()  # drop the engine's warm-up call, if any
     items = stream.items
     articles = [it.article() for it in items]
     checkpoints = [c for c in CHECKPOINTS if c + probe <= len(items)]
     labels: list[int] = []
     latencies: dict[int, list[float]] = {}
+    windows: list[dict[str, float]] = []
     bulk_time = 0.0
     bulk_items = 0
     pos = 0
     gc.collect()
     for stop in [*checkpoints, len(items)]:
-        if stop > pos:
+        while pos < stop:
+            end = min(stop, pos + window)
             t0 = time.perf_counter()
-            res = engine.ingest_many(articles[pos:stop], chunk_size=chunk_size)
-            bulk_time += time.perf_counter() - t0
-            bulk_items += stop - pos
+            res = engine.ingest_many(articles[pos:end], chunk_size=chunk_size)
+            seconds = time.perf_counter() - t0
+            bulk_time += seconds
+            bulk_items += end - pos
+            windows.append({"stored": end, "items_per_s": round((end - pos) / seconds, 1)})
             labels.extend(r.cluster_id for r in res)
-            pos = stop
+            pos = end
         if stop in checkpoints:
             lat = []
             for a in articles[pos:pos + probe]:
@@ -140,7 +238,27 @@ def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool 
     return {"db": str(db_path), "bulk_items": bulk_items, "bulk_seconds": bulk_time,
             "throughput": bulk_items / bulk_time if bulk_time else None, "latencies_ms": latencies,
             "counters": stats["counters"], "indexed_documents": stats["indexed_documents"],
-            "indexed_clusters": stats["indexed_clusters"], "labels": labels}
+            "indexed_clusters": stats["indexed_clusters"], "labels": labels, "windows": windows,
+            "encoder_input": list(recorder.texts) if recorder is not None else []}
+
+
+# Texts per encoder call when measuring its limit: large calls, so the length sort inside
+# ``encode`` (models.base.encode_sorted) pads as little as it can; memory stays one call's output.
+ENCODER_LIMIT_CALL = 2_048
+
+
+def measure_encoder(embedder: Any, texts: Sequence[str], *, call_size: int = ENCODER_LIMIT_CALL,
+                    window: int = 1_000) -> dict[str, Any]:
+    """The encoder alone, batched: texts/s over ``texts`` in calls of ``call_size`` texts."""
+    gc.collect()
+    marks: list[tuple[int, float]] = [(0, 0.0)]
+    t0 = time.perf_counter()
+    for start in range(0, len(texts), call_size):
+        embedder.encode(list(texts[start:start + call_size]))
+        marks.append((min(len(texts), start + call_size), time.perf_counter() - t0))
+    seconds = time.perf_counter() - t0
+    return {"texts": len(texts), "seconds": seconds, "texts_per_s": len(texts) / seconds if seconds else None,
+            "windows": windows_from_marks(marks, window)}
 
 
 def measure_restart(db_path: str, model: str, guards: bool, *, snapshot: bool = True) -> dict[str, Any]:
@@ -250,27 +368,36 @@ def measure_guards(stream: Stream, pairs: int = 2_000) -> dict[str, Any]:
 
 
 # --- alternatives ----------------------------------------------------------------------------------
-def run_alternative(name: str, stream: Stream, embedder: Any, threshold: float) -> dict[str, Any]:
+def run_alternative(name: str, stream: Stream, embedder: Any, threshold: float, *,
+                    window: int = 1_000) -> dict[str, Any]:
+    """One run of an alternative over the stream: throughput, per-window items/s, labels."""
     from bench import alternatives as alt
 
     pairs = [(it.title, it.lang) for it in stream.items]
+    marks: list[tuple[int, float]] = [(0, 0.0)]
     gc.collect()
     t0 = time.perf_counter()
+
+    def progress(done: int) -> None:
+        marks.append((done, time.perf_counter() - t0))
+
     encoder_texts = 0
     if name == "embed-all":
-        labels, encoder_texts = alt.embed_all(pairs, embedder, threshold)
+        labels, encoder_texts = alt.embed_all(pairs, embedder, threshold, progress=progress)
     elif name == "semhash":
-        labels = alt.semhash_dedupe(pairs, embedder, threshold)
+        labels = alt.semhash_dedupe(pairs, embedder, threshold)  # one batch call: no windows
         encoder_texts = len(pairs)
     elif name == "seed001":
-        labels = alt.seed001(pairs)
+        labels = alt.seed001(pairs, progress=progress, every=window)
     elif name == "seed000":
-        labels = alt.seed000(pairs)
+        labels = alt.seed000(pairs, progress=progress, every=window)
     else:
         raise ValueError(f"unknown alternative {name!r}; valid: {', '.join(alt.ALTERNATIVES)}")
     seconds = time.perf_counter() - t0
+    if marks[-1][0] < len(pairs):
+        marks.append((len(pairs), seconds))
     return {"seconds": seconds, "throughput": len(pairs) / seconds, "encoder_texts": encoder_texts,
-            "labels": labels}
+            "labels": labels, "windows": windows_from_marks(marks, window) if len(marks) > 2 else []}
 
 
 # --- the whole run -------------------------------------------------------------------------------------
@@ -284,11 +411,52 @@ def load_model(model: str) -> Any:
     return load_embedder(model, cache_size=0)
 
 
+WARM_UP_ITEMS = 300  # per method, untimed: imports, BLAS and FAISS first calls, regex compiles
+
+
+def _warm_up(methods: Sequence[str], stream: Stream, embedder: Any, threshold: float, work: Path,
+             guards: bool) -> None:
+    """Run every method once on the stream's first items, untimed, so no repeat pays one-off costs."""
+    head = Stream(stream.items[:WARM_UP_ITEMS], stream.seed, stream.dup_share)
+    for method in methods:
+        if method == "samestory":
+            os.unlink(run_samestory(head, embedder, workdir=work, guards=guards, probe=0)["db"])
+        elif method == "encoder":
+            measure_encoder(embedder, [it.title for it in head.items])
+        else:
+            with contextlib.suppress(ImportError):  # reported by the timed run
+                run_alternative(method, head, embedder, threshold)
+
+
+def rotated(methods: Sequence[str], r: int) -> list[str]:
+    """The run order of repeat ``r``: each repeat starts one method later, so on a shared machine
+    no method always runs first (cold caches) or last (a neighbour's job starting).
+
+    >>> rotated(["a", "b", "c"], 1)
+    ['b', 'c', 'a']
+    """
+    k = r % len(methods)
+    return [*methods[k:], *methods[:k]]
+
+
 def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = ("embed-all", "seed001", "seed000"),
                   model: str = "use", guards: bool = True, seed: int = 0, dup_share: float = 0.4,
                   data_dir: str | None = None, probe: int = 100, restart: bool = True,
-                  workdir: str | None = None, log: Any = None) -> dict[str, Any]:
-    """Run everything at one stream size; returns a JSON-able dict (see module docstring)."""
+                  workdir: str | None = None, window: int | None = None, extras: bool = True,
+                  encoder_sample: int = 3_000, log: Any = None,
+                  on_repeat: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Run everything at one stream size; returns a JSON-able dict (see module docstring).
+
+    Each repeat runs samestory, the encoder alone and the alternatives in a rotated order
+    (:func:`rotated`); throughputs are medians over the repeats, per-window curves medians per
+    window. ``window`` (default: a twentieth of the stream, at least 100) sets the items per
+    point of the throughput-against-stored-items curves. ``extras=False`` skips the
+    ``Deduper.dedupe`` and ``GuardSet.check`` timings. The encoder's limit is measured on a
+    seeded sample of ``encoder_sample`` of the stream's texts and as many of the texts samestory
+    sent to it (a rate needs no more; the whole set would double a run on a shared machine).
+    ``on_repeat`` receives the figures so far after every repeat (the CLI writes them, so a run
+    cut short still leaves its completed repeats).
+    """
 
     def say(msg: str) -> None:
         if log is not None:
@@ -296,6 +464,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
 
     from service.config import EngineConfig
 
+    window = window or max(100, size // 20)
     t_build = time.perf_counter()
     stream = build_stream(size, dup_share=dup_share, seed=seed, data_dir=data_dir)
     say(f"stream: {stream.stats} ({time.perf_counter() - t_build:.1f}s)")
@@ -304,71 +473,141 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     threshold = EngineConfig.load().for_model(None if embedder is None else embedder.name).embedding_threshold
     tmp = tempfile.TemporaryDirectory(prefix="samestory-bench-", dir=workdir)
     work = Path(tmp.name)
+    all_texts = [it.title for it in stream.items]
     ours: list[dict[str, Any]] = []
     alts: dict[str, list[dict[str, Any]]] = {a: [] for a in alternatives}
+    enc_all: list[dict[str, Any]] = []
+    enc_survivors: list[dict[str, Any]] = []
+    survivors: list[str] | None = None
+    order = ["samestory", *(["encoder"] if embedder is not None else []), *alternatives]
+    def summarise(restart_info: Any = None, rebuild_info: Any = None, dedupe_info: Any = None,
+                  guard_info: Any = None) -> dict[str, Any]:
+        """Every figure from the runs so far (called after each repeat, and at the end)."""
+        last = ours[-1]
+        n = len(stream)
+        ours_tp = median([o["throughput"] for o in ours])
+        counters = last["counters"]
+        stage_share = {k[len("stage_"):]: round(v / n, 4) for k, v in sorted(counters.items()) if k.startswith("stage_")}
+        status_share = {k[len("status_"):]: round(v / n, 4) for k, v in sorted(counters.items())
+                        if k.startswith("status_")}
+        lat = {}
+        for cp in last["latencies_ms"]:
+            pooled = [x for o in ours for x in o["latencies_ms"].get(cp, [])]
+            lat[str(cp)] = {"p50_ms": percentile(pooled, 50), "p99_ms": percentile(pooled, 99), "samples": len(pooled)}
+        # The encoder's limit: the stream's texts (a seeded sample), batched. An embed-everything
+        # method can reach at most this many items/s; every throughput is also shown as a share of it.
+        encoder_limit = median([e["texts_per_s"] for e in enc_all]) if enc_all else None
+        encoder: dict[str, Any] | None = None
+        if enc_all:
+            encoder = {"texts_per_s": encoder_limit, "texts_per_s_runs": [e["texts_per_s"] for e in enc_all],
+                       "call_size": ENCODER_LIMIT_CALL, "texts": len(all_texts),
+                       "texts_sampled": enc_all[-1]["texts"],
+                       "windows": median_windows([e["windows"] for e in enc_all])}
+            if enc_survivors:
+                surv_tp = median([e["texts_per_s"] for e in enc_survivors]) or 0.0
+                # samestory's own ceiling if the encoder were its only cost: n items per the time
+                # the encoder needs for the texts samestory sends it.
+                encoder["samestory_texts"] = len(survivors or [])
+                encoder["samestory_texts_sampled"] = enc_survivors[-1]["texts"]
+                encoder["samestory_texts_per_s"] = surv_tp
+                encoder["samestory_bound_items_per_s"] = round(n / (len(survivors or []) / surv_tp), 1) if surv_tp else None
+
+        def share(tp: float | None) -> float | None:
+            return round(tp / encoder_limit, 4) if tp and encoder_limit else None
+
+        ours_quality = score_labels(stream.items, last["labels"], stream.negatives)
+        methods: dict[str, Any] = {"samestory": {
+            "throughput": ours_tp, "throughput_runs": [o["throughput"] for o in ours],
+            "share_of_encoder_limit": share(ours_tp),
+            "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
+            "windows": median_windows([o["windows"] for o in ours]), **ours_quality}}
+        if encoder and encoder.get("samestory_bound_items_per_s"):
+            methods["samestory"]["share_of_own_encoder_bound"] = round(ours_tp / encoder["samestory_bound_items_per_s"], 4)
+        for a, runs in alts.items():
+            ok = [x for x in runs if "skipped" not in x]
+            if not ok:
+                methods[a] = {"skipped": runs[0]["skipped"] if runs else "not run"}
+                continue
+            tp = median([x["throughput"] for x in ok])
+            methods[a] = {"throughput": tp, "throughput_runs": [x["throughput"] for x in ok],
+                          "throughput_ratio_to_samestory": round(tp / ours_tp, 4), "share_of_encoder_limit": share(tp),
+                          "encoder_texts": ok[-1]["encoder_texts"], "windows": median_windows([x["windows"] for x in ok]),
+                          **score_labels(stream.items, ok[-1]["labels"], stream.negatives)}
+        embed_all = methods.get("embed-all", {})
+        speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
+        return {
+            "size": n, "repeats": len(ours), "repeats_planned": repeats, "seed": seed, "model": model,
+            "guards": guards, "window": window, "dup_share": dup_share,
+            "run_order": [rotated(order, r) for r in range(len(ours))],
+            "stream": stream.stats,
+            "throughput_items_per_s": ours_tp,
+            "speedup_vs_embed_all": speedup,
+            "encoder_limit": encoder,
+            "stage_share": stage_share, "status_share": status_share,
+            "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
+            "encoder_share": round(counters.get("encoder_texts", 0) / n, 4),
+            "ingest_latency_ms": lat,
+            "indexed_documents": last["indexed_documents"], "indexed_clusters": last["indexed_clusters"],
+            "restart": restart_info, "restart_rebuild": rebuild_info, "dedupe_100": dedupe_info, "guards_check": guard_info,
+            "methods": methods,
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load_avg_at_end": _loadavg()},
+        }
+
     try:
+        _warm_up(order, stream, embedder, threshold, work, guards)
+        say(f"warmed up on the first {WARM_UP_ITEMS} items: {', '.join(order)}")
         for r in range(repeats):
-            res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe)
-            say(f"[{r + 1}/{repeats}] samestory: {res['throughput']:.0f} items/s")
-            if r < repeats - 1:
-                os.unlink(res["db"])
-            ours.append(res)
-            for a in alternatives:
-                try:
-                    ar = run_alternative(a, stream, embedder, threshold)
-                except ImportError as exc:
-                    say(f"alternative {a} skipped: {exc}")
-                    alts[a].append({"skipped": str(exc)})
-                    continue
-                say(f"[{r + 1}/{repeats}] {a}: {ar['throughput']:.0f} items/s")
-                alts[a].append(ar)
+            for method in rotated(order, r):
+                if method == "samestory":
+                    res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window)
+                    say(f"[{r + 1}/{repeats}] samestory: {res['throughput']:.0f} items/s")
+                    if ours:
+                        os.unlink(ours[-1]["db"])  # keep the newest store only, for the restart measurement
+                    survivors = res.pop("encoder_input")
+                    ours.append(res)
+                elif method == "encoder":
+                    enc_all.append(measure_encoder(embedder, _sample(all_texts, encoder_sample, seed), window=window))
+                    say(f"[{r + 1}/{repeats}] encoder alone, every text: {enc_all[-1]['texts_per_s']:.0f} texts/s")
+                    if survivors:
+                        enc_survivors.append(measure_encoder(embedder, _sample(survivors, encoder_sample, seed),
+                                                             window=window))
+                        say(f"[{r + 1}/{repeats}] encoder alone, samestory's {len(survivors)} texts: "
+                            f"{enc_survivors[-1]['texts_per_s']:.0f} texts/s")
+                else:
+                    try:
+                        ar = run_alternative(method, stream, embedder, threshold, window=window)
+                    except ImportError as exc:
+                        say(f"alternative {method} skipped: {exc}")
+                        alts[method].append({"skipped": str(exc)})
+                        continue
+                    say(f"[{r + 1}/{repeats}] {method}: {ar['throughput']:.0f} items/s")
+                    alts[method].append(ar)
+            if on_repeat is not None:
+                on_repeat(summarise())
         last = ours[-1]
         rebuild_info = measure_restart(last["db"], model, guards, snapshot=False) if restart else None
         say(f"restart, rebuilt from the store: {rebuild_info}")
         restart_info = measure_restart(last["db"], model, guards) if restart else None
         say(f"restart: {restart_info}")
-        dedupe_info = measure_dedupe(embedder, rag_chunks(stream), guards=guards) if embedder is not None else None
-        guard_info = measure_guards(stream)
+        dedupe_info = (measure_dedupe(embedder, rag_chunks(stream), guards=guards)
+                       if embedder is not None and extras else None)
+        guard_info = measure_guards(stream) if extras else None
     finally:
         tmp.cleanup()
+    return summarise(restart_info, rebuild_info, dedupe_info, guard_info)
 
-    n = len(stream)
-    ours_tp = median([o["throughput"] for o in ours])
-    counters = last["counters"]
-    stage_share = {k[len("stage_"):]: round(v / n, 4) for k, v in sorted(counters.items()) if k.startswith("stage_")}
-    status_share = {k[len("status_"):]: round(v / n, 4) for k, v in sorted(counters.items())
-                    if k.startswith("status_")}
-    lat = {}
-    for cp in last["latencies_ms"]:
-        pooled = [x for o in ours for x in o["latencies_ms"].get(cp, [])]
-        lat[str(cp)] = {"p50_ms": percentile(pooled, 50), "p99_ms": percentile(pooled, 99), "samples": len(pooled)}
-    ours_quality = score_labels(stream.items, last["labels"])
-    methods: dict[str, Any] = {"samestory": {
-        "throughput": ours_tp, "throughput_runs": [o["throughput"] for o in ours],
-        "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
-        **ours_quality}}
-    for a, runs in alts.items():
-        ok = [x for x in runs if "skipped" not in x]
-        if not ok:
-            methods[a] = {"skipped": runs[0]["skipped"] if runs else "not run"}
-            continue
-        tp = median([x["throughput"] for x in ok])
-        methods[a] = {"throughput": tp, "throughput_runs": [x["throughput"] for x in ok],
-                      "throughput_ratio_to_samestory": round(tp / ours_tp, 4),
-                      "encoder_texts": ok[-1]["encoder_texts"], **score_labels(stream.items, ok[-1]["labels"])}
-    embed_all = methods.get("embed-all", {})
-    speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
-    return {
-        "size": n, "repeats": repeats, "seed": seed, "model": model, "guards": guards,
-        "stream": stream.stats,
-        "throughput_items_per_s": ours_tp,
-        "speedup_vs_embed_all": speedup,
-        "stage_share": stage_share, "status_share": status_share,
-        "encoder_texts": counters.get("encoder_texts", 0), "encoder_calls": counters.get("encoder_calls", 0),
-        "encoder_share": round(counters.get("encoder_texts", 0) / n, 4),
-        "ingest_latency_ms": lat,
-        "indexed_documents": last["indexed_documents"], "indexed_clusters": last["indexed_clusters"],
-        "restart": restart_info, "restart_rebuild": rebuild_info, "dedupe_100": dedupe_info, "guards_check": guard_info,
-        "methods": methods,
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-    }
+def _sample(texts: Sequence[str], k: int, seed: int) -> list[str]:
+    """A seeded sample of ``k`` texts (all of them when there are fewer), in stream order."""
+    if len(texts) <= k:
+        return list(texts)
+    import random
+
+    return [texts[i] for i in sorted(random.Random(seed).sample(range(len(texts)), k))]
+
+
+def _loadavg() -> list[float] | None:
+    """The 1/5/15-minute load averages (the machine may be shared: say how busy it was)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None

@@ -2,7 +2,9 @@
 
 ``python -m bench.plots bench/results`` reads every ``bench-<size>.json`` there and writes
 PNGs under ``bench/figures/``: how throughput, single-item latency, memory per item and
-restart time grow with the stream size, and each method's throughput against its recall.
+restart time grow with the stream size, each method's throughput against its recall, and
+(``throughput-vs-stored-*.png``) each method's items/s per window of the stream as the store
+grows, against the encoder's own limit.
 """
 
 from __future__ import annotations
@@ -97,6 +99,42 @@ def plot_tradeoff(run: dict[str, Any], out: Path) -> Path:
     return path
 
 
+def _dup_tag(run: dict[str, Any]) -> str:
+    return f"dup{round(100 * run['stream']['dup_share'])}"
+
+
+def plot_windows(run: dict[str, Any], out: Path) -> Path | None:
+    """Items/s per window of N items against the items stored, for every method of one run.
+
+    Streaming methods get a curve (per-window medians over the repeats); semhash deduplicates
+    in one batch call, so it is a flat line at its overall throughput. The encoder alone on
+    every text (batched) is the dotted limit; the right axis reads as a share of it.
+    """
+    curves = {n: m for n, m in run["methods"].items() if m.get("windows")}
+    if not curves:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for name, m in curves.items():
+        w = m["windows"]
+        ax.plot([p["stored"] for p in w], [p["items_per_s"] for p in w], marker=".", label=name)
+    for name, m in run["methods"].items():
+        if name not in curves and m.get("throughput"):
+            ax.axhline(m["throughput"], ls="--", lw=1.2, color="tab:brown", label=f"{name} (one batch call, overall)")
+    limit = (run.get("encoder_limit") or {}).get("texts_per_s")
+    if limit:
+        ax.axhline(limit, ls=":", lw=1.5, color="black", label=f"encoder alone, batched ({limit:.0f} texts/s)")
+        sec = ax.secondary_yaxis("right", functions=(lambda y: y / limit, lambda s: s * limit))
+        sec.set_ylabel("share of the encoder's limit")
+    ax.set(yscale="log", xlabel="items stored (end of window)", ylabel=f"items/s per window of {run.get('window')} items",
+           title=f"throughput as the store grows: {run['size']} items, {run['stream']['dup_share']:.0%} copies")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    path = out / f"throughput-vs-stored-{run['size']}-{_dup_tag(run)}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.plots")
     p.add_argument("folder", type=Path, help="folder holding bench-<size>.json files")
@@ -106,9 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     if not runs:
         raise SystemExit(f"no bench-*.json in {args.folder}")
     args.out.mkdir(parents=True, exist_ok=True)
-    print(plot_scaling(runs, args.out))
+    if all(r.get("restart") and r.get("ingest_latency_ms") for r in runs):  # not after --throughput-only
+        print(plot_scaling(runs, args.out))
     for r in runs:
         print(plot_tradeoff(r, args.out))
+        windows = plot_windows(r, args.out)
+        if windows is not None:
+            print(windows)
     return 0
 
 

@@ -120,7 +120,10 @@ def _ingest_stream(db: str, size: int, seed: int, model: str, *, guards: bool, d
     from service.engine import Deduper
     from service.store import open_store
 
-    stream = build_stream(size, seed=seed, data_dir=data_dir)
+    try:
+        stream = build_stream(size, seed=seed, data_dir=data_dir)
+    except ValueError as exc:  # more items than the named eval sets hold distinct stories for
+        raise SystemExit(str(exc)) from exc
     engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
                      guards=guards)
     t0 = time.perf_counter()

@@ -1,4 +1,5 @@
-"""A seeded, realistic news stream with known duplicate groups, built from ``../shared/eval-data``.
+"""A seeded, realistic news stream with known duplicate groups and hard negatives, built from
+named sets of ``../shared/eval-data``.
 
 Every item belongs to a *group*; the first item of a group is its original and every later
 item of the group is a copy that a good deduper should put with it. Copies are the kinds real
@@ -12,32 +13,57 @@ feeds carry:
 * ``recrawl``: the very same item fetched again from the same URL;
 * ``tracking``: the same URL with tracking parameters (``utm_*``, ``fbclid``) appended.
 
-Which texts may be *different* originals: the data's positive pairs and clusters are unioned
-into components and each component yields at most one original, so two originals are never
-labelled "the same" anywhere in the data; the other members of its component supply its
-``reworded``/``translated`` copies. Negative pairs (often hard negatives) may both become
-originals, which is the point: merging them is a false merge.
+**Only real texts.** Every original is a headline or sentence of one of the sets named in
+:data:`DEFAULT_SETS` (or the ``sets`` argument); nothing is generated. Only the named folders
+are read, so a new set dropped into the data folder does not change the stream.
 
-The data holds a few tens of thousands of such components. Beyond that, the stream is filled
-with *filler* stories: seeded random word sequences drawn from the data's own vocabulary (same
-scripts, same lengths), which are mutually distinct; they only get mechanical copies. The
-filler share is reported with every stream, so no result hides it. No eval-data text is
-written into the repository: the stream is rebuilt in memory from the data folder each run.
+**No false labels.** The data's positive pairs and clusters are unioned into components (a
+*story* each) and each component yields at most one original, so two originals are never
+labelled "the same" anywhere in the named sets; the other members of a component supply its
+``reworded``/``translated`` copies. Pairs the data scores as "roughly equivalent" but below its
+positive threshold (STS scores in [3, 4)) are neither: their two stories are never both
+originals (:data:`STS_AMBIGUOUS_FROM`).
+
+**Hard negatives.** The data's labelled negative pairs (PAWS-X word swaps, low-score
+KorSTS/KLUE pairs, UCI headlines of other stories, the parallel corpora's hard and same-document
+negatives; random negatives are skipped) are placed with *both* sides as originals, next to
+each other, for about ``negative_share`` of the originals. Merging them is a false merge, and
+:attr:`Stream.negatives` lists them so a scorer can report how many each method merged.
+
+**Size.** The named sets hold a few tens of thousands of stories (:func:`max_size` says how
+many items that supports at a copy share); a longer stream is refused rather than padded, since
+an original reused as a new group would be a false label. No eval-data text is written into the
+repository: the stream is rebuilt in memory from the data folder each run.
+
+>>> max_size(0.4, 600), max_size(0.7, 600)
+(1000, 2001)
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eval.data import eval_data_dir
 
+# The sets the stream is built from, by folder name. Headlines and sentences only: the
+# rag-chunks set (4-6 sentence windows) is left out, and a set is only ever added here, in code,
+# so that a new folder in the data directory cannot change the benchmark.
+DEFAULT_SETS = ("klue-sts-dev", "ko-question-pair", "koen-news-park", "korsts-stsb-koen", "ntrex128-kor-eng",
+                "parakqc-ko", "pawsx-ko", "tatoeba-kor-eng", "uci-news-aggregator-subset")
+STS_KINDS = frozenset({"ko_sts", "en_sts", "xl_sts"})
+# STS pairs scored in [3, 4) ("roughly equivalent, some information differs") are labelled 0 by
+# the data's 4.0 threshold but are not clean negatives either: their stories are never both
+# originals, and only pairs below 3.0 serve as hard negatives. Raising this bound turns more
+# near-paraphrases into "false merges" the labels cannot defend; lowering it drops real negatives.
+STS_AMBIGUOUS_FROM = 3.0
 COPY_KINDS = ("syndicated", "respaced", "case", "reworded", "translated", "recrawl", "tracking")
 # Shares of the copy kinds among duplicates. Syndication dominates real feeds; re-crawls and
 # tracking-parameter variants are what URL canonicalisation is for.
@@ -54,12 +80,22 @@ MAX_TEXT_CHARS = 300  # headline/sentence-sized items; the data's few whole docu
 
 @dataclass(frozen=True)
 class Story:
-    """One original text and the data's human variants of it (text, lang)."""
+    """One original text, the data's human variants of it (text, lang), and the set it came from."""
 
     text: str
     lang: str
     variants: tuple[tuple[str, str], ...] = ()
-    filler: bool = False
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class Pool:
+    """What the named sets offer: the stories, and the labelled negative pairs between them."""
+
+    stories: tuple[Story, ...]
+    negatives: tuple[tuple[int, int], ...]  # indices into ``stories``; labelled "not the same"
+    sets: tuple[str, ...]
+    stats: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -88,6 +124,7 @@ class Stream:
     seed: int
     dup_share: float
     stats: dict[str, Any] = field(default_factory=dict)
+    negatives: list[tuple[int, int]] = field(default_factory=list)  # (group, group): hard negatives
 
     def __len__(self) -> int:
         return len(self.items)
@@ -113,58 +150,119 @@ class _UF:
             self.parent[max(ra, rb)] = min(ra, rb)
 
 
-def load_stories(data_dir: str | Path | None = None) -> list[Story]:
-    """Stories from every pair and cluster file, in a deterministic order (see module docstring)."""
+def max_size(dup_share: float, stories: int) -> int:
+    """The longest stream at ``dup_share`` copies that ``stories`` distinct originals support.
+
+    >>> max_size(0.4, 31_000)
+    51667
+    """
+    if not 0.0 <= dup_share < 1.0:
+        raise ValueError(f"dup_share must be in [0, 1), got {dup_share}")
+    size = math.floor(stories / (1.0 - dup_share) + 1e-9)
+    while size > 1 and _originals(size, dup_share) > stories:
+        size -= 1
+    while _originals(size + 1, dup_share) <= stories:  # rounding can leave room for one more
+        size += 1
+    return size
+
+
+def _originals(size: int, dup_share: float) -> int:
+    return max(1, round(size * (1.0 - dup_share)))
+
+
+def load_pool(data_dir: str | Path | None = None, sets: Sequence[str] = DEFAULT_SETS) -> Pool:
+    """Stories and negative pairs from the named sets' dev files, in a deterministic order.
+
+    Only the folders named in ``sets`` are read (see the module docstring); a missing one is an
+    error rather than a silently smaller stream.
+    """
     root = eval_data_dir(data_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"eval data folder not found: {root} (set SAMESTORY_EVAL_DATA)")
+    names = sorted(set(sets))
+    if not names:
+        raise ValueError("sets must name at least one eval-data folder")
+    missing = [n for n in names if not (root / n / "dev.jsonl").is_file() and not (root / n / "dev.clusters.jsonl").is_file()]
+    if missing:
+        raise FileNotFoundError(f"eval-data set(s) {', '.join(missing)} not found in {root} "
+                                f"(each needs dev.jsonl or dev.clusters.jsonl)")
     uf = _UF()
     lang: dict[str, str] = {}
-    for path in sorted(root.glob("*/dev.jsonl")):
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                r = json.loads(line)
-                a, b = r["a"], r["b"]
-                for side in (a, b):
-                    lang.setdefault(side["text"], side["lang"])
-                    uf.find(side["text"])
-                if r["label"] == 1:
-                    uf.union(a["text"], b["text"])
-    for path in sorted(root.glob("*/dev.clusters.jsonl")):
-        first: dict[str, str] = {}
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                r = json.loads(line)
-                lang.setdefault(r["text"], r["lang"])
-                uf.union(r["text"], first.setdefault(r["cluster"], r["text"]))
+    origin: dict[str, str] = {}
+    negative: list[tuple[str, str]] = []
+    ambiguous: list[tuple[str, str]] = []
+    for name in names:
+        pairs, clusters = root / name / "dev.jsonl", root / name / "dev.clusters.jsonl"
+        if pairs.is_file():
+            with pairs.open(encoding="utf-8") as fh:
+                for line in fh:
+                    r = json.loads(line)
+                    a, b = r["a"], r["b"]
+                    for side in (a, b):
+                        lang.setdefault(side["text"], side["lang"])
+                        origin.setdefault(side["text"], name)
+                        uf.find(side["text"])
+                    if r["label"] == 1:
+                        uf.union(a["text"], b["text"])
+                    elif r["kind"] in STS_KINDS and float(r.get("meta", {}).get("score", 0.0)) >= STS_AMBIGUOUS_FROM:
+                        ambiguous.append((a["text"], b["text"]))
+                    elif "random" not in r["kind"]:  # random negatives are not hard: any two stories are those
+                        negative.append((a["text"], b["text"]))
+        if clusters.is_file():
+            first: dict[str, str] = {}
+            with clusters.open(encoding="utf-8") as fh:
+                for line in fh:
+                    r = json.loads(line)
+                    lang.setdefault(r["text"], r["lang"])
+                    origin.setdefault(r["text"], name)
+                    uf.union(r["text"], first.setdefault(r["cluster"], r["text"]))
     comps: dict[str, list[str]] = defaultdict(list)
+    long_texts = 0
     for text in sorted(lang):
         if 0 < len(text) <= MAX_TEXT_CHARS and text.strip():
             comps[uf.find(text)].append(text)
+        else:
+            long_texts += 1
+    keys = sorted(comps)
+    index = {k: i for i, k in enumerate(keys)}
+
+    def comp(text: str) -> int | None:
+        return index.get(uf.find(text)) if text in lang else None
+
+    # Ambiguous pairs: keep the first story of each, drop the second (greedy, in sorted order).
+    dropped: set[int] = set()
+    for ta, tb in sorted(ambiguous):
+        ca, cb = comp(ta), comp(tb)
+        if ca is None or cb is None or ca == cb or ca in dropped or cb in dropped:
+            continue
+        dropped.add(max(ca, cb))
+    keep = [i for i in range(len(keys)) if i not in dropped]
+    renumber = {old: new for new, old in enumerate(keep)}
     stories = []
-    for root_text in sorted(comps):
-        members = comps[root_text]
+    for i in keep:
+        members = comps[keys[i]]
         head = members[0]
-        stories.append(Story(head, lang[head], tuple((t, lang[t]) for t in members[1:])))
-    return stories
+        stories.append(Story(head, lang[head], tuple((t, lang[t]) for t in members[1:]), origin[head]))
+    neg_pairs: set[tuple[int, int]] = set()
+    contradictory = 0
+    for ta, tb in negative:
+        ca, cb = comp(ta), comp(tb)
+        if ca is None or cb is None:
+            continue  # a side too long to be a headline or sentence
+        if ca == cb:
+            contradictory += 1  # labelled different here, linked by positives elsewhere: skipped
+            continue
+        if ca in renumber and cb in renumber:
+            neg_pairs.add((min(renumber[ca], renumber[cb]), max(renumber[ca], renumber[cb])))
+    stats = {"texts": len(lang), "texts_too_long": long_texts, "components": len(keys),
+             "ambiguous_dropped": len(dropped), "stories": len(stories), "negative_pairs": len(neg_pairs),
+             "negative_pairs_contradictory": contradictory}
+    return Pool(tuple(stories), tuple(sorted(neg_pairs)), tuple(names), stats)
 
 
-def _vocabulary(stories: list[Story]) -> dict[str, list[str]]:
-    words: dict[str, set[str]] = {"ko": set(), "en": set()}
-    for s in stories:
-        key = "ko" if s.lang == "ko" else "en"
-        words[key].update(w for w in re.findall(r"[^\W\d_]{2,}", s.text))
-    return {k: sorted(v) for k, v in words.items()}
-
-
-def _filler(rng: random.Random, vocab: dict[str, list[str]], n: int) -> list[Story]:
-    """Mutually distinct random headlines (6-12 words) in the data's Korean and English vocabulary."""
-    out = []
-    for _ in range(n):
-        lang = "ko" if rng.random() < 0.5 else "en"
-        words = rng.sample(vocab[lang], rng.randint(6, 12))
-        out.append(Story(" ".join(words), lang, (), filler=True))
-    return out
+def load_stories(data_dir: str | Path | None = None, sets: Sequence[str] = DEFAULT_SETS) -> list[Story]:
+    """The stories of :func:`load_pool` alone."""
+    return list(load_pool(data_dir, sets).stories)
 
 
 def _copy_text(rng: random.Random, kind: str, story: Story) -> tuple[str, str]:
@@ -184,26 +282,56 @@ def _copy_text(rng: random.Random, kind: str, story: Story) -> tuple[str, str]:
     return rng.choice(same if kind == "reworded" else other)
 
 
+def _choose_originals(rng: random.Random, pool: Pool, n_orig: int, negative_share: float) -> tuple[list[int], int]:
+    """Story indices of the originals in stream order, and how many hard-negative pairs lead it.
+
+    About ``negative_share`` of the originals come in labelled negative pairs, the two sides
+    next to each other (related stories arrive together); the rest are single stories.
+    """
+    negatives = list(pool.negatives)
+    rng.shuffle(negatives)
+    want_pairs = int(n_orig * negative_share) // 2
+    used: set[int] = set()
+    units: list[tuple[int, ...]] = []
+    for a, b in negatives:
+        if len(units) >= want_pairs:
+            break
+        if a not in used and b not in used:
+            units.append((a, b) if rng.random() < 0.5 else (b, a))
+            used.update((a, b))
+    pairs = len(units)
+    rest = [i for i in range(len(pool.stories)) if i not in used]
+    rng.shuffle(rest)
+    units += [(i,) for i in rest[:n_orig - 2 * pairs]]
+    rng.shuffle(units)
+    return [i for unit in units for i in unit], pairs
+
+
 def build_stream(size: int, *, dup_share: float = 0.4, seed: int = 0, data_dir: str | Path | None = None,
-                 stories: list[Story] | None = None) -> Stream:
+                 sets: Sequence[str] = DEFAULT_SETS, pool: Pool | None = None,
+                 negative_share: float = 0.3) -> Stream:
     """``size`` items of which about ``dup_share`` are copies of an earlier item's story.
 
     Copies follow their original closely (within the previous ~2,000 items and 6 hours), as
-    syndication and re-crawls do.
+    syndication and re-crawls do. ``pool`` (from :func:`load_pool`) saves re-reading the data;
+    otherwise the ``sets`` of ``data_dir`` are read. Raises ``ValueError`` when the sets do not
+    hold enough distinct stories for ``size`` items at ``dup_share`` (see :func:`max_size`).
     """
     if size < 1:
         raise ValueError(f"size must be >= 1, got {size}")
     if not 0.0 <= dup_share < 1.0:
         raise ValueError(f"dup_share must be in [0, 1), got {dup_share}")
+    if not 0.0 <= negative_share <= 1.0:
+        raise ValueError(f"negative_share must be in [0, 1], got {negative_share}")
+    pool = pool if pool is not None else load_pool(data_dir, sets)
+    n_orig = _originals(size, dup_share)
+    if n_orig > len(pool.stories):
+        raise ValueError(f"a {size}-item stream at {dup_share:.0%} copies needs {n_orig} distinct originals; the "
+                         f"named sets hold {len(pool.stories)}, enough for {max_size(dup_share, len(pool.stories))} "
+                         f"items at this copy share")
     rng = random.Random(seed)
-    pool = list(stories if stories is not None else load_stories(data_dir))
-    rng.shuffle(pool)
-    n_orig = max(1, round(size * (1.0 - dup_share)))
-    n_real = min(n_orig, len(pool))
-    chosen = pool[:n_real]
-    if n_orig > n_real:
-        chosen += _filler(rng, _vocabulary(pool), n_orig - n_real)
-        rng.shuffle(chosen)
+    order, neg_pairs = _choose_originals(rng, pool, n_orig, negative_share)
+    chosen = [pool.stories[i] for i in order]
     # Decide the slots: which positions are originals, which are copies.
     is_copy = [False] + [rng.random() < dup_share for _ in range(size - 1)]
     n_copies = sum(is_copy)
@@ -223,15 +351,13 @@ def build_stream(size: int, *, dup_share: float = 0.4, seed: int = 0, data_dir: 
     step = STREAM_SPAN_S / size
     items: list[StreamItem] = []
     group_first: list[int] = []  # group -> index of its original
-    next_story = 0
     kinds = list(COPY_WEIGHTS)
     weights = [COPY_WEIGHTS[k] for k in kinds]
     for i in range(size):
         t = STREAM_START + i * step
         if not is_copy[i] or not group_first:
-            story = chosen[next_story % len(chosen)]
             g = len(group_first)
-            next_story += 1
+            story = chosen[g]
             group_first.append(i)
             url = f"https://{'news.example.kr' if story.lang == 'ko' else 'news.example.com'}/a/{g}"
             items.append(StreamItem(story.text, story.lang, url, "origin", t, g, "original"))
@@ -243,7 +369,7 @@ def build_stream(size: int, *, dup_share: float = 0.4, seed: int = 0, data_dir: 
         # the variant this copy kind needs, so the kind shares stay near COPY_WEIGHTS.
         for _ in range(30):
             g = rng.randrange(lo, len(group_first))
-            story = chosen[g % len(chosen)]
+            story = chosen[g]
             if kind not in ("reworded", "translated") or any(
                     (v[1] == story.lang) == (kind == "reworded") for v in story.variants):
                 break
@@ -263,11 +389,22 @@ def build_stream(size: int, *, dup_share: float = 0.4, seed: int = 0, data_dir: 
             url = f"https://{source}.example.net/{kind}/{i}"
         items.append(StreamItem(text, lang, url, source, max(t, orig.published_at + rng.uniform(0, 6 * 3600)),
                                 g, kind))
+    # Every labelled negative pair whose two stories are both originals here (the placed pairs,
+    # and any that met by chance), as group ids.
+    group_of_story = {s: g for g, s in enumerate(order)}
+    negatives = sorted({(min(group_of_story[a], group_of_story[b]), max(group_of_story[a], group_of_story[b]))
+                        for a, b in pool.negatives if a in group_of_story and b in group_of_story})
     by_kind: dict[str, int] = defaultdict(int)
     for it in items:
         by_kind[it.kind] += 1
+    by_set: dict[str, int] = defaultdict(int)
+    for story in chosen:
+        by_set[story.origin] += 1
     stats = {"items": size, "groups": len(group_first), "copies": size - len(group_first),
              "dup_share": round((size - len(group_first)) / size, 4), "by_kind": dict(sorted(by_kind.items())),
-             "real_stories_available": len(pool), "filler_stories": max(0, n_orig - n_real),
-             "filler_share_of_originals": round(max(0, n_orig - n_real) / n_orig, 4)}
-    return Stream(items, seed, dup_share, stats)
+             "sets": list(pool.sets), "stories_available": len(pool.stories),
+             "max_size_at_this_share": max_size(dup_share, len(pool.stories)),
+             "originals_by_set": dict(sorted(by_set.items())),
+             "hard_negative_pairs_placed": neg_pairs, "hard_negative_pairs_in_stream": len(negatives),
+             "pool": pool.stats}
+    return Stream(items, seed, dup_share, stats, negatives)

@@ -30,6 +30,13 @@ def test_stream_is_seeded_and_has_known_duplicates() -> None:
     assert {it.kind for it in a.items} >= {"original", "syndicated"}
 
 
+def test_a_size_the_data_cannot_support_is_a_one_line_error() -> None:
+    from service.cli import main
+
+    with pytest.raises(SystemExit, match=r"at most \d+ items"):
+        main(["bench", "--size", "60000", "--model", "none", "--eval-data", str(DATA)])
+
+
 def test_score_labels_counts_recall_and_false_merges() -> None:
     from bench.harness import score_labels
     from bench.stream import StreamItem
@@ -44,7 +51,7 @@ def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     from service.cli import main
 
     rc = main(["bench", "--size", "400", "--repeats", "1", "--json", "--model", "none", "--probe", "20",
-               "--alternatives", "seed001,seed000", "--eval-data", str(DATA)])
+               "--alternatives", "seed001,seed000", "--window", "100", "--eval-data", str(DATA)])
     assert rc == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     for key in ("size", "throughput_items_per_s", "speedup_vs_embed_all", "stage_share", "encoder_calls",
@@ -62,6 +69,14 @@ def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["restart_rebuild"]["documents"] == result["restart"]["documents"]
     for name in ("seed001", "seed000"):
         assert 0.0 <= result["methods"][name]["recall"] <= 1.0
+        assert result["methods"][name]["windows"]  # streaming: items/s per window as the store grows
+    # Precision beside recall, for every method; hard-negative pairs are in the stream.
+    for m in result["methods"].values():
+        assert 0.0 <= m["pairwise_precision"] <= 1.0 and 0.0 <= m["false_merge_rate"] <= 1.0
+        assert m["hard_negatives"] == result["stream"]["hard_negative_pairs_in_stream"] > 0
+    assert [w["stored"] for w in ours["windows"]] == [100, 200, 300, 400]  # --window 100 (no probe: 1,000 > 400)
+    assert result["encoder_limit"] is None  # --model none: no encoder to measure
+    assert result["run_order"] == [["samestory", "seed001", "seed000"]]
 
 
 def test_vector_memory_script_reports_the_index_it_built(capsys: pytest.CaptureFixture[str]) -> None:
