@@ -29,7 +29,7 @@ from index.ngram import GatedNgramIndex
 from index.urls import InvalidUrlError, UrlRules
 from service.cascade import Cascade, Match
 from service.config import EngineConfig
-from service.representative import Candidate, better
+from service.representative import Candidate, better, rank
 from service.restart import DAY, StateRestart
 from service.scoring import CosineScorer, make_scorer
 from service.state import CandidateState, Entry
@@ -327,24 +327,23 @@ class Deduper(StateRestart):
         if vector is not None and self.model_name:
             store.save_vector(version_id, self.model_name, np.asarray(vector, dtype=np.float32).tobytes())
         if decision.same and match.cluster_id is not None:
+            # Joined through the cluster's anchor (or an exact copy of a member): the evidence
+            # compared never moves. The displayed representative follows seed 000's rules apart.
             cluster_id = match.cluster_id
-            rep = state.reps.get(cluster_id, match.matched_doc)
             entry.cluster_id = cluster_id
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, match.matched_doc,
                                  decision.to_dict())
             state.put(entry)
             status = "duplicate"
+            cluster = store.get_cluster(cluster_id)
+            rep = cluster.representative_id if cluster is not None else match.matched_doc
             duplicate_of = rep
-            if rep is not None and rep in state.entries:
-                cur = state.entries[rep]
-                why = better(Candidate(doc_id, article.url, article.source, f.time),
-                             Candidate(cur.doc_id, cur.url, cur.source, cur.features.time), self.url_rules)
+            cur = self._rep_candidate(rep) if rep is not None else None
+            if cur is not None:
+                why = better(Candidate(doc_id, article.url, article.source, f.time), cur, self.url_rules)
                 if why is not None:
                     store.set_representative(cluster_id, rep, doc_id, why, now)
                     store.record_change(rep, now)
-                    state.set_rep(cluster_id, doc_id)
-                    if vector is not None:
-                        state.set_cluster_vector(cluster_id, doc_id, vector)
                     rep = doc_id
         else:
             cluster_id = store.create_cluster(doc_id, now)
@@ -360,6 +359,17 @@ class Deduper(StateRestart):
                                        now, status, decision.to_dict())
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,  # type: ignore[arg-type]
                             id=article.id)
+
+    def _rep_candidate(self, doc_id: int) -> Candidate | None:
+        """The displayed representative as ``better`` compares it (from memory, else the store)."""
+        if doc_id in self.state.entries:
+            e = self.state.entries[doc_id]
+            return Candidate(e.doc_id, e.url, e.source, e.features.time)
+        doc = self.store.get_document(doc_id)
+        if doc is None:
+            return None
+        return Candidate(doc.id, doc.url, doc.source, doc.published_at if doc.published_at is not None
+                         else doc.first_seen)
 
     def _known_document(self, article: Article, doc: DocumentRow, f: ItemFeatures, chash: str,
                         now: float) -> IngestResult:
@@ -405,8 +415,11 @@ class Deduper(StateRestart):
             self.state.remove(document_id)
             if doc.cluster_id is not None:
                 cluster = self.store.get_cluster(doc.cluster_id)
-                new_rep = self.state.reps.get(doc.cluster_id)
-                if cluster is not None and cluster.representative_id == document_id and new_rep is not None:
+                live = self.state.entries.docs_of_cluster(doc.cluster_id)
+                if cluster is not None and cluster.representative_id == document_id and live:
+                    # The best remaining member by seed 000's rules takes the representative's place.
+                    cands = [c for c in map(self._rep_candidate, live) if c is not None]
+                    new_rep = max(cands, key=lambda c: (rank(c, self.url_rules), -c.doc_id)).doc_id
                     self.store.set_representative(doc.cluster_id, document_id, new_rep,
                                                   "previous representative deleted", now)
                     self.store.record_change(new_rep, now)
