@@ -35,6 +35,7 @@ from service.scoring import CosineScorer, make_scorer
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
+from service.stories import StoryEvidence, StoryTracker, story_text
 from service.types import Article, ArticleError, Decision, IngestResult
 
 log = logging.getLogger("samestory.engine")
@@ -122,6 +123,9 @@ class Deduper(StateRestart):
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
         self.warmup_report: dict[str, Any] = {}
+        # The story level (service/stories.py): open stories' evidence, and each copy group's story.
+        self.stories = self._new_tracker()
+        self.group_story: dict[int, int] = {}
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -345,6 +349,17 @@ class Deduper(StateRestart):
                     store.set_representative(cluster_id, rep, doc_id, why, now)
                     store.record_change(rep, now)
                     rep = doc_id
+            # A copy joins its group's story; its evidence (words, names, its vector) joins too.
+            story_id = self.group_story.get(cluster_id)
+            if story_id is None and cluster is not None:
+                story_id = cluster.story_id
+            ev = self._story_evidence(article, f, vector, version_id)
+            if story_id is None:  # a group from before stories existed: give it one now
+                story_id = self._place_group(cluster_id, ev, now)
+            else:
+                self.stories.add(story_id, ev)
+                self.group_story[cluster_id] = story_id
+                store.touch_story(story_id, now)
         else:
             cluster_id = store.create_cluster(doc_id, now)
             entry.cluster_id = cluster_id
@@ -354,11 +369,90 @@ class Deduper(StateRestart):
             if vector is not None:
                 state.set_cluster_vector(cluster_id, doc_id, vector)
             rep, status, duplicate_of = doc_id, "new", None
+            story_id = self._place_group(cluster_id, self._story_evidence(article, f, vector, version_id), now)
         store.record_change(doc_id, now)
         obs = store.insert_observation(doc_id, version_id, article.channel, article.url, article.source, article.id,
                                        now, status, decision.to_dict())
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,  # type: ignore[arg-type]
-                            id=article.id)
+                            id=article.id, story_id=story_id,
+                            matched_copy=match.matched_doc if decision.same else None)
+
+    # stories ---------------------------------------------------------------------------------------------
+    def _new_tracker(self) -> StoryTracker:
+        return StoryTracker(threshold=self.config.story_threshold, window_days=self.config.story_window_days)
+
+    def _story_evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
+                        *, embed: bool = True) -> StoryEvidence:
+        """The item's story evidence. Its vector is the copy level's when both read the same text
+        (headlines); an article with a body is embedded again on more of its body (``story_text``),
+        and that vector is stored for warm restarts. Copies bring their vectors too: a story's
+        evidence is every member's, as the story score was calibrated (a translation that joined
+        its original's group is the story's cross-language evidence)."""
+        text = story_text(article.title, article.body)
+        story_vec = None
+        if self.embedder is not None:
+            if text == self._embed_text(f):
+                story_vec = vector
+            elif embed:
+                story_vec = self._encode([text])[0]
+                if self.model_name:
+                    self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())
+        return StoryEvidence.build(article.title, article.body, article.lang or "und", f.time, story_vec)
+
+    def _place_group(self, cluster_id: int, ev: StoryEvidence, now: float) -> int:
+        """The story decision for a new copy group: join the best open story or open one."""
+        m = self.stories.match(ev)
+        story_id = m.story_id if m.story_id is not None else self.store.create_story(now)
+        self.stories.add(story_id, ev)
+        self.group_story[cluster_id] = story_id
+        self.store.set_cluster_story(cluster_id, story_id, round(m.score, 6) if m.story_id is not None else None,
+                                     m.reason if m.story_id is not None else f"new story ({m.reason})", now)
+        return story_id
+
+    def _warm_stories(self) -> int:
+        """Rebuild the open stories from the store: every live item of the last ``story_window_days``
+        (before the newest item's time), oldest first, with its stored vectors."""
+        self.stories = self._new_tracker()
+        self.group_story = {}
+        rows = list(self.store.live_documents(0.0 if not self.config.story_window_days else
+                                              _time.time() - max(self.config.warmup_days,
+                                                                 self.config.story_window_days) * DAY))
+        rows.sort(key=lambda r: r[0].id)
+        if not rows:
+            return 0
+        vectors: dict[int, bytes] = {}
+        story_vectors: dict[int, bytes] = {}
+        if self.model_name and self.embedder is not None:
+            ids = [v.id for _, v in rows]
+            vectors = self.store.load_vectors(ids, self.model_name)
+            story_vectors = self.store.load_vectors(ids, f"{self.model_name}#story")
+        stories_of: dict[int, int | None] = {}
+        added = 0
+        for doc, ver in rows:
+            if doc.cluster_id is None:
+                continue
+            if doc.cluster_id not in stories_of:
+                c = self.store.get_cluster(doc.cluster_id)
+                stories_of[doc.cluster_id] = c.story_id if c is not None else None
+            story_id = stories_of[doc.cluster_id]
+            if story_id is None:
+                continue
+            t = doc.published_at if doc.published_at is not None else doc.first_seen
+            raw = story_vectors.get(ver.id)
+            if raw is None and story_text(ver.title, ver.body) == self.cascade.embed_text(
+                    ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)):
+                raw = vectors.get(ver.id)
+            vec = np.frombuffer(raw, dtype=np.float32) if raw is not None else None
+            self.stories.add(story_id, StoryEvidence.build(ver.title, ver.body, ver.lang, t, vec))
+            self.group_story[doc.cluster_id] = story_id
+            added += 1
+        self.stories.next_id = 1 + max(self.stories.stories, default=0)
+        return added
+
+    def warm_up(self) -> dict[str, Any]:
+        report = super().warm_up()
+        self.warmup_report["story_items"] = self._warm_stories()
+        return report
 
     def _rep_candidate(self, doc_id: int) -> Candidate | None:
         """The displayed representative as ``better`` compares it (from memory, else the store)."""

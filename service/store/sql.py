@@ -14,10 +14,12 @@ from service.store.base import (
     DocumentRow,
     MembershipRow,
     ObservationRow,
+    StoryRow,
     VersionRow,
 )
 
-SCHEMA_VERSION = 1
+# 2: stories (issue 17): a ``stories`` table and each cluster's (copy group's) story_id, score, reason.
+SCHEMA_VERSION = 2
 
 # {pk} is the auto-increment primary key type, {blob} the binary type of the dialect.
 SCHEMA = """
@@ -62,6 +64,14 @@ CREATE TABLE IF NOT EXISTS clusters (
     id {pk},
     representative_id BIGINT NOT NULL,
     created_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL,
+    story_id BIGINT,
+    story_score DOUBLE PRECISION,
+    story_reason TEXT
+);
+CREATE TABLE IF NOT EXISTS stories (
+    id {pk},
+    created_at DOUBLE PRECISION NOT NULL,
     updated_at DOUBLE PRECISION NOT NULL
 );
 CREATE TABLE IF NOT EXISTS memberships (
@@ -96,6 +106,30 @@ CREATE TABLE IF NOT EXISTS changes (
 );
 CREATE INDEX IF NOT EXISTS documents_first_seen ON documents (first_seen);
 """
+
+# The story index needs the upgraded clusters table, so it is created after any upgrade.
+_POST_UPGRADE = "CREATE INDEX IF NOT EXISTS clusters_story ON clusters (story_id)"
+_CLUSTER_COLS = "id, representative_id, created_at, updated_at, story_id, story_score, story_reason"
+
+
+def upgrade_1_to_2(exec_: Any, pk: str) -> None:
+    """Schema 1 -> 2 (issue 17): add stories. Every existing copy group becomes a story of its own
+    (the one decision a version-1 store can support without re-reading its texts); new items then
+    join those stories by the story score. Self-contained so a migration runner can call it as
+    one step; ``exec_(sql, params)`` runs one statement inside the caller's transaction.
+    """
+    exec_(f"CREATE TABLE IF NOT EXISTS stories (id {pk}, created_at DOUBLE PRECISION NOT NULL,"
+          " updated_at DOUBLE PRECISION NOT NULL)", ())
+    for column, kind in (("story_id", "BIGINT"), ("story_score", "DOUBLE PRECISION"), ("story_reason", "TEXT")):
+        exec_(f"ALTER TABLE clusters ADD COLUMN {column} {kind}", ())
+    exec_("INSERT INTO stories (id, created_at, updated_at) SELECT id, created_at, updated_at FROM clusters", ())
+    exec_("UPDATE clusters SET story_id = id, story_reason = 'schema 2 upgrade: one story per copy group'", ())
+
+
+def _cluster(row: Any) -> ClusterRow:
+    return ClusterRow(int(row[0]), int(row[1]), row[2], row[3], None if row[4] is None else int(row[4]), row[5],
+                      row[6])
+
 
 _DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
 _VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
@@ -166,8 +200,12 @@ class SQLStoreBase:
         row = self._one("SELECT value FROM meta WHERE key = 'schema_version'")
         if row is None:
             self._exec("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) == 1:
+            upgrade_1_to_2(self._exec, pk)
+            self._exec("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
         elif int(row[0]) != SCHEMA_VERSION:
             raise RuntimeError(f"{where}: schema version {row[0]}, this samestory needs {SCHEMA_VERSION}")
+        self._exec(_POST_UPGRADE)
 
     # documents and versions --------------------------------------------------------------------
     def find_document(self, channel: str, doc_key: str) -> DocumentRow | None:
@@ -236,9 +274,8 @@ class SQLStoreBase:
         return cid
 
     def get_cluster(self, cluster_id: int) -> ClusterRow | None:
-        row = self._one("SELECT id, representative_id, created_at, updated_at FROM clusters WHERE id = ?",
-                        (cluster_id,))
-        return ClusterRow(int(row[0]), int(row[1]), row[2], row[3]) if row else None
+        row = self._one(f"SELECT {_CLUSTER_COLS} FROM clusters WHERE id = ?", (cluster_id,))
+        return _cluster(row) if row else None
 
     def set_membership(self, document_id: int, cluster_id: int, now: float, stage: str, score: float | None,
                        matched_id: int | None, decision: dict[str, Any]) -> None:
@@ -269,9 +306,36 @@ class SQLStoreBase:
                 for r in rows]
 
     def list_clusters(self, limit: int, offset: int) -> list[ClusterRow]:
-        rows = self._all("SELECT id, representative_id, created_at, updated_at FROM clusters"
+        rows = self._all(f"SELECT {_CLUSTER_COLS} FROM clusters"
                          " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", (limit, offset))
-        return [ClusterRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+        return [_cluster(r) for r in rows]
+
+    # stories -------------------------------------------------------------------------------------
+    def create_story(self, now: float) -> int:
+        return self._insert("INSERT INTO stories (created_at, updated_at) VALUES (?, ?)", (now, now))
+
+    def set_cluster_story(self, cluster_id: int, story_id: int, score: float | None, reason: str,
+                          now: float) -> None:
+        """Put a copy group in a story, with the story decision's score and reason."""
+        self._exec("UPDATE clusters SET story_id = ?, story_score = ?, story_reason = ? WHERE id = ?",
+                   (story_id, score, reason, cluster_id))
+        self._exec("UPDATE stories SET updated_at = ? WHERE id = ?", (now, story_id))
+
+    def touch_story(self, story_id: int, now: float) -> None:
+        self._exec("UPDATE stories SET updated_at = ? WHERE id = ?", (now, story_id))
+
+    def get_story(self, story_id: int) -> StoryRow | None:
+        row = self._one("SELECT id, created_at, updated_at FROM stories WHERE id = ?", (story_id,))
+        return StoryRow(int(row[0]), row[1], row[2]) if row else None
+
+    def list_stories(self, limit: int, offset: int) -> list[StoryRow]:
+        rows = self._all("SELECT id, created_at, updated_at FROM stories ORDER BY updated_at DESC, id DESC"
+                         " LIMIT ? OFFSET ?", (limit, offset))
+        return [StoryRow(int(r[0]), r[1], r[2]) for r in rows]
+
+    def clusters_of_story(self, story_id: int) -> list[ClusterRow]:
+        rows = self._all(f"SELECT {_CLUSTER_COLS} FROM clusters WHERE story_id = ? ORDER BY id", (story_id,))
+        return [_cluster(r) for r in rows]
 
     # vectors, change feed, warm-up ---------------------------------------------------------------
     def save_vector(self, version_id: int, model: str, vector: bytes) -> None:
@@ -327,7 +391,7 @@ class SQLStoreBase:
 
     def counts(self) -> dict[str, int]:
         out = {}
-        for table in ("documents", "versions", "observations", "clusters"):
+        for table in ("documents", "versions", "observations", "clusters", "stories"):
             out[table] = int(self._one(f"SELECT COUNT(*) FROM {table}")[0])
         out["live_documents"] = int(self._one("SELECT COUNT(*) FROM documents WHERE deleted = 0")[0])
         return out
