@@ -9,8 +9,8 @@ The score is the story's evidence against the item's (Miranda et al. 2018, "Mult
 Clustering of Streaming News": centroid clusters scored on TF-IDF, entity and time features):
 
 - ``centroid``: cosine with the mean of the story's member vectors;
-- ``nearest``: the best cosine with any of the story's kept members (its first ones and its
-  latest ones), so a story is never represented by its newest member alone;
+- ``nearest``: the best cosine with the story's kept members in the item's language (its first
+  ones and its latest ones), so a story is never represented by its newest member alone;
 - ``cross``: the same, against members in another language only (a translation's cosine runs
   lower than a same-language rewrite's, so cross-language evidence earns its own weight);
 - ``words``: the IDF-weighted share of the item's words that the story's members use (IDF from the
@@ -227,9 +227,10 @@ class StoryTracker:
         if ev.vector is not None and story.kept:
             c = story.centroid()
             f["centroid"] = float(c @ ev.vector) if c is not None else 0.0
-            sims = [(float(v @ ev.vector), lang) for v, lang in story.kept]
-            f["nearest"] = max(x for x, _ in sims)
-            f["cross"] = max((x for x, lang in sims if lang != ev.lang), default=0.0)
+            same = [float(v @ ev.vector) for v, lang in story.kept if lang == ev.lang]
+            other = [float(v @ ev.vector) for v, lang in story.kept if lang != ev.lang]
+            f["nearest"] = max(same, default=0.0)
+            f["cross"] = max(other, default=0.0)
         if ev.words and story.size:
             # IDF-weighted share of the item's words the story's members use, each word counted by
             # how many of them use it (half of them or more counts fully): a TF-IDF overlap that

@@ -138,3 +138,20 @@ def test_copy_groups_do_not_depend_on_arrival_order() -> None:
             groups.setdefault(cid, set()).add(url)
         partitions.append(sorted(sorted(g) for g in groups.values()))
     assert partitions[0] == partitions[1] == partitions[2]
+
+
+def test_cli_stories_lists_and_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from service.cli import main
+
+    path = tmp_path / "old.db"
+    shutil.copy(FIXTURE, path)
+    assert main(["stories", "--db", f"sqlite:///{path}", "--json"]) == 0
+    page = json.loads(capsys.readouterr().out)
+    assert [s["id"] for s in page["stories"]] == [3, 2, 1] and page["stories"][1]["items"] == 2
+    assert main(["stories", "--db", f"sqlite:///{path}", "--id", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "copy group 2 (2 items; ko; 다음, 연합뉴스): 연준, 기준금리 0.25%p 인상" in out
+    with pytest.raises(SystemExit, match="story 9 does not exist"):
+        main(["stories", "--db", f"sqlite:///{path}", "--id", "9"])

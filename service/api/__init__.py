@@ -20,7 +20,7 @@ from service.api import errors
 from service.api.dependencies import Service, require_api_key
 from service.api.metrics import Metrics
 from service.api.middleware import AccessLog, BodySizeLimit
-from service.api.routers import articles, clusters, compare, dedupe, documents, health
+from service.api.routers import articles, clusters, compare, dedupe, documents, health, stories
 from service.api.settings import Settings
 
 log = logging.getLogger("samestory.api")
@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
 
     protected = [Depends(require_api_key)]
     app.include_router(health.router)
-    for module in (articles, compare, dedupe, documents, clusters):
+    for module in (articles, compare, dedupe, documents, clusters, stories):
         app.include_router(module.router, dependencies=protected)
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=protected)
