@@ -13,6 +13,8 @@ under ``var/story_vectors/``), and for each of K folds over whole gold clusters:
 
 It prints the out-of-fold ARI per set, and the weights and threshold refitted on all dev clusters
 (what ``service.stories.STORY_WEIGHTS`` and ``EngineConfig.story_threshold`` hold).
+``python -m eval.stories order`` prints the shipped story decision's ARI in file order and in
+three seeded shuffles per set.
 """
 
 from __future__ import annotations
@@ -199,6 +201,20 @@ def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: 
     }
 
 
+def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
+               seeds: Sequence[int] = (1, 2, 3)) -> list[float]:
+    """ARI of the story decision in file order, then in each seeded shuffle of the items."""
+    import random
+
+    out = [stream_ari(s, weights, threshold, window_days)]
+    for seed in seeds:
+        idx = list(range(len(s.items)))
+        random.Random(seed).shuffle(idx)
+        out.append(stream_ari(StorySet(s.name, [s.items[i] for i in idx], [s.evidence[i] for i in idx]),
+                              weights, threshold, window_days))
+    return [round(x, 4) for x in out]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m eval.stories", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -211,8 +227,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--window-days", type=float, default=3.0)
     c.add_argument("--model", default="use")
     c.add_argument("--constrained", action="store_true", help="similarity weights >= 0, gap weight <= 0")
+    o = sub.add_parser("order", help="story ARI in file order and three shuffles (shipped weights and threshold)")
+    o.add_argument("--data", type=Path, default=None)
+    o.add_argument("--sets", default=",".join(SETS))
+    o.add_argument("--model", default="use")
     args = p.parse_args(argv)
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]
+    if args.cmd == "order":
+        from service.config import EngineConfig
+        from service.stories import STORY_WEIGHTS
+
+        cfg = EngineConfig()
+        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days)
+                          for s in sets}))
+        return 0
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
                     constrained=args.constrained)
     print(json.dumps(out))
