@@ -55,8 +55,14 @@ def register(subparsers: Any) -> None:
     _common(p)
     p.set_defaults(func=cmd_pairs)
 
-    c = sub.add_parser("clusters", help="ingest a cluster file and score predicted vs gold clusters")
+    c = sub.add_parser("clusters", help="ingest a cluster file and score predicted vs gold clusters",
+                       description="Ingest a cluster file's items in file order (each with its meta.timestamp "
+                       "or published_at when present) and score the engine's copy groups (--level copy: the "
+                       "same report again) or stories (--level story: the same event) against the gold "
+                       "clusters: pairwise P/R/F1, B-cubed and ARI.")
     c.add_argument("file", type=Path)
+    c.add_argument("--level", choices=["copy", "story"], default="copy",
+                   help="copy groups (default) or stories; the baselines differ per level")
     c.add_argument("--json", action="store_true")
     c.add_argument("--no-guards", action="store_true")
     c.add_argument("--baselines", action="store_true")
@@ -182,13 +188,17 @@ def cmd_clusters(args: argparse.Namespace) -> int:
     items = subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
     progress = not args.no_progress
     name = "samestory (no guards)" if args.no_guards else "samestory"
+    if args.level == "story":
+        name += " stories"
     results = [cluster_eval.evaluate(name, items, cluster_eval.predict_samestory(
-        items, guards=not args.no_guards, model=args.model, progress=progress))]
+        items, guards=not args.no_guards, model=args.model, progress=progress, level=args.level))]
     if args.baselines:
         from eval.baselines import default_baselines
         from eval.engine import make_config
 
-        for b in default_baselines(make_config().for_model(args.model).embedding_threshold, model=args.model):
+        baselines = (cluster_eval.story_baselines(model=args.model) if args.level == "story" else
+                     default_baselines(make_config().for_model(args.model).embedding_threshold, model=args.model))
+        for b in baselines:
             results.append(cluster_eval.evaluate(b.name, items, cluster_eval.predict_baseline(b, items, progress)))
     print(f"{args.file}: {len(items)} items, {len({it.cluster for it in items})} gold clusters")
     print(f"{'':34} {'pred':>6} {'pairP':>6} {'pairR':>6} {'pairF1':>6} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'ARI':>6}")
@@ -198,7 +208,7 @@ def cmd_clusters(args: argparse.Namespace) -> int:
               f"{_fmt(s.pairwise_recall):>6} {_fmt(s.pairwise_f1):>6} {_fmt(s.bcubed_precision):>6} "
               f"{_fmt(s.bcubed_recall):>6} {_fmt(s.bcubed_f1):>6} {_fmt(s.ari):>6}")
     if args.json:
-        obj = results[0].to_dict()
+        obj = {**results[0].to_dict(), "level": args.level}
         if len(results) > 1:
             obj["baselines"] = [r.to_dict() for r in results[1:]]
         print(json.dumps(obj, ensure_ascii=False))

@@ -41,11 +41,23 @@ def evaluate(method: str, items: Sequence[ClusterItem], labels: Sequence[Any]) -
 
 
 def predict_samestory(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
-                      overrides: dict[str, float] | None = None, progress: bool = False) -> list[int]:
-    """samestory's cluster id for every item, ingested in order into a fresh store."""
+                      overrides: dict[str, float] | None = None, progress: bool = False,
+                      level: str = "copy") -> list[int]:
+    """samestory's copy group (``level="copy"``) or story (``"story"``) id for every item, ingested
+    in order (with its time when it has one) into a fresh store."""
     from eval.engine import ingest_clusters
 
-    return ingest_clusters(items, guards=guards, model=model, overrides=overrides, progress=progress)
+    return ingest_clusters(items, guards=guards, model=model, overrides=overrides, progress=progress, level=level)
+
+
+def story_baselines(model: str = "use", tokenizer: str = "okt") -> list[Baseline]:
+    """The story level's baselines (issue 17): seed 000's greedy representatives, seed 003's
+    K-means, and a plain streaming centroid clustering of the same embedder's vectors."""
+    from eval.baselines.centroid import CentroidStream
+    from eval.baselines.seed000 import Seed000
+    from eval.baselines.seed003 import Seed003
+
+    return [Seed000(), Seed003(tokenizer=tokenizer), CentroidStream(model=model)]
 
 
 def predict_baseline(baseline: Baseline, items: Sequence[ClusterItem], progress: bool = False) -> list[int]:

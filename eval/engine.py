@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -115,9 +117,40 @@ def compare_pairs(pairs: Sequence[Pair], guards: bool = True, model: str = "use"
         return list(d.compare_pairs(articles, progress=progress, all_scores=True))
 
 
+def item_time(it: ClusterItem) -> datetime | None:
+    """A cluster item's publication time: ``meta.timestamp`` (epoch ms or s) or ``meta.published_at``
+    / ``published_at`` (epoch s or ISO 8601); None when it has none.
+
+    >>> item_time(ClusterItem("1", "g", "x", "en", meta={"timestamp": 1394470370698})).isoformat()
+    '2014-03-10T16:52:50.698000+00:00'
+    >>> item_time(ClusterItem("1", "g", "x", "en")) is None
+    True
+    """
+    meta = it.meta or {}
+    for value in (meta.get("timestamp"), meta.get("published_at")):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return datetime.fromtimestamp(value / 1000.0 if value > 1e11 else float(value), tz=timezone.utc)
+        if isinstance(value, str) and value:
+            try:
+                t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return None
+
+
 def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
-                    overrides: dict[str, float] | None = None, progress: bool = False) -> list[int]:
-    """Ingest the items in file order into a fresh store; the engine's cluster id of each."""
-    articles = [to_article(Side(it.text, it.lang), source=it.source, id=it.id) for it in items]
+                    overrides: dict[str, float] | None = None, progress: bool = False,
+                    level: str = "copy") -> list[int]:
+    """Ingest the items in file order into a fresh store, each with its time when it has one;
+    the engine's copy group (``level="copy"``) or story (``"story"``) id of each."""
+    if level not in ("copy", "story"):
+        raise ValueError(f"level must be 'copy' or 'story', got {level!r}")
+    articles = []
+    for it in items:
+        a = to_article(Side(it.text, it.lang), source=it.source, id=it.id)
+        t = item_time(it)
+        articles.append(a if t is None else replace(a, published_at=t))
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
-        return [int(r.cluster_id) for r in d.ingest_many(articles, progress=progress)]
+        results = d.ingest_many(articles, progress=progress)
+        return [int(r.cluster_id if level == "copy" else r.story_id) for r in results]

@@ -1,8 +1,12 @@
-"""A bounded LRU in front of any embedder, keyed by ``(kind, normalize(text))``.
+"""A bounded LRU in front of any embedder, keyed by ``(kind, text)``: the exact text the model sees.
 
 News feeds repeat themselves: the same headline arrives from many outlets, re-crawls and
-updates. Keying by the normalised text (``index.text.normalize``: NFKC, case, punctuation,
-whitespace) means "Fed raises rates" and "FED  raises rates!" are embedded once.
+updates, and each exact repeat is embedded once. Case and spacing variants are *not* folded
+together: the model does not see them alike (USE gives cosine 0.27 between a headline and its
+ALL-CAPS form), so a cache that handed back the first-seen variant's vector made decisions
+depend on arrival order (issue 17: the Fed / 연준 pair fell from 0.48 to 0.16 once the caps form
+had been seen). Exact repeats are the bulk of a feed's repeats; the exact-hash stage settles
+case variants before the embedding stage anyway.
 
 >>> import numpy as np
 >>> class Len:
@@ -10,10 +14,10 @@ whitespace) means "Fed raises rates" and "FED  raises rates!" are embedded once.
 ...     def encode(self, texts, *, kind="passage", batch_size=64):
 ...         return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
 >>> emb = CachedEmbedder(Len(), maxsize=10)
->>> _ = emb.encode(["Fed raises rates", "FED  raises rates!", "ECB holds"])
+>>> _ = emb.encode(["Fed raises rates", "Fed raises rates", "FED  raises rates!"])
 >>> emb.calls, emb.hits
 (2, 1)
->>> _ = emb.encode(["ecb holds"])
+>>> _ = emb.encode(["FED  raises rates!"])
 >>> emb.calls, emb.hits
 (2, 2)
 """
@@ -26,7 +30,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from index.text import normalize
 from models.base import Embedder, Kind, check_batch_size, check_kind, check_texts, l2_normalize
 from models.shared_cache import SharedVectorCache
 
@@ -37,11 +40,8 @@ class CachedEmbedder:
     Counters: ``calls`` is the number of texts actually sent to the inner model, ``hits``
     the number served without it (from the cache or as a duplicate within one call).
 
-    Caveat, by design: texts with the same normalised form share the vector of whichever
-    surface form was embedded first. The difference is a case/punctuation variant, far
-    below any dedup threshold, and it is what makes the cache effective on news titles.
-    A text that normalises to "" (only punctuation) is keyed by its raw form, so distinct
-    punctuation-only strings do not collide.
+    A vector returned for a text is always the model's vector of that very text, so the
+    decisions made with it do not depend on which variants were seen before.
     """
 
     def __init__(self, inner: Embedder, maxsize: int = 50_000, *, shared: SharedVectorCache | None = None) -> None:
@@ -65,16 +65,14 @@ class CachedEmbedder:
 
     @staticmethod
     def key(text: str, kind: Kind = "passage") -> tuple[str, str]:
-        """The cache key of ``text``.
+        """The cache key of ``text``: the text itself, as the model will see it.
 
         >>> CachedEmbedder.key("Fed: Rate +0.25%!")
-        ('passage', 'fed rate +0.25%')
-        >>> CachedEmbedder.key("?!")
-        ('passage', '\\x00?!')
+        ('passage', 'Fed: Rate +0.25%!')
+        >>> CachedEmbedder.key("FED: RATE +0.25%!") == CachedEmbedder.key("Fed: Rate +0.25%!")
+        False
         """
-        norm = normalize(text)
-        # "\x00" cannot occur in a normalised text, so raw-keyed entries never clash with it.
-        return (kind, norm if norm else "\x00" + text)
+        return (kind, text)
 
     def __len__(self) -> int:
         return len(self._lru)

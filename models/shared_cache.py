@@ -6,7 +6,7 @@ in its own process, and each would embed it: with a shared cache the first one d
 read the vector. It also serves a fleet of API replicas answering RAG ``/v1/dedupe`` calls over
 the same popular chunks.
 
-Keys are ``<prefix>:<model name>:<dim>:<kind>:<sha1 of the cache key>``, so two models (or two
+Keys are ``<prefix>:<model name>:<dim>:<kind>:exact:<sha1 of the exact text>``, so two models (or two
 dimensions of one name) never read each other's vectors; values are the float32 bytes of the
 L2-normalised vector, with a time to live (``ttl_s``). The cache is an accelerator and never a
 source of truth: a value of the wrong length is a miss, and an unreachable or failing server
@@ -81,13 +81,16 @@ class RedisVectorCache:
         self.hits = self.misses = self.errors = 0
 
     def redis_key(self, key: tuple[str, str]) -> str:
-        """The server key of a ``CachedEmbedder`` key ``(kind, normalised text)``.
+        """The server key of a ``CachedEmbedder`` key ``(kind, exact text)``.
+
+        ``exact`` marks the key scheme: keys once made from normalised texts (before issue 17)
+        are never read back as the vector of an exact text.
 
         >>> RedisVectorCache(None, "use", 2).redis_key(("passage", "fed raises rates"))
-        'samestory:emb:use:2:passage:456fe4bdb14ee7f06a26aad86ce272c01e33a499'
+        'samestory:emb:use:2:passage:exact:456fe4bdb14ee7f06a26aad86ce272c01e33a499'
         """
         kind, text = key
-        return f"{self._namespace}:{kind}:{hashlib.sha1(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
+        return f"{self._namespace}:{kind}:exact:{hashlib.sha1(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
     def _available(self) -> bool:
         return time.monotonic() >= self._down_until

@@ -278,6 +278,47 @@ def cmd_clusters(args: argparse.Namespace) -> int:
         store.close()
 
 
+def cmd_stories(args: argparse.Namespace) -> int:
+    """List a store's stories, or show one with its copy groups (reads the store only)."""
+    from service.store import open_store
+    from service.views import story_page, story_view
+
+    if args.limit < 1 or args.offset < 0:
+        raise SystemExit("--limit must be >= 1 and --offset >= 0")
+    try:
+        store = open_store(args.db, must_exist=True)
+    except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
+        raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
+    try:
+        if args.id is not None:
+            view = story_view(store, args.id)
+            if view is None:
+                raise SystemExit(f"story {args.id} does not exist in {args.db}")
+            if args.json:
+                print(json.dumps(view, ensure_ascii=False, default=str))
+                return 0
+            print(f"story {view['id']}: {len(view['copy_groups'])} copy groups, {', '.join(view['languages'])}, "
+                  f"{view['start']} .. {view['end']}")
+            for g in view["copy_groups"]:
+                print(f"  copy group {g['id']} ({g['size']} items; {', '.join(g['languages'])}; "
+                      f"{', '.join(g['outlets']) or '-'}): {g['title']}")
+                print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
+                print(f"      {g['story_reason']}")
+            return 0
+        page = story_page(store, args.limit, args.offset)
+        if args.json:
+            print(json.dumps(page, ensure_ascii=False, default=str))
+            return 0
+        print(f"{'story':>7} {'groups':>6} {'items':>5}  title")
+        for st in page["stories"]:
+            print(f"{st['id']:>7} {st['copy_groups']:>6} {st['items']:>5}  {st['title']}")
+        if page["next_offset"] is not None:
+            print(f"(more: --offset {page['next_offset']})")
+        return 0
+    finally:
+        store.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="samestory",
@@ -344,6 +385,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0, help="stories to skip (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the same JSON as GET /v1/clusters[/{id}]")
     p.set_defaults(func=cmd_clusters)
+
+    p = sub.add_parser("stories", help="list a store's stories (same event), or show one with its copy groups",
+                       description="Read a store (no model, no warm-up): the most recently updated stories, or "
+                                   "with --id one story's copy groups (same report again), each with its "
+                                   "representative and why, its languages and outlets, and why it is in the story.")
+    p.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
+    p.add_argument("--id", type=int, default=None, help="show this story")
+    p.add_argument("--limit", type=int, default=20, help="stories per page (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0, help="stories to skip (default %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the same JSON as GET /v1/stories[/{id}]")
+    p.set_defaults(func=cmd_stories)
 
     p = sub.add_parser("stats", help="store and index counts of a store")
     _add_engine_args(p)

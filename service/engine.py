@@ -29,12 +29,13 @@ from index.ngram import GatedNgramIndex
 from index.urls import InvalidUrlError, UrlRules
 from service.cascade import Cascade, Match
 from service.config import EngineConfig
-from service.representative import Candidate, better
+from service.representative import Candidate, better, rank
 from service.restart import DAY, StateRestart
 from service.scoring import CosineScorer, make_scorer
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
+from service.stories import StoryEvidence, StoryTracker, story_text
 from service.types import Article, ArticleError, Decision, IngestResult
 
 log = logging.getLogger("samestory.engine")
@@ -127,6 +128,9 @@ class Deduper(StateRestart):
 
         self.constraints: Any = load_constraints(store)
         self._passages: Any = None  # service.passages.PassageDeduper, built by ``passages``
+        # The story level (service/stories.py): open stories' evidence, and each copy group's story.
+        self.stories = self._new_tracker()
+        self.group_story: dict[int, int] = {}
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -334,25 +338,35 @@ class Deduper(StateRestart):
         if vector is not None and self.model_name:
             store.save_vector(version_id, self.model_name, np.asarray(vector, dtype=np.float32).tobytes())
         if decision.same and match.cluster_id is not None:
+            # Joined through the cluster's anchor (or an exact copy of a member): the evidence
+            # compared never moves. The displayed representative follows seed 000's rules apart.
             cluster_id = match.cluster_id
-            rep = state.reps.get(cluster_id, match.matched_doc)
             entry.cluster_id = cluster_id
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, match.matched_doc,
                                  decision.to_dict())
             state.put(entry)
             status = "duplicate"
+            cluster = store.get_cluster(cluster_id)
+            rep = cluster.representative_id if cluster is not None else match.matched_doc
             duplicate_of = rep
-            if rep is not None and rep in state.entries:
-                cur = state.entries[rep]
-                why = better(Candidate(doc_id, article.url, article.source, f.time),
-                             Candidate(cur.doc_id, cur.url, cur.source, cur.features.time), self.url_rules)
+            cur = self._rep_candidate(rep) if rep is not None else None
+            if cur is not None:
+                why = better(Candidate(doc_id, article.url, article.source, f.time), cur, self.url_rules)
                 if why is not None:
                     store.set_representative(cluster_id, rep, doc_id, why, now)
                     store.record_change(rep, now)
-                    state.set_rep(cluster_id, doc_id)
-                    if vector is not None:
-                        state.set_cluster_vector(cluster_id, doc_id, vector)
                     rep = doc_id
+            # A copy joins its group's story; its evidence (words, names, its vector) joins too.
+            story_id = self.group_story.get(cluster_id)
+            if story_id is None and cluster is not None:
+                story_id = cluster.story_id
+            ev = self._story_evidence(article, f, vector, version_id)
+            if story_id is None:  # a group from before stories existed: give it one now
+                story_id = self._place_group(cluster_id, ev, now)
+            else:
+                self.stories.add(story_id, ev)
+                self.group_story[cluster_id] = story_id
+                store.touch_story(story_id, now)
         else:
             cluster_id = store.create_cluster(doc_id, now)
             entry.cluster_id = cluster_id
@@ -362,11 +376,101 @@ class Deduper(StateRestart):
             if vector is not None:
                 state.set_cluster_vector(cluster_id, doc_id, vector)
             rep, status, duplicate_of = doc_id, "new", None
+            story_id = self._place_group(cluster_id, self._story_evidence(article, f, vector, version_id), now)
         store.record_change(doc_id, now)
         obs = store.insert_observation(doc_id, version_id, article.channel, article.url, article.source, article.id,
                                        now, status, decision.to_dict())
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,  # type: ignore[arg-type]
-                            id=article.id)
+                            id=article.id, story_id=story_id,
+                            matched_copy=match.matched_doc if decision.same else None)
+
+    # stories ---------------------------------------------------------------------------------------------
+    def _new_tracker(self) -> StoryTracker:
+        return StoryTracker(threshold=self.config.story_threshold, window_days=self.config.story_window_days)
+
+    def _story_evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
+                        *, embed: bool = True) -> StoryEvidence:
+        """The item's story evidence. Its vector is the copy level's when both read the same text
+        (headlines); an article with a body is embedded again on more of its body (``story_text``),
+        and that vector is stored for warm restarts. Copies bring their vectors too: a story's
+        evidence is every member's, as the story score was calibrated (a translation that joined
+        its original's group is the story's cross-language evidence)."""
+        text = story_text(article.title, article.body)
+        story_vec = None
+        if self.embedder is not None:
+            if text == self._embed_text(f):
+                story_vec = vector
+            elif embed:
+                story_vec = self._encode([text])[0]
+                if self.model_name:
+                    self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())
+        return StoryEvidence.build(article.title, article.body, article.lang or "und", f.time, story_vec)
+
+    def _place_group(self, cluster_id: int, ev: StoryEvidence, now: float) -> int:
+        """The story decision for a new copy group: join the best open story or open one."""
+        m = self.stories.match(ev)
+        story_id = m.story_id if m.story_id is not None else self.store.create_story(now)
+        self.stories.add(story_id, ev)
+        self.group_story[cluster_id] = story_id
+        self.store.set_cluster_story(cluster_id, story_id, round(m.score, 6) if m.story_id is not None else None,
+                                     m.reason if m.story_id is not None else f"new story ({m.reason})", now)
+        return story_id
+
+    def _warm_stories(self) -> int:
+        """Rebuild the open stories from the store: every live item of the last ``story_window_days``
+        (before the newest item's time), oldest first, with its stored vectors."""
+        self.stories = self._new_tracker()
+        self.group_story = {}
+        rows = list(self.store.live_documents(0.0 if not self.config.story_window_days else
+                                              _time.time() - max(self.config.warmup_days,
+                                                                 self.config.story_window_days) * DAY))
+        rows.sort(key=lambda r: r[0].id)
+        if not rows:
+            return 0
+        vectors: dict[int, bytes] = {}
+        story_vectors: dict[int, bytes] = {}
+        if self.model_name and self.embedder is not None:
+            ids = [v.id for _, v in rows]
+            vectors = self.store.load_vectors(ids, self.model_name)
+            story_vectors = self.store.load_vectors(ids, f"{self.model_name}#story")
+        stories_of: dict[int, int | None] = {}
+        added = 0
+        for doc, ver in rows:
+            if doc.cluster_id is None:
+                continue
+            if doc.cluster_id not in stories_of:
+                c = self.store.get_cluster(doc.cluster_id)
+                stories_of[doc.cluster_id] = c.story_id if c is not None else None
+            story_id = stories_of[doc.cluster_id]
+            if story_id is None:
+                continue
+            t = doc.published_at if doc.published_at is not None else doc.first_seen
+            raw = story_vectors.get(ver.id)
+            if raw is None and story_text(ver.title, ver.body) == self.cascade.embed_text(
+                    ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)):
+                raw = vectors.get(ver.id)
+            vec = np.frombuffer(raw, dtype=np.float32) if raw is not None else None
+            self.stories.add(story_id, StoryEvidence.build(ver.title, ver.body, ver.lang, t, vec))
+            self.group_story[doc.cluster_id] = story_id
+            added += 1
+        self.stories.next_id = 1 + max(self.stories.stories, default=0)
+        return added
+
+    def warm_up(self) -> dict[str, Any]:
+        report = super().warm_up()
+        self.warmup_report["story_items"] = self._warm_stories()
+        return report
+
+    def _rep_candidate(self, doc_id: int) -> Candidate | None:
+        """The displayed representative as ``better`` compares it (from memory, else the store)."""
+        if doc_id in self.state.entries:
+            e = self.state.entries[doc_id]
+            return Candidate(e.doc_id, e.url, e.source, e.features.time)
+        doc = self.store.get_document(doc_id)
+        if doc is None:
+            return None
+        return Candidate(doc.id, doc.url, doc.source, doc.published_at if doc.published_at is not None
+                         else doc.first_seen)
 
     def _known_document(self, article: Article, doc: DocumentRow, f: ItemFeatures, chash: str,
                         now: float) -> IngestResult:
@@ -412,8 +516,11 @@ class Deduper(StateRestart):
             self.state.remove(document_id)
             if doc.cluster_id is not None:
                 cluster = self.store.get_cluster(doc.cluster_id)
-                new_rep = self.state.reps.get(doc.cluster_id)
-                if cluster is not None and cluster.representative_id == document_id and new_rep is not None:
+                live = self.state.entries.docs_of_cluster(doc.cluster_id)
+                if cluster is not None and cluster.representative_id == document_id and live:
+                    # The best remaining member by seed 000's rules takes the representative's place.
+                    cands = [c for c in map(self._rep_candidate, live) if c is not None]
+                    new_rep = max(cands, key=lambda c: (rank(c, self.url_rules), -c.doc_id)).doc_id
                     self.store.set_representative(doc.cluster_id, document_id, new_rep,
                                                   "previous representative deleted", now)
                     self.store.record_change(new_rep, now)

@@ -272,12 +272,13 @@ class StateRestart:
     def _load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
         if not rows:
             return 0
+        # A cluster is compared through its anchor, its earliest live member (service/state.py).
         reps: dict[int, int] = {}
         for doc, _ in rows:
             if doc.cluster_id is not None and doc.cluster_id not in reps:
-                c = self.store.get_cluster(doc.cluster_id)
-                if c is not None:
-                    reps[c.id] = c.representative_id
+                members = self.store.members_of(doc.cluster_id)
+                if members:
+                    reps[doc.cluster_id] = members[0].document_id
         vectors = {}
         if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
@@ -285,6 +286,12 @@ class StateRestart:
         entries = [self._entry_of(doc, ver) for doc, ver in loaded]
         is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
         self.state.add_loaded(entries, is_rep)
+        # A replay that moved a cluster's anchor out (an editor's split, another writer's move)
+        # leaves the cluster without one when the new anchor, its earliest remaining member, was
+        # not among the changed rows: it is in memory already, so make it the anchor.
+        for cluster_id, anchor in reps.items():
+            if cluster_id not in self.state.reps and anchor in self.state.entries:
+                self.state.set_rep(cluster_id, anchor)
         if vectors:
             for (doc, ver), rep in zip(loaded, is_rep, strict=True):
                 self._attach_vector(doc, rep, vectors.get(ver.id))
@@ -298,7 +305,7 @@ class StateRestart:
         return Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source)
 
     def _attach_vector(self, doc: DocumentRow, is_rep: bool, vector: bytes | None) -> None:
-        """A stored vector becomes its cluster's: always the representative's, else the first seen."""
+        """A stored vector becomes its cluster's: always the anchor's, else the first seen."""
         assert doc.cluster_id is not None
         if vector is not None and self.state.vectors is not None and not self._vectors_loaded and (
                 is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
@@ -310,8 +317,7 @@ class StateRestart:
 
         Each changed document is read as it is now in the store: a deleted one is removed; the
         others are forgotten and loaded again in one batch, through the warm-up's own path
-        (``_load_docs``), with their cluster's current representative. Every representative
-        change records a change for both documents, so no representative is left stale.
+        (``_load_docs``), with their cluster's anchor (its earliest live member).
         """
         changes = self.store.changes_since(self.cursor, limit)
         if not changes:

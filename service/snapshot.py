@@ -69,7 +69,9 @@ from service.state import CandidateState
 log = logging.getLogger("samestory.snapshot")
 
 # 2: documents as DocTable columns (1 stored one string array per ItemFeatures field).
-FORMAT = 2
+# 3: ``reps`` are the clusters' anchors (earliest live member, issue 17), no longer the displayed
+#    representatives: a format-2 snapshot is rebuilt from the store.
+FORMAT = 3
 
 
 def _source_digest() -> str:

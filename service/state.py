@@ -1,11 +1,14 @@
 """In-memory candidate state: what the cascade searches. Rebuilt from the store at start-up.
 
-The cheap indices (n-gram buckets, MinHash LSH) hold cluster *representatives* only, so every
-similarity is measured against a representative and never chains through members (seed 000).
+The cheap indices (n-gram buckets, MinHash LSH) hold each cluster's *anchor* only: its earliest
+live member, the original it was founded on. Every similarity is measured against the anchor,
+which never moves to a newer member, so items never chain (A ~ B and B ~ C do not put C with A
+unless C ~ A; issue 17). The *displayed* representative (seed 000's rules: original outlet over
+syndicator, direct over redirect, newest) is the store's ``clusters.representative_id`` and is
+kept apart from what is compared. ``reps`` maps cluster id -> anchor document id.
 The exact-hash index holds every member: an identical text relates to the cluster exactly as
 the member it copies. The vector index holds one vector per cluster, keyed by cluster id: the
-representative's when it was embedded, else the founding member's (embedding a representative
-just to re-index it would spend the encoder on an item the cheap passes already settled).
+anchor's when it was embedded, else the first member's that was.
 
 The live documents themselves are kept column-wise in a :class:`~service.doctable.DocTable`
 (``entries``), and every index here stores packed arrays rather than a Python object per
@@ -28,7 +31,7 @@ class CandidateState:
     def __init__(self, config: EngineConfig, dim: int | None) -> None:
         self.config = config
         self.entries = DocTable()
-        self.reps = IdDict()  # cluster id -> representative doc id
+        self.reps = IdDict()  # cluster id -> anchor doc id (earliest live member; what is compared)
         self.exact = ExactIndex()
         self.ngram = GatedNgramIndex()
         # The MinHash pass verifies its hits with the documents' own gram arrays, read from the
@@ -45,7 +48,7 @@ class CandidateState:
         return len(self.entries)
 
     def put(self, entry: Entry) -> None:
-        """Add or refresh a live document (not as representative; see ``set_rep``)."""
+        """Add or refresh a live document (not as anchor; see ``set_rep``)."""
         doc, table = entry.doc_id, self.entries
         old = (table.exact_keys_of(doc), table.cluster_of(doc)) if doc in table else None
         table[doc] = entry
@@ -121,10 +124,10 @@ class CandidateState:
         self.exact.remove(doc_id, exact_keys(e))
         if self.reps.get(e.cluster_id) == doc_id:
             del self.reps[e.cluster_id]
-            # Promote the best remaining live member so the cluster stays findable.
+            # The earliest remaining live member becomes the anchor, so the cluster stays findable.
             members = self.entries.docs_of_cluster(e.cluster_id)
             if members:
-                self.set_rep(e.cluster_id, max(members, key=self.entries.time_of))
+                self.set_rep(e.cluster_id, min(members))
             elif self.vectors is not None:
                 self.vectors.remove([e.cluster_id])
 

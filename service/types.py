@@ -220,6 +220,14 @@ class IngestResult:
     duplicate_of: int | None
     decision: Decision
     id: str | None = None
+    # Issue 17: the story (event level) the item's copy group is in, and the copy it matched.
+    story_id: int | None = None
+    matched_copy: int | None = None
+
+    @property
+    def copy_group_id(self) -> int:
+        """The copy group (the cascade's cluster): the same report again."""
+        return self.cluster_id
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -228,6 +236,9 @@ class IngestResult:
             "document_id": self.document_id,
             "version_id": self.version_id,
             "cluster_id": self.cluster_id,
+            "copy_group_id": self.cluster_id,
+            "matched_copy": self.matched_copy,
+            "story_id": self.story_id,
             "representative_id": self.representative_id,
             "status": self.status,
             "duplicate_of": self.duplicate_of,

@@ -48,3 +48,60 @@ def cluster_page(store: Any, limit: int, offset: int) -> dict[str, Any]:
                     "size": len(store.members_of(c.id)), "created_at": c.created_at, "updated_at": c.updated_at})
     return {"clusters": out, "limit": limit, "offset": offset,
             "next_offset": offset + limit if len(rows) > limit else None}
+
+
+def _iso(t: float | None) -> str | None:
+    from datetime import datetime, timezone
+
+    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc).isoformat()
+
+
+def story_view(store: Any, story_id: int) -> dict[str, Any] | None:
+    """A story (issue 17) with its copy groups: each group's representative and why, its members'
+    languages and outlets, why the group is in the story, and the story's time span (ISO 8601,
+    from the members' publication times, else first-seen); None when there is no such story."""
+    story = store.get_story(story_id)
+    if story is None:
+        return None
+    groups, langs, outlets, times = [], set(), set(), []
+    for c in store.clusters_of_story(story_id):
+        view = cluster_view(store, c.id)
+        if view is None:
+            continue
+        group_langs, group_outlets = set(), set()
+        for m in view["members"]:
+            doc = store.get_document(m["document_id"])
+            if doc is None:
+                continue
+            ver = store.get_version(doc.latest_version_id) if doc.latest_version_id else None
+            if ver is not None:
+                group_langs.add(ver.lang)
+            outlet = doc.source or (doc.url.split("/")[2] if doc.url and "//" in doc.url else None)
+            if outlet:
+                group_outlets.add(outlet)
+            times.append(doc.published_at if doc.published_at is not None else doc.first_seen)
+        _, title = _title(store, c.representative_id)
+        langs |= group_langs
+        outlets |= group_outlets
+        groups.append({"id": c.id, "representative_id": c.representative_id, "title": title,
+                       "representative_reason": view["representative_reason"], "size": len(view["members"]),
+                       "languages": sorted(group_langs), "outlets": sorted(group_outlets),
+                       "story_score": c.story_score, "story_reason": c.story_reason})
+    return {"id": story.id, "created_at": story.created_at, "updated_at": story.updated_at,
+            "languages": sorted(langs), "outlets": sorted(outlets),
+            "start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None,
+            "copy_groups": groups}
+
+
+def story_page(store: Any, limit: int, offset: int) -> dict[str, Any]:
+    """Stories, most recently updated first: id, the first group's representative title, sizes."""
+    rows = store.list_stories(limit + 1, offset)
+    out = []
+    for s in rows[:limit]:
+        groups = store.clusters_of_story(s.id)
+        title = _title(store, groups[0].representative_id)[1] if groups else None
+        out.append({"id": s.id, "title": title, "copy_groups": len(groups),
+                    "items": sum(len(store.members_of(g.id)) for g in groups),
+                    "created_at": s.created_at, "updated_at": s.updated_at})
+    return {"stories": out, "limit": limit, "offset": offset,
+            "next_offset": offset + limit if len(rows) > limit else None}

@@ -47,7 +47,15 @@ def test_store_contract(store_url):
     assert [m.document_id for m in store.members_of(c1)] == [d1]
     assert store.cluster_events(c1)[0].reason == "first member"
     assert [(d.id, v.id) for d, v in store.live_documents(0.0)] == [(d1, v1)]
-    assert store.counts() == {"documents": 1, "versions": 1, "observations": 1, "clusters": 1, "live_documents": 1}
+    assert store.counts() == {"documents": 1, "versions": 1, "observations": 1, "clusters": 1, "stories": 0,
+                              "live_documents": 1}
+    # Stories (schema 2): a copy group is put in a story with the decision's score and reason.
+    with store.transaction():
+        s1 = store.create_story(1.0)
+        store.set_cluster_story(c1, s1, 0.75, "story: test", 2.0)
+    assert store.get_story(s1).updated_at == 2.0 and [s.id for s in store.list_stories(10, 0)] == [s1]
+    assert [(c.id, c.story_id, c.story_score, c.story_reason) for c in store.clusters_of_story(s1)] == [
+        (c1, s1, 0.75, "story: test")]
 
     # Uniqueness is the database's: same (channel, key) or same (document, content hash) fail.
     with pytest.raises(DuplicateKeyError), store.transaction():

@@ -22,7 +22,17 @@ from service.api.dependencies import Service, require_api_key
 from service.api.metrics import Metrics
 from service.api.middleware import AccessLog, ApiKeyGate, BodySizeLimit
 from service.api.openapi import contract
-from service.api.routers import articles, clusters, compare, corrections, dedupe, documents, health, ui
+from service.api.routers import (
+    articles,
+    clusters,
+    compare,
+    corrections,
+    dedupe,
+    documents,
+    health,
+    stories,
+    ui,
+)
 from service.api.settings import Settings
 
 log = logging.getLogger("samestory.api")
@@ -79,7 +89,7 @@ def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastA
 
     protected = [Depends(require_api_key)]
     app.include_router(health.router)
-    for module in (articles, compare, dedupe, documents, clusters, corrections):
+    for module in (articles, compare, dedupe, documents, clusters, stories, corrections):
         app.include_router(module.router, dependencies=protected)
     # The editors' pages check the key themselves (a missing one sends the browser to the login
     # form); their assets, and Swagger's and ReDoc's, are served from the package: no CDN.

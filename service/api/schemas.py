@@ -168,6 +168,9 @@ class IngestResultOut(BaseModel):
     document_id: int
     version_id: int
     cluster_id: int
+    copy_group_id: int | None = Field(None, description="the copy group (same report again): equals cluster_id")
+    matched_copy: int | None = Field(None, description="the document the item was matched with (null: new group)")
+    story_id: int | None = Field(None, description="the story (same event) the copy group is in: GET /v1/stories/{id}")
     representative_id: int
     status: StatusName
     duplicate_of: int | None

@@ -59,6 +59,19 @@ class ClusterRow:
     representative_id: int
     created_at: float
     updated_at: float
+    # The copy group's story (schema 2, issue 17); None only for a cluster created outside the engine.
+    story_id: int | None = None
+    story_score: float | None = None
+    story_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class StoryRow:
+    """A story: the event level above copy groups (its groups: ``clusters_of_story``)."""
+
+    id: int
+    created_at: float
+    updated_at: float
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,15 @@ class Store(Protocol):
     def members_of(self, cluster_id: int) -> list[MembershipRow]: ...
     def cluster_events(self, cluster_id: int) -> list[ClusterEventRow]: ...
     def list_clusters(self, limit: int, offset: int) -> list[ClusterRow]: ...
+
+    # stories (issue 17)
+    def create_story(self, now: float) -> int: ...
+    def set_cluster_story(self, cluster_id: int, story_id: int, score: float | None, reason: str,
+                          now: float) -> None: ...
+    def touch_story(self, story_id: int, now: float) -> None: ...
+    def get_story(self, story_id: int) -> StoryRow | None: ...
+    def list_stories(self, limit: int, offset: int) -> list[StoryRow]: ...
+    def clusters_of_story(self, story_id: int) -> list[ClusterRow]: ...
 
     # vectors, change feed, warm-up
     def save_vector(self, version_id: int, model: str, vector: bytes) -> None: ...

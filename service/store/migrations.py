@@ -188,12 +188,35 @@ def _v3_editor_corrections(db: Schema) -> None:
 CREATE INDEX IF NOT EXISTS editor_corrections_docs ON editor_corrections (doc_a, doc_b)""")
 
 
+def _v4_stories(db: Schema) -> None:
+    # Two levels (issue 17): a ``stories`` table, and each copy group's (cluster's) story with the
+    # score and reason that put it there. Every existing copy group becomes a story of its own: the
+    # one decision an older store supports without re-reading its texts; new items then join those
+    # stories by the story score (service/stories.py).
+    db.exec("CREATE TABLE IF NOT EXISTS stories (id {pk}, created_at DOUBLE PRECISION NOT NULL, "
+            "updated_at DOUBLE PRECISION NOT NULL)")
+    for column, kind in (("story_id", "BIGINT"), ("story_score", "DOUBLE PRECISION"), ("story_reason", "TEXT")):
+        if not db.has_column("clusters", column):
+            db.exec(f"ALTER TABLE clusters ADD COLUMN {column} {kind}")
+    db.exec("INSERT INTO stories (id, created_at, updated_at) SELECT id, created_at, updated_at FROM clusters "
+            "WHERE story_id IS NULL")
+    db.exec("UPDATE clusters SET story_id = id, story_reason = 'schema upgrade: one story per copy group' "
+            "WHERE story_id IS NULL")
+    db.exec("CREATE INDEX IF NOT EXISTS clusters_story ON clusters (story_id)")
+    if db.dialect == "postgresql":
+        # Rows inserted with explicit ids: the sequence must continue after them.
+        db.exec("SELECT setval(pg_get_serial_sequence('stories', 'id'), "
+                "(SELECT COALESCE(MAX(id), 0) + 1 FROM stories), false)")
+
+
 STEPS: list[Step] = [
     Step(1, "base schema: documents, versions, observations, clusters, memberships, events, vectors, changes",
          _v1_base),
     Step(2, "index clusters by (updated_at, id) for the most-recent-first listing", _v2_clusters_recent_index),
     Step(3, "editor_corrections: editors' splits, merges and 'not the same' pairs, with who and when",
          _v3_editor_corrections),
+    Step(4, "stories: the event level above copy groups (stories table; clusters.story_id, story_score, "
+            "story_reason)", _v4_stories),
 ]
 LATEST_VERSION = STEPS[-1].version
 

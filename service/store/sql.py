@@ -14,12 +14,21 @@ from service.store.base import (
     DocumentRow,
     MembershipRow,
     ObservationRow,
+    StoryRow,
     VersionRow,
 )
 from service.store.migrations import LATEST_VERSION, upgrade
 
 # The schema is built and upgraded by the ordered steps of service.store.migrations.
 SCHEMA_VERSION = LATEST_VERSION
+
+_CLUSTER_COLS = "id, representative_id, created_at, updated_at, story_id, story_score, story_reason"
+
+
+def _cluster(row: Any) -> ClusterRow:
+    return ClusterRow(int(row[0]), int(row[1]), row[2], row[3], None if row[4] is None else int(row[4]), row[5],
+                      row[6])
+
 
 _DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
 _VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
@@ -153,9 +162,8 @@ class SQLStoreBase:
         return cid
 
     def get_cluster(self, cluster_id: int) -> ClusterRow | None:
-        row = self._one("SELECT id, representative_id, created_at, updated_at FROM clusters WHERE id = ?",
-                        (cluster_id,))
-        return ClusterRow(int(row[0]), int(row[1]), row[2], row[3]) if row else None
+        row = self._one(f"SELECT {_CLUSTER_COLS} FROM clusters WHERE id = ?", (cluster_id,))
+        return _cluster(row) if row else None
 
     def set_membership(self, document_id: int, cluster_id: int, now: float, stage: str, score: float | None,
                        matched_id: int | None, decision: dict[str, Any]) -> None:
@@ -186,9 +194,36 @@ class SQLStoreBase:
                 for r in rows]
 
     def list_clusters(self, limit: int, offset: int) -> list[ClusterRow]:
-        rows = self._all("SELECT id, representative_id, created_at, updated_at FROM clusters"
+        rows = self._all(f"SELECT {_CLUSTER_COLS} FROM clusters"
                          " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", (limit, offset))
-        return [ClusterRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+        return [_cluster(r) for r in rows]
+
+    # stories -------------------------------------------------------------------------------------
+    def create_story(self, now: float) -> int:
+        return self._insert("INSERT INTO stories (created_at, updated_at) VALUES (?, ?)", (now, now))
+
+    def set_cluster_story(self, cluster_id: int, story_id: int, score: float | None, reason: str,
+                          now: float) -> None:
+        """Put a copy group in a story, with the story decision's score and reason."""
+        self._exec("UPDATE clusters SET story_id = ?, story_score = ?, story_reason = ? WHERE id = ?",
+                   (story_id, score, reason, cluster_id))
+        self._exec("UPDATE stories SET updated_at = ? WHERE id = ?", (now, story_id))
+
+    def touch_story(self, story_id: int, now: float) -> None:
+        self._exec("UPDATE stories SET updated_at = ? WHERE id = ?", (now, story_id))
+
+    def get_story(self, story_id: int) -> StoryRow | None:
+        row = self._one("SELECT id, created_at, updated_at FROM stories WHERE id = ?", (story_id,))
+        return StoryRow(int(row[0]), row[1], row[2]) if row else None
+
+    def list_stories(self, limit: int, offset: int) -> list[StoryRow]:
+        rows = self._all("SELECT id, created_at, updated_at FROM stories ORDER BY updated_at DESC, id DESC"
+                         " LIMIT ? OFFSET ?", (limit, offset))
+        return [StoryRow(int(r[0]), r[1], r[2]) for r in rows]
+
+    def clusters_of_story(self, story_id: int) -> list[ClusterRow]:
+        rows = self._all(f"SELECT {_CLUSTER_COLS} FROM clusters WHERE story_id = ? ORDER BY id", (story_id,))
+        return [_cluster(r) for r in rows]
 
     # vectors, change feed, warm-up ---------------------------------------------------------------
     def save_vector(self, version_id: int, model: str, vector: bytes) -> None:
@@ -244,7 +279,7 @@ class SQLStoreBase:
 
     def counts(self) -> dict[str, int]:
         out = {}
-        for table in ("documents", "versions", "observations", "clusters"):
+        for table in ("documents", "versions", "observations", "clusters", "stories"):
             out[table] = int(self._one(f"SELECT COUNT(*) FROM {table}")[0])
         out["live_documents"] = int(self._one("SELECT COUNT(*) FROM documents WHERE deleted = 0")[0])
         return out

@@ -1,0 +1,251 @@
+"""Story-level calibration: fit the story score and pick its threshold by group-fold cross-validation.
+
+``python -m eval.stories calibrate`` reads the dev cluster files (UCI same-story headlines with
+their times, NTREX Korean article + English source), embeds each item's story text once (cached
+under ``var/story_vectors/``), and for each of K folds over whole gold clusters:
+
+1. streams the training clusters' items in file order with the *gold* stories, recording every
+   (item, open candidate story) feature row with label "is its gold story" (the decisions the
+   tracker has to make);
+2. fits a logistic regression on those rows (both sets pooled);
+3. picks the threshold with the best mean ARI of the streamed training clusters;
+4. streams the held-out fold's clusters with that model and threshold and scores ARI.
+
+It prints the out-of-fold ARI per set, and the weights and threshold refitted on all dev clusters
+(what ``service.stories.STORY_WEIGHTS`` and ``EngineConfig.story_threshold`` hold).
+``python -m eval.stories order`` prints the shipped story decision's ARI in file order and in
+three seeded shuffles per set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from eval.data import REPO_ROOT, ClusterItem, Side, eval_data_dir, load_clusters
+from eval.engine import item_time, to_article
+from eval.metrics import cluster_scores
+from service.stories import STORY_FEATURES, StoryEvidence, StoryTracker, story_text
+
+SETS = ("uci-news-aggregator-subset", "ntrex128-kor-eng")
+GRID = (0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+def item_seconds(it: ClusterItem) -> float:
+    """An item's time in epoch seconds (``eval.engine.item_time``), 0 when it has none."""
+    t = item_time(it)
+    return t.timestamp() if t is not None else 0.0
+
+
+def story_texts(items: Sequence[ClusterItem]) -> list[str]:
+    out = []
+    for it in items:
+        a = to_article(Side(it.text, it.lang))
+        out.append(story_text(a.title, a.body))
+    return out
+
+
+def cached_vectors(texts: Sequence[str], model: str = "use", cache_dir: Path | None = None) -> np.ndarray:
+    """The model's vectors of ``texts``, cached on disk by a hash of the texts (experiments only)."""
+    cache_dir = cache_dir or REPO_ROOT / "var" / "story_vectors"
+    key = hashlib.sha256(("\x1e".join([model, *texts])).encode()).hexdigest()[:20]
+    path = cache_dir / f"{key}.npy"
+    if path.exists():
+        return np.load(path)
+    from eval.engine import load_embedder
+
+    vecs = np.asarray(load_embedder(model).encode(list(texts)), dtype=np.float32)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    np.save(path, vecs)
+    return vecs
+
+
+def evidence(items: Sequence[ClusterItem], vectors: np.ndarray | None) -> list[StoryEvidence]:
+    out = []
+    for i, it in enumerate(items):
+        a = to_article(Side(it.text, it.lang))
+        out.append(StoryEvidence.build(a.title, a.body, it.lang, item_seconds(it),
+                                       None if vectors is None else vectors[i]))
+    return out
+
+
+@dataclass
+class StorySet:
+    name: str
+    items: list[ClusterItem]
+    evidence: list[StoryEvidence]
+
+    def subset(self, clusters: set[str]) -> StorySet:
+        keep = [i for i, it in enumerate(self.items) if it.cluster in clusters]
+        return StorySet(self.name, [self.items[i] for i in keep], [self.evidence[i] for i in keep])
+
+
+def load_set(name: str, model: str = "use", data: Path | None = None) -> StorySet:
+    items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
+    return StorySet(name, items, evidence(items, cached_vectors(story_texts(items), model)))
+
+
+def training_rows(s: StorySet, window_days: float) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows of every (item, candidate open story) decision, streamed with the gold stories."""
+    t = StoryTracker(threshold=0.5, window_days=window_days)
+    gold_ids: dict[str, int] = {}
+    xs, ys = [], []
+    for it, ev in zip(s.items, s.evidence, strict=True):
+        for story in t.candidates(ev):
+            f = t.features(ev, story)
+            xs.append([f[n] for n in STORY_FEATURES])
+            ys.append(1 if gold_ids.get(it.cluster) == story.id else 0)
+        gold_ids[it.cluster] = t.add(gold_ids.get(it.cluster), ev)
+    return np.asarray(xs, dtype=np.float64).reshape(-1, len(STORY_FEATURES)), np.asarray(ys)
+
+
+# Sign constraints of the fit, per feature of STORY_FEATURES: more similarity (vectors, words,
+# names) never counts against a story (>= 0), a longer gap never counts for it (<= 0); "long"
+# (an item with a body) is free: whole-article cosines run higher, so it may raise the bar. An
+# unconstrained fit learnt that a member much closer than the centroid counts *against* (NTREX
+# keeps different outlets' write-ups of one event apart), which then split plain updates.
+BOUNDS = {"centroid": (0, None), "nearest": (0, None), "cross": (0, None), "words": (0, None),
+          "anchors": (0, None), "gap_days": (None, 0), "long": (None, None), "long_nearest": (0, None)}
+
+
+def fit_weights(rows: list[tuple[np.ndarray, np.ndarray]], constrained: bool = False,
+                l2: float = 1e-6) -> tuple[float, ...]:
+    """Logistic regression over the feature rows, each set weighing the same; weights then intercept.
+
+    ``constrained``: signs bounded as in ``BOUNDS`` (L-BFGS-B). Shipped: unconstrained (better
+    out-of-fold ARI on both sets; docs/stories.md has both).
+    """
+    if not constrained:
+        from sklearn.linear_model import LogisticRegression
+
+        x = np.concatenate([r[0] for r in rows])
+        y = np.concatenate([r[1] for r in rows])
+        sw = np.concatenate([np.where(r[1] == 1, 0.5 / max(1, r[1].sum()), 0.5 / max(1, (r[1] == 0).sum()))
+                             for r in rows])
+        lr = LogisticRegression(C=1.0, max_iter=5000).fit(x, y, sample_weight=sw * len(y))
+        return tuple(round(float(w), 4) for w in [*lr.coef_[0], lr.intercept_[0]])
+    from scipy.optimize import minimize
+
+    x = np.concatenate([r[0] for r in rows])
+    y = np.concatenate([r[1] for r in rows]).astype(np.float64)
+    # Each set weighs the same in total, and within a set positives as much as negatives: UCI's
+    # thousands of headlines would otherwise drown NTREX's 93 cross-lingual decisions.
+    w = np.concatenate([np.where(r[1] == 1, 0.5 / max(1, r[1].sum()), 0.5 / max(1, (r[1] == 0).sum()))
+                        for r in rows])
+    w = w / w.sum()
+    xb = np.hstack([x, np.ones((len(x), 1))])
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        z = xb @ theta
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -60, 60)))
+        nll = -np.sum(w * (y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12)))
+        grad = xb.T @ (w * (p - y))
+        reg = l2 * np.sum(theta[:-1] ** 2)
+        grad[:-1] += 2 * l2 * theta[:-1]
+        return nll + reg, grad
+
+    bounds = [BOUNDS[n] for n in STORY_FEATURES] + [(None, None)]
+    res = minimize(loss, np.zeros(xb.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds,
+                   options={"maxiter": 5000})
+    return tuple(round(float(v), 4) for v in res.x)
+
+
+def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float) -> float:
+    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights)
+    labels = [t.add(t.match(ev).story_id, ev) for ev in s.evidence]
+    return cluster_scores([it.cluster for it in s.items], labels).ari
+
+
+def folds_of(s: StorySet, k: int, seed: int) -> list[set[str]]:
+    clusters = sorted({it.cluster for it in s.items})
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(clusters))
+    return [{clusters[j] for j in order[i::k]} for i in range(k)]
+
+
+def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: float = 3.0,
+              grid: Sequence[float] = GRID, constrained: bool = False) -> dict[str, object]:
+    folds = {s.name: folds_of(s, k, seed) for s in sets}
+    oof: dict[str, list[float]] = {s.name: [] for s in sets}
+    chosen = []
+    for f in range(k):
+        train = [s.subset(set().union(*(folds[s.name][g] for g in range(k) if g != f))) for s in sets]
+        test = [s.subset(folds[s.name][f]) for s in sets]
+        weights = fit_weights([training_rows(s, window_days) for s in train], constrained)
+        best = max(grid, key=lambda th: (np.mean([stream_ari(s, weights, th, window_days) for s in train]), -th))
+        chosen.append(best)
+        for s in test:
+            oof[s.name].append(stream_ari(s, weights, best, window_days))
+        print(f"fold {f}: threshold {best}, " + ", ".join(f"{s.name} {oof[s.name][-1]:.3f}" for s in test),
+              file=sys.stderr)
+    weights = fit_weights([training_rows(s, window_days) for s in sets], constrained)
+    per_th = {th: [stream_ari(s, weights, th, window_days) for s in sets] for th in grid}
+    best = max(grid, key=lambda th: (np.mean(per_th[th]), -th))
+    return {
+        "features": list(STORY_FEATURES),
+        "weights": list(weights),
+        "threshold": best,
+        "folds": k,
+        "fold_thresholds": chosen,
+        "out_of_fold_ari": {n: round(float(np.mean(v)), 4) for n, v in oof.items()},
+        "out_of_fold_ari_per_fold": {n: [round(x, 4) for x in v] for n, v in oof.items()},
+        "dev_ari_at_threshold": {s.name: round(per_th[best][i], 4) for i, s in enumerate(sets)},
+        "dev_ari_by_threshold": {str(th): [round(x, 4) for x in v] for th, v in per_th.items()},
+    }
+
+
+def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
+               seeds: Sequence[int] = (1, 2, 3)) -> list[float]:
+    """ARI of the story decision in file order, then in each seeded shuffle of the items."""
+    import random
+
+    out = [stream_ari(s, weights, threshold, window_days)]
+    for seed in seeds:
+        idx = list(range(len(s.items)))
+        random.Random(seed).shuffle(idx)
+        out.append(stream_ari(StorySet(s.name, [s.items[i] for i in idx], [s.evidence[i] for i in idx]),
+                              weights, threshold, window_days))
+    return [round(x, 4) for x in out]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m eval.stories", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("calibrate", help="fit the story score and threshold with group-fold CV")
+    c.add_argument("--data", type=Path, default=None)
+    c.add_argument("--sets", default=",".join(SETS))
+    c.add_argument("--folds", type=int, default=5)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--window-days", type=float, default=3.0)
+    c.add_argument("--model", default="use")
+    c.add_argument("--constrained", action="store_true", help="similarity weights >= 0, gap weight <= 0")
+    o = sub.add_parser("order", help="story ARI in file order and three shuffles (shipped weights and threshold)")
+    o.add_argument("--data", type=Path, default=None)
+    o.add_argument("--sets", default=",".join(SETS))
+    o.add_argument("--model", default="use")
+    args = p.parse_args(argv)
+    sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]
+    if args.cmd == "order":
+        from service.config import EngineConfig
+        from service.stories import STORY_WEIGHTS
+
+        cfg = EngineConfig()
+        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days)
+                          for s in sets}))
+        return 0
+    out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
+                    constrained=args.constrained)
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

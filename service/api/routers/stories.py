@@ -1,0 +1,73 @@
+"""``/v1/stories``: the event level (issue 17): stories and the copy groups inside them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query, status
+from pydantic import BaseModel, Field
+
+from service.api.dependencies import ServiceDep
+from service.views import story_page, story_view
+
+router = APIRouter(prefix="/v1", tags=["stories"])
+
+
+class CopyGroupOut(BaseModel):
+    """One copy group of a story: the same report again, shown by its representative."""
+
+    id: int = Field(description="copy group (cluster) id: GET /v1/clusters/{id} lists its members")
+    representative_id: int
+    title: str | None = Field(description="the representative's latest title")
+    representative_reason: str | None = Field(description="why the representative is the one shown")
+    size: int = Field(description="live members")
+    languages: list[str]
+    outlets: list[str]
+    story_score: float | None = Field(description="story score when the group joined (null: it opened the story)")
+    story_reason: str | None = Field(description="why the group is in this story")
+
+
+class StoryOut(BaseModel):
+    id: int
+    created_at: float
+    updated_at: float
+    languages: list[str]
+    outlets: list[str]
+    start: str | None = Field(description="earliest member time, ISO 8601")
+    end: str | None = Field(description="latest member time, ISO 8601")
+    copy_groups: list[CopyGroupOut]
+
+
+class StorySummaryOut(BaseModel):
+    id: int
+    title: str | None = Field(description="the first copy group's representative title")
+    copy_groups: int
+    items: int
+    created_at: float
+    updated_at: float
+
+
+class StoryPage(BaseModel):
+    stories: list[StorySummaryOut] = Field(description="most recently updated first")
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+@router.get("/stories", response_model=StoryPage, summary="Recent stories, most recently updated first")
+def list_stories(service: ServiceDep,
+                 limit: Annotated[int, Query(ge=1, description="page size (at most the setting max_page)")] = 20,
+                 offset: Annotated[int, Query(ge=0, description="stories to skip")] = 0) -> dict[str, Any]:
+    if limit > service.settings.max_page:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+                            f"limit {limit} exceeds the page limit of {service.settings.max_page} (setting max_page)")
+    return service.call("read", story_page, service.engine.store, limit, offset)
+
+
+@router.get("/stories/{story_id}", response_model=StoryOut, summary="A story: its copy groups, languages, outlets, span",
+            responses={404: {"description": "no such story"}})
+def get_story(story_id: Annotated[int, Path(ge=1, description="story id")], service: ServiceDep) -> dict[str, Any]:
+    view = service.call("read", story_view, service.engine.store, story_id)
+    if view is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"story {story_id} does not exist")
+    return view

@@ -1,0 +1,34 @@
+"""GET /v1/stories and /v1/stories/{id}; ingest results carry copy_group_id, matched_copy, story_id."""
+
+from __future__ import annotations
+
+ITEMS = [
+    {"title": "Indonesia quake toll rises to 384 in Palu", "url": "https://www.reuters.com/q", "source": "Reuters",
+     "lang": "en", "published_at": "2018-09-29T06:00:00Z"},
+    {"title": "Indonesia quake toll rises to 384 in Palu", "url": "https://news.google.com/articles/q",
+     "source": "Google News", "lang": "en", "published_at": "2018-09-29T06:20:00Z"},
+    {"title": "Macedonia holds referendum on its name", "url": "https://www.bbc.com/mk", "source": "BBC",
+     "lang": "en", "published_at": "2018-09-30T05:00:00Z"},
+]
+
+
+def test_stories_routes(make_client):
+    client = make_client()
+    res = client.post("/v1/articles", json={"articles": ITEMS}).json()["results"]
+    assert res[1]["copy_group_id"] == res[0]["cluster_id"] and res[1]["story_id"] == res[0]["story_id"]
+    assert res[1]["matched_copy"] == res[0]["document_id"] and res[0]["matched_copy"] is None
+    assert res[2]["story_id"] != res[0]["story_id"]
+
+    story = client.get(f"/v1/stories/{res[0]['story_id']}").json()
+    assert story["start"] == "2018-09-29T06:00:00+00:00" and story["end"] == "2018-09-29T06:20:00+00:00"
+    assert story["languages"] == ["en"] and story["outlets"] == ["Google News", "Reuters"]
+    [group] = story["copy_groups"]
+    assert group["id"] == res[0]["cluster_id"] and group["size"] == 2
+    # The original outlet stays the representative over the aggregator's copy (seed 000).
+    assert group["representative_id"] == res[0]["document_id"]
+    assert group["representative_reason"] == "first member" and group["story_reason"].startswith("new story")
+
+    page = client.get("/v1/stories", params={"limit": 1}).json()
+    assert [s["id"] for s in page["stories"]] == [res[2]["story_id"]] and page["next_offset"] == 1
+    assert client.get("/v1/stories/999").status_code == 404
+    assert client.get("/v1/stories", params={"limit": 0}).status_code == 422

@@ -1,0 +1,158 @@
+"""Two levels of "same" (issue 17): copy groups inside stories, in the engine and the store."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from service.engine import Deduper
+from service.store.migrations import LATEST_VERSION
+from service.stories import StoryEvidence, StoryTracker
+from service.types import Article
+
+FIXTURE = Path(__file__).parent / "fixtures" / "store_v1.sqlite"
+
+
+def _art(title: str, url: str, when: str, lang: str = "en") -> dict:
+    return {"title": title, "url": url, "lang": lang, "published_at": when}
+
+
+def test_tracker_keeps_an_update_and_splits_another_event() -> None:
+    t = StoryTracker(threshold=0.5, window_days=3.0)
+    first = StoryEvidence.build("Indonesia quake toll rises to 384 in Palu", "", "en", 0.0, None)
+    sid = t.add(None, first)
+    update = StoryEvidence.build("Indonesia quake toll rises to 832 in Palu", "", "en", 3_600.0, None)
+    other = StoryEvidence.build("Macedonia holds referendum on its name", "", "en", 3_600.0, None)
+    assert t.match(update).story_id == sid
+    m = t.match(other)
+    assert m.story_id is None and "<" in m.reason
+
+
+def test_tracker_closes_stories_after_the_window() -> None:
+    t = StoryTracker(threshold=0.5, window_days=1.0)
+    sid = t.add(None, StoryEvidence.build("Indonesia quake toll rises to 384 in Palu", "", "en", 0.0, None))
+    late = StoryEvidence.build("Indonesia quake toll rises to 384 in Palu", "", "en", 3 * 86_400.0, None)
+    assert t.match(late).story_id is None
+    assert t.expire(86_400.0) == 1 and sid not in t.stories
+
+
+def test_bad_tracker_settings_are_precise_errors() -> None:
+    with pytest.raises(ValueError, match="story threshold must be in"):
+        StoryTracker(threshold=1.5, window_days=1.0)
+    with pytest.raises(ValueError, match="weights must have"):
+        StoryTracker(threshold=0.5, window_days=1.0, weights=(1.0,))
+
+
+def test_ingest_results_carry_copy_group_and_story() -> None:
+    d = Deduper.open(":memory:", model=None)
+    a = d.ingest(_art("Indonesia quake toll rises to 384 in Palu", "https://a.example/1", "2018-09-29T06:00:00Z"))
+    b = d.ingest(_art("Indonesia quake toll rises to 384 in Palu", "https://b.example/1", "2018-09-29T06:10:00Z"))
+    assert b.copy_group_id == a.copy_group_id and b.story_id == a.story_id and b.matched_copy == a.document_id
+    out = b.to_dict()
+    assert out["copy_group_id"] == a.cluster_id and out["story_id"] == a.story_id
+    assert out["matched_copy"] == a.document_id
+    c = d.ingest(_art("Macedonia holds referendum on its name", "https://c.example/1", "2018-09-29T07:00:00Z"))
+    assert c.story_id != a.story_id and c.matched_copy is None
+    row = d.store.get_cluster(c.cluster_id)
+    assert row.story_id == c.story_id and row.story_reason.startswith("new story")
+    assert [g.id for g in d.store.clusters_of_story(a.story_id)] == [a.cluster_id]
+    d.close()
+
+
+def test_stories_survive_a_restart(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    d = Deduper.open(db, model=None)
+    a = d.ingest(_art("Indonesia quake toll rises to 384 in Palu", "https://a.example/1", "2018-09-29T06:00:00Z"))
+    d.close()
+    d = Deduper.open(db, model=None)
+    assert d.group_story == {a.cluster_id: a.story_id}
+    b = d.ingest(_art("Indonesia quake toll rises to 384 in Palu", "https://b.example/1", "2018-09-29T06:10:00Z"))
+    c = d.ingest(_art("Macedonia holds referendum on its name", "https://c.example/1", "2018-09-29T07:00:00Z"))
+    assert b.story_id == a.story_id and c.story_id > a.story_id
+    d.close()
+
+
+def test_a_store_written_before_stories_is_upgraded(tmp_path: Path) -> None:
+    """tests/fixtures/store_v1.sqlite was written by the code at commit 3f5ab5e (schema 1, no
+    model): five demo items in three copy groups."""
+    path = tmp_path / "old.db"
+    shutil.copy(FIXTURE, path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
+    d = Deduper.open(f"sqlite:///{path}", model=None)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(LATEST_VERSION),)
+    groups = [d.store.get_cluster(i) for i in (1, 2, 3)]
+    assert [g.story_id for g in groups] == [1, 2, 3]
+    assert all("upgrade" in (g.story_reason or "") for g in groups)
+    assert d.store.counts()["stories"] == 3 and d.store.counts()["documents"] == 5
+    # A copy of an old item joins its copy group and that group's story; a new event opens a story.
+    r = d.ingest({"title": "Fed raises rates by a quarter point", "url": "https://www.ft.com/fed", "lang": "en",
+                  "published_at": "2026-03-10T11:00:00Z"})
+    assert (r.status, r.cluster_id, r.story_id) == ("duplicate", 1, 1)
+    n = d.ingest({"title": "Volcano erupts in Iceland", "url": "https://x.example/v", "lang": "en",
+                  "published_at": "2026-03-11T09:00:00Z"})
+    assert n.status == "new" and n.story_id == 4
+    d.close()
+    d = Deduper.open(f"sqlite:///{path}", model=None)  # opens again: already the latest version
+    assert d.store.get_cluster(n.cluster_id).story_id == 4
+    d.close()
+
+
+FEED = [
+    ("Fed raises rates by a quarter point", "https://www.reuters.com/fed", "en"),
+    ("FED RAISES RATES BY A QUARTER POINT", "https://caps.example/fed", "en"),
+    ("Fed  raises rates by a quarter  point - MarketWatch", "https://www.marketwatch.com/fed", "en"),
+    ("연준, 기준금리 0.25%p 인상", "https://www.yna.co.kr/fed", "ko"),
+    ("연준 기준금리 0.25%p 인상", "https://v.daum.net/v/fed", "ko"),
+    ("Samsung posts record third-quarter operating profit", "https://www.reuters.com/samsung", "en"),
+    ("삼성전자, 3분기 영업이익 사상 최대", "https://www.yna.co.kr/samsung", "ko"),
+    ("Volcano erupts in southwest Iceland", "https://www.bbc.com/iceland", "en"),
+    ("Volcano erupts in southwest Iceland, flights unaffected", "https://apnews.com/iceland", "en"),
+    ("Macedonians vote in referendum on changing country's name", "https://www.reuters.com/mk", "en"),
+]
+
+
+@pytest.mark.slow
+def test_copy_groups_do_not_depend_on_arrival_order() -> None:
+    """Three shuffled orders of one feed (case and spacing variants included) give the same copy
+    groups: the embedding cache keys the exact text, and groups are matched through their anchor."""
+    from models.registry import load_embedder
+
+    embedder = load_embedder("use")
+    partitions = []
+    for seed in (1, 2, 3):
+        feed = FEED[:]
+        random.Random(seed).shuffle(feed)
+        d = Deduper.open(":memory:", model=embedder)
+        by_url = {}
+        for title, url, lang in feed:
+            r = d.ingest(Article(title=title, url=url, lang=lang))
+            by_url[url] = r.cluster_id
+        d.close()
+        groups: dict[int, set[str]] = {}
+        for url, cid in by_url.items():
+            groups.setdefault(cid, set()).add(url)
+        partitions.append(sorted(sorted(g) for g in groups.values()))
+    assert partitions[0] == partitions[1] == partitions[2]
+
+
+def test_cli_stories_lists_and_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from service.cli import main
+
+    path = tmp_path / "old.db"
+    shutil.copy(FIXTURE, path)
+    assert main(["stories", "--db", f"sqlite:///{path}", "--json"]) == 0
+    page = json.loads(capsys.readouterr().out)
+    assert [s["id"] for s in page["stories"]] == [3, 2, 1] and page["stories"][1]["items"] == 2
+    assert main(["stories", "--db", f"sqlite:///{path}", "--id", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "copy group 2 (2 items; ko; 다음, 연합뉴스): 연준, 기준금리 0.25%p 인상" in out
+    with pytest.raises(SystemExit, match="story 9 does not exist"):
+        main(["stories", "--db", f"sqlite:///{path}", "--id", "9"])
