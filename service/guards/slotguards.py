@@ -29,6 +29,7 @@ from service.guards.slots import (
     TextSlots,
     compare_slot,
     compatible_units,
+    korean_same_frame,
     same_frame_substitution,
 )
 from service.types import GuardVerdict
@@ -78,13 +79,15 @@ class SlotGuard:
                 xs = list(dict.fromkeys(x for x, _ in pairs))
                 ys = list(dict.fromkeys(y for _, y in pairs))
                 return GuardVerdict(self.name, True, True, f"{self.name}: {_names(xs)} != {_names(ys)}")
+        elif self.slot == "who" and only_a and only_b and all(m.slot == "where" for m in only_a + only_b):
+            pass  # places on both sides: the where guard's call
         elif only_a and only_b:
             same_script = any(x.script == y.script for x in only_a for y in only_b)
             if (same_script and not self._cross(ta, tb)) or self._cross_confident(ta, tb, only_a, only_b):
                 return GuardVerdict(self.name, True, True, f"{self.name}: {_names(only_a)} != {_names(only_b)}")
         if self.slot == "who":
-            swap = same_frame_substitution(ta, tb)
-            if swap is not None and not c.matched:
+            swap = same_frame_substitution(ta, tb) or korean_same_frame(ta, tb)
+            if swap is not None:
                 return GuardVerdict(self.name, True, True, f"{self.name}: {swap[0]} != {swap[1]} (same frame)")
         parts = [f"{m.surface} == {hit}" for m, hit in c.matched[:_SHOWN]]
         lonely = only_a + only_b + c.weak_a + c.weak_b

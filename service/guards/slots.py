@@ -200,6 +200,8 @@ class TextSlots:
     all_within: frozenset[str] = frozenset()
     title_case: bool = False
     words: int = 0  # whitespace-separated words: how long the text is
+    # Korean: (eojeol without punctuation, starts with a noun, holds a name) in order
+    eojeols: tuple[tuple[str, bool, bool], ...] = ()
 
     def slot(self, name: str) -> list[Mention]:
         return [m for m in self.mentions if m.slot == name]
@@ -337,6 +339,7 @@ class SlotAnalyzer:
                 for n in str_list(names, f"{where}: products.{kind}.{pid}"):
                     self.product_words[n.casefold()] = f"{kind[:-1]}:{pid}"
         self._places_rules = table(r, "places", where)
+        self._aliases_rules = {"aliases": table(r, "aliases", where)}
         self._subject_rules = rules.get("subject", {})
         self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
         self._gaz_lock = threading.Lock()
@@ -402,6 +405,10 @@ class SlotAnalyzer:
                 if names:
                     for name in str_list(names, f"slots rules: places.{pid}.{lang}"):
                         add(name, self._place_id(pid, name, lang == "ko"), inside)
+        # slots.toml aliases: names that are translated, not transliterated (백악관 / White House)
+        for aid, names in table(self._aliases_rules, "aliases", "slots rules").items():
+            for n in str_list(names, f"slots rules: aliases.{aid}"):
+                add(n, f"alias:{aid}")
         # subject.toml entities: names in both languages; an entity whose name CLDR knows gets
         # that code on every name ("미국" = "United States" = US).
         entities = table(self._subject_rules, "entities", "subject rules")
@@ -463,14 +470,16 @@ class SlotAnalyzer:
         clean = _DOTTED_ABBR_RE.sub(lambda m: m.group(1).replace(".", "") + " ", clean)  # U.S. -> US
         mentions: list[Mention] = []
         hangul_keys: list[str] = []
+        eojeols: tuple[tuple[str, bool, bool], ...] = ()
         if HANGUL_RE.search(clean):
             self._korean(clean, mentions, hangul_keys)
+            eojeols = self._eojeols(clean)
         latin_seq, latin_keys, title_case = self._latin(clean, mentions, korean=bool(HANGUL_RE.search(clean)))
         all_ids = frozenset().union(*(m.ids for m in mentions)) if mentions else frozenset()
         all_within = frozenset().union(*(m.within for m in mentions)) if mentions else frozenset()
         return TextSlots(tuple(mentions), "".join(clean.casefold().split()), frozenset(t for t, _ in latin_seq),
                          tuple(latin_seq), tuple(dict.fromkeys(latin_keys)), tuple(dict.fromkeys(hangul_keys)),
-                         all_ids, all_within, title_case, len(clean.split()))
+                         all_ids, all_within, title_case, len(clean.split()), eojeols)
 
     def _name_mention(self, surface: str, script: str, strong: bool, alt: Iterable[str] = ()) -> Mention:
         # the name as written; its last word ("Powell" of "Jerome Powell") only when the whole is unknown
@@ -529,6 +538,22 @@ class SlotAnalyzer:
                 mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",
                                         digits=str(self.ord_words[form])))
             i += 1
+
+    @staticmethod
+    def _eojeols(text: str) -> tuple[tuple[str, bool, bool], ...]:
+        toks = korean_tokens(text)
+        out: list[tuple[str, bool, bool]] = []
+        for m in re.finditer(r"\S+", text):
+            inside = [t for t in toks if m.start() <= t[2] < m.end() and t[1] not in ("SF", "SP", "SS", "SW", "SO")]
+            word = re.sub(r"[^\w]", "", m.group(0))
+            if not word or not inside:
+                continue
+            head = inside[0][1]
+            # "BTS 진, ...": a noun set off by a comma after a name is an apposition, a name
+            appositive = m.group(0).endswith((",", "·")) and head in ("NNG", "NNP") and len(word) <= 3
+            out.append((word, head in ("NNP", "NNG", "SL", "SH"),
+                        appositive or any(t[1] == "NNP" for t in inside) or (head == "SL" and inside[0][0][:1].isupper())))
+        return tuple(out)
 
     def _korean_number(self, toks: tuple[tuple[str, str, int, int], ...], i: int, text: str,
                        mentions: list[Mention]) -> int:
@@ -634,11 +659,15 @@ class SlotAnalyzer:
                     mentions.append(Mention("where", surface, surface.casefold(), "latin", frozenset({code}),
                                             keys=(phonetic_key(surface),)))
             else:
-                caps = any((s.isupper() and len(s) >= 2) or
+                caps = any((s.isupper() and len(s) >= 2 and "-" not in s) or
                            ("-" not in s and any(c.isupper() for c in s[1:]) and any(c.islower() for c in s))
                            for s in span)
                 strong = korean or caps or (not title_case and any(x not in initial for x in range(k, j + 1)))
-                mentions.append(self._name_mention(surface, "latin", strong, [span[-1]] if len(span) > 1 else []))
+                m = self._name_mention(surface, "latin", strong, [span[-1]] if len(span) > 1 else [])
+                if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone
+                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within,
+                                (*m.keys, phonetic_key(span[-1])), m.strong)
+                mentions.append(m)
                 if len(span) > 1:
                     keys.append(phonetic_key("".join(span)))
             k = j + 1
@@ -701,23 +730,31 @@ class SlotAnalyzer:
 
     # -- alignment -------------------------------------------------------------------------------
 
-    def close(self, a: str, b: str) -> bool:
+    def close(self, a: str, b: str, fuzzy: bool = True) -> bool:
         """Two phonetic keys name the same thing (within tolerance, or one a long prefix of the other).
 
-        A final S on one side only is free (plurals and possessives: "Lloyds" ~ 로이드).
+        A final S on one side only is free (plurals and possessives: "Lloyds" ~ 로이드). Within
+        one script (``fuzzy=False``) only equal keys match: "Scholz" and "Sanchez" are close as
+        sounds but are two people; across scripts the tolerance absorbs transliteration.
         """
         if not a or not b:
             return False
         if a == b:
             return True
+        pairs = [(a, b)]
         if a.endswith("S") != b.endswith("S"):
-            a, b = (a[:-1], b) if a.endswith("S") else (a, b[:-1])
-            if a == b:
+            pairs.append((a[:-1], b) if a.endswith("S") else (a, b[:-1]))
+            if pairs[-1][0] == pairs[-1][1]:
                 return True
-        short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-        if len(short) >= self.prefix_min and long_.startswith(short):
-            return True
-        return key_distance(a, b) <= max(self.min_tol, self.per_char_tol * len(long_))
+        if not fuzzy:
+            return False
+        for x, y in pairs:
+            short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+            if len(short) >= self.prefix_min and long_.startswith(short):
+                return True
+            if short and key_distance(x, y) <= max(self.min_tol, self.per_char_tol * len(long_)):
+                return True
+        return False
 
     def counterpart(self, m: Mention, other: TextSlots) -> str | None:
         """What in ``other`` ``m`` matches (a surface, or a note), or None."""
@@ -734,12 +771,20 @@ class SlotAnalyzer:
         for o in other.mentions:
             if o.slot in ("who", "where") and ((m.ids & o.ids) or (m.ids & o.within) or (m.within & o.ids)):
                 return o.surface
+        if m.ids and m.slot == "where":
+            # a place the gazetteer knows is aligned by identity only: 동해 and 서해 sound alike
+            # enough to a phonetic key, and are two seas
+            return f"{m.surface} (named on both sides)" if m.norm in other.flat else None
+        for o in other.mentions:
+            if o.slot in ("who", "where") and o.script == m.script and typo_close(m.norm, o.norm):
+                return o.surface
         if m.script == "latin":
             toks = [t.casefold() for t in m.surface.split()]
             if toks and (all(t in other.latin_tokens for t in toks) or (len(toks) > 1 and toks[-1] in other.latin_tokens)):
                 return f"{m.surface} (named on both sides)"
             for o in other.mentions:
-                if o.slot in ("who", "where") and any(self.close(k, ok) for k in m.keys for ok in o.keys):
+                if o.slot in ("who", "where") and any(self.close(k, ok, o.script != m.script)
+                                                      for k in m.keys for ok in o.keys):
                     return o.surface
             if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys):
                 return f"{m.surface} (transliterated on the other side)"
@@ -752,11 +797,33 @@ class SlotAnalyzer:
             if o.script == "hangul" and (o.norm in m.norm or m.norm in o.norm) and min(len(o.norm), len(m.norm)) >= 2:
                 return o.surface
             # spelled differently (로어노크 / 로아노크) or in the other script: the phonetic key
-            if any(self.close(k, ok) for k in m.keys for ok in o.keys):
+            if any(self.close(k, ok, o.script != m.script) for k in m.keys for ok in o.keys):
                 return o.surface
         if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys):
             return f"{m.surface} (transliterated on the other side)"
         return None
+
+
+def typo_close(a: str, b: str) -> bool:
+    """One edit apart (two for long names): a misspelling, not another name.
+
+    Latin names need five letters (Lisa / Lise are two people), Hangul names four syllables.
+
+    >>> typo_close("rachelphelpls", "rachelphelps"), typo_close("scholz", "sanchez"), typo_close("슬래스고", "글래스고")
+    (True, False, True)
+    """
+    hangul = bool(HANGUL_RE.search(a))
+    n = min(len(a), len(b))
+    if a == b or n < (4 if hangul else 5) or abs(len(a) - len(b)) > 2:
+        return a == b
+    limit = 2 if n >= 10 else 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1] <= limit
 
 
 def compatible_units(x: str, y: str, bare_ok: frozenset[str]) -> bool:
@@ -773,7 +840,10 @@ def compatible_units(x: str, y: str, bare_ok: frozenset[str]) -> bool:
 def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> SlotComparison:
     """Align ``slot`` of two analyses: matched values, and the values each side has alone."""
     out = SlotComparison(slot)
-    for m in a.slot(slot):
+    # who is compared over every name: a person on one side may face a place the other side
+    # names instead ("LG엔솔, 애리조나 공장" / "LG엔솔, 조지아 공장": 애리조나 is unknown to CLDR)
+    names = ("who", "where") if slot == "who" else (slot,)
+    for m in (x for x in a.mentions if x.slot in names):
         hit = sa.counterpart(m, b)
         if hit is not None:
             out.matched.append((m, hit))
@@ -781,10 +851,32 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
             out.only_a.append(m)
         else:
             out.weak_a.append(m)
-    for m in b.slot(slot):
+    for m in (x for x in b.mentions if x.slot in names):
         if sa.counterpart(m, a) is None:
             (out.only_b if m.strong else out.weak_b).append(m)
     return out
+
+
+def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
+    """Two Korean headlines identical but for one name right after a name or at the start
+    ("뉴진스 하니, ..." / "뉴진스 민지, ..."): the analyser does not know every given name, but
+    in the same frame the word next to the group's name is the member. The predicate (the last
+    word) is never taken: "돌입" / "시작" is a paraphrase, and the polarity guard owns verbs.
+    """
+    ea, eb = a.eojeols, b.eojeols
+    if len(ea) < 3 or len(ea) != len(eb):
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(ea, eb, strict=True)) if x[0] != y[0]]
+    if len(diff) != 1:
+        return None
+    i = diff[0]
+    # one side's word must be a proper noun (the other may be a name the analyser misreads:
+    # "하니" as 하+니); two common nouns ("주가" / "주식") are a paraphrase
+    if i == len(ea) - 1 or not (ea[i][2] or eb[i][2]) or any(ch.isdigit() for ch in ea[i][0] + eb[i][0]):
+        return None
+    if i > 0 and not (ea[i - 1][2] or eb[i - 1][2]):
+        return None
+    return ea[i][0], eb[i][0]
 
 
 def same_frame_substitution(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
