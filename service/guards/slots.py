@@ -342,6 +342,9 @@ class SlotAnalyzer:
         self._aliases_rules = {"aliases": table(r, "aliases", where)}
         self._subject_rules = rules.get("subject", {})
         self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
+        # "German", "Dutch": adjectives of nationality align with a country but never veto
+        # ("German Chancellor Merkel ... in Brussels" is not a story in Germany)
+        self.language_names: set[str] = set()
         self._gaz_lock = threading.Lock()
         self.analyse = functools.lru_cache(maxsize=65536)(self._analyse)
 
@@ -386,6 +389,7 @@ class SlotAnalyzer:
             if ko_name.endswith("어") and len(ko_name) >= 3 and len(territory) == 2:
                 add(en_name, territory)
                 add(ko_name[:-1], territory)
+                self.language_names.add(en_name)
         for zone, territory in zone_territories.items():
             if "/" not in zone or zone.startswith("Etc/"):
                 continue
@@ -657,13 +661,15 @@ class SlotAnalyzer:
                 code = self.demonyms[surface]
                 if code != "@weak":
                     mentions.append(Mention("where", surface, surface.casefold(), "latin", frozenset({code}),
-                                            keys=(phonetic_key(surface),)))
+                                            keys=(phonetic_key(surface),), strong=False))
             else:
                 caps = any((s.isupper() and len(s) >= 2 and "-" not in s) or
                            ("-" not in s and any(c.isupper() for c in s[1:]) and any(c.islower() for c in s))
                            for s in span)
                 strong = korean or caps or (not title_case and any(x not in initial for x in range(k, j + 1)))
                 m = self._name_mention(surface, "latin", strong, [span[-1]] if len(span) > 1 else [])
+                if surface in self.language_names:
+                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within, m.keys, False)
                 if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone
                     m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within,
                                 (*m.keys, phonetic_key(span[-1])), m.strong)
@@ -756,8 +762,12 @@ class SlotAnalyzer:
                 return True
         return False
 
-    def counterpart(self, m: Mention, other: TextSlots) -> str | None:
-        """What in ``other`` ``m`` matches (a surface, or a note), or None."""
+    def counterpart(self, m: Mention, other: TextSlots, taken: frozenset[int] = frozenset()) -> str | None:
+        """What in ``other`` ``m`` matches (a surface, or a note), or None.
+
+        ``taken``: positions of ``other.mentions`` that already match another value exactly; a
+        fuzzy key match may not claim them ("Meloni" is not 마크롱 once "Macron" is).
+        """
         if m.slot == "number":
             for o in other.slot("number"):
                 if digits_match(m.digits, o.digits):
@@ -782,24 +792,26 @@ class SlotAnalyzer:
             toks = [t.casefold() for t in m.surface.split()]
             if toks and (all(t in other.latin_tokens for t in toks) or (len(toks) > 1 and toks[-1] in other.latin_tokens)):
                 return f"{m.surface} (named on both sides)"
-            for o in other.mentions:
-                if o.slot in ("who", "where") and any(self.close(k, ok, o.script != m.script)
+            for idx, o in enumerate(other.mentions):
+                if o.slot in ("who", "where") and any(self.close(k, ok, o.script != m.script and idx not in taken)
                                                       for k in m.keys for ok in o.keys):
                     return o.surface
-            if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys):
+            used = {k for idx in taken for k in other.mentions[idx].keys}
+            if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys if hk not in used):
                 return f"{m.surface} (transliterated on the other side)"
             return None
         if m.norm in other.flat:
             return f"{m.surface} (named on both sides)"
-        for o in other.mentions:
+        for idx, o in enumerate(other.mentions):
             if o.slot not in ("who", "where"):
                 continue
             if o.script == "hangul" and (o.norm in m.norm or m.norm in o.norm) and min(len(o.norm), len(m.norm)) >= 2:
                 return o.surface
             # spelled differently (로어노크 / 로아노크) or in the other script: the phonetic key
-            if any(self.close(k, ok, o.script != m.script) for k in m.keys for ok in o.keys):
+            if any(self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):
                 return o.surface
-        if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys):
+        used = {k for idx in taken for k in other.mentions[idx].keys}
+        if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys if lk not in used):
             return f"{m.surface} (transliterated on the other side)"
         return None
 
@@ -843,8 +855,14 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
     # who is compared over every name: a person on one side may face a place the other side
     # names instead ("LG엔솔, 애리조나 공장" / "LG엔솔, 조지아 공장": 애리조나 is unknown to CLDR)
     names = ("who", "where") if slot == "who" else (slot,)
+
+    def exact(xs: TextSlots, ys: TextSlots) -> frozenset[int]:
+        return frozenset(i for i, y in enumerate(ys.mentions) if y.keys and any(
+            x is not y and x.slot in ("who", "where") and set(x.keys) & set(y.keys) for x in xs.mentions))
+
+    taken_b, taken_a = exact(a, b), exact(b, a)
     for m in (x for x in a.mentions if x.slot in names):
-        hit = sa.counterpart(m, b)
+        hit = sa.counterpart(m, b, taken_b)
         if hit is not None:
             out.matched.append((m, hit))
         elif m.strong:
@@ -852,7 +870,7 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
         else:
             out.weak_a.append(m)
     for m in (x for x in b.mentions if x.slot in names):
-        if sa.counterpart(m, a) is None:
+        if sa.counterpart(m, a, taken_a) is None:
             (out.only_b if m.strong else out.weak_b).append(m)
     return out
 
