@@ -154,3 +154,17 @@ def test_pair_set_through_compare_with_the_bundled_model() -> None:
     assert false_merges == []
     assert vetoed_copies == []
     assert tp / copies >= 0.8
+
+
+def test_eval_report_counts_vetoes_per_slot() -> None:
+    from eval.data import Pair, Side
+    from eval.pairs import Prediction, evaluate
+    from eval.report import SAMESTORY, MethodRun, Report, SetReport, _slot_veto_section
+
+    pairs = [Pair(f"p{i}", Side("a", "en"), Side("b", "en"), label, "k") for i, label in enumerate((0, 0, 1, 0))]
+    preds = [Prediction(p.id, False, 0.9, "ngram", blocked, 0.0) for p, blocked in
+             zip(pairs, (("who",), ("who", "number"), ("where",), ()), strict=True)]
+    rep = SetReport("set-x", True, pairs_total=4, pairs=pairs,
+                    runs={SAMESTORY: MethodRun(evaluate(SAMESTORY, pairs, preds), preds, 0.0)})
+    text = "\n".join(_slot_veto_section(Report({}, [rep], [SAMESTORY], {})))
+    assert "| set-x | 2 / 0 | 0 / 1 | 0 / 0 | 1 / 0 | 0 / 0 |" in text
