@@ -27,7 +27,6 @@ from service.guards.slots import (
     Mention,
     SlotAnalyzer,
     TextSlots,
-    compare_slot,
     compatible_units,
     korean_same_frame,
     same_frame_substitution,
@@ -69,9 +68,8 @@ class SlotGuard:
 
     def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
         sa = self.analyzer
-        ta, tb = sa.analyse(a.headline), sa.analyse(b.headline)
-        c = compare_slot(sa, self.slot, ta, tb)
-        only_a, only_b = c.only_a, c.only_b
+        ta, tb, c = sa.compare(self.slot, a.headline, b.headline)
+        only_a, only_b = list(c.only_a), list(c.only_b)
         if self.slot == "number":
             # numbers are compared only with numbers of a compatible unit ("15" with "51명", not with "3%")
             pairs = [(x, y) for x in only_a for y in only_b if compatible_units(x.unit, y.unit, sa.bare_ok)]
@@ -86,7 +84,9 @@ class SlotGuard:
             if (same_script and not self._cross(ta, tb)) or self._cross_confident(ta, tb, only_a, only_b):
                 return GuardVerdict(self.name, True, True, f"{self.name}: {_names(only_a)} != {_names(only_b)}")
         if self.slot == "who":
-            swap = same_frame_substitution(ta, tb) or korean_same_frame(ta, tb)
+            # the English test needs a capitalised lead left over; the Korean one is a tuple compare
+            swap = korean_same_frame(ta, tb) or (
+                same_frame_substitution(ta, tb) if (only_a or only_b or c.weak_a or c.weak_b) else None)
             if swap is not None:
                 return GuardVerdict(self.name, True, True, f"{self.name}: {swap[0]} != {swap[1]} (same frame)")
         parts = [f"{m.surface} == {hit}" for m, hit in c.matched[:_SHOWN]]

@@ -347,6 +347,9 @@ class SlotAnalyzer:
         self.language_names: set[str] = set()
         self._gaz_lock = threading.Lock()
         self.analyse = functools.lru_cache(maxsize=65536)(self._analyse)
+        self.close = functools.lru_cache(maxsize=262144)(self._close)  # keys recur across pairs
+        # one alignment per (slot, pair of headlines): the four guards and a re-proposal share it
+        self.compare = functools.lru_cache(maxsize=16384)(self._compare)
 
     # -- gazetteer and aliases ------------------------------------------------------------------
 
@@ -736,7 +739,11 @@ class SlotAnalyzer:
 
     # -- alignment -------------------------------------------------------------------------------
 
-    def close(self, a: str, b: str, fuzzy: bool = True) -> bool:
+    def _compare(self, slot: str, text_a: str, text_b: str) -> tuple[TextSlots, TextSlots, SlotComparison]:
+        ta, tb = self.analyse(text_a), self.analyse(text_b)
+        return ta, tb, compare_slot(self, slot, ta, tb)
+
+    def _close(self, a: str, b: str, fuzzy: bool = True) -> bool:
         """Two phonetic keys name the same thing (within tolerance, or one a long prefix of the other).
 
         A final S on one side only is free (plurals and possessives: "Lloyds" ~ 로이드). Within
@@ -816,6 +823,7 @@ class SlotAnalyzer:
         return None
 
 
+@functools.lru_cache(maxsize=65536)
 def typo_close(a: str, b: str) -> bool:
     """One edit apart (two for long names): a misspelling, not another name.
 
@@ -857,10 +865,10 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
     names = ("who", "where") if slot == "who" else (slot,)
 
     def exact(xs: TextSlots, ys: TextSlots) -> frozenset[int]:
-        return frozenset(i for i, y in enumerate(ys.mentions) if y.keys and any(
-            x is not y and x.slot in ("who", "where") and set(x.keys) & set(y.keys) for x in xs.mentions))
+        keys = {k for x in xs.mentions if x.slot in ("who", "where") for k in x.keys}
+        return frozenset(i for i, y in enumerate(ys.mentions) if not keys.isdisjoint(y.keys))
 
-    taken_b, taken_a = exact(a, b), exact(b, a)
+    taken_b, taken_a = (exact(a, b), exact(b, a)) if slot == "who" or slot == "where" else (frozenset(), frozenset())
     for m in (x for x in a.mentions if x.slot in names):
         hit = sa.counterpart(m, b, taken_b)
         if hit is not None:
