@@ -314,6 +314,7 @@ class SlotAnalyzer:
         self.prefix_min = int(number(settings.get("prefix_min", 3), f"{where}: prefix_min"))
         self.title_share = number(settings.get("title_case_share", 0.7), f"{where}: title_case_share")
         self.cross_max_words = int(number(settings.get("cross_max_words", 12), f"{where}: cross_max_words"))
+        self.name_max_words = int(number(settings.get("name_max_words", 16), f"{where}: name_max_words"))
         en = table(r, "english", where)
         self.en_not_names = frozenset(str_list(en.get("not_names", []), f"{where}: english.not_names"))
         self.en_not_names_folded = frozenset(w.casefold() for w in self.en_not_names)
@@ -902,6 +903,8 @@ def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
         return None
     if i > 0 and not (ea[i - 1][2] or eb[i - 1][2]):
         return None
+    if typo_close(ea[i][0].casefold(), eb[i][0].casefold()):
+        return None  # one name misspelt, not another name
     return ea[i][0], eb[i][0]
 
 
@@ -924,4 +927,5 @@ def same_frame_substitution(a: TextSlots, b: TextSlots) -> tuple[str, str] | Non
         return None
     if not all(c for _, c in sa_[i1:i2]) or not all(c for _, c in sb_[j1:j2]):
         return None
-    return " ".join(t for t, _ in sa_[i1:i2]), " ".join(t for t, _ in sb_[j1:j2])
+    lead_a, lead_b = " ".join(t for t, _ in sa_[i1:i2]), " ".join(t for t, _ in sb_[j1:j2])
+    return None if typo_close(lead_a, lead_b) else (lead_a, lead_b)
