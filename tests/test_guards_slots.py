@@ -131,7 +131,6 @@ def test_pair_set_is_well_formed() -> None:
     assert len({r["id"] for r in recs}) == len(recs)
 
 
-@pytest.mark.slow
 def test_pair_set_through_compare_with_the_bundled_model() -> None:
     """No false merge; every true copy a stage proposes passes the guards; recall on copies.
 
