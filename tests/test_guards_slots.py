@@ -167,3 +167,16 @@ def test_eval_report_counts_vetoes_per_slot() -> None:
                     runs={SAMESTORY: MethodRun(evaluate(SAMESTORY, pairs, preds), preds, 0.0)})
     text = "\n".join(_slot_veto_section(Report({}, [rep], [SAMESTORY], {})))
     assert "| set-x | 2 / 0 | 0 / 1 | 0 / 0 | 1 / 0 | 0 / 0 |" in text
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Union ratifies contract", "Union rejects contract"),
+    ("Dockworkers accept wage offer", "Dockworkers turn down wage offer"),
+    ("Stopgap bill passes House", "Stopgap bill fails in House"),
+    ("Appeals court upholds fine", "Appeals court overturns fine"),
+    ("검찰, 구속영장 청구", "검찰, 구속영장 기각"),
+    ("공정위, 합병 승인 발표", "공정위, 합병 승인설 부인"),
+])
+def test_what_happened_outcomes_are_vetoed_by_polarity(gs: GuardSet, a: str, b: str) -> None:
+    la = "ko" if any("가" <= ch <= "힣" for ch in a) else "en"
+    assert "polarity" in gs.blocked(gs.check(side(a, la), side(b, la)))
