@@ -309,6 +309,33 @@ def _guard_table(s: SetReport) -> list[str]:
             ""]
 
 
+SLOT_GUARDS = ("who", "where", "which", "number")
+
+
+def _slot_veto_section(report: Report) -> list[str]:
+    """Vetoes per slot guard (who / where / which / number) on every set: issue 19's counts.
+
+    A pair counts once per slot guard that blocked its proposed merge; the polarity guard is the
+    "what happened" slot and is listed beside them.
+    """
+    rows = []
+    for s in report.sets:
+        run = s.runs.get(SAMESTORY)
+        if run is None:
+            continue
+        counts: Counter[tuple[str, int]] = Counter()
+        for p, q in zip(s.pairs, run.preds, strict=True):
+            for g in q.blocked_by:
+                counts[(g, p.label)] += 1
+        rows.append([s.name, *[f"{counts[(g, 0)]} / {counts[(g, 1)]}" for g in (*SLOT_GUARDS, "polarity")]])
+    if not rows:
+        return []
+    return ["## Slot vetoes (who, where, which, number, what happened)", "",
+            "Proposed merges each slot guard vetoed, as gold-different (saved) / gold-same (cost); "
+            "`polarity` is the what-happened slot. Rules: [docs/guards.md](../docs/guards.md#slots-who-where-which-number).",
+            "", *_table(["set", "who", "where", "which", "number", "polarity"], rows), ""]
+
+
 def _error_rows(errs: Sequence[pair_eval.PairError]) -> list[list[str]]:
     return [[f"`{e.id}`", e.kind, e.stage, ", ".join(e.blocked_by) or "–",
              _f(e.scores.get("ngram")), _f(e.scores.get("minhash")), _f(e.scores.get("embedding"))] for e in errs]
@@ -421,6 +448,8 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
     lines += _table(["set", "false merges saved", "true merges lost", "FMR off", "FMR on", "R off", "R on",
                      "F1 off", "F1 on"], rows)
     lines += [""]
+
+    lines += _slot_veto_section(report)
 
     # ---- clusters
     cl = [s for s in report.sets if s.clusters]

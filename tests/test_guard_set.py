@@ -21,11 +21,11 @@ def side(text: str, lang: str) -> GuardInput:
 
 def test_default_order_and_one_verdict_per_guard() -> None:
     gs = GuardSet.default()
-    assert gs.names == ("version", "quantity", "date", "subject", "polarity", "role")
+    assert gs.names == ("version", "quantity", "date", "subject", "polarity", "role", "who", "where", "which", "number")
     verdicts = gs.check(side("연준, 기준금리 0.25%p 인상", "ko"), side("Fed raises rates by 50bp", "en"))
     assert [v.guard for v in verdicts] == list(gs.names)
     assert all(isinstance(v, GuardVerdict) for v in verdicts)
-    assert gs.blocked(verdicts) == ["quantity"]
+    assert gs.blocked(verdicts) == ["quantity", "number"]
     assert "quantity: 0.25%p != 50bp" in [v.evidence for v in verdicts]
 
 
@@ -34,7 +34,7 @@ def test_true_cross_lingual_duplicate_passes_every_guard() -> None:
     verdicts = gs.check(side("한은, 기준금리 0.25%p 인상, 2025년 3월", "ko"),
                         side("Bank of Korea raises rate by 25bp in March 2025", "en"))
     assert gs.blocked(verdicts) == []
-    assert {v.guard for v in verdicts if v.decided} == {"quantity", "date", "subject", "polarity"}
+    assert {v.guard for v in verdicts if v.decided} == {"quantity", "date", "subject", "polarity", "who", "number"}
 
 
 def test_enabled_subset_and_validation() -> None:
@@ -80,7 +80,7 @@ def test_rules_dir_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("SAMESTORY_RULES_DIR", str(tmp_path))
     gs = GuardSet.default()
     v = gs.check(side("Startup raises 5 million bucks", "en"), side("Startup raises 7 million bucks", "en"))
-    assert gs.blocked(v) == ["quantity"]
+    assert gs.blocked(v) == ["quantity", "number"]  # the number slot sees 5 != 7 as well
 
 
 def test_bad_rule_files_are_precise_errors(tmp_path: Path) -> None:

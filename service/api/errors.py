@@ -59,6 +59,8 @@ def _where(loc: tuple[Any, ...] | list[Any]) -> str:
     for part in loc:
         if part == "body" and not out:
             continue
+        if isinstance(part, str) and ("[" in part or part == "none"):
+            continue  # a union member's tag (pydantic names it by its type), not a place in the body
         if isinstance(part, int):
             out += f"[{part}]"
         else:
@@ -70,6 +72,8 @@ def describe(errors: list[dict[str, Any]]) -> str:
     """One readable sentence per pydantic error, joined."""
     parts = []
     for err in errors:
+        if err.get("type") == "none_required":
+            continue  # "or leave it out": the optional member of a union says nothing more
         msg = str(err.get("msg", "invalid"))
         # pydantic prefixes messages of custom validators with "Value error, "; it adds nothing.
         msg = msg.removeprefix("Value error, ")

@@ -61,6 +61,7 @@ def contract(schema: dict[str, Any], settings: Settings) -> dict[str, Any]:
         components.pop("securitySchemes", None)
     _limit(schemas, "IngestRequest", "articles", "maxItems", settings.max_batch)
     _limit(schemas, "DedupeRequest", "texts", "maxItems", settings.max_dedupe_texts)
+    _limit(schemas, "DedupeRequest", "records", "maxItems", settings.max_dedupe_texts)
     for item in out.get("paths", {}).values():
         for param in item.get("get", {}).get("parameters", []):
             if param.get("name") == "limit" and param.get("in") == "query":

@@ -21,6 +21,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from service.types import (
     LANG_TAG_PATTERN,
@@ -244,10 +245,11 @@ class DedupeRequest(BaseModel):
              "threshold": 0.7},
         ]})
 
-    texts: list[Annotated[Text, Field(max_length=MAX_BODY_CHARS)]] | None = Field(
-        None, min_length=1, description="e.g. retrieved RAG chunks")
-    records: list[DedupeRecord] | None = Field(
-        None, min_length=1, description="records with their text in ``text``; kept and dropped records come back "
+    # SkipJsonSchema[None]: absent is allowed, null is not (the schema says array, not array|null).
+    texts: Annotated[list[Annotated[Text, Field(max_length=MAX_BODY_CHARS)]], Field(min_length=1)] | SkipJsonSchema[
+        None] = Field(None, description="e.g. retrieved RAG chunks")
+    records: Annotated[list[DedupeRecord], Field(min_length=1)] | SkipJsonSchema[None] = Field(
+        None, description="records with their text in ``text``; kept and dropped records come back "
         "whole, other fields untouched")
     kind: Literal["passage", "headline"] = Field(
         "passage", description="passage: chunks and article bodies (sentence-aware; never drops a chunk with new "

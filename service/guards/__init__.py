@@ -1,7 +1,8 @@
 """Guards: vetoes on proposed merges that similarity scores cannot see.
 
-Six guards (version, quantity, date, subject, polarity, role) compare what two items state
-and block a merge when the statements differ; a guard that finds nothing to compare steps aside.
+Ten guards (version, quantity, date, subject, polarity, role, and the slot guards who, where,
+which, number) compare what two items state and block a merge when the statements differ; a
+guard that finds nothing to compare steps aside.
 Their rules are data: ``service/rules/guards/*.toml``, extensible through
 ``$SAMESTORY_RULES_DIR`` or ``GuardSet.from_rules(extra_dirs=...)``. See docs/guards.md.
 

@@ -1,14 +1,14 @@
-"""GuardSet: the six guards, built from the rule catalogue, asked in a fixed order.
+"""GuardSet: the ten guards, built from the rule catalogue, asked in a fixed order.
 
 >>> gs = GuardSet.default()
 >>> gs.names
-('version', 'quantity', 'date', 'subject', 'polarity', 'role')
+('version', 'quantity', 'date', 'subject', 'polarity', 'role', 'who', 'where', 'which', 'number')
 >>> a = GuardInput(title="연준, 기준금리 0.25%p 인상", text="연준, 기준금리 0.25%p 인상", lang="ko")
 >>> b = GuardInput(title="Fed raises rates by 50 basis points", text="Fed raises rates by 50 basis points", lang="en")
 >>> gs.blocked(gs.check(a, b))
-['quantity']
+['quantity', 'number']
 >>> [v.evidence for v in gs.check(a, b) if v.decided]
-['quantity: 0.25%p != 50 basis points', 'subject: 연준 == Fed (fed)', 'polarity: 인상 ~ raises rates']
+['quantity: 0.25%p != 50 basis points', 'subject: 연준 == Fed (fed)', 'polarity: 인상 ~ raises rates', 'who: 연준 == Fed', 'number: 0.25% != 50 basis points']
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from service.guards.polarity import PolarityGuard
 from service.guards.quantity import QuantityGuard
 from service.guards.role import RoleGuard
 from service.guards.rules import GUARD_NAMES, Rules, env_rule_dirs, load_rules
+from service.guards.slotguards import SlotGuard
+from service.guards.slots import SLOTS, SlotAnalyzer
 from service.guards.subject import SubjectGuard
 from service.guards.version import VersionGuard
 from service.types import GuardVerdict
@@ -53,7 +55,7 @@ class GuardSet:
     def from_rules(cls, extra_dirs: list[Path] | None = None, enabled: Iterable[str] | None = None) -> GuardSet:
         """Guards built from the packaged rules plus the TOML files of ``extra_dirs`` (merged in order).
 
-        ``enabled`` selects guards by name (default: all six); the order stays the canonical one.
+        ``enabled`` selects guards by name (default: all ten); the order stays the canonical one.
         """
         if enabled is None:
             wanted = list(GUARD_NAMES)
@@ -65,7 +67,15 @@ class GuardSet:
             if unknown:
                 raise ValueError(f"unknown guard name(s) {unknown}; known: {', '.join(GUARD_NAMES)}")
         rules = load_rules(extra_dirs)
-        return cls([_FACTORIES[name](rules[name]) for name in GUARD_NAMES if name in wanted])
+        # the slot guards share one analyser: each text is analysed once for all four slots
+        analyzer = SlotAnalyzer(rules) if any(name in SLOTS for name in wanted) else None
+        guards: list[Guard] = []
+        for name in GUARD_NAMES:
+            if name not in wanted:
+                continue
+            guards.append(SlotGuard(name, analyzer) if name in SLOTS and analyzer is not None
+                          else _FACTORIES[name](rules[name]))
+        return cls(guards)
 
     @classmethod
     def default(cls) -> GuardSet:

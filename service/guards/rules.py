@@ -21,7 +21,12 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-GUARD_NAMES: tuple[str, ...] = ("version", "quantity", "date", "subject", "polarity", "role")
+GUARD_NAMES: tuple[str, ...] = ("version", "quantity", "date", "subject", "polarity", "role",
+                                 "who", "where", "which", "number")
+# The four slot guards (who, where, which, number) share one rule file, slots.toml: one analysis
+# of each text fills all four slots (service/guards/slots.py).
+SHARED_RULE_FILES: dict[str, str] = {"who": "slots", "where": "slots", "which": "slots", "number": "slots"}
+RULE_FILES: tuple[str, ...] = tuple(dict.fromkeys(SHARED_RULE_FILES.get(g, g) for g in GUARD_NAMES))
 PACKAGED_RULES_DIR = Path(__file__).resolve().parent.parent / "rules" / "guards"
 RULES_DIR_ENV = "SAMESTORY_RULES_DIR"
 
@@ -48,18 +53,18 @@ def merge_rules(base: Rules, extra: Rules) -> Rules:
 
 def _guard_of(path: Path) -> str:
     guard = path.name.split(".")[0]
-    if guard not in GUARD_NAMES:
+    if guard not in RULE_FILES:
         raise ValueError(
-            f"rule file {path}: the name must start with one of {', '.join(GUARD_NAMES)} "
+            f"rule file {path}: the name must start with one of {', '.join(RULE_FILES)} "
             f"(e.g. polarity.toml or polarity.finance.toml)"
         )
     return guard
 
 
 def load_rules(extra_dirs: Iterable[Path | str] | None = None) -> dict[str, Rules]:
-    """Packaged rules per guard, with every ``*.toml`` of ``extra_dirs`` merged on top, in order."""
+    """Packaged rules per rule file (``RULE_FILES``), with every ``*.toml`` of ``extra_dirs`` merged on top."""
     dirs = [PACKAGED_RULES_DIR, *(Path(d) for d in (extra_dirs or []))]
-    rules: dict[str, Rules] = {name: {} for name in GUARD_NAMES}
+    rules: dict[str, Rules] = {name: {} for name in RULE_FILES}
     for directory in dirs:
         if not directory.is_dir():
             raise ValueError(f"guard rules directory {directory} does not exist or is not a directory")

@@ -1,0 +1,104 @@
+"""The slot guards: who, where, which and number, one veto per slot on a shared analysis.
+
+Each guard reads the headlines' slot analyses (``service/guards/slots.py``, computed once per
+text and cached) and blocks when **both** sides fill its slot with a value the other side does
+not have: "Biden meets Kishida" / "Biden meets Albanese" (who), "대구 시내버스" / "광주 시내버스"
+(where), "Galaxy Tab S10" / "Galaxy Watch 7" (which), "손흥민 5호골" / "6호골", "Flood kills 15" /
+"홍수로 51명 사망" (number). A value on one side only is no evidence; the verdict still says
+so ("not aligned"), so a reader sees what the guard could not compare.
+
+>>> from service.guards.rules import load_rules
+>>> from service.guards.slots import SlotAnalyzer
+>>> sa = SlotAnalyzer(load_rules())
+>>> side = lambda t, lang="en": GuardInput(title=t, text=t, lang=lang)
+>>> SlotGuard("who", sa).check(side("Biden meets Kishida in Tokyo"), side("Biden meets Albanese in Tokyo")).evidence
+'who: Kishida != Albanese'
+>>> SlotGuard("number", sa).check(side("손흥민 시즌 5호골", "ko"), side("손흥민 시즌 6호골", "ko")).evidence
+'number: 5호 != 6호'
+>>> SlotGuard("where", sa).check(side("경주서 규모 4.2 지진", "ko"), side("Quake of magnitude 4.2 hits Gyeongju")).evidence
+'where: 경주 == Gyeongju'
+"""
+
+from __future__ import annotations
+
+from service.guards.base import HANGUL_RE, GuardInput, step_aside
+from service.guards.slots import (
+    SLOTS,
+    Mention,
+    SlotAnalyzer,
+    TextSlots,
+    compatible_units,
+    korean_same_frame,
+    same_frame_substitution,
+)
+from service.types import GuardVerdict
+
+__all__ = ["SlotGuard"]
+
+_SHOWN = 3  # matched values shown in a passing verdict's evidence
+
+
+def _names(ms: list[Mention]) -> str:
+    return ", ".join(dict.fromkeys(m.surface for m in ms))
+
+
+class SlotGuard:
+    """Blocks when both sides fill ``slot`` with values the other side lacks."""
+
+    def __init__(self, slot: str, analyzer: SlotAnalyzer) -> None:
+        if slot not in SLOTS:
+            raise ValueError(f"unknown slot {slot!r}; known: {', '.join(SLOTS)}")
+        self.name = slot
+        self.slot = slot
+        self.analyzer = analyzer
+
+    @staticmethod
+    def _cross(ta: TextSlots, tb: TextSlots) -> bool:
+        """Hangul on exactly one side: names may be translated, not transliterated."""
+        return bool(HANGUL_RE.search(ta.flat)) != bool(HANGUL_RE.search(tb.flat))
+
+    def _cross_confident(self, ta: TextSlots, tb: TextSlots, only_a: list[Mention], only_b: list[Mention]) -> bool:
+        """A who/where clash across scripts we can trust (see slots.toml ``cross_max_words``):
+        both values known to the gazetteer or alias tables, or one value each on a headline.
+        Across scripts also means a Latin name against a Hangul one inside Korean texts."""
+        if any(m.ids for m in only_a) and any(m.ids for m in only_b):
+            return True
+        words = max(ta.words, tb.words)
+        return len(only_a) == 1 and len(only_b) == 1 and words <= self.analyzer.cross_max_words
+
+    def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
+        sa = self.analyzer
+        ta, tb, c = sa.compare(self.slot, a.headline, b.headline)
+        only_a, only_b = list(c.only_a), list(c.only_b)
+        if self.slot == "number":
+            # numbers are compared only with numbers of a compatible unit ("15" with "51명", not with "3%")
+            pairs = [(x, y) for x in only_a for y in only_b if compatible_units(x.unit, y.unit, sa.bare_ok)]
+            if pairs:
+                xs = list(dict.fromkeys(x for x, _ in pairs))
+                ys = list(dict.fromkeys(y for _, y in pairs))
+                return GuardVerdict(self.name, True, True, f"{self.name}: {_names(xs)} != {_names(ys)}")
+        elif self.slot == "who" and only_a and only_b and all(m.slot == "where" for m in only_a + only_b):
+            pass  # places on both sides: the where guard's call
+        elif only_a and only_b:
+            same_script = any(x.script == y.script for x in only_a for y in only_b)
+            known = any(m.ids for m in only_a) and any(m.ids for m in only_b)
+            headline = max(ta.words, tb.words) <= sa.name_max_words
+            cross = self._cross(ta, tb)
+            # a Latin name against a Hangul one inside two Korean texts (PAWS-X's "Slanta" /
+            # "슬라티나") is a spelling choice more often than another name: known values only
+            if known or (headline and ((same_script and not cross)
+                                       or (cross and self._cross_confident(ta, tb, only_a, only_b)))):
+                return GuardVerdict(self.name, True, True, f"{self.name}: {_names(only_a)} != {_names(only_b)}")
+        if self.slot == "who":
+            # the English test needs a capitalised lead left over; the Korean one is a tuple compare
+            swap = korean_same_frame(ta, tb) or (
+                same_frame_substitution(ta, tb) if (only_a or only_b or c.weak_a or c.weak_b) else None)
+            if swap is not None:
+                return GuardVerdict(self.name, True, True, f"{self.name}: {swap[0]} != {swap[1]} (same frame)")
+        parts = [f"{m.surface} == {hit}" for m, hit in c.matched[:_SHOWN]]
+        lonely = only_a + only_b + c.weak_a + c.weak_b
+        if lonely:
+            parts.append(f"{_names(lonely)} not aligned with anything on the other side")
+        if not parts:
+            return step_aside(self.name, f"no {self.slot} values on either side")
+        return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(parts))

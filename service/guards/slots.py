@@ -1,0 +1,931 @@
+"""The entity and slot layer: who, where, which and how many, read once per text, both languages.
+
+A text is analysed once (cached): Korean with the kiwipiepy morphological analyser (proper
+nouns, numbers with their counters), English from capitalised spans, acronyms and model codes.
+Each mention fills one slot:
+
+* ``who``    persons and organisations (Korean NNP, English capitalised spans, alias-table names)
+* ``where``  places the gazetteer knows (CLDR territories and cities through Babel, in Korean and
+  English; Korean regions and seas from ``slots.toml``)
+* ``which``  products and models: model codes (S10, 9a), variants (Pro, 프로), lines (Tab, 탭)
+* ``number`` numbers with their unit class (``5호골`` ordinal, ``15명`` people, ``규모 2.4``
+  magnitude), keyed by their significant digits so ``200만`` == ``2 million``
+
+:func:`compare_slot` aligns one slot of two analyses by data (alias ids, CLDR codes, the Revised
+Romanisation of Hangul compared by a phonetic key, numbers by digits) and reports what matched
+and what is left unmatched on each side; the slot guards (``service/guards/slotguards.py``) veto
+when both sides are left with a value.
+
+>>> from service.guards.rules import load_rules
+>>> sa = SlotAnalyzer(load_rules())
+>>> romanize("트럼프"), phonetic_key("Trump"), phonetic_key(romanize("트럼프"))
+('teureompeu', 'TRMP', 'TRMP')
+>>> [m.surface for m in sa.analyse("Biden meets Kishida in Tokyo").mentions]
+['Biden', 'Kishida', 'Tokyo']
+>>> c = compare_slot(sa, "who", sa.analyse("Biden meets Kishida in Tokyo"), sa.analyse("Biden meets Albanese in Tokyo"))
+>>> [m.surface for m in c.only_a], [m.surface for m in c.only_b]
+(['Kishida'], ['Albanese'])
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.guards.base import HANGUL_RE, prepare
+from service.guards.rules import Rules, number, str_list, table
+
+__all__ = ["Mention", "SlotAnalyzer", "SlotComparison", "TextSlots", "compare_slot", "key_distance",
+           "phonetic_key", "romanize"]
+
+SLOTS: tuple[str, ...] = ("who", "where", "which", "number")
+
+# ---------------------------------------------------------------------------------------------
+# Romanisation and the phonetic key
+
+# Revised Romanisation of Korean (2000), syllable by syllable: initial, medial and final jamo.
+_RR_INITIAL = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
+_RR_MEDIAL = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we", "wi",
+              "yu", "eu", "ui", "i")
+_RR_FINAL = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p", "t", "t",
+             "ng", "t", "t", "k", "t", "p", "t")
+
+
+@functools.lru_cache(maxsize=65536)
+def romanize(text: str) -> str:
+    """Hangul syllables in Revised Romanisation (other characters kept, lower-cased).
+
+    >>> romanize("경주"), romanize("광주"), romanize("손흥민")
+    ('gyeongju', 'gwangju', 'sonheungmin')
+    """
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch) - 0xAC00
+        if 0 <= code < 11172:
+            out.append(_RR_INITIAL[code // 588] + _RR_MEDIAL[(code % 588) // 28] + _RR_FINAL[code % 28])
+        else:
+            out.append(ch.lower())
+    return "".join(out)
+
+
+# Letter classes of the key: what Korean transliteration keeps apart. Vowels and w/y glides are
+# dropped (Korean inserts 으 between consonants and writes English vowels loosely), voiced and
+# unvoiced stops fall together (ㄱ is g or k), f/v become p and z/j/ch/sh become s (Korean has
+# no f, v, z or sh).
+_DIGRAPHS = (("tch", "s"), ("sch", "s"), ("sh", "s"), ("ch", "s"), ("ph", "p"), ("th", "t"), ("ck", "k"),
+             ("qu", "kw"), ("dg", "s"), ("gh", ""), ("ng", "N"), ("x", "ks"))
+_CLASS = {"b": "P", "p": "P", "f": "P", "v": "P", "d": "T", "t": "T", "g": "K", "k": "K", "c": "K", "q": "K",
+          "j": "S", "z": "S", "s": "S", "l": "R", "r": "R", "m": "M", "n": "N", "N": "N", "h": "H"}
+_SOFT_C_RE = re.compile(r"c(?=[eiy])")
+
+
+@functools.lru_cache(maxsize=65536)
+def phonetic_key(latin: str) -> str:
+    """A consonant-class key of a Latin (or romanised) word: comparable across transliterations.
+
+    >>> phonetic_key("Albanese"), phonetic_key(romanize("앨버니지")), phonetic_key("Kishida")
+    ('RPNS', 'RPNS', 'KST')
+    """
+    s = re.sub(r"[^a-z]", "", latin.lower())
+    s = _SOFT_C_RE.sub("s", s)
+    for src, dst in _DIGRAPHS:
+        s = s.replace(src, dst)
+    out: list[str] = []
+    for ch in s:
+        cls = _CLASS.get(ch)
+        if cls and (not out or out[-1] != cls):
+            out.append(cls)
+    return "".join(out)
+
+
+# Cheap edits: what transliteration does to a name. T~S (Smith -> 스미스), R~N (initial ㄹ),
+# a dropped or added H or R (Peter -> 피터, silent h).
+_CHEAP_SUB = {frozenset("TS"), frozenset("RN"), frozenset("PH"), frozenset("KH")}
+_CHEAP_INDEL = frozenset("HR")
+
+
+def key_distance(a: str, b: str) -> float:
+    """Weighted edit distance between two phonetic keys (cheap edits cost 0.5).
+
+    >>> key_distance("SMT", "SMS"), key_distance("PTR", "PT"), key_distance("KST", "RPNS")
+    (0.5, 0.5, 3.0)
+    """
+    prev = [0.0]
+    for ch in b:
+        prev.append(prev[-1] + (0.5 if ch in _CHEAP_INDEL else 1.0))
+    for ca in a:
+        cur = [prev[0] + (0.5 if ca in _CHEAP_INDEL else 1.0)]
+        for j, cb in enumerate(b, 1):
+            sub = 0.0 if ca == cb else (0.5 if frozenset((ca, cb)) in _CHEAP_SUB else 1.0)
+            cur.append(min(prev[j - 1] + sub, prev[j] + (0.5 if ca in _CHEAP_INDEL else 1.0),
+                           cur[j - 1] + (0.5 if cb in _CHEAP_INDEL else 1.0)))
+        prev = cur
+    return prev[-1]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Korean analyser: loaded once per process, on first use
+
+_KIWI: Any = None
+_KIWI_LOCK = threading.Lock()
+
+
+def kiwi() -> Any:
+    """The process's kiwipiepy analyser (loaded on first use: a few seconds, about 100 MB)."""
+    global _KIWI
+    if _KIWI is None:
+        with _KIWI_LOCK:
+            if _KIWI is None:
+                try:
+                    from kiwipiepy import Kiwi
+                except ImportError as exc:  # pragma: no cover - a default dependency
+                    raise RuntimeError("the slot guards need kiwipiepy (pip install kiwipiepy)") from exc
+                _KIWI = Kiwi()
+    return _KIWI
+
+
+@functools.lru_cache(maxsize=65536)
+def korean_tokens(text: str) -> tuple[tuple[str, str, int, int], ...]:
+    """(form, tag, start, end) of every morpheme of ``text``, cached per text.
+
+    >>> [(f, t) for f, t, _, _ in korean_tokens("손흥민 시즌 5호골")]
+    [('손흥민', 'NNP'), ('시즌', 'NNG'), ('5', 'SN'), ('호', 'NNB'), ('골', 'NNG')]
+    """
+    return tuple((t.form, t.tag, t.start, t.start + t.len) for t in kiwi().tokenize(text))
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One slot value as read from one text.
+
+    ``ids`` are identities from data (alias entity ids, CLDR codes, place keys), ``within`` the
+    places or bodies that contain it (a city's country, an official's government), ``keys`` the
+    phonetic keys it may be written as in the other script. ``strong`` is False for a capitalised
+    word that may be capitalised only because it starts the headline (or the headline is in
+    title case); weak mentions align but veto only in the same-frame test.
+    """
+
+    slot: str
+    surface: str
+    norm: str
+    script: str  # "hangul" or "latin"
+    ids: frozenset[str] = frozenset()
+    within: frozenset[str] = frozenset()
+    keys: tuple[str, ...] = ()
+    strong: bool = True
+    unit: str = ""  # numbers: unit class ("" = bare)
+    digits: str = ""  # numbers: significant digits
+
+
+@dataclass(frozen=True)
+class TextSlots:
+    """Everything the slot guards need from one text, computed once."""
+
+    mentions: tuple[Mention, ...]
+    flat: str  # case-folded, spaces removed: "is this Hangul name written here"
+    latin_tokens: frozenset[str]
+    latin_seq: tuple[tuple[str, bool], ...]  # (case-folded token, capitalised) in order
+    latin_keys: tuple[str, ...]  # phonetic keys of Latin words and capitalised spans
+    hangul_keys: tuple[str, ...]  # phonetic keys of romanised Hangul nouns
+    all_ids: frozenset[str] = frozenset()
+    all_within: frozenset[str] = frozenset()
+    title_case: bool = False
+    words: int = 0  # whitespace-separated words: how long the text is
+    # Korean: (eojeol without punctuation, starts with a noun, holds a name) in order
+    eojeols: tuple[tuple[str, bool, bool], ...] = ()
+
+    def slot(self, name: str) -> list[Mention]:
+        return [m for m in self.mentions if m.slot == name]
+
+
+@dataclass
+class SlotComparison:
+    """One slot of two texts, aligned: what matched and what each side has alone."""
+
+    slot: str
+    matched: list[tuple[Mention, str]] = field(default_factory=list)  # (mention of a, what it matched)
+    only_a: list[Mention] = field(default_factory=list)
+    only_b: list[Mention] = field(default_factory=list)
+    weak_a: list[Mention] = field(default_factory=list)
+    weak_b: list[Mention] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# The analyser
+
+_LATIN_TOKEN_RE = re.compile(r"\$|₩|\d+(?:[.,]\d+)*(?:%p|%|[A-Za-z]+)?|[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z][A-Za-z0-9]*)*")
+_DOTTED_ABBR_RE = re.compile(r"\b((?:[A-Z]\.){2,})")
+_POSSESSIVE_RE = re.compile(r"['’]s$")
+_TIME_RE = re.compile(r"\b\d{1,2}:\d{2}\b")
+_SENTENCE_BREAK_RE = re.compile(r"[.!?:;|\"“”'‘(\[]\s*$")
+_NUMBER_RE = re.compile(r"^\d+(?:[.,]\d+)*$")
+_ORDINAL_RE = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
+_NUM_UNIT_RE = re.compile(r"^(\d+(?:[.,]\d+)*)([A-Za-z%]+)$")
+_CODE_RE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{2,10}$")
+_NOUN_TAGS = frozenset({"NNP", "NNG", "SL", "SH"})
+_KO_SCALE_TAGS = frozenset({"NR"})
+_FUNCTION = frozenset({"of", "de", "la", "von", "van", "del", "the", "and", "&"})
+
+
+_KO_SMALL = {"십": 10.0, "백": 100.0, "천": 1000.0}
+_KO_BIG = {"만": 1e4, "억": 1e8, "조": 1e12}
+
+
+def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple[float | None, int]:
+    """The value of a Korean numeral starting at token ``i`` (an SN) and the index after it.
+
+    "3 천 5 백만" = 35,000,000; "200 만" = 2,000,000; "1.5" = 1.5. A malformed number gives None.
+    """
+    total = section = 0.0
+    j = i
+    while j < len(toks) and toks[j][1] == "SN":
+        try:
+            num = float(toks[j][0].replace(",", ""))
+        except ValueError:
+            return None, j + 1
+        j += 1
+        scale = toks[j][0] if j < len(toks) and toks[j][1] in ("NR", "NNB", "NNG", "MM") else ""
+        small = next((v for k, v in _KO_SMALL.items() if scale.startswith(k)), None) if scale else None
+        big = _KO_BIG.get(scale[-1:]) if scale else None
+        if scale and (small or big) and all(ch in _KO_SMALL or ch in _KO_BIG for ch in scale):
+            mult = 1.0
+            for ch in scale:
+                mult *= _KO_SMALL.get(ch, 1.0)
+            if big:
+                total += (section + num * mult) * big
+                section = 0.0
+            else:
+                section += num * mult
+            j += 1
+        else:
+            section += num
+            break
+    return total + section, j
+
+
+def digits_of(raw: str) -> str:
+    """Significant digits of a number as written: scale-free ("0.25" -> "25", "2,000" -> "2").
+
+    >>> digits_of("0.25"), digits_of("25"), digits_of("1,500"), digits_of("2.4")
+    ('25', '25', '15', '24')
+    """
+    s = raw.replace(",", "") if re.search(r",\d{3}(?!\d)", raw) else raw.replace(",", ".")
+    s = s.replace(".", "").lstrip("0").rstrip("0")
+    return s or "0"
+
+
+def digits_match(a: str, b: str) -> bool:
+    """Same significant digits, to the precision of the shorter ("314" ~ "31", "15" !~ "51").
+
+    >>> digits_match("314", "31"), digits_match("15", "51"), digits_match("5", "6")
+    (True, False, False)
+    """
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    n = len(short)
+    rounded = str(round(int(long_[: n + 1]) / 10)) if len(long_) > n else long_
+    return rounded == short
+
+
+class SlotAnalyzer:
+    """Reads who / where / which / number mentions from texts; built once from the rule catalogue.
+
+    ``rules`` is the whole catalogue (``load_rules()``): the ``slots`` table and the
+    ``subject`` alias table (its entities are names in both languages).
+    """
+
+    def __init__(self, rules: dict[str, Rules]) -> None:
+        where = "slots rules"
+        r = rules.get("slots", {})
+        settings = table(r, "settings", where)
+        # See slots.toml [settings] for what these were calibrated on.
+        self.per_char_tol = number(settings.get("per_char_tolerance", 0.25), f"{where}: per_char_tolerance")
+        self.min_tol = number(settings.get("min_tolerance", 0.5), f"{where}: min_tolerance")
+        self.prefix_min = int(number(settings.get("prefix_min", 3), f"{where}: prefix_min"))
+        self.title_share = number(settings.get("title_case_share", 0.7), f"{where}: title_case_share")
+        self.cross_max_words = int(number(settings.get("cross_max_words", 12), f"{where}: cross_max_words"))
+        self.name_max_words = int(number(settings.get("name_max_words", 16), f"{where}: name_max_words"))
+        en = table(r, "english", where)
+        self.en_not_names = frozenset(str_list(en.get("not_names", []), f"{where}: english.not_names"))
+        self.en_not_names_folded = frozenset(w.casefold() for w in self.en_not_names)
+        self.demonyms: dict[str, str] = {k: str(v) for k, v in table(en, "demonyms", f"{where}: english").items()}
+        ko = table(r, "korean", where)
+        self.ko_not_names = frozenset(str_list(ko.get("not_names", []), f"{where}: korean.not_names"))
+        self.surnames: dict[str, list[str]] = {
+            k: str_list(v, f"{where}: korean.surnames.{k}") for k, v in table(ko, "surnames", f"{where}: korean").items()}
+        nums = table(r, "numbers", where)
+        self.after = {k.casefold(): str(v) for k, v in table(nums, "after", f"{where}: numbers").items()}
+        self.before = {k.casefold(): str(v) for k, v in table(nums, "before", f"{where}: numbers").items()}
+        self.date_units = frozenset(s.casefold() for s in str_list(nums.get("date_units", []), f"{where}: date_units"))
+        self.scales = frozenset(s.casefold() for s in str_list(nums.get("scales", []), f"{where}: scales"))
+        self.bare_ok = frozenset(str_list(nums.get("bare_compatible", []), f"{where}: bare_compatible"))
+        self.num_words = {k.casefold(): int(number(v, f"{where}: numbers.words.{k}"))
+                          for k, v in table(nums, "words", f"{where}: numbers").items()}
+        self.ord_words = {k.casefold(): int(number(v, f"{where}: numbers.ordinal_words.{k}"))
+                          for k, v in table(nums, "ordinal_words", f"{where}: numbers").items()}
+        prods = table(r, "products", where)
+        self.product_words: dict[str, str] = {}
+        for kind in ("variants", "lines"):
+            for pid, names in table(prods, kind, f"{where}: products").items():
+                for n in str_list(names, f"{where}: products.{kind}.{pid}"):
+                    self.product_words[n.casefold()] = f"{kind[:-1]}:{pid}"
+        self._places_rules = table(r, "places", where)
+        self._aliases_rules = {"aliases": table(r, "aliases", where)}
+        self._subject_rules = rules.get("subject", {})
+        self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
+        # "German", "Dutch": adjectives of nationality align with a country but never veto
+        # ("German Chancellor Merkel ... in Brussels" is not a story in Germany)
+        self.language_names: set[str] = set()
+        self._gaz_lock = threading.Lock()
+        self.analyse = functools.lru_cache(maxsize=65536)(self._analyse)
+        self.close = functools.lru_cache(maxsize=262144)(self._close)  # keys recur across pairs
+        # one alignment per (slot, pair of headlines): the four guards and a re-proposal share it
+        self.compare = functools.lru_cache(maxsize=16384)(self._compare)
+
+    # -- gazetteer and aliases ------------------------------------------------------------------
+
+    def gazetteer(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+        """Case-folded name -> (ids, within): CLDR + slots.toml places + subject.toml entities."""
+        if self._gaz is None:
+            with self._gaz_lock:
+                if self._gaz is None:
+                    self._gaz = self._build_gazetteer()
+        return self._gaz
+
+    def _build_gazetteer(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+        from babel import Locale
+        from babel.core import get_global
+        from babel.dates import get_timezone_location
+
+        ids: dict[str, set[str]] = {}
+        within: dict[str, set[str]] = {}
+
+        def add(name: str, ident: str, inside: Iterable[str] = ()) -> None:
+            key = " ".join(prepare(name).casefold().split())
+            if not key:
+                return
+            ids.setdefault(key, set()).add(ident)
+            within.setdefault(key, set()).update(inside)
+
+        locales = {lang: Locale(lang) for lang in ("ko", "en")}
+        for loc in locales.values():
+            for code, name in loc.territories.items():
+                if code.isalpha() and len(code) == 2:  # countries, not regions like "001"
+                    add(name, code)
+        # Language names name their country's people: Korean -> ko -> 한국어 -> 한국 (KR).
+        zone_territories = get_global("zone_territories")
+        likely = get_global("likely_subtags")
+        for lang, en_name in locales["en"].languages.items():
+            if "_" in lang or lang not in likely:
+                continue
+            territory = likely[lang].split("_")[-1]
+            ko_name = locales["ko"].languages.get(lang, "")
+            if ko_name.endswith("어") and len(ko_name) >= 3 and len(territory) == 2:
+                add(en_name, territory)
+                add(ko_name[:-1], territory)
+                self.language_names.add(en_name)
+        for zone, territory in zone_territories.items():
+            if "/" not in zone or zone.startswith("Etc/"):
+                continue
+            for lang in ("ko", "en"):
+                try:
+                    city = get_timezone_location(zone, locale=lang, return_city=True)
+                except Exception:  # pragma: no cover - malformed zone in a Babel release
+                    continue
+                if city:
+                    add(city, f"tz:{zone}", (territory,))
+        for pid, spec in self._places_rules.items():
+            if not isinstance(spec, dict):
+                raise ValueError(f"slots rules: places.{pid} must be a table with ko/en lists")
+            inside = () if ":" in pid else (pid,)
+            for lang in ("ko", "en"):
+                names = spec.get(lang, [])
+                if names:
+                    for name in str_list(names, f"slots rules: places.{pid}.{lang}"):
+                        add(name, self._place_id(pid, name, lang == "ko"), inside)
+        # slots.toml aliases: names that are translated, not transliterated (백악관 / White House)
+        for aid, names in table(self._aliases_rules, "aliases", "slots rules").items():
+            for n in str_list(names, f"slots rules: aliases.{aid}"):
+                add(n, f"alias:{aid}")
+        # subject.toml entities: names in both languages; an entity whose name CLDR knows gets
+        # that code on every name ("미국" = "United States" = US).
+        entities = table(self._subject_rules, "entities", "subject rules")
+        parent = {e: s.get("part_of") for e, s in entities.items() if isinstance(s, dict)}
+        for ent, spec in entities.items():
+            if not isinstance(spec, dict):
+                continue
+            names = [str(n) for n in spec.get("names", [])]
+            codes = set().union(*(ids.get(" ".join(prepare(n).casefold().split()), set()) for n in names)) if names else set()
+            chain, seen = [], parent.get(ent)
+            while seen and seen not in chain:
+                chain.append(seen)
+                seen = parent.get(seen)
+            inside = {f"ent:{c}" for c in chain}
+            for c in chain:
+                for n in entities.get(c, {}).get("names", []):
+                    inside |= {i for i in ids.get(" ".join(prepare(str(n)).casefold().split()), set()) if ":" not in i}
+            for n in names:
+                for ident in {f"ent:{ent}", *codes}:
+                    add(n, ident, inside)
+        return {k: (frozenset(v), frozenset(within.get(k, ()))) for k, v in ids.items()}
+
+    @staticmethod
+    def _place_id(pid: str, name: str, hangul: bool) -> str:
+        """A place's identity: ``pid`` itself for a named table ("sea:east"), else the name's
+        Revised Romanisation within its country ("place:KR:gyeongju" for 경주 and Gyeongju);
+        Korean administrative suffixes (도, 시) are dropped so 경기도 == Gyeonggi."""
+        if ":" in pid:
+            return pid
+        if hangul and len(name) >= 3 and name[-1] in "도시":
+            name = name[:-1]
+        return f"place:{pid}:{re.sub(r'[^a-z]', '', romanize(name) if hangul else name.lower())}"
+
+    def lookup(self, name: str) -> tuple[frozenset[str], frozenset[str]]:
+        key = " ".join(prepare(name).casefold().split())
+        return self.gazetteer().get(key, (frozenset(), frozenset()))
+
+    @staticmethod
+    def is_place(ids: frozenset[str]) -> bool:
+        return any(i.startswith(("tz:", "place:", "sea:")) or (len(i) == 2 and i.isupper()) for i in ids)
+
+    # -- Hangul keys -----------------------------------------------------------------------------
+
+    def hangul_keys(self, name: str) -> tuple[str, ...]:
+        """Phonetic keys of a Hangul name: its romanisation, and surname spellings for person names."""
+        keys = {phonetic_key(romanize(name))}
+        if 2 <= len(name) <= 4:
+            for n in (2, 1):
+                sur = name[:n]
+                if sur in self.surnames and len(name) - n in (1, 2):
+                    given = phonetic_key(romanize(name[n:]))
+                    keys.update(phonetic_key(s) + given for s in self.surnames[sur])
+        return tuple(sorted(k for k in keys if k))
+
+    # -- analysis --------------------------------------------------------------------------------
+
+    def _analyse(self, text: str) -> TextSlots:
+        clean = _TIME_RE.sub(" ", prepare(text))
+        clean = _DOTTED_ABBR_RE.sub(lambda m: m.group(1).replace(".", "") + " ", clean)  # U.S. -> US
+        mentions: list[Mention] = []
+        hangul_keys: list[str] = []
+        eojeols: tuple[tuple[str, bool, bool], ...] = ()
+        if HANGUL_RE.search(clean):
+            self._korean(clean, mentions, hangul_keys)
+            eojeols = self._eojeols(clean)
+        latin_seq, latin_keys, title_case = self._latin(clean, mentions, korean=bool(HANGUL_RE.search(clean)))
+        all_ids = frozenset().union(*(m.ids for m in mentions)) if mentions else frozenset()
+        all_within = frozenset().union(*(m.within for m in mentions)) if mentions else frozenset()
+        return TextSlots(tuple(mentions), "".join(clean.casefold().split()), frozenset(t for t, _ in latin_seq),
+                         tuple(latin_seq), tuple(dict.fromkeys(latin_keys)), tuple(dict.fromkeys(hangul_keys)),
+                         all_ids, all_within, title_case, len(clean.split()), eojeols)
+
+    def _name_mention(self, surface: str, script: str, strong: bool, alt: Iterable[str] = ()) -> Mention:
+        # the name as written; its last word ("Powell" of "Jerome Powell") only when the whole is unknown
+        ids_, within_ = self.lookup(surface)
+        for s in alt:
+            if ids_:
+                break
+            ids_, within_ = self.lookup(s)
+        ids, within = set(ids_), set(within_)
+        keys = self.hangul_keys(surface.replace(" ", "")) if script == "hangul" else (phonetic_key(surface),)
+        if script == "hangul":
+            for s in alt:
+                keys = tuple(dict.fromkeys((*keys, *self.hangul_keys(s))))
+        slot = "where" if self.is_place(frozenset(ids)) else "who"
+        return Mention(slot, surface, "".join(surface.casefold().split()), script, frozenset(ids), frozenset(within),
+                       keys, strong or bool(ids))
+
+    def _korean(self, text: str, mentions: list[Mention], hangul_keys: list[str]) -> None:
+        toks = korean_tokens(text)
+        n = len(toks)
+        i = 0
+        while i < n:
+            form, tag, start, _end = toks[i]
+            # a run of nouns glued together (no space): "블랙핑크", "동해상" -> a name when it holds an NNP
+            if tag in ("NNP", "NNG") and HANGUL_RE.search(form):
+                j = i
+                while j + 1 < n and toks[j + 1][1] in ("NNP", "NNG") and toks[j + 1][2] == toks[j][3] \
+                        and HANGUL_RE.search(toks[j + 1][0]):
+                    j += 1
+                run = toks[i : j + 1]
+                surface = text[start : run[-1][3]]
+                hangul_keys.extend(self.hangul_keys(surface.replace(" ", "")))
+                for f, t, _, _ in run:
+                    if t == "NNP":
+                        hangul_keys.extend(self.hangul_keys(f.replace(" ", "")))
+                nnps = [f for f, t, _, _ in run if t == "NNP" and f not in self.ko_not_names]
+                if nnps:
+                    # the run as written ("블랙핑크"); its proper nouns as alternative spellings
+                    prev_latin = i > 0 and toks[i - 1][1] in ("SL", "SN") and toks[i - 1][3] == start
+                    if not (prev_latin and len(run) == 1 and form.casefold() in self.product_words):
+                        mentions.append(self._name_mention(surface, "hangul", True, [f for f in nnps if f != surface]))
+                # product words after a name, code or number: "갤럭시 탭", "아이폰 16 프로"
+                for k in range(i, j + 1):
+                    f = toks[k][0].casefold()
+                    if f in self.product_words and k > 0 and toks[k - 1][1] in ("NNP", "SN", "SL", "NNG") \
+                            and (k > i or toks[k - 1][1] != "NNG"):
+                        mentions.append(Mention("which", toks[k][0], self.product_words[f], "hangul",
+                                                frozenset({self.product_words[f]})))
+                i = j + 1
+                continue
+            if tag == "SN":
+                i = self._korean_number(toks, i, text, mentions)
+                continue
+            if form in self.ord_words and tag in ("MM", "NNG", "XPN") and i + 1 < n \
+                    and self.after.get(toks[i + 1][0].casefold()) == "ordinal":
+                mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",
+                                        digits=str(self.ord_words[form])))
+            i += 1
+
+    @staticmethod
+    def _eojeols(text: str) -> tuple[tuple[str, bool, bool], ...]:
+        toks = korean_tokens(text)
+        out: list[tuple[str, bool, bool]] = []
+        for m in re.finditer(r"\S+", text):
+            inside = [t for t in toks if m.start() <= t[2] < m.end() and t[1] not in ("SF", "SP", "SS", "SW", "SO")]
+            word = re.sub(r"[^\w]", "", m.group(0))
+            if not word or not inside:
+                continue
+            head = inside[0][1]
+            # "BTS 진, ...": a noun set off by a comma after a name is an apposition, a name
+            appositive = m.group(0).endswith((",", "·")) and head in ("NNG", "NNP") and len(word) <= 3
+            out.append((word, head in ("NNP", "NNG", "SL", "SH"),
+                        appositive or any(t[1] == "NNP" for t in inside) or (head == "SL" and inside[0][0][:1].isupper())))
+        return tuple(out)
+
+    def _korean_number(self, toks: tuple[tuple[str, str, int, int], ...], i: int, text: str,
+                       mentions: list[Mention]) -> int:
+        form, _tag, start, end = toks[i]
+        n = len(toks)
+        # model codes: Latin glued to the number ("S" + "10", "9" + "a")
+        if i > 0 and toks[i - 1][1] == "SL" and toks[i - 1][3] == start:
+            code = (toks[i - 1][0] + form).casefold()
+            mentions.append(Mention("which", toks[i - 1][0] + form, code, "latin", frozenset({f"code:{code}"})))
+            return i + 1
+        if i + 1 < n and toks[i + 1][1] == "SL" and toks[i + 1][2] == end and toks[i + 1][0].casefold() not in self.after \
+                and toks[i + 1][0].casefold() not in self.scales:
+            code = (form + toks[i + 1][0]).casefold()
+            mentions.append(Mention("which", form + toks[i + 1][0], code, "latin", frozenset({f"code:{code}"})))
+            return i + 2
+        if not _NUMBER_RE.match(form) or form.count(".") > 1:
+            return i + 1  # 3.13.2 (a version: the version guard's)
+        # Korean numerals with scale words: 3 천 5 백만 -> 35,000,000 (only the digits count)
+        value, j = korean_numeral(toks, i)
+        if value is None:
+            return j
+        unit_form = toks[j][0].casefold() if j < n and toks[j][1] in ("NNB", "NNG", "SW", "SL", "NR") else ""
+        if unit_form == "%" and j + 1 < n and toks[j + 1][0].casefold() == "p":
+            unit_form = "%p"
+        if unit_form in self.date_units or (unit_form and unit_form[:1] in ("년", "월", "일")):
+            return j + 1
+        unit = self.after.get(unit_form, "")
+        if not unit and i > 0 and toks[i - 1][0].casefold() in self.before:
+            unit = self.before[toks[i - 1][0].casefold()]
+        if not unit and len(form) == 4 and form.isdigit() and 1900 <= int(form) <= 2100:
+            return j
+        has_after = bool(unit) and unit_form in self.after
+        surface = text[start : toks[j][3] if has_after else end]
+        digits = digits_of(form) if j == i + 1 else digits_of(f"{value:.0f}" if value >= 1 else str(value))
+        mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits))
+        return j + 1 if has_after else j
+
+    def _latin(self, text: str, mentions: list[Mention], korean: bool) -> tuple[list[tuple[str, bool]], list[str], bool]:
+        matches = list(_LATIN_TOKEN_RE.finditer(text))
+        words = [m.group(0) for m in matches]
+        seq = [(_POSSESSIVE_RE.sub("", w.casefold()), w[:1].isupper()) for w in words]
+        keys = [phonetic_key(w) for w in words if len(w) >= 3 and w[:1].isalpha()]
+        alpha = [w for w in words if w[:1].isalpha() and w.casefold() not in self.en_not_names_folded
+                 and w.casefold() not in _FUNCTION]
+        title_case = (not korean and len(alpha) >= 4
+                      and sum(w[:1].isupper() for w in alpha) >= self.title_share * len(alpha))
+        # sentence starts: the first word, and words after . ! ? : | or a quote. In a Korean text
+        # a capitalised Latin word is a name wherever it stands.
+        initial: set[int] = set()
+        if not korean:
+            for k, m in enumerate(matches):
+                if k == 0 or _SENTENCE_BREAK_RE.search(text[matches[k - 1].end() : m.start()]):
+                    initial.add(k)
+        k = 0
+        while k < len(words):
+            w = words[k]
+            low = w.casefold()
+            if w[:1].isdigit() or w in ("$", "₩"):
+                k = k + 1 if korean else self._latin_number(words, k, mentions)  # Korean numbers: kiwi's
+                continue
+            if not korean and low in self.ord_words:
+                mentions.append(Mention("number", w, low, "latin", unit="ordinal", digits=str(self.ord_words[low])))
+                k += 1
+                continue
+            if not korean and low in self.num_words and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
+                unit = self.after.get(words[k + 1].casefold(), "") if k + 1 < len(words) else ""
+                mentions.append(Mention("number", w, low, "latin", unit=unit, digits=digits_of(str(self.num_words[low]))))
+                k += 1
+                continue
+            if _CODE_RE.match(w) and not w.upper().startswith(("Q", "H", "FY", "COVID")):
+                if not korean:
+                    mentions.append(Mention("which", w, low, "latin", frozenset({f"code:{low}"})))
+                k += 1
+                continue
+            if not w[:1].isupper() or w in self.en_not_names:
+                k += 1
+                continue
+            # product words after a capitalised word, code or number: "Galaxy Tab", "9 Pro"
+            if low in self.product_words and k > 0 and (words[k - 1][:1].isupper() or words[k - 1][:1].isdigit()):
+                mentions.append(Mention("which", w, self.product_words[low], "latin", frozenset({self.product_words[low]})))
+                k += 1
+                continue
+            # the longest name the gazetteer knows ("Bank of Korea", "South Korea"), else a
+            # capitalised span ("Jerome Powell"); in title case one word at a time
+            j = -1
+            for width in (4, 3, 2):
+                if k + width <= len(words) and self.lookup(" ".join(words[k : k + width]))[0]:
+                    j = k + width - 1
+                    break
+            if j < 0:
+                j = k
+                while not title_case and j + 1 < len(words) and j + 1 not in initial \
+                        and not _POSSESSIVE_RE.search(words[j]) \
+                        and not text[matches[j].end() : matches[j + 1].start()].strip() and (
+                        words[j + 1][:1].isupper() and words[j + 1] not in self.en_not_names
+                         and words[j + 1].casefold() not in self.product_words and not _CODE_RE.match(words[j + 1])):
+                    j += 1
+            span = [_POSSESSIVE_RE.sub("", s) for s in words[k : j + 1]]
+            surface = " ".join(span)
+            if surface in self.demonyms:
+                code = self.demonyms[surface]
+                if code != "@weak":
+                    mentions.append(Mention("where", surface, surface.casefold(), "latin", frozenset({code}),
+                                            keys=(phonetic_key(surface),), strong=False))
+            else:
+                caps = any((s.isupper() and len(s) >= 2 and "-" not in s) or
+                           ("-" not in s and any(c.isupper() for c in s[1:]) and any(c.islower() for c in s))
+                           for s in span)
+                strong = korean or caps or (not title_case and any(x not in initial for x in range(k, j + 1)))
+                m = self._name_mention(surface, "latin", strong, [span[-1]] if len(span) > 1 else [])
+                if surface in self.language_names:
+                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within, m.keys, False)
+                if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone
+                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within,
+                                (*m.keys, phonetic_key(span[-1])), m.strong)
+                mentions.append(m)
+                if len(span) > 1:
+                    keys.append(phonetic_key("".join(span)))
+            k = j + 1
+        return seq, keys, title_case
+
+    def _latin_number(self, words: list[str], k: int, mentions: list[Mention]) -> int:
+        w = words[k]
+        if w in ("$", "₩"):
+            if k + 1 < len(words) and _NUMBER_RE.match(words[k + 1]):
+                raw = words[k + 1]
+                mentions.append(Mention("number", w + raw, raw, "latin", unit="money", digits=digits_of(raw)))
+                return k + 2 + (k + 2 < len(words) and words[k + 2].casefold() in self.scales)
+            return k + 1
+        m = _ORDINAL_RE.match(w)
+        if m:
+            mentions.append(Mention("number", w, w, "latin", unit="ordinal", digits=digits_of(m.group(1))))
+            return k + 1
+        raw, unit_word = w, ""
+        pct = ""
+        if w.endswith("%p"):
+            raw, pct = w[:-2], "%p"
+        elif w.endswith("%"):
+            raw, pct = w[:-1], "%"
+        m = _NUM_UNIT_RE.match(raw)
+        if m and not pct:
+            raw, unit_word = m.group(1), m.group(2).casefold()
+            if unit_word in self.date_units:
+                return k + 1
+            if unit_word not in self.after and unit_word not in self.scales:
+                mentions.append(Mention("which", w, w.casefold(), "latin", frozenset({f"code:{w.casefold()}"})))
+                return k + 1
+        if not _NUMBER_RE.match(raw) or raw.count(".") > 1:
+            return k + 1  # a dotted version: the version guard's
+        j = k + 1
+        if not pct and (not unit_word or unit_word in self.scales):
+            while j < len(words) and words[j].casefold() in self.scales:
+                j += 1
+            nxt = words[j].casefold() if j < len(words) else ""
+            if nxt in self.date_units or (k > 0 and words[k - 1] in ("January", "February", "March", "April", "May",
+                                                                      "June", "July", "August", "September",
+                                                                      "October", "November", "December")):
+                return j + 1
+            if j + 1 < len(words) and f"{nxt} {words[j + 1].casefold()}" in self.after:
+                unit_word = f"{nxt} {words[j + 1].casefold()}"
+                j += 2
+            elif nxt in self.after:
+                unit_word = nxt
+                j += 1
+            elif nxt.endswith("s") and nxt[:-1] in self.after:
+                unit_word = nxt[:-1]
+                j += 1
+        unit = self.after.get(pct or unit_word, "")
+        if not unit and k > 0 and words[k - 1].casefold() in self.before:
+            unit = self.before[words[k - 1].casefold()]
+        if not unit and len(raw) == 4 and raw.isdigit() and 1900 <= int(raw) <= 2100:
+            return j  # a year: the date guard's
+        mentions.append(Mention("number", " ".join(words[k:j]), digits_of(raw), "latin", unit=unit,
+                                digits=digits_of(raw)))
+        return j
+
+    # -- alignment -------------------------------------------------------------------------------
+
+    def _compare(self, slot: str, text_a: str, text_b: str) -> tuple[TextSlots, TextSlots, SlotComparison]:
+        ta, tb = self.analyse(text_a), self.analyse(text_b)
+        return ta, tb, compare_slot(self, slot, ta, tb)
+
+    def _close(self, a: str, b: str, fuzzy: bool = True) -> bool:
+        """Two phonetic keys name the same thing (within tolerance, or one a long prefix of the other).
+
+        A final S on one side only is free (plurals and possessives: "Lloyds" ~ 로이드). Within
+        one script (``fuzzy=False``) only equal keys match: "Scholz" and "Sanchez" are close as
+        sounds but are two people; across scripts the tolerance absorbs transliteration.
+        """
+        if not a or not b:
+            return False
+        if a == b:
+            return True
+        pairs = [(a, b)]
+        if a.endswith("S") != b.endswith("S"):
+            pairs.append((a[:-1], b) if a.endswith("S") else (a, b[:-1]))
+            if pairs[-1][0] == pairs[-1][1]:
+                return True
+        if not fuzzy:
+            return False
+        for x, y in pairs:
+            short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+            if len(short) >= self.prefix_min and long_.startswith(short):
+                return True
+            if short and key_distance(x, y) <= max(self.min_tol, self.per_char_tol * len(long_)):
+                return True
+        return False
+
+    def counterpart(self, m: Mention, other: TextSlots, taken: frozenset[int] = frozenset()) -> str | None:
+        """What in ``other`` ``m`` matches (a surface, or a note), or None.
+
+        ``taken``: positions of ``other.mentions`` that already match another value exactly; a
+        fuzzy key match may not claim them ("Meloni" is not 마크롱 once "Macron" is).
+        """
+        if m.slot == "number":
+            for o in other.slot("number"):
+                if digits_match(m.digits, o.digits):
+                    return o.surface
+            return None
+        if m.slot == "which":
+            for o in other.slot("which"):
+                if o.norm == m.norm or (m.ids & o.ids):
+                    return o.surface
+            return None
+        for o in other.mentions:
+            if o.slot in ("who", "where") and ((m.ids & o.ids) or (m.ids & o.within) or (m.within & o.ids)):
+                return o.surface
+        if m.ids and m.slot == "where":
+            # a place the gazetteer knows is aligned by identity only: 동해 and 서해 sound alike
+            # enough to a phonetic key, and are two seas
+            return f"{m.surface} (named on both sides)" if m.norm in other.flat else None
+        for o in other.mentions:
+            if o.slot in ("who", "where") and o.script == m.script and typo_close(m.norm, o.norm):
+                return o.surface
+        if m.script == "latin":
+            toks = [t.casefold() for t in m.surface.split()]
+            if toks and (all(t in other.latin_tokens for t in toks) or (len(toks) > 1 and toks[-1] in other.latin_tokens)):
+                return f"{m.surface} (named on both sides)"
+            for idx, o in enumerate(other.mentions):
+                if o.slot in ("who", "where") and any(self.close(k, ok, o.script != m.script and idx not in taken)
+                                                      for k in m.keys for ok in o.keys):
+                    return o.surface
+            used = {k for idx in taken for k in other.mentions[idx].keys}
+            if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys if hk not in used):
+                return f"{m.surface} (transliterated on the other side)"
+            return None
+        if m.norm in other.flat:
+            return f"{m.surface} (named on both sides)"
+        for idx, o in enumerate(other.mentions):
+            if o.slot not in ("who", "where"):
+                continue
+            if o.script == "hangul" and (o.norm in m.norm or m.norm in o.norm) and min(len(o.norm), len(m.norm)) >= 2:
+                return o.surface
+            # spelled differently (로어노크 / 로아노크) or in the other script: the phonetic key
+            if any(self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):
+                return o.surface
+        used = {k for idx in taken for k in other.mentions[idx].keys}
+        if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys if lk not in used):
+            return f"{m.surface} (transliterated on the other side)"
+        return None
+
+
+@functools.lru_cache(maxsize=65536)
+def typo_close(a: str, b: str) -> bool:
+    """One edit apart (two for long names): a misspelling, not another name.
+
+    Latin names need five letters (Lisa / Lise are two people), Hangul names four syllables.
+
+    >>> typo_close("rachelphelpls", "rachelphelps"), typo_close("scholz", "sanchez"), typo_close("슬래스고", "글래스고")
+    (True, False, True)
+    """
+    hangul = bool(HANGUL_RE.search(a))
+    n = min(len(a), len(b))
+    if a == b or n < (4 if hangul else 5) or abs(len(a) - len(b)) > 2:
+        return a == b
+    limit = 2 if n >= 10 else 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1] <= limit
+
+
+def compatible_units(x: str, y: str, bare_ok: frozenset[str]) -> bool:
+    """Two numbers' unit classes can be compared: equal, or one bare and the other a count-like class."""
+    if x == y:
+        return True
+    if not x:
+        return y in bare_ok
+    if not y:
+        return x in bare_ok
+    return False
+
+
+def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> SlotComparison:
+    """Align ``slot`` of two analyses: matched values, and the values each side has alone."""
+    out = SlotComparison(slot)
+    # who is compared over every name: a person on one side may face a place the other side
+    # names instead ("LG엔솔, 애리조나 공장" / "LG엔솔, 조지아 공장": 애리조나 is unknown to CLDR)
+    names = ("who", "where") if slot == "who" else (slot,)
+
+    def exact(xs: TextSlots, ys: TextSlots) -> frozenset[int]:
+        keys = {k for x in xs.mentions if x.slot in ("who", "where") for k in x.keys}
+        return frozenset(i for i, y in enumerate(ys.mentions) if not keys.isdisjoint(y.keys))
+
+    taken_b, taken_a = (exact(a, b), exact(b, a)) if slot == "who" or slot == "where" else (frozenset(), frozenset())
+    for m in (x for x in a.mentions if x.slot in names):
+        hit = sa.counterpart(m, b, taken_b)
+        if hit is not None:
+            out.matched.append((m, hit))
+        elif m.strong:
+            out.only_a.append(m)
+        else:
+            out.weak_a.append(m)
+    for m in (x for x in b.mentions if x.slot in names):
+        if sa.counterpart(m, a, taken_a) is None:
+            (out.only_b if m.strong else out.weak_b).append(m)
+    return out
+
+
+def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
+    """Two Korean headlines identical but for one name right after a name or at the start
+    ("뉴진스 하니, ..." / "뉴진스 민지, ..."): the analyser does not know every given name, but
+    in the same frame the word next to the group's name is the member. The predicate (the last
+    word) is never taken: "돌입" / "시작" is a paraphrase, and the polarity guard owns verbs.
+    """
+    ea, eb = a.eojeols, b.eojeols
+    if len(ea) < 3 or len(ea) != len(eb):
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(ea, eb, strict=True)) if x[0] != y[0]]
+    if len(diff) != 1:
+        return None
+    i = diff[0]
+    # one side's word must be a proper noun (the other may be a name the analyser misreads:
+    # "하니" as 하+니); two common nouns ("주가" / "주식") are a paraphrase
+    if i == len(ea) - 1 or not (ea[i][2] or eb[i][2]) or any(ch.isdigit() for ch in ea[i][0] + eb[i][0]):
+        return None
+    if i > 0 and not (ea[i - 1][2] or eb[i - 1][2]):
+        return None
+    if typo_close(ea[i][0].casefold(), eb[i][0].casefold()):
+        return None  # one name misspelt, not another name
+    return ea[i][0], eb[i][0]
+
+
+def same_frame_substitution(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
+    """The leads of two Latin headlines differ and nothing else does ("Intel shares fall ..." vs
+    "Micron shares fall ..."): the (lead a, lead b) when both are capitalised, else None.
+
+    Capitalisation is no evidence at the start of a headline, so a lone lead word never vetoes on
+    its own; in the same frame, with everything else equal, it is the subject that changed.
+    """
+    sa_, sb_ = a.latin_seq, b.latin_seq
+    if len(sa_) < 3 or len(sb_) < 3 or HANGUL_RE.search(a.flat) or HANGUL_RE.search(b.flat):
+        return None
+    ops = [op for op in difflib.SequenceMatcher(a=[t for t, _ in sa_], b=[t for t, _ in sb_], autojunk=False).get_opcodes()
+           if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    if i1 != 0 or j1 != 0 or i2 > 3 or j2 > 3 or len(sa_) - i2 < 2:
+        return None
+    if not all(c for _, c in sa_[i1:i2]) or not all(c for _, c in sb_[j1:j2]):
+        return None
+    lead_a, lead_b = " ".join(t for t, _ in sa_[i1:i2]), " ".join(t for t, _ in sb_[j1:j2])
+    return None if typo_close(lead_a, lead_b) else (lead_a, lead_b)
