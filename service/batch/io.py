@@ -46,7 +46,8 @@ class Record:
 def _article(fields: dict[str, Any], where: str) -> Article:
     if not isinstance(fields, dict):
         raise ValueError(f"{where}: a record must be a JSON object, got {type(fields).__name__}")
-    title = fields.get("title", fields.get("text"))
+    # Eval-data records carry "text"; a Parquet table with both columns has None in one of them.
+    title = fields.get("title") if fields.get("title") is not None else fields.get("text")
     if title is None:
         got = ", ".join(sorted(fields)) or "no fields"
         raise ValueError(f"{where}: a record needs a 'title' or 'text' field (got {got})")
@@ -119,9 +120,12 @@ def write_parquet(out_dir: Path, records: Sequence[Record], results: Iterable[di
         row = {(f"input_{k}" if k in RESULT_COLUMNS else k): v for k, v in rec.fields.items()}
         row.update(res)
         rows.append(row)
+    # Every field any record has (pyarrow's from_pylist would take the first row's keys only).
+    names = list(dict.fromkeys(k for row in rows for k in row))
     files = []
     for n, start in enumerate(range(0, len(rows), rows_per_file)):
         path = out_dir / f"part-{n:05d}.parquet"
-        pq.write_table(pa.Table.from_pylist(rows[start : start + rows_per_file]), path)
+        part = rows[start : start + rows_per_file]
+        pq.write_table(pa.table({k: [row.get(k) for row in part] for k in names}), path)
         files.append(path)
     return files

@@ -70,12 +70,14 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
 
     t0 = time.perf_counter()
     keys = feats.map_batches(explode_keys, batch_format="numpy", batch_size=batch_size)
-    by_key = keys.groupby("key").map_groups(settle_by_key, fn_kwargs={"config": config}, batch_format="numpy")
+    # Few shuffle partitions: each one is a task with a fixed cost (Ray's default is 200).
+    parts = 2 * n_workers
+    by_key = keys.groupby("key", num_partitions=parts).map_groups(settle_by_key, fn_kwargs={"config": config}, batch_format="numpy")
     settled = [np.asarray(b["row"], np.int64) for b in by_key.iter_batches(batch_format="numpy", batch_size=None)]
     timings["lsh_shuffle_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     live = feats.map_batches(_drop_empty, batch_format="numpy", batch_size=batch_size)
-    by_lead = live.groupby("lead").map_groups(settle_by_lead, fn_kwargs={"config": config}, batch_format="numpy")
+    by_lead = live.groupby("lead", num_partitions=parts).map_groups(settle_by_lead, fn_kwargs={"config": config}, batch_format="numpy")
     settled += [np.asarray(b["row"], np.int64) for b in by_lead.iter_batches(batch_format="numpy", batch_size=None)]
     timings["ngram_buckets_s"] = time.perf_counter() - t0
     settled_rows = np.unique(np.concatenate(settled)) if settled else np.zeros(0, np.int64)
