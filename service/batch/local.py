@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_by_key, settle_by_lead
+from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
@@ -57,12 +57,8 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
 
     t0 = time.perf_counter()
     keys = explode_keys(feats)
-    settled = [settle_by_key(g, config=config)["row"] for g in groups(keys, "key")]
-    timings["lsh_shuffle_s"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    live = {c: v[~feats["empty"]] for c, v in feats.items()}
-    settled += [settle_by_lead(g, config=config)["row"] for g in groups(live, "lead")]
-    timings["ngram_buckets_s"] = time.perf_counter() - t0
+    settled = [settle_group(g, config=config)["row"] for g in groups(keys, "key")]
+    timings["shuffle_s"] = time.perf_counter() - t0
     settled_rows = np.unique(np.concatenate(settled)) if settled else np.zeros(0, np.int64)
 
     vectors: dict[str, np.ndarray] = {}

@@ -7,18 +7,16 @@ on a Ray cluster (``service.batch.ray_engine``). The stages:
 1. :func:`featurize` - normalisation, exact keys, the subject-gate lead token, title 3-grams,
    MinHash band keys and the text the encoder would read (``index.features``, ``index.minhash``:
    the streaming engine's own functions, with the engine's own parameters).
-2. :func:`explode_keys` then :func:`settle_by_key` - every exact key and LSH band key becomes a
-   row; grouping by key is the shuffle that brings candidates together. Inside a group a later
-   item that has the same exact key as an earlier one, or a band-mate with verified 3-gram
-   Jaccard >= ``minhash_threshold``, is *settled by a cheap pass*.
-3. :func:`settle_by_lead` - rows grouped by lead token (the subject gate): the gated, IDF-weighted
-   3-gram pass, each item against the earlier ones of its bucket.
-4. :func:`Embed` - only the survivors (items no cheap pass settles) are embedded, in parallel
+2. :func:`explode_keys` then :func:`settle_group` - every exact key, LSH band key and lead
+   token becomes a row; grouping by key is the one shuffle that brings candidates together.
+   Inside a group, a later item that an earlier one matches by a cheap pass (same exact key,
+   band-mate with verified 3-gram Jaccard, gated 3-gram score in its lead bucket) is *settled*.
+3. :class:`Embed` - only the survivors (items no cheap pass settles) are embedded, in parallel
    actors.
 
 The decisions themselves are made after these stages by ``service.batch.decide`` with the
-streaming engine's own cascade, guards and representative rules, in input order. Stages 2-3
-only choose *what to embed*: a wrong guess costs time (an item embedded for nothing, or one
+streaming engine's own cascade, guards and representative rules, in input order. Stage 2
+only chooses *what to embed*: a wrong guess costs time (an item embedded for nothing, or one
 embedded late by the decide step), never a different decision.
 
 >>> cols = {"row": np.array([0, 1, 2]), "title": np.array(["Fed raises rates", "FED RAISES RATES",
@@ -26,7 +24,7 @@ embedded late by the decide step), never a different decision.
 ...         "lang": np.array(["en", "en", "en"], dtype=object), "time": np.zeros(3)}
 >>> feats = featurize(cols, config=EngineConfig())
 >>> keys = explode_keys(feats)
->>> settled = [settle_by_key(group_rows(keys, k), config=EngineConfig()) for k in np.unique(keys["key"])]
+>>> settled = [settle_group(group_rows(keys, k), config=EngineConfig()) for k in np.unique(keys["key"])]
 >>> sorted({int(r) for s in settled for r in s["row"]})
 [1]
 """
@@ -87,65 +85,59 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
 
 
 def explode_keys(batch: Batch) -> Batch:
-    """One row per (item, key): its two exact keys and each LSH band key, as strings so that one
-    group-by (the shuffle) serves them all. Empty items have nothing to compare and no keys."""
-    keys, rows, grams, kinds = [], [], [], []
+    """One row per (item, key): its two exact keys, each LSH band key and its lead token, as
+    strings so that one group-by (the shuffle) brings every kind of candidate together. Empty
+    items have nothing to compare and get no keys."""
+    keys, rows, grams = [], [], []
     for i in range(len(batch["row"])):
         if batch["empty"][i]:
             continue
         row, g = int(batch["row"][i]), batch["grams"][i]
-        for kind, k in (("c", batch["content_key"][i]), ("t", batch["title_key"][i])):
-            keys.append(f"{kind}{int(k)}")
-            rows.append(row)
-            grams.append(g)
-            kinds.append("exact")
-        band = np.frombuffer(batch["bands"][i], dtype=np.uint64)
-        for b, k in enumerate(band.tolist()):
-            keys.append(f"b{b}:{k}")
-            rows.append(row)
-            grams.append(g)
-            kinds.append("band")
-    return {"key": _objects(keys), "row": np.asarray(rows, np.int64), "grams": _objects(grams),
-            "kind": _objects(kinds)}
+        band = np.frombuffer(batch["bands"][i], dtype=np.uint64).tolist()
+        mine = [f"c{int(batch['content_key'][i])}", f"t{int(batch['title_key'][i])}",
+                *(f"b{b}:{k}" for b, k in enumerate(band)), f"l:{batch['lead'][i]}"]
+        keys.extend(mine)
+        rows.extend([row] * len(mine))
+        grams.extend([g] * len(mine))
+    return {"key": _objects(keys), "row": np.asarray(rows, np.int64), "grams": _objects(grams)}
 
 
 def group_rows(batch: Batch, key: str) -> Batch:
-    """The rows of ``batch`` whose ``key`` column equals ``key`` (the local executor's group-by)."""
+    """The rows of ``batch`` whose ``key`` column equals ``key`` (what a group-by hands a group)."""
     mask = batch["key"] == key
     return {c: v[mask] for c, v in batch.items()}
 
 
-def settle_by_key(group: Batch, *, config: EngineConfig) -> Batch:
-    """Rows of one key group that an earlier member settles: same exact key, or (band groups)
-    3-gram Jaccard >= ``minhash_threshold`` with one of the earlier members."""
+def settle_group(group: Batch, *, config: EngineConfig) -> Batch:
+    """Rows of one key group (all rows share ``key``) that an earlier member settles:
+
+    - exact key (``c...``, ``t...``): every member after the first;
+    - LSH band (``b...``): 3-gram Jaccard >= ``minhash_threshold`` with one of the earlier members;
+    - lead token (``l:...``, the subject gate): the gated, IDF-weighted 3-gram pass against the
+      earlier members of the bucket (IDF over the bucket: an estimate of the engine's, which is
+      over the whole window; only what gets embedded depends on it).
+    """
     order = np.argsort(group["row"], kind="stable")
     rows = group["row"][order]
+    grams = [np.frombuffer(group["grams"][j], dtype=np.uint32) for j in order]
+    key = str(group["key"][0]) if len(rows) else ""
     settled: list[int] = []
-    if len(rows) > 1:
-        if group["kind"][0] == "exact":
-            settled = [int(r) for r in rows[1:]]
-        else:
-            grams = [np.frombuffer(group["grams"][j], dtype=np.uint32) for j in order]
-            for i in range(1, len(rows)):
-                lo = max(0, i - MAX_GROUP_COMPARISONS)
-                if any(jaccard(grams[i], grams[j]) >= config.minhash_threshold for j in range(lo, i)):
-                    settled.append(int(rows[i]))
-    return {"row": np.asarray(settled, np.int64)}
-
-
-def settle_by_lead(group: Batch, *, config: EngineConfig) -> Batch:
-    """Rows of one lead-token bucket that the gated 3-gram pass settles against an earlier
-    member of the bucket (IDF over the bucket: an estimate of the engine's, which is over the
-    whole window; only what to embed depends on it)."""
-    order = np.argsort(group["row"], kind="stable")
-    index = GatedNgramIndex()
-    settled = []
-    for j in order:
-        row, lead = int(group["row"][j]), str(group["lead"][j])
-        g = np.frombuffer(group["grams"][j], dtype=np.uint32)
-        if g.size and index.candidates(lead, g, min_score=config.ngram_threshold):
-            settled.append(row)
-        index.add(row, lead, g, 0.0)
+    if len(rows) < 2:
+        pass
+    elif key[0] in "ct":
+        settled = [int(r) for r in rows[1:]]
+    elif key[0] == "b":
+        for i in range(1, len(rows)):
+            lo = max(0, i - MAX_GROUP_COMPARISONS)
+            if any(jaccard(grams[i], grams[j]) >= config.minhash_threshold for j in range(lo, i)):
+                settled.append(int(rows[i]))
+    else:
+        lead = key[2:]
+        index = GatedNgramIndex()
+        for row, g in zip(rows.tolist(), grams, strict=True):
+            if g.size and index.candidates(lead, g, min_score=config.ngram_threshold):
+                settled.append(row)
+            index.add(row, lead, g, 0.0)
     return {"row": np.asarray(settled, np.int64)}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_by_key, settle_by_lead
+from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
@@ -29,8 +29,12 @@ def _drop_settled(batch: Batch, *, settled: np.ndarray) -> Batch:
     return {c: v[keep] for c, v in batch.items()}
 
 
-def _drop_empty(batch: Batch) -> Batch:
-    return {c: v[~batch["empty"]] for c, v in batch.items()}
+def shutdown() -> None:
+    """Leave the cluster (stops a local one this process started)."""
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
 
 
 def connect(address: str | None, workers: int | None) -> Any:
@@ -61,7 +65,9 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
 
     t0 = time.perf_counter()
     n = len(columns["row"])
-    blocks = max(1, min(4 * n_workers, (n + batch_size - 1) // batch_size))
+    # At least two blocks per worker, so that every worker has work in every stage.
+    blocks = 2 * n_workers
+    batch_size = max(1, min(batch_size, -(-n // blocks)))
     items = [{c: columns[c][i] for c in columns} for i in range(n)]
     ds = ray.data.from_items(items, override_num_blocks=blocks)
     feats = ds.map_batches(featurize, fn_kwargs={"config": config}, batch_format="numpy",
@@ -71,15 +77,10 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
     t0 = time.perf_counter()
     keys = feats.map_batches(explode_keys, batch_format="numpy", batch_size=batch_size)
     # Few shuffle partitions: each one is a task with a fixed cost (Ray's default is 200).
-    parts = 2 * n_workers
-    by_key = keys.groupby("key", num_partitions=parts).map_groups(settle_by_key, fn_kwargs={"config": config}, batch_format="numpy")
+    by_key = keys.groupby("key", num_partitions=2 * n_workers).map_groups(
+        settle_group, fn_kwargs={"config": config}, batch_format="numpy")
     settled = [np.asarray(b["row"], np.int64) for b in by_key.iter_batches(batch_format="numpy", batch_size=None)]
-    timings["lsh_shuffle_s"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    live = feats.map_batches(_drop_empty, batch_format="numpy", batch_size=batch_size)
-    by_lead = live.groupby("lead", num_partitions=parts).map_groups(settle_by_lead, fn_kwargs={"config": config}, batch_format="numpy")
-    settled += [np.asarray(b["row"], np.int64) for b in by_lead.iter_batches(batch_format="numpy", batch_size=None)]
-    timings["ngram_buckets_s"] = time.perf_counter() - t0
+    timings["shuffle_s"] = time.perf_counter() - t0
     settled_rows = np.unique(np.concatenate(settled)) if settled else np.zeros(0, np.int64)
 
     vectors: dict[str, np.ndarray] = {}
