@@ -77,7 +77,15 @@ def _jsonl(path: Path) -> Iterator[Record]:
         raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
 
 
+def _pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise ValueError("Parquet needs pyarrow: pip install 'samestory[batch]'") from exc
+
+
 def _parquet(path: Path) -> Iterator[Record]:
+    _pyarrow()
     import pyarrow.parquet as pq
 
     try:
@@ -111,6 +119,7 @@ def write_parquet(out_dir: Path, records: Sequence[Record], results: Iterable[di
 
     Fields that clash with a result column are kept under ``input_<name>``.
     """
+    _pyarrow()
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -40,6 +40,14 @@ class BatchOutput:
     summary: dict[str, Any]
 
 
+def _peak_rss_mib() -> float:
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB on Linux
+
+
 def story_ids(results: list[dict[str, Any]], level: str) -> list[int | None]:
     """The ``story_id`` column. The engine has no story level on this branch (issue #17 adds
     stories above copy groups), so ``copy`` leaves it empty and ``story`` is refused rather than
@@ -111,10 +119,11 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         prepared = ray_engine.execute(columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
                                       progress=progress, address=ray_address, workers=workers, num_gpus=num_gpus)
     embedder = PrecomputedEmbedder(prepared.vectors, make_embedder) if make_embedder is not None else None
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress)
     timings = {k: round(v, 3) for k, v in prepared.timings.items()}
     timings["decide_s"] = round(time.perf_counter() - t0, 3)
+    timings["decide_cpu_s"] = round(time.process_time() - c0, 3)
     timings["total_s"] = round(time.perf_counter() - started, 3)
     results = decided.results
     for r, s in zip(results, story_ids(results, level), strict=True):
@@ -131,5 +140,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         "embedded_late_in_decide": decided.late_embedded,
         "timings": timings,
         "items_per_s": round(len(results) / max(timings["total_s"], 1e-9), 1),
+        # peak resident memory of this (the driver) process, in MiB: the decide step's state lives here
+        "driver_peak_rss_mib": round(_peak_rss_mib(), 1),
     }
     return BatchOutput(results, summary)
