@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {"size": args.size, "seed": args.seed, "model": model, "runs": {}}
     labels, seconds = streaming(records, model)
     report["runs"]["streaming"] = {"total_s": round(seconds, 3), "copy_groups": len(set(labels))}
+    print("streaming", json.dumps(report["runs"]["streaming"]), flush=True)
     runs = [("local", None)] + [("ray", int(w)) for w in args.workers.split(",") if w.strip()]
     for engine, workers in runs:
         name = engine if workers is None else f"ray_{workers}w"
@@ -109,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         diff = differing_items(labels, got)
         report["runs"][name] = {**out.summary, "pair_agreement_with_streaming": pair_agreement(labels, got),
                                 "items_in_differing_groups": len(diff), "differing_items": diff[:50]}
-        print(name, json.dumps(report["runs"][name]["timings"]), flush=True)
+        print(name, json.dumps({k: report["runs"][name][k] for k in (
+            "timings", "pair_agreement_with_streaming", "items_in_differing_groups", "embedded_late_in_decide")}),
+            flush=True)
     text = json.dumps(report, indent=2, ensure_ascii=False)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
