@@ -107,3 +107,14 @@ def test_batch_seeds_a_live_store(tmp_path: Path) -> None:
         assert recrawl.status == "reobserved"
     finally:
         live.close()
+
+
+@pytest.mark.postgres
+def test_batch_seeds_a_postgres_store(tmp_path: Path, pg_url: str) -> None:
+    out = run_batch(read_records([_jsonl(tmp_path / "feed.jsonl", FEED)]), model=None, into=pg_url)
+    live = Deduper.open(pg_url, model=None)
+    try:
+        later = live.ingest({"title": "연준 기준금리 0.25%p 인상 ", "url": "https://h.example/8"})
+        assert later.status == "duplicate" and later.cluster_id == out.results[6]["copy_group_id"]
+    finally:
+        live.close()
