@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
     files = write_parquet(args.out, records, out.results)
-    summary = {**out.summary, "into": args.into, "files": [str(f) for f in files]}
+    summary = {**out.summary, "into": _without_password(args.into), "files": [str(f) for f in files]}
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
@@ -42,6 +43,15 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _without_password(url: str) -> str:
+    """A store URL fit for a summary file: any password replaced by ***.
+
+    >>> _without_password("postgresql://app:s3cret@db:5432/news"), _without_password(":memory:")
+    ('postgresql://app:***@db:5432/news', ':memory:')
+    """
+    return re.sub(r"^(\w+://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from service.cli import DEFAULT_MODEL
 
@@ -52,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "settles in parallel, then decide every item in input order with the streaming engine's own "
                     "cascade, guards and representative rules. Writes OUT/part-*.parquet (each record's fields "
                     "plus row, copy_group_id, story_id, duplicate_of (row of the representative), status, stage, "
-                    "score, document_id, blocked_by, reasons) and OUT/summary.json.")
+                    "score, document_id, duplicate_of_document, blocked_by, reasons) and OUT/summary.json.")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL or Parquet files, read in the order given")
     p.add_argument("--out", type=Path, required=True, help="output folder (created if missing)")
     p.add_argument("--engine", choices=ENGINES, default="local",

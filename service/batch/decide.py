@@ -104,6 +104,9 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             "stage": d.stage,
             "score": None if d.score is None else float(d.score),
             "document_id": r.document_id,
+            # the store's id of that representative: also set when it is a document the --into store
+            # already held before this batch (then duplicate_of, a row of this input, is null)
+            "duplicate_of_document": r.duplicate_of,
             "blocked_by": list(d.blocked_by),
             "reasons": list(d.reasons),
         })

@@ -31,7 +31,7 @@ ARTICLE_FIELDS = ("title", "body", "url", "source", "channel", "published_at", "
 
 # What the batch adds to each record (docs/scale.md describes them).
 RESULT_COLUMNS = ("row", "copy_group_id", "story_id", "duplicate_of", "status", "stage", "score",
-                  "document_id", "blocked_by", "reasons")
+                  "document_id", "duplicate_of_document", "blocked_by", "reasons")
 
 
 @dataclass(frozen=True)
