@@ -19,8 +19,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SAMESTORY_EVAL_DATA", REPO_ROOT.parent / "shared" / "eval-data"))
 
-pytestmark = [pytest.mark.evaldata,
-              pytest.mark.skipif(not DATA.is_dir(), reason=f"eval data not found at {DATA}")]
+has_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"eval data not found at {DATA}")
 
 # The issue's bar: the same copy groups, or pairwise agreement >= 0.99 with every difference
 # explained (docs/scale.md, "Equivalence").
@@ -59,10 +58,27 @@ def _equivalent(size: int, *, identical: bool) -> None:
             assert diff == [], (engine, agreement, diff[:20])
 
 
+def test_ray_executor_gives_the_local_result_on_a_small_feed(ray_cluster: None, tmp_path: Path) -> None:
+    """Without the eval data too: the Ray executor's stages feed the decide step as the local ones do."""
+    from service.batch.io import read_records
+    from service.batch.run import run_batch
+    from tests.test_batch import FEED, _jsonl
+
+    records = read_records([_jsonl(tmp_path / "feed.jsonl", FEED)])
+    local = run_batch(records, engine="local", model=None)
+    on_ray = run_batch(records, engine="ray", model=None)
+    assert on_ray.results == local.results
+    assert on_ray.summary["settled_by_cheap_passes_in_plan"] == local.summary["settled_by_cheap_passes_in_plan"] > 0
+
+
+@pytest.mark.evaldata
+@has_data
 def test_streaming_local_and_ray_batch_give_the_same_copy_groups(ray_cluster: None) -> None:
     _equivalent(1_000, identical=True)
 
 
 @pytest.mark.slow
+@pytest.mark.evaldata
+@has_data
 def test_same_copy_groups_on_20000_items(ray_cluster: None) -> None:
     _equivalent(20_000, identical=False)
