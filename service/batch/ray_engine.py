@@ -1,7 +1,8 @@
 """The plan on Ray Data: the same stage functions as ``service.batch.local``, run as
 ``map_batches`` (features, embedding actors) and ``groupby(...).map_groups`` (the shuffles).
 
-Needs the ``ray`` extra (``pip install 'samestory[ray]'``). ``address=None`` starts a local
+Needs the ``ray`` extra (``pip install 'samestory[ray]'``) on the driver and, for an existing
+cluster, samestory installed on every node. ``address=None`` starts a local
 cluster with ``workers`` CPUs (what the tests and the scaling figures use); ``address="auto"``
 or ``"ray://HOST:10001"`` joins an existing one. ``num_gpus`` > 0 puts each embedding actor on
 a GPU (the embedder must then be built with ``device="cuda"``).
@@ -44,13 +45,14 @@ def connect(address: str | None, workers: int | None) -> Any:
     except ModuleNotFoundError as exc:
         raise RuntimeError("--engine ray needs the ray extra: pip install 'samestory[ray]'") from exc
     if not ray.is_initialized():
-        # Workers of a local cluster import this package from the checkout it runs from.
-        path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-        kwargs: dict[str, Any] = {"runtime_env": {"env_vars": {"PYTHONPATH": path}}, "log_to_driver": False}
         if address:
-            ray.init(address=address, **kwargs)
+            # A real cluster: every node has samestory installed (the same version as the driver).
+            ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=workers, include_dashboard=False, **kwargs)
+            # A local cluster's workers import this package from the checkout the driver runs from.
+            path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONPATH": path}})
     return ray
 
 
