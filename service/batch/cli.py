@@ -12,11 +12,12 @@ from service.batch.run import ENGINES, LEVELS
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from service.batch.io import read_records, write_parquet
+    from service.batch.io import read_records, require_pyarrow, write_parquet
     from service.batch.run import run_batch
     from service.config import EngineConfig
 
     try:
+        require_pyarrow()  # the output is Parquet: say so before any work, not after it
         records = read_records(args.inputs)
         config = EngineConfig.load(args.config)
         model = None if args.model in ("none", "") else args.model

@@ -77,7 +77,7 @@ def _jsonl(path: Path) -> Iterator[Record]:
         raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
 
 
-def _pyarrow() -> None:
+def require_pyarrow() -> None:
     try:
         import pyarrow  # noqa: F401
     except ModuleNotFoundError as exc:
@@ -85,7 +85,7 @@ def _pyarrow() -> None:
 
 
 def _parquet(path: Path) -> Iterator[Record]:
-    _pyarrow()
+    require_pyarrow()
     import pyarrow.parquet as pq
 
     try:
@@ -119,7 +119,7 @@ def write_parquet(out_dir: Path, records: Sequence[Record], results: Iterable[di
 
     Fields that clash with a result column are kept under ``input_<name>``.
     """
-    _pyarrow()
+    require_pyarrow()
     import pyarrow as pa
     import pyarrow.parquet as pq
 
