@@ -24,7 +24,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 # torch is installed first and pinned: an unpinned torch pulls a multi-GB CUDA build.
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[postgres,redis,e5,st,baselines,bench,dev]"
+	$(BIN)/pip install --quiet -e ".[postgres,redis,e5,st,baselines,bench,ray,batch,dev]"
 	touch $@
 
 install: $(VENV)/.installed

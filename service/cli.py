@@ -18,7 +18,8 @@ DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
 
 # Sub-command groups that live with their own package; each exposes ``register(subparsers)``.
-_PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.corrections_cli")
+_PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.corrections_cli",
+            "service.batch.cli")
 
 
 def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:

@@ -1,0 +1,114 @@
+"""The decide step: the streaming engine itself, replayed over the corpus in input order.
+
+Every decision of a batch run is made here, by ``Deduper.ingest_many`` - the same cascade
+(``service.cascade``), guards (``service.guards``), representative rules
+(``service.representative``), URL rules and store writes as live ingestion - so a batch result is
+what streaming the corpus would have given, and can seed a live store. What the parallel stages
+contribute is the expensive part done ahead and in parallel: the embeddings of the items the
+cheap passes cannot settle. The engine asks its embedder for vectors exactly as it would live;
+:class:`PrecomputedEmbedder` answers from the precomputed table and embeds on the spot only
+what the plan did not foresee (counted as ``late``).
+
+>>> import numpy as np
+>>> class Toy:
+...     name, dim = "toy", 2
+...     def encode(self, texts): return np.ones((len(texts), 2), np.float32) / np.sqrt(2)
+>>> e = PrecomputedEmbedder({"a": np.array([1.0, 0.0], np.float32)}, Toy)
+>>> e.encode(["a", "b"]).astype(float).round(3).tolist(), e.hits, e.late
+([[1.0, 0.0], [0.707, 0.707]], 1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from service.batch.io import Record
+from service.config import EngineConfig
+
+
+class PrecomputedEmbedder:
+    """An embedder (``models.base.Embedder`` shape) that serves precomputed vectors by text.
+
+    ``make_fallback()`` builds the real model on first need (a text the plan did not embed);
+    ``name`` and ``dim`` are the real model's, so thresholds, the scorer and the vectors saved
+    to a store are the model's own.
+    """
+
+    def __init__(self, vectors: dict[str, np.ndarray], make_fallback: Callable[[], Any], *,
+                 name: str | None = None, dim: int | None = None) -> None:
+        self.vectors = vectors
+        self._make_fallback = make_fallback
+        self._fallback: Any = None
+        if name is None or dim is None:
+            model = self._model()
+            name, dim = model.name, model.dim
+        self.name, self.dim = name, dim
+        self.hits = 0  # texts served from the precomputed table
+        self.late = 0  # texts the decide step had to embed itself
+
+    def _model(self) -> Any:
+        if self._fallback is None:
+            self._fallback = self._make_fallback()
+        return self._fallback
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            vecs = np.asarray(self._model().encode(missing), dtype=np.float32)
+            self.vectors.update(zip(missing, vecs, strict=True))
+            self.late += len(missing)
+        self.hits += len(texts) - len(missing)
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([self.vectors[t] for t in texts]).astype(np.float32, copy=False)
+
+
+@dataclass
+class Decided:
+    """The decide step's output: one result dict per record (the batch's result columns)."""
+
+    results: list[dict[str, Any]]
+    counters: dict[str, int] = field(default_factory=dict)
+    late_embedded: int = 0
+
+
+def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embedder: Any,
+           guards: bool = True, progress: bool = False) -> Decided:
+    """Ingest ``records`` in order into ``store`` (``:memory:`` for a result only, or the store
+    to seed) with the streaming engine; map its results to rows of the input."""
+    from service.engine import Deduper
+    from service.store import open_store
+
+    engine = Deduper(open_store(store), embedder=embedder, config=config, guards=guards)
+    try:
+        out = engine.ingest_many([r.article for r in records], progress=progress)
+        counters = {k: int(v) for k, v in engine.counters.items()}
+    finally:
+        engine.close()
+    first_row: dict[int, int] = {}
+    for row, r in enumerate(out):
+        first_row.setdefault(r.document_id, row)
+    results = []
+    for row, r in enumerate(out):
+        d = r.decision
+        results.append({
+            "row": row,
+            "copy_group_id": r.cluster_id,
+            "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
+            "status": r.status,
+            "stage": d.stage,
+            "score": None if d.score is None else float(d.score),
+            "document_id": r.document_id,
+            # the store's id of that representative: also set when it is a document the --into store
+            # already held before this batch (then duplicate_of, a row of this input, is null)
+            "duplicate_of_document": r.duplicate_of,
+            "blocked_by": list(d.blocked_by),
+            "reasons": list(d.reasons),
+        })
+    late = int(getattr(embedder, "late", 0) or 0)
+    return Decided(results, counters, late)

@@ -1,0 +1,140 @@
+"""Reading a corpus (JSONL, Parquet) into records and writing the batch result as Parquet.
+
+Records in, records out: every input field is kept, and the batch adds its own columns
+(:data:`RESULT_COLUMNS`). Input is validated up front, so a bad line fails the run with one
+line naming the file and line (or row) before anything is computed.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "a.jsonl").write_text('{"title": "Fed raises rates", "x": 1}\\n\\n{"text": "연준 금리 인상"}\\n')
+>>> [(r.where, r.article.title, r.fields) for r in read_records([d / "a.jsonl"])]
+[('a.jsonl:1', 'Fed raises rates', {'title': 'Fed raises rates', 'x': 1}), ('a.jsonl:3', '연준 금리 인상', {'text': '연준 금리 인상'})]
+>>> _ = (d / "b.jsonl").write_text('{"body": "no title"}\\n')
+>>> read_records([d / "b.jsonl"])
+Traceback (most recent call last):
+...
+ValueError: b.jsonl:1: a record needs a 'title' or 'text' field (got body)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from service.types import Article, ArticleError
+
+# The Article fields a record may carry; any other field is passed through to the output.
+ARTICLE_FIELDS = ("title", "body", "url", "source", "channel", "published_at", "lang", "id")
+
+# What the batch adds to each record (docs/scale.md describes them).
+RESULT_COLUMNS = ("row", "copy_group_id", "story_id", "duplicate_of", "status", "stage", "score",
+                  "document_id", "duplicate_of_document", "blocked_by", "reasons")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One input record: where it came from, the article the engine sees, and every field it had."""
+
+    where: str  # "file:line" (JSONL) or "file:row N" (Parquet), for error messages
+    article: Article
+    fields: dict[str, Any]
+
+
+def _article(fields: dict[str, Any], where: str) -> Article:
+    if not isinstance(fields, dict):
+        raise ValueError(f"{where}: a record must be a JSON object, got {type(fields).__name__}")
+    # Eval-data records carry "text"; a Parquet table with both columns has None in one of them.
+    title = fields.get("title") if fields.get("title") is not None else fields.get("text")
+    if title is None:
+        got = ", ".join(sorted(fields)) or "no fields"
+        raise ValueError(f"{where}: a record needs a 'title' or 'text' field (got {got})")
+    known = {k: fields[k] for k in ARTICLE_FIELDS if k != "title" and fields.get(k) is not None}
+    if "published_at" in known and not isinstance(known["published_at"], str):
+        known["published_at"] = known["published_at"].isoformat() if hasattr(known["published_at"], "isoformat") \
+            else known["published_at"]
+    try:
+        return Article(title=title, **known)
+    except (ArticleError, TypeError) as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+
+
+def _jsonl(path: Path) -> Iterator[Record]:
+    try:
+        with path.open(encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                where = f"{path.name}:{lineno}"
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
+                yield Record(where, _article(obj, where), obj)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+
+
+def require_pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise ValueError("Parquet needs pyarrow: pip install 'samestory[batch]'") from exc
+
+
+def _parquet(path: Path) -> Iterator[Record]:
+    require_pyarrow()
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several types for a damaged or non-Parquet file
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
+    for i, row in enumerate(table.to_pylist()):
+        where = f"{path.name}:row {i}"
+        yield Record(where, _article(row, where), row)
+
+
+def read_records(paths: Sequence[str | Path]) -> list[Record]:
+    """All records of ``paths`` in order (files in the order given, lines in file order): the
+    arrival order the decide step replays. ``.parquet``/``.pq`` files are Parquet, the rest JSONL."""
+    if not paths:
+        raise ValueError("no input files given")
+    out: list[Record] = []
+    for p in map(Path, paths):
+        if not p.is_file():
+            raise ValueError(f"{p}: no such file")
+        reader = _parquet if p.suffix.lower() in (".parquet", ".pq") else _jsonl
+        out.extend(reader(p))
+    if not out:
+        raise ValueError(f"no records in {', '.join(map(str, paths))}")
+    return out
+
+
+def write_parquet(out_dir: Path, records: Sequence[Record], results: Iterable[dict[str, Any]],
+                  *, rows_per_file: int = 100_000) -> list[Path]:
+    """Each record's fields plus its result columns, ``part-00000.parquet`` ... in input order.
+
+    Fields that clash with a result column are kept under ``input_<name>``.
+    """
+    require_pyarrow()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for rec, res in zip(records, results, strict=True):
+        row = {(f"input_{k}" if k in RESULT_COLUMNS else k): v for k, v in rec.fields.items()}
+        row.update(res)
+        rows.append(row)
+    # Every field any record has (pyarrow's from_pylist would take the first row's keys only).
+    names = list(dict.fromkeys(k for row in rows for k in row))
+    files = []
+    for n, start in enumerate(range(0, len(rows), rows_per_file)):
+        path = out_dir / f"part-{n:05d}.parquet"
+        part = rows[start : start + rows_per_file]
+        pq.write_table(pa.table({k: [row.get(k) for row in part] for k in names}), path)
+        files.append(path)
+    return files

@@ -1,0 +1,158 @@
+"""The batch plan: stages as pure functions over batches of columns (Ray Data ``map_batches`` shape).
+
+A batch is a ``dict[str, numpy array]``; every stage takes one and returns one, reads nothing
+else and keeps nothing, so the same function runs in one process (``service.batch.local``) or
+on a Ray cluster (``service.batch.ray_engine``). The stages:
+
+1. :func:`featurize` - normalisation, exact keys, the subject-gate lead token, title 3-grams,
+   MinHash band keys and the text the encoder would read (``index.features``, ``index.minhash``:
+   the streaming engine's own functions, with the engine's own parameters).
+2. :func:`explode_keys` then :func:`settle_group` - every exact key, LSH band key and lead
+   token becomes a row; grouping by key is the one shuffle that brings candidates together.
+   Inside a group, a later item that an earlier one matches by a cheap pass (same exact key,
+   band-mate with verified 3-gram Jaccard, gated 3-gram score in its lead bucket) is *settled*.
+3. :class:`Embed` - only the survivors (items no cheap pass settles) are embedded, in parallel
+   actors.
+
+The decisions themselves are made after these stages by ``service.batch.decide`` with the
+streaming engine's own cascade, guards and representative rules, in input order. Stage 2
+only chooses *what to embed*: a wrong guess costs time (an item embedded for nothing, or one
+embedded late by the decide step), never a different decision.
+
+>>> cols = {"row": np.array([0, 1, 2]), "title": np.array(["Fed raises rates", "FED RAISES RATES",
+...         "Samsung posts record profit"], dtype=object), "body": np.array(["", "", ""], dtype=object),
+...         "lang": np.array(["en", "en", "en"], dtype=object), "time": np.zeros(3)}
+>>> feats = featurize(cols, config=EngineConfig())
+>>> keys = explode_keys(feats)
+>>> settled = [settle_group(group_rows(keys, k), config=EngineConfig()) for k in np.unique(keys["key"])]
+>>> sorted({int(r) for s in settled for r in s["row"]})
+[1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from index.features import ItemFeatures
+from index.minhash import MinHashIndex, jaccard
+from index.ngram import GatedNgramIndex
+from service.config import EngineConfig
+
+Batch = dict[str, np.ndarray]
+
+# A band group is verified pairwise against at most this many earlier members: one hot band
+# (a boilerplate title shared by thousands) must not make the shuffle quadratic. An item it
+# leaves unverified is embedded, which costs time, not a different decision.
+MAX_GROUP_COMPARISONS = 64
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def features_of(title: str, body: str, lang: str, time: float) -> ItemFeatures:
+    """The streaming engine's features of one item (``Deduper._ingest_chunk`` builds the same)."""
+    return ItemFeatures.build(title, body, lang or "und", time)
+
+
+def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
+    """Per item: exact keys, lead token, 3-gram ids, LSH band keys and the text to embed.
+
+    Columns in: ``row``, ``title``, ``body``, ``lang``, ``time``. Columns out: ``row``,
+    ``content_key``, ``title_key`` (int64), ``lead``, ``embed_text`` (str), ``grams`` and
+    ``bands`` (bytes of uint32 / uint64 arrays, so any executor can move them), ``empty`` (bool).
+    """
+    mh = MinHashIndex(threshold=config.minhash_lsh_threshold, num_perm=config.minhash_num_perm)
+    n = len(batch["row"])
+    content, title_key = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    lead, text, grams, bands, empty = [], [], [], [], np.zeros(n, bool)
+    for i in range(n):
+        f = features_of(str(batch["title"][i]), str(batch["body"][i] or ""), str(batch["lang"][i] or ""),
+                        float(batch["time"][i]))
+        content[i], title_key[i], empty[i] = f.content_key, f.title_key, f.empty
+        lead.append(f.lead)
+        text.append(f.embed_text(config.embed_body_lead))
+        g = np.ascontiguousarray(f.grams, dtype=np.uint32)
+        grams.append(g.tobytes())
+        bands.append(np.asarray(mh.band_keys(g), dtype=np.uint64).tobytes() if g.size else b"")
+    return {"row": np.asarray(batch["row"], np.int64), "content_key": content, "title_key": title_key,
+            "lead": _objects(lead), "embed_text": _objects(text), "grams": _objects(grams),
+            "bands": _objects(bands), "empty": empty}
+
+
+def explode_keys(batch: Batch) -> Batch:
+    """One row per (item, key): its two exact keys, each LSH band key and its lead token, as
+    strings so that one group-by (the shuffle) brings every kind of candidate together. Empty
+    items have nothing to compare and get no keys."""
+    keys, rows, grams = [], [], []
+    for i in range(len(batch["row"])):
+        if batch["empty"][i]:
+            continue
+        row, g = int(batch["row"][i]), batch["grams"][i]
+        band = np.frombuffer(batch["bands"][i], dtype=np.uint64).tolist()
+        mine = [f"c{int(batch['content_key'][i])}", f"t{int(batch['title_key'][i])}",
+                *(f"b{b}:{k}" for b, k in enumerate(band)), f"l:{batch['lead'][i]}"]
+        keys.extend(mine)
+        rows.extend([row] * len(mine))
+        grams.extend([g] * len(mine))
+    return {"key": _objects(keys), "row": np.asarray(rows, np.int64), "grams": _objects(grams)}
+
+
+def group_rows(batch: Batch, key: str) -> Batch:
+    """The rows of ``batch`` whose ``key`` column equals ``key`` (what a group-by hands a group)."""
+    mask = batch["key"] == key
+    return {c: v[mask] for c, v in batch.items()}
+
+
+def settle_group(group: Batch, *, config: EngineConfig) -> Batch:
+    """Rows of one key group (all rows share ``key``) that an earlier member settles:
+
+    - exact key (``c...``, ``t...``): every member after the first;
+    - LSH band (``b...``): 3-gram Jaccard >= ``minhash_threshold`` with one of the earlier members;
+    - lead token (``l:...``, the subject gate): the gated, IDF-weighted 3-gram pass against the
+      earlier members of the bucket (IDF over the bucket: an estimate of the engine's, which is
+      over the whole window; only what gets embedded depends on it).
+    """
+    order = np.argsort(group["row"], kind="stable")
+    rows = group["row"][order]
+    grams = [np.frombuffer(group["grams"][j], dtype=np.uint32) for j in order]
+    key = str(group["key"][0]) if len(rows) else ""
+    settled: list[int] = []
+    if len(rows) < 2:
+        pass
+    elif key[0] in "ct":
+        settled = [int(r) for r in rows[1:]]
+    elif key[0] == "b":
+        for i in range(1, len(rows)):
+            lo = max(0, i - MAX_GROUP_COMPARISONS)
+            if any(jaccard(grams[i], grams[j]) >= config.minhash_threshold for j in range(lo, i)):
+                settled.append(int(rows[i]))
+    else:
+        lead = key[2:]
+        index = GatedNgramIndex()
+        for row, g in zip(rows.tolist(), grams, strict=True):
+            if g.size and index.candidates(lead, g, min_score=config.ngram_threshold):
+                settled.append(row)
+            index.add(row, lead, g, 0.0)
+    return {"row": np.asarray(settled, np.int64)}
+
+
+class Embed:
+    """Embeds a batch's ``embed_text`` column: ``vector`` (float32 rows as bytes) beside ``row``.
+
+    A callable class, so an executor can keep one loaded model per worker (Ray actors);
+    ``make_embedder()`` builds the model there rather than shipping it.
+    """
+
+    def __init__(self, make_embedder: Any) -> None:
+        self.embedder = make_embedder()
+
+    def __call__(self, batch: Batch) -> Batch:
+        texts = [str(t) for t in batch["embed_text"]]
+        vecs = np.asarray(self.embedder.encode(texts), dtype=np.float32) if texts else np.zeros((0, 1), np.float32)
+        return {"row": np.asarray(batch["row"], np.int64), "embed_text": batch["embed_text"],
+                "vector": _objects([v.tobytes() for v in vecs])}

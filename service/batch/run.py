@@ -1,0 +1,146 @@
+"""One batch run: records in, result rows and a summary out, on the executor asked for.
+
+>>> import tempfile, pathlib
+>>> from service.batch.io import read_records
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "feed.jsonl").write_text(
+...     '{"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1"}\\n'
+...     '{"title": "FED RAISES RATES BY 25 BASIS POINTS", "url": "https://b.example/2"}\\n'
+...     '{"title": "Samsung posts record quarterly profit", "url": "https://c.example/3"}\\n')
+>>> out = run_batch(read_records([d / "feed.jsonl"]), model=None)
+>>> [(r["copy_group_id"], r["duplicate_of"], r["stage"]) for r in out.results]
+[(1, None, 'minhash'), (1, 0, 'exact'), (2, None, 'minhash')]
+>>> out.summary["stages"], out.summary["statuses"]
+({'minhash': 2, 'exact': 1}, {'new': 2, 'duplicate': 1})
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.batch.decide import PrecomputedEmbedder, decide
+from service.batch.io import Record
+from service.batch.plan import Batch
+from service.config import EngineConfig
+
+ENGINES = ("local", "ray")
+LEVELS = ("copy", "story")
+
+
+@dataclass
+class BatchOutput:
+    results: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+
+def _peak_rss_mib() -> float:
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB on Linux
+
+
+def story_ids(results: list[dict[str, Any]], level: str) -> list[int | None]:
+    """The ``story_id`` column. The engine has no story level on this branch (issue #17 adds
+    stories above copy groups), so ``copy`` leaves it empty and ``story`` is refused rather than
+    filled with made-up values; point this function at the story logic once it lands."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+    if level == "story":
+        raise ValueError("--level story is not available yet: the engine's story level (issue #17) is not "
+                         "on this branch; use --level copy")
+    return [None] * len(results)
+
+
+def columns_of(records: Sequence[Record], now: float) -> Batch:
+    """The plan's input columns; an item without ``published_at`` is timed ``now``, as ingest does."""
+    def col(values: list[Any]) -> np.ndarray:
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+
+    arts = [r.article for r in records]
+    return {"row": np.arange(len(arts), dtype=np.int64), "title": col([a.title for a in arts]),
+            "body": col([a.body for a in arts]), "lang": col([a.lang or "und" for a in arts]),
+            "time": np.array([a.published_at.timestamp() if a.published_at else now for a in arts], np.float64)}
+
+
+def _check_urls(records: Sequence[Record], config: EngineConfig) -> None:
+    """Invalid URLs fail up front, with the record's place, before anything is computed."""
+    from index.urls import InvalidUrlError
+    from service.engine import _load_url_rules
+
+    rules = _load_url_rules(config)
+    for r in records:
+        if r.article.url:
+            try:
+                rules.canonicalize(r.article.url)
+            except InvalidUrlError as exc:
+                raise ValueError(f"{r.where}: invalid url: {exc}") from exc
+
+
+def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | None = "use",
+              device: str = "cpu", config: EngineConfig | None = None, guards: bool = True,
+              into: str = ":memory:", level: str = "copy", batch_size: int = 1024, progress: bool = False,
+              ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0) -> BatchOutput:
+    """Deduplicate ``records``: the plan's parallel stages on ``engine``, then the decide step.
+
+    ``into``: the store the decide step writes (``:memory:`` keeps only the result; a SQLite or
+    PostgreSQL URL seeds a live store).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    story_ids([], level)  # refuse an unavailable level before any work
+    config = (config or EngineConfig.load())
+    started = time.perf_counter()
+    _check_urls(records, config)
+    make_embedder = None
+    if model is not None:
+        from models.registry import load_embedder
+
+        make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.embedding_cache)
+    columns = columns_of(records, time.time())
+    if engine == "local":
+        from service.batch import local
+
+        prepared = local.execute(columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
+                                 progress=progress)
+    else:
+        from service.batch import ray_engine
+
+        prepared = ray_engine.execute(columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
+                                      progress=progress, address=ray_address, workers=workers, num_gpus=num_gpus)
+    embedder = PrecomputedEmbedder(prepared.vectors, make_embedder) if make_embedder is not None else None
+    t0, c0 = time.perf_counter(), time.process_time()
+    decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress)
+    timings = {k: round(v, 3) for k, v in prepared.timings.items()}
+    timings["decide_s"] = round(time.perf_counter() - t0, 3)
+    timings["decide_cpu_s"] = round(time.process_time() - c0, 3)
+    timings["total_s"] = round(time.perf_counter() - started, 3)
+    results = decided.results
+    for r, s in zip(results, story_ids(results, level), strict=True):
+        r["story_id"] = s
+    vetoes = Counter(g for r in results for g in r["blocked_by"])
+    summary = {
+        "engine": engine, "items": len(results), "model": model,
+        "copy_groups": len({r["copy_group_id"] for r in results}),
+        "stages": dict(Counter(r["stage"] for r in results)),
+        "statuses": dict(Counter(r["status"] for r in results)),
+        "guard_vetoes": dict(vetoes),
+        "settled_by_cheap_passes_in_plan": prepared.settled,
+        "embedded_in_plan": prepared.embedded,
+        "embedded_late_in_decide": decided.late_embedded,
+        "timings": timings,
+        "items_per_s": round(len(results) / max(timings["total_s"], 1e-9), 1),
+        # peak resident memory of this (the driver) process, in MiB: the decide step's state lives here
+        "driver_peak_rss_mib": round(_peak_rss_mib(), 1),
+    }
+    return BatchOutput(results, summary)
