@@ -55,14 +55,15 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
         run_batch(read_records([tmp_path / "badurl.jsonl"]), model=None)
 
 
-def test_cli_errors_and_refuses_story_level(tmp_path: Path) -> None:
+def test_cli_errors(tmp_path: Path) -> None:
     from service.cli import main
 
     src = _jsonl(tmp_path / "feed.jsonl", FEED)
     with pytest.raises(SystemExit, match=r"samestory batch: .*missing\.jsonl: no such file"):
         main(["batch", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
-    with pytest.raises(SystemExit, match="--level story is not available yet"):
-        main(["batch", str(src), "--out", str(tmp_path / "o"), "--level", "story", "--model", "none"])
+    with pytest.raises(SystemExit) as bad_level:  # argparse: usage and "invalid choice" on stderr
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--level", "event", "--model", "none"])
+    assert bad_level.value.code == 2
 
 
 def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: Path) -> None:
@@ -72,12 +73,13 @@ def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: P
     assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--model", "none", "--quiet", "--json"]) == 0
     table = pq.read_table(tmp_path / "out" / "part-00000.parquet").to_pylist()
     assert [r["row"] for r in table] == list(range(len(FEED)))
-    assert table[0]["tag"] == "x" and table[0]["story_id"] is None
+    assert table[0]["tag"] == "x" and table[0]["story_id"] is not None
 
     live = Deduper.open(":memory:", model=None)
     streamed = live.ingest_many([{k: v for k, v in r.items() if k != "tag"} for r in FEED])
     live.close()
     assert _partition([r["copy_group_id"] for r in table]) == _partition([r.cluster_id for r in streamed])
+    assert _partition([r["story_id"] for r in table]) == _partition([r.story_id for r in streamed])
     assert [r["stage"] for r in table] == [r.decision.stage for r in streamed]
     assert [r["status"] for r in table] == [r.status for r in streamed]
     # what the engine decides, stated: the 25bp/50bp pair is vetoed, the re-crawl is a url re-observation

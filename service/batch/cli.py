@@ -73,7 +73,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=None, help="CPUs of a local Ray cluster (default: all)")
     p.add_argument("--num-gpus", type=float, default=0.0, help="GPUs per embedding actor on Ray (default 0)")
     p.add_argument("--level", choices=LEVELS, default="copy",
-                   help="copy: copy groups (default); story: not available yet (needs the engine's story level)")
+                   help="which grouping the summary counts as groups: copy groups (default) or stories; every row "
+                        "carries both copy_group_id and story_id")
     p.add_argument("--into", default=":memory:",
                    help="seed this store with the result ('sqlite:///PATH' or 'postgresql://...'), so live "
                         "ingestion continues from it; default: keep only the Parquet result")

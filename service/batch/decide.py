@@ -99,6 +99,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         results.append({
             "row": row,
             "copy_group_id": r.cluster_id,
+            "story_id": r.story_id,
             "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
             "status": r.status,
             "stage": d.stage,

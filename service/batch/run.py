@@ -48,16 +48,11 @@ def _peak_rss_mib() -> float:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB on Linux
 
 
-def story_ids(results: list[dict[str, Any]], level: str) -> list[int | None]:
-    """The ``story_id`` column. The engine has no story level on this branch (issue #17 adds
-    stories above copy groups), so ``copy`` leaves it empty and ``story`` is refused rather than
-    filled with made-up values; point this function at the story logic once it lands."""
+def check_level(level: str) -> None:
+    """``copy`` or ``story``: which grouping the summary counts as the result's groups (every row
+    carries both ids, as the engine decides both levels)."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
-    if level == "story":
-        raise ValueError("--level story is not available yet: the engine's story level (issue #17) is not "
-                         "on this branch; use --level copy")
-    return [None] * len(results)
 
 
 def columns_of(records: Sequence[Record], now: float) -> Batch:
@@ -98,7 +93,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    story_ids([], level)  # refuse an unavailable level before any work
+    check_level(level)  # refuse a bad level before any work
     config = (config or EngineConfig.load())
     started = time.perf_counter()
     _check_urls(records, config)
@@ -126,12 +121,13 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     timings["decide_cpu_s"] = round(time.process_time() - c0, 3)
     timings["total_s"] = round(time.perf_counter() - started, 3)
     results = decided.results
-    for r, s in zip(results, story_ids(results, level), strict=True):
-        r["story_id"] = s
     vetoes = Counter(g for r in results for g in r["blocked_by"])
     summary = {
         "engine": engine, "items": len(results), "model": model,
+        "level": level,
         "copy_groups": len({r["copy_group_id"] for r in results}),
+        "stories": len({r["story_id"] for r in results if r["story_id"] is not None}),
+        "groups": len({r["copy_group_id" if level == "copy" else "story_id"] for r in results}),
         "stages": dict(Counter(r["stage"] for r in results)),
         "statuses": dict(Counter(r["status"] for r in results)),
         "guard_vetoes": dict(vetoes),
