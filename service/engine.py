@@ -480,12 +480,15 @@ class Deduper(StateRestart):
         assert doc.cluster_id is not None
         cluster = store.get_cluster(doc.cluster_id)
         rep = cluster.representative_id if cluster else doc.id
+        # The document's copy group keeps its story: a re-observation or a new version says which.
+        story_id = cluster.story_id if cluster else None
         if ver is not None:
             decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, same content"
                                                    f" as version {ver.id}: re-observation"], matched_id=doc.id)
             obs = store.insert_observation(doc.id, ver.id, article.channel, article.url, article.source, article.id,
                                            now, "reobserved", decision.to_dict())
-            return IngestResult(obs, doc.id, ver.id, doc.cluster_id, rep, "reobserved", None, decision, id=article.id)
+            return IngestResult(obs, doc.id, ver.id, doc.cluster_id, rep, "reobserved", None, decision, id=article.id,
+                                story_id=story_id)
         version_id = store.insert_version(doc.id, chash, article.title, article.body, article.lang or "und", now)
         n = len(store.versions_of(doc.id))
         decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, changed content:"
@@ -501,7 +504,8 @@ class Deduper(StateRestart):
         store.record_change(doc.id, now)
         obs = store.insert_observation(doc.id, version_id, article.channel, article.url, article.source, article.id,
                                        now, "new_version", decision.to_dict())
-        return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id)
+        return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id,
+                            story_id=story_id)
 
     # deletion ------------------------------------------------------------------------------------------
     def delete_document(self, document_id: int) -> bool:

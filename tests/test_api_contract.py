@@ -39,7 +39,8 @@ def test_real_language_tags_pass(client, lang):
     assert client.post("/v1/articles", json={"articles": [{**GOOD, "lang": lang}]}).status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/v1/documents/{n}", "/v1/clusters/{n}", "/v1/clusters?offset={n}"])
+@pytest.mark.parametrize("path", ["/v1/documents/{n}", "/v1/clusters/{n}", "/v1/clusters?offset={n}", "/v1/stories/{n}",
+                                  "/v1/stories?offset={n}"])
 def test_ids_and_offsets_past_bigint(client, path):
     r = client.get(path.format(n=2**63))
     assert r.status_code == 422 and "less than or equal to 9223372036854775807" in r.json()["detail"], r.text
@@ -206,3 +207,14 @@ def test_urls_outside_the_schema_are_refused(client, url):
     assert r.status_code == 422 and r.json()["detail"].startswith("articles[0].url: invalid url: "), r.text
     ok = client.post("/v1/articles", json={"articles": [{"title": "x", "url": "http://xn--3e0b707e.kr/%EA%B8%B0"}]})
     assert ok.status_code == 200  # the same IDN URL, as the schema asks: punycode host
+
+
+def test_dedupe_texts_or_records_as_the_schema_says(client):
+    """texts and records are arrays when present (null is refused, as the schema has no null), one of
+    the two; other record fields pass through, a NUL included (nothing is stored)."""
+    r = client.post("/v1/dedupe", json={"texts": ["a b c"], "records": None})
+    assert r.status_code == 422 and r.json()["detail"] == "body: records must be an array, not null (leave it out instead)"
+    r = client.post("/v1/dedupe", json={"records": [{"text": "a b c", "k\u0000": "v\u0000"}]})
+    assert r.status_code == 200 and r.json()["selected"] == [{"text": "a b c", "k\u0000": "v\u0000"}]
+    r = client.post("/v1/dedupe", json={"texts": []})
+    assert r.status_code == 422 and r.json()["detail"] == "texts: List should have at least 1 item after validation, not 0"

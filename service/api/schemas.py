@@ -200,11 +200,13 @@ class CompareRequest(BaseModel):
 
 
 def _clean_values(value: Any, where: str) -> None:
-    """Refuse a NUL or lone surrogate anywhere in a record (it comes back in the answer, which is UTF-8)."""
+    """Refuse a lone surrogate anywhere in a record: it comes back in the answer, and UTF-8 cannot
+    carry it. A NUL can (as \\u0000) and is nothing the service stores, so other fields keep it."""
     if isinstance(value, str):
-        problem = text_problem(value)
-        if problem:
-            raise ValueError(f"{where}: {problem}")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{where}: contains a lone surrogate: not Unicode text") from None
     elif isinstance(value, dict):
         for k, v in value.items():
             _clean_values(k, where)
@@ -264,6 +266,16 @@ class DedupeRequest(BaseModel):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ValueError("threshold must be a number in [0, 1]")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nulls(cls, data: Any) -> Any:
+        # The schema says array: an explicit null is not "left out" (SkipJsonSchema only hides it).
+        if isinstance(data, dict):
+            for key in ("texts", "records"):
+                if key in data and data[key] is None:
+                    raise ValueError(f"{key} must be an array, not null (leave it out instead)")
+        return data
 
     @model_validator(mode="after")
     def _texts_or_records(self) -> DedupeRequest:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, status
 from pydantic import BaseModel, Field
 
 from service.api.dependencies import ServiceDep
+from service.api.schemas import MAX_ID
 from service.views import story_page, story_view
 
 router = APIRouter(prefix="/v1", tags=["stories"])
@@ -57,7 +58,7 @@ class StoryPage(BaseModel):
 @router.get("/stories", response_model=StoryPage, summary="Recent stories, most recently updated first")
 def list_stories(service: ServiceDep,
                  limit: Annotated[int, Query(ge=1, description="page size (at most the setting max_page)")] = 20,
-                 offset: Annotated[int, Query(ge=0, description="stories to skip")] = 0) -> dict[str, Any]:
+                 offset: Annotated[int, Query(ge=0, le=MAX_ID, description="stories to skip")] = 0) -> dict[str, Any]:
     if limit > service.settings.max_page:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
                             f"limit {limit} exceeds the page limit of {service.settings.max_page} (setting max_page)")
@@ -66,7 +67,7 @@ def list_stories(service: ServiceDep,
 
 @router.get("/stories/{story_id}", response_model=StoryOut, summary="A story: its copy groups, languages, outlets, span",
             responses={404: {"description": "no such story"}})
-def get_story(story_id: Annotated[int, Path(ge=1, description="story id")], service: ServiceDep) -> dict[str, Any]:
+def get_story(story_id: Annotated[int, Path(ge=1, le=MAX_ID, description="story id")], service: ServiceDep) -> dict[str, Any]:
     view = service.call("read", story_view, service.engine.store, story_id)
     if view is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"story {story_id} does not exist")
