@@ -301,8 +301,9 @@ def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> i
     command = "samestory " + " ".join(shlex.quote(a) for a in (argv or getattr(args, "argv", None) or sys.argv[1:]))
     path = write_report(report, args.out, command, name=args.name)
     print(f"wrote {path}")
-    for s, what, b, ours, theirs in losses(report):
-        print(f"samestory below baseline on {s} ({what}): {b} F1 {theirs:.3f} vs {ours:.3f}")
+    for loss in losses(report):
+        print(f"samestory below baseline on {loss.set} ({loss.what}): {loss.baseline} F1 {loss.theirs:.3f} "
+              f"vs {loss.ours:.3f}")
     if args.json:
         print(json.dumps({"report": str(path), "sets": {s.name: {m: r.result.confusion.f1 for m, r in s.runs.items()}
                                                          for s in report.sets}}))

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tqdm import tqdm
 
@@ -189,7 +189,7 @@ def _cell(text: str) -> str:
 
 
 def _xling_section() -> list[str]:
-    """The register of cross-lingual approaches (models/xling/approaches.json) as a table.
+    """The register of cross-lingual approaches (research/xling/approaches.json) as a table.
 
     These figures are not re-measured by this report: each comes from its row's command, on
     every dev pair of the three sets (docs/xling.md has the protocol and the full tables).
@@ -206,7 +206,7 @@ def _xling_section() -> list[str]:
             "Recall at precision 0.99 of every Korean-English scoring approach tried, on all dev pairs of "
             "NTREX, Park and Tatoeba (every negative kind), pooled out-of-fold over 5 group folds unless the "
             f"row says otherwise. Issue 8's goals: {goals}. These are not re-measured by this report: "
-            "`models/xling/approaches.json` keeps the command that measured each row, and the linked section of "
+            "`research/xling/approaches.json` keeps the command that measured each row, and the linked section of "
             "docs/xling.md its full table.", "",
             *_table(["approach", "what", "trained on", "NTREX", "Park", "Tatoeba", "cost beyond USE", "status"],
                     rows, "lllrrrll"), ""]
@@ -265,8 +265,22 @@ def kind_cell(m: pair_eval.KindMetrics) -> str:
     return f"FMR {_f(c.false_merge_rate)}"
 
 
-def losses(report: Report) -> list[tuple[str, str, str, float, float]]:
-    """(set, what, baseline, samestory F1, baseline F1) wherever samestory's F1 is below a baseline's.
+class Loss(NamedTuple):
+    """A set where a baseline's F1 is above samestory's."""
+
+    set: str
+    what: str  # "pairs" or "clusters" (pairwise F1 of the cluster run)
+    baseline: str
+    ours: float  # samestory's F1
+    theirs: float  # the baseline's F1
+
+    @property
+    def gap(self) -> float:
+        return self.theirs - self.ours
+
+
+def losses(report: Report) -> list[Loss]:
+    """A :class:`Loss` wherever samestory's F1 is below a baseline's.
 
     Every shortfall is listed, however small; the report marks those within
     ``MATCH_TOLERANCE`` as ties rather than hiding them. ``what`` is "pairs" or "clusters"
@@ -280,13 +294,13 @@ def losses(report: Report) -> list[tuple[str, str, str, float, float]]:
             for m, r in s.runs.items():
                 theirs = r.result.confusion.f1 or 0.0
                 if m not in ours_names and ours < theirs:
-                    out.append((s.name, "pairs", m, ours, theirs))
+                    out.append(Loss(s.name, "pairs", m, ours, theirs))
         if SAMESTORY in s.clusters:
             ours = s.clusters[SAMESTORY].scores.pairwise_f1 or 0.0
             for m, c in s.clusters.items():
                 theirs = c.scores.pairwise_f1 or 0.0
                 if m not in ours_names and ours < theirs:
-                    out.append((s.name, "clusters", m, ours, theirs))
+                    out.append(Loss(s.name, "clusters", m, ours, theirs))
     return out
 
 
@@ -424,13 +438,13 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
         lines += ["Nowhere: on every set samestory's F1 (pairs, and pairwise F1 on cluster sets) is at least "
                   "every baseline's.", ""]
     else:
-        real = [x for x in lost if x[4] - x[3] > MATCH_TOLERANCE]
+        real = [x for x in lost if x.gap > MATCH_TOLERANCE]
         lines += [f"Every case where samestory's F1 is below a baseline's, however small. {len(real)} of "
                   f"{len(lost)} exceed the {MATCH_TOLERANCE} tie margin; "
-                  f"{len({x[0] for x in real if x[0] in news})} of those are on news sets (★).", ""]
+                  f"{len({x.set for x in real if x.set in news})} of those are on news sets (★).", ""]
         lines += _table(["set", "eval", "baseline", "samestory F1", "baseline F1", "gap", "verdict"],
-                        [[("★ " if x[0] in news else "") + x[0], x[1], x[2], _f(x[3]), _f(x[4]), _f(x[4] - x[3]),
-                          "loss" if x[4] - x[3] > MATCH_TOLERANCE else "tie (within margin)"] for x in lost],
+                        [[("★ " if x.set in news else "") + x.set, x.what, x.baseline, _f(x.ours), _f(x.theirs),
+                          _f(x.gap), "loss" if x.gap > MATCH_TOLERANCE else "tie (within margin)"] for x in lost],
                         "lllrrrl")
         lines += ["", "The per-kind tables below show which kinds a pair gap comes from.", ""]
 
