@@ -230,17 +230,23 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_clusters(args: argparse.Namespace) -> int:
-    """List a store's stories, or show one with its members and the reasons (reads the store only)."""
+def _open_for_reading(args: argparse.Namespace) -> Any:
+    """The store of a read-only listing command (``clusters``, ``stories``), its paging checked first."""
     from service.store import open_store
-    from service.views import cluster_page, cluster_view
 
     if args.limit < 1 or args.offset < 0:
         raise SystemExit("--limit must be >= 1 and --offset >= 0")
     try:
-        store = open_store(args.db, must_exist=True)
+        return open_store(args.db, must_exist=True)
     except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
         raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
+
+
+def cmd_clusters(args: argparse.Namespace) -> int:
+    """List a store's copy groups, or show one with its members and the reasons (reads the store only)."""
+    from service.views import cluster_page, cluster_view
+
+    store = _open_for_reading(args)
     try:
         if args.id is not None:
             view = cluster_view(store, args.id)
@@ -281,15 +287,9 @@ def cmd_clusters(args: argparse.Namespace) -> int:
 
 def cmd_stories(args: argparse.Namespace) -> int:
     """List a store's stories, or show one with its copy groups (reads the store only)."""
-    from service.store import open_store
     from service.views import story_page, story_view
 
-    if args.limit < 1 or args.offset < 0:
-        raise SystemExit("--limit must be >= 1 and --offset >= 0")
-    try:
-        store = open_store(args.db, must_exist=True)
-    except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
-        raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
+    store = _open_for_reading(args)
     try:
         if args.id is not None:
             view = story_view(store, args.id)
