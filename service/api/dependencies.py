@@ -9,12 +9,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, HTTPException, Request, Security, status
+from fastapi import Depends, HTTPException, Query, Request, Security, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from service.api import auth
 from service.api.metrics import Metrics
 from service.api.middleware import key_problem
+from service.api.schemas import MAX_ID
 from service.api.settings import Settings
 
 T = TypeVar("T")
@@ -104,3 +105,24 @@ def require_api_key(
 
 
 WhoDep = Annotated[str, Depends(require_api_key)]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a listing (``GET /v1/clusters``, ``GET /v1/stories``)."""
+
+    limit: int
+    offset: int
+
+
+def get_page(request: Request,
+             limit: Annotated[int, Query(ge=1, description="page size (at most the setting max_page)")] = 20,
+             offset: Annotated[int, Query(ge=0, le=MAX_ID, description="items to skip")] = 0) -> Page:
+    max_page = request.app.state.settings.max_page
+    if limit > max_page:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+                            f"limit {limit} exceeds the page limit of {max_page} (setting max_page)")
+    return Page(limit, offset)
+
+
+PageDep = Annotated[Page, Depends(get_page)]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi import APIRouter, HTTPException, Path, status
 
-from service.api.dependencies import ServiceDep
+from service.api.dependencies import PageDep, ServiceDep
 from service.api.schemas import MAX_ID, ClusterOut, ClusterPage
 from service.views import cluster_page, cluster_view
 
@@ -14,13 +14,8 @@ router = APIRouter(prefix="/v1", tags=["clusters"])
 
 
 @router.get("/clusters", response_model=ClusterPage, summary="Recent clusters, most recently updated first")
-def list_clusters(service: ServiceDep,
-                  limit: Annotated[int, Query(ge=1, description="page size (at most the setting max_page)")] = 20,
-                  offset: Annotated[int, Query(ge=0, le=MAX_ID, description="clusters to skip")] = 0) -> dict[str, Any]:
-    if limit > service.settings.max_page:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
-                            f"limit {limit} exceeds the page limit of {service.settings.max_page} (setting max_page)")
-    return service.call("read", cluster_page, service.engine.store, limit, offset)
+def list_clusters(service: ServiceDep, page: PageDep) -> dict[str, Any]:
+    return service.call("read", cluster_page, service.engine.store, page.limit, page.offset)
 
 
 @router.get("/clusters/{cluster_id}", response_model=ClusterOut, summary="A cluster: members, representative and why",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi import APIRouter, HTTPException, Path, status
 from pydantic import BaseModel, Field
 
-from service.api.dependencies import ServiceDep
+from service.api.dependencies import PageDep, ServiceDep
 from service.api.schemas import MAX_ID
 from service.views import story_page, story_view
 
@@ -56,13 +56,8 @@ class StoryPage(BaseModel):
 
 
 @router.get("/stories", response_model=StoryPage, summary="Recent stories, most recently updated first")
-def list_stories(service: ServiceDep,
-                 limit: Annotated[int, Query(ge=1, description="page size (at most the setting max_page)")] = 20,
-                 offset: Annotated[int, Query(ge=0, le=MAX_ID, description="stories to skip")] = 0) -> dict[str, Any]:
-    if limit > service.settings.max_page:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
-                            f"limit {limit} exceeds the page limit of {service.settings.max_page} (setting max_page)")
-    return service.call("read", story_page, service.engine.store, limit, offset)
+def list_stories(service: ServiceDep, page: PageDep) -> dict[str, Any]:
+    return service.call("read", story_page, service.engine.store, page.limit, page.offset)
 
 
 @router.get("/stories/{story_id}", response_model=StoryOut, summary="A story: its copy groups, languages, outlets, span",
