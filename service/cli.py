@@ -255,7 +255,7 @@ def cmd_clusters(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(view, ensure_ascii=False, default=str))
                 return 0
-            print(f"story {view['id']}: representative document {view['representative_id']}"
+            print(f"copy group {view['id']}: representative document {view['representative_id']}"
                   f" ({view['representative_reason'] or 'no reason recorded'})")
             for m in view["members"]:
                 mark = "*" if m["document_id"] == view["representative_id"] else " "

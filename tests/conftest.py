@@ -104,7 +104,8 @@ def redis_prefix() -> Iterator[tuple[str, str]]:
 
 @pytest.fixture
 def make_client() -> Iterator[Callable[..., Any]]:
-    """``make_client(**settings) -> TestClient`` on an in-memory engine (model none, default guards)."""
+    """``make_client(feed=(), **settings) -> TestClient`` on an in-memory engine (model none, default
+    guards) that has ingested ``feed``."""
     from fastapi.testclient import TestClient
 
     from service.api import Settings, create_app
@@ -113,8 +114,9 @@ def make_client() -> Iterator[Callable[..., Any]]:
 
     opened: list[tuple[Any, Any]] = []
 
-    def make(**settings: Any) -> TestClient:
+    def make(feed: Any = (), **settings: Any) -> TestClient:
         engine = Deduper(open_store(":memory:"), embedder=None)
+        engine.ingest_many(list(feed))  # items the test reads back, ingested before the app starts
         app = create_app(Settings(**{"db": ":memory:", "model": None, **settings}), engine=engine)
         client = TestClient(app)
         client.__enter__()  # runs the lifespan

@@ -7,9 +7,7 @@ import re
 
 import pytest
 
-from service.api import Settings, create_app
-from service.engine import Deduper
-from service.store import open_store
+from service.api import Settings
 from service.types import Article
 
 FEED = [
@@ -23,23 +21,9 @@ FEED = [
 
 
 @pytest.fixture
-def client_for():
-    from fastapi.testclient import TestClient
-
-    opened = []
-
-    def make(**settings):
-        engine = Deduper(open_store(":memory:"), embedder=None)
-        engine.ingest_many(FEED)
-        client = TestClient(create_app(Settings(**{"db": ":memory:", "model": None, **settings}), engine=engine))
-        client.__enter__()
-        opened.append((client, engine))
-        return client
-
-    yield make
-    for client, engine in opened:
-        client.__exit__(None, None, None)
-        engine.close()
+def client_for(make_client):
+    """A client on an engine that has ingested FEED (conftest's make_client)."""
+    return lambda **settings: make_client(FEED, **settings)
 
 
 def _story_ids(html: str) -> list[int]:
