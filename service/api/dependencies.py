@@ -13,6 +13,7 @@ from fastapi import Depends, HTTPException, Query, Request, Security, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from service.api import auth
+from service.api.gather import IngestGatherer
 from service.api.metrics import Metrics
 from service.api.middleware import key_problem
 from service.api.schemas import MAX_ID
@@ -37,6 +38,27 @@ class Service:
     settings: Settings
     metrics: Metrics
     lock: threading.Lock = field(default_factory=threading.Lock)
+    gatherer: IngestGatherer[Any, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Concurrent ingest requests share engine calls (service/api/gather.py); one gathered
+        # call is never larger than the largest single request the service accepts.
+        self.gatherer = IngestGatherer(self.lock, max_items=self.settings.max_batch,
+                                       on_batch=self.metrics.observe_gathered)
+
+    def ingest(self, articles: list[Any]) -> list[Any]:
+        """Ingest one request's validated articles, gathered with whatever other requests wait.
+
+        Returns this request's results, in its order, after the gathered batch is committed.
+        """
+        def ingest_many(items: list[Any], chunk_size: int) -> list[Any]:
+            started = time.perf_counter()
+            try:
+                return self.engine.ingest_many(items, chunk_size=chunk_size)
+            finally:
+                self.metrics.engine_seconds.labels("ingest").observe(time.perf_counter() - started)
+
+        return self.gatherer.submit(articles, ingest_many)
 
     @contextmanager
     def locked(self, operation: str) -> Iterator[Any]:

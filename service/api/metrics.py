@@ -31,6 +31,13 @@ class Metrics:
         self.engine_seconds = Histogram("samestory_engine_seconds",
                                         "Time holding the engine, by operation (includes the commit)",
                                         ["operation"], buckets=_LATENCY_BUCKETS, registry=r)
+        # How many requests (and items) each engine call of POST /v1/articles carried: above one
+        # request per call, concurrent clients are sharing encoder batches (service/api/gather.py).
+        self.gathered_requests = Histogram("samestory_ingest_gathered_requests",
+                                           "Ingest requests served by one engine call",
+                                           buckets=(1, 2, 4, 8, 16, 32, 64), registry=r)
+        self.gathered_items = Histogram("samestory_ingest_gathered_items", "Articles in one engine call of ingest",
+                                        buckets=(1, 10, 50, 100, 250, 500, 1000, 5000), registry=r)
         self.index_size = Gauge("samestory_index_size",
                                 "Entries in the in-memory candidate indices (documents, clusters, vectors)",
                                 ["index"], registry=r)
@@ -39,6 +46,11 @@ class Metrics:
                                      "Embedding cache counts since start: hits (served without the model), "
                                      "model_texts (embedded), shared_hits/misses/errors (the shared cache)",
                                      ["count"], registry=r)
+
+    def observe_gathered(self, requests: int, items: int) -> None:
+        """Record one gathered ingest call: how many requests and articles it carried."""
+        self.gathered_requests.observe(requests)
+        self.gathered_items.observe(items)
 
     def observe_results(self, results: list[Any]) -> None:
         """Count a batch of ``IngestResult``."""

@@ -19,9 +19,10 @@ router = APIRouter(prefix="/v1", tags=["articles"])
 def ingest(request: IngestRequest, service: ServiceDep) -> dict[str, Any]:
     """Ingest ``articles`` in order and return one result per article, in input order.
 
-    Durability: the engine commits each chunk (256 items) before it returns, and this handler
-    returns only after the engine has, so an acknowledged article survives a crash. Nothing of
-    a batch is stored when any article in it is invalid. URLs are canonicalised, never fetched.
+    Durability: the batch is committed in one transaction before this handler returns, so an
+    acknowledged article survives a crash. Nothing of a batch is stored when any article in it
+    is invalid. URLs are canonicalised, never fetched. Requests that arrive while the engine is
+    busy are gathered into one engine call (one encoder batch) and ingested in arrival order.
     """
     limit = service.settings.max_batch
     if len(request.articles) > limit:
@@ -37,6 +38,6 @@ def ingest(request: IngestRequest, service: ServiceDep) -> dict[str, Any]:
         except ArticleError as exc:
             raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"articles[{i}]: {exc}") from exc
         articles.append(article)
-    results = service.call("ingest", service.engine.ingest_many, articles)
+    results = service.ingest(articles)
     service.metrics.observe_results(results)
     return {"results": [r.to_dict() for r in results]}
