@@ -8,7 +8,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -32,6 +32,18 @@ def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
     p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+
+
+def _add_listing(sub: Any, plural: str, func: Callable[[argparse.Namespace], int], what: str, *,
+                 help: str, description: str) -> None:
+    """A read-only listing command (``clusters``, ``stories``) and its options; see :func:`_show_listing`."""
+    p = sub.add_parser(plural, help=help, description=description)
+    p.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
+    p.add_argument("--id", type=int, default=None, help=f"show this {what}")
+    p.add_argument("--limit", type=int, default=20, help=f"{plural} per page (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0, help=f"{plural} to skip (default %(default)s)")
+    p.add_argument("--json", action="store_true", help=f"print the same JSON as GET /v1/{plural}[/{{id}}]")
+    p.set_defaults(func=func)
 
 
 def open_engine(args: argparse.Namespace, db: str | None = None) -> Any:
@@ -242,82 +254,86 @@ def _open_for_reading(args: argparse.Namespace) -> Any:
         raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
 
 
-def cmd_clusters(args: argparse.Namespace) -> int:
-    """List a store's copy groups, or show one with its members and the reasons (reads the store only)."""
-    from service.views import cluster_page, cluster_view
+# A listing's table columns: (key in a page row, heading, width); the title always comes last.
+Columns = tuple[tuple[str, str, int], ...]
 
+
+def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Any, int], dict[str, Any] | None],
+                  page_of: Callable[[Any, int, int], dict[str, Any]], print_view: Callable[[dict[str, Any]], None],
+                  rows_key: str, columns: Columns) -> int:
+    """One item (``--id``) or one page of a read-only listing, as JSON or as text.
+
+    ``clusters`` and ``stories`` differ only in their views, how one item is printed and the
+    columns of the page table; the store handling, the missing-id message, ``--json``, the
+    table and the paging hint are written here once.
+    """
     store = _open_for_reading(args)
     try:
         if args.id is not None:
-            view = cluster_view(store, args.id)
+            view = view_of(store, args.id)
             if view is None:
-                raise SystemExit(f"cluster {args.id} does not exist in {args.db}")
+                raise SystemExit(f"{what} {args.id} does not exist in {args.db}")
             if args.json:
                 print(json.dumps(view, ensure_ascii=False, default=str))
-                return 0
-            print(f"copy group {view['id']}: representative document {view['representative_id']}"
-                  f" ({view['representative_reason'] or 'no reason recorded'})")
-            for m in view["members"]:
-                mark = "*" if m["document_id"] == view["representative_id"] else " "
-                decision = m["decision"] if isinstance(m["decision"], dict) else {}
-                # A member that matched nothing founded the story; its stage is where the search ended.
-                how = (m["stage"] or "-") if decision.get("same", True) else "founded"
-                score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
-                print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {m['title']}"
-                      f"  <{m['source'] or m['url'] or '-'}>")
-                reasons = decision.get("reasons", [])
-                for r in reasons:
-                    print(f"        - {r}")
-            for e in view["events"]:
-                print(f"  representative {e['old_representative']} -> {e['new_representative']}: {e['reason']}")
+            else:
+                print_view(view)
             return 0
-        page = cluster_page(store, args.limit, args.offset)
+        page = page_of(store, args.limit, args.offset)
         if args.json:
             print(json.dumps(page, ensure_ascii=False, default=str))
             return 0
-        print(f"{'cluster':>7} {'size':>5} {'rep':>6}  title")
-        for c in page["clusters"]:
-            print(f"{c['id']:>7} {c['size']:>5} {c['representative_id']:>6}  {c['title']}")
+        print(" ".join(f"{heading:>{width}}" for _, heading, width in columns) + "  title")
+        for row in page[rows_key]:
+            print(" ".join(f"{row[key]:>{width}}" for key, _, width in columns) + f"  {row['title']}")
         if page["next_offset"] is not None:
             print(f"(more: --offset {page['next_offset']})")
         return 0
     finally:
         store.close()
+
+
+def _print_cluster(view: dict[str, Any]) -> None:
+    print(f"copy group {view['id']}: representative document {view['representative_id']}"
+          f" ({view['representative_reason'] or 'no reason recorded'})")
+    for m in view["members"]:
+        mark = "*" if m["document_id"] == view["representative_id"] else " "
+        decision = m["decision"] if isinstance(m["decision"], dict) else {}
+        # A member that matched nothing founded the story; its stage is where the search ended.
+        how = (m["stage"] or "-") if decision.get("same", True) else "founded"
+        score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
+        print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {m['title']}"
+              f"  <{m['source'] or m['url'] or '-'}>")
+        reasons = decision.get("reasons", [])
+        for r in reasons:
+            print(f"        - {r}")
+    for e in view["events"]:
+        print(f"  representative {e['old_representative']} -> {e['new_representative']}: {e['reason']}")
+
+
+def cmd_clusters(args: argparse.Namespace) -> int:
+    """List a store's copy groups, or show one with its members and the reasons (reads the store only)."""
+    from service.views import cluster_page, cluster_view
+
+    return _show_listing(args, "cluster", cluster_view, cluster_page, _print_cluster,
+                         "clusters", (("id", "cluster", 7), ("size", "size", 5), ("representative_id", "rep", 6)))
+
+
+def _print_story(view: dict[str, Any]) -> None:
+    print(f"story {view['id']}: {len(view['copy_groups'])} copy groups, {', '.join(view['languages'])}, "
+          f"{view['start']} .. {view['end']}")
+    for g in view["copy_groups"]:
+        print(f"  copy group {g['id']} ({g['size']} items; {', '.join(g['languages'])}; "
+              f"{', '.join(g['outlets']) or '-'}): {g['title']}")
+        print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
+        print(f"      {g['story_reason']}")
 
 
 def cmd_stories(args: argparse.Namespace) -> int:
     """List a store's stories, or show one with its copy groups (reads the store only)."""
     from service.views import story_page, story_view
 
-    store = _open_for_reading(args)
-    try:
-        if args.id is not None:
-            view = story_view(store, args.id)
-            if view is None:
-                raise SystemExit(f"story {args.id} does not exist in {args.db}")
-            if args.json:
-                print(json.dumps(view, ensure_ascii=False, default=str))
-                return 0
-            print(f"story {view['id']}: {len(view['copy_groups'])} copy groups, {', '.join(view['languages'])}, "
-                  f"{view['start']} .. {view['end']}")
-            for g in view["copy_groups"]:
-                print(f"  copy group {g['id']} ({g['size']} items; {', '.join(g['languages'])}; "
-                      f"{', '.join(g['outlets']) or '-'}): {g['title']}")
-                print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
-                print(f"      {g['story_reason']}")
-            return 0
-        page = story_page(store, args.limit, args.offset)
-        if args.json:
-            print(json.dumps(page, ensure_ascii=False, default=str))
-            return 0
-        print(f"{'story':>7} {'groups':>6} {'items':>5}  title")
-        for st in page["stories"]:
-            print(f"{st['id']:>7} {st['copy_groups']:>6} {st['items']:>5}  {st['title']}")
-        if page["next_offset"] is not None:
-            print(f"(more: --offset {page['next_offset']})")
-        return 0
-    finally:
-        store.close()
+    return _show_listing(args, "story", story_view, story_page, _print_story,
+                         "stories", (("id", "story", 7), ("copy_groups", "groups", 6), ("items", "items", 5)))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -376,27 +392,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(p)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("clusters", help="list a store's stories, or show one with its members and why",
-                       description="Read a store (no model, no warm-up): the most recently updated stories, or "
-                                   "with --id one story's members, how each joined (stage, score, reasons) and "
-                                   "why its representative is the representative.")
-    p.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
-    p.add_argument("--id", type=int, default=None, help="show this cluster")
-    p.add_argument("--limit", type=int, default=20, help="stories per page (default %(default)s)")
-    p.add_argument("--offset", type=int, default=0, help="stories to skip (default %(default)s)")
-    p.add_argument("--json", action="store_true", help="print the same JSON as GET /v1/clusters[/{id}]")
-    p.set_defaults(func=cmd_clusters)
+    _add_listing(sub, "clusters", cmd_clusters, "cluster",
+                 help="list a store's stories, or show one with its members and why",
+                 description="Read a store (no model, no warm-up): the most recently updated stories, or "
+                             "with --id one story's members, how each joined (stage, score, reasons) and "
+                             "why its representative is the representative.")
 
-    p = sub.add_parser("stories", help="list a store's stories (same event), or show one with its copy groups",
-                       description="Read a store (no model, no warm-up): the most recently updated stories, or "
-                                   "with --id one story's copy groups (same report again), each with its "
-                                   "representative and why, its languages and outlets, and why it is in the story.")
-    p.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
-    p.add_argument("--id", type=int, default=None, help="show this story")
-    p.add_argument("--limit", type=int, default=20, help="stories per page (default %(default)s)")
-    p.add_argument("--offset", type=int, default=0, help="stories to skip (default %(default)s)")
-    p.add_argument("--json", action="store_true", help="print the same JSON as GET /v1/stories[/{id}]")
-    p.set_defaults(func=cmd_stories)
+    _add_listing(sub, "stories", cmd_stories, "story",
+                 help="list a store's stories (same event), or show one with its copy groups",
+                 description="Read a store (no model, no warm-up): the most recently updated stories, or "
+                             "with --id one story's copy groups (same report again), each with its "
+                             "representative and why, its languages and outlets, and why it is in the story.")
 
     p = sub.add_parser("stats", help="store and index counts of a store")
     _add_engine_args(p)
