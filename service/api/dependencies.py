@@ -74,6 +74,17 @@ class Service:
         with self.locked(operation):
             return fn(*args, **kwargs)
 
+    def read_page(self, page_of: Callable[[Any, int, int], T], page: Page) -> T:
+        """One page of a store listing (``GET /v1/clusters``, ``GET /v1/stories``), read under the lock."""
+        return self.call("read", page_of, self.engine.store, page.limit, page.offset)
+
+    def read_item(self, what: str, view_of: Callable[[Any, int], T | None], item_id: int) -> T:
+        """One item's view of the store, read under the lock; 404 naming ``what`` when there is none."""
+        view = self.call("read", view_of, self.engine.store, item_id)
+        if view is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"{what} {item_id} does not exist")
+        return view
+
     def call_stateless(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn`` without the engine lock (timed like :meth:`call`).
 

@@ -44,9 +44,7 @@ def document_view(store: Any, document_id: int) -> dict[str, Any] | None:
 def get_document(document_id: DocumentId, service: ServiceDep,
                  include_deleted: Annotated[bool, Query(description="also return a deleted document")] = False,
                  ) -> dict[str, Any]:
-    view = service.call("read", document_view, service.engine.store, document_id)
-    if view is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"document {document_id} does not exist")
+    view = service.read_item("document", document_view, document_id)
     if view["deleted"] and not include_deleted:
         raise HTTPException(status.HTTP_404_NOT_FOUND,
                             f"document {document_id} was deleted (add ?include_deleted=true to see its provenance)")

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from fastapi import APIRouter, HTTPException, Path, status
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from service.api.dependencies import PageDep, ServiceDep
-from service.api.schemas import MAX_ID
+from service.api.routers.listing import add_listing
 from service.views import story_page, story_view
 
 router = APIRouter(prefix="/v1", tags=["stories"])
@@ -53,17 +50,7 @@ class StoryPage(BaseModel):
     limit: int
     offset: int
     next_offset: int | None
-
-
-@router.get("/stories", response_model=StoryPage, summary="Recent stories, most recently updated first")
-def list_stories(service: ServiceDep, page: PageDep) -> dict[str, Any]:
-    return service.call("read", story_page, service.engine.store, page.limit, page.offset)
-
-
-@router.get("/stories/{story_id}", response_model=StoryOut, summary="A story: its copy groups, languages, outlets, span",
-            responses={404: {"description": "no such story"}})
-def get_story(story_id: Annotated[int, Path(ge=1, le=MAX_ID, description="story id")], service: ServiceDep) -> dict[str, Any]:
-    view = service.call("read", story_view, service.engine.store, story_id)
-    if view is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"story {story_id} does not exist")
-    return view
+add_listing(router, what="story", plural="stories", page_of=story_page, view_of=story_view,
+            page_model=StoryPage, item_model=StoryOut,
+            page_summary="Recent stories, most recently updated first",
+            item_summary="A story: its copy groups, languages, outlets, span")
