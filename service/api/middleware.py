@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from abc import ABC, abstractmethod
 from typing import Any
 
 from fastapi import HTTPException
@@ -60,7 +61,40 @@ def key_problem(settings: Any, api_key: str | None, authorization: str | None,
     return None
 
 
-class ApiKeyGate:
+class _HttpOnly(ABC):
+    """Base of the middlewares here: a scope other than HTTP (lifespan, websocket) passes through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        await self.http(scope, receive, send)
+
+    @abstractmethod
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one HTTP request."""
+
+
+class _StatusWatch:
+    """``send``, noting the response status once the response has started (``status`` is None before).
+
+    The size limit needs to know whether it can still answer 413; the access log which status to record.
+    """
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.status: int | None = None
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        await self.send(message)
+
+
+class ApiKeyGate(_HttpOnly):
     """Answer 401 before a byte of the body is read when the service has a key and the request
     does not carry one; ``public`` paths (``/healthz``) and paths under ``page_prefixes`` (the
     editors' pages and the API docs, which send a browser without the key to the login form
@@ -73,7 +107,7 @@ class ApiKeyGate:
 
     def __init__(self, app: ASGIApp, settings: Any, public: tuple[str, ...] = ("/healthz",),
                  page_prefixes: tuple[str, ...] = ("/ui", "/docs", "/redoc")) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
         self.on = auth.auth_on(settings)
         self.public = public
@@ -82,9 +116,9 @@ class ApiKeyGate:
     def _is_page(self, path: str) -> bool:
         return any(path == p or path.startswith(p + "/") for p in self.page_prefixes)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not self.on or path in self.public or self._is_page(path):
+        if not self.on or path in self.public or self._is_page(path):
             await self.app(scope, receive, send)
             return
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", [])
@@ -97,24 +131,20 @@ class ApiKeyGate:
         await _send_json(send, 401, {"detail": problem}, ((b"www-authenticate", b"Bearer"),))
 
 
-class BodySizeLimit:
+class BodySizeLimit(_HttpOnly):
     """Answer 413 when the declared or actual body size exceeds ``max_bytes``."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
             # Refused before a byte of the body is read.
             await _send_json(send, 413, {"detail": str(BodyTooLarge(self.max_bytes, declared))})
             return
         seen = 0
-        started = False
 
         async def limited_receive() -> Message:
             nonlocal seen
@@ -125,21 +155,16 @@ class BodySizeLimit:
                     raise BodyTooLarge(self.max_bytes)
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        watch = _StatusWatch(send)
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, limited_receive, watch)
         except BodyTooLarge as exc:
-            if started:  # pragma: no cover - the app answered before reading the whole body
+            if watch.status is not None:  # pragma: no cover - the app answered before reading the whole body
                 raise
             await _send_json(send, 413, {"detail": str(exc)})
 
 
-class AccessLog:
+class AccessLog(_HttpOnly):
     """One structured log line and one latency observation per request.
 
     The route label is the path template (``/v1/documents/{document_id}``), never the raw
@@ -147,26 +172,17 @@ class AccessLog:
     """
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        code = 500
-
-        async def capture(message: Message) -> None:
-            nonlocal code
-            if message["type"] == "http.response.start":
-                code = int(message["status"])
-            await send(message)
-
+        watch = _StatusWatch(send)
         try:
-            await self.app(scope, receive, capture)
+            await self.app(scope, receive, watch)
         finally:
             elapsed = time.perf_counter() - started
+            code = 500 if watch.status is None else watch.status  # no answer started: the app failed
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             self.metrics.request_seconds.labels(scope["method"], route, str(code)).observe(elapsed)
             if 400 <= code < 500:
