@@ -21,8 +21,10 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.json_schema import SkipJsonSchema
 
+from service.store.base import DocumentRow
 from service.types import (
     LANG_TAG_PATTERN,
     MAX_BODY_CHARS,
@@ -342,17 +344,13 @@ class MembershipOut(BaseModel):
     decision: DecisionOut
 
 
-class DocumentOut(BaseModel):
-    id: int
-    channel: str
-    doc_key: str | None = Field(description="canonical URL (or id:<caller id>) the document is unique by")
-    url: str | None
-    source: str | None
-    cluster_id: int | None
-    latest_version_id: int | None
-    published_at: float | None
-    first_seen: float
-    deleted: bool
+# The store's document row (its fields, in its order) with its membership, versions and observations:
+# a pydantic dataclass so that it extends the row dataclass instead of repeating its fields. No
+# docstring, which would become the OpenAPI description.
+@pydantic_dataclass(frozen=True)
+class DocumentOut(DocumentRow):
+    # Annotated rather than ``= Field(...)``: a default here would come before the row's other fields.
+    doc_key: Annotated[str | None, Field(description="canonical URL (or id:<caller id>) the document is unique by")]
     membership: MembershipOut | None
     versions: list[VersionOut]
     observations: list[ObservationOut]

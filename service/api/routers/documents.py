@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, status
@@ -27,9 +28,7 @@ def document_view(store: Any, document_id: int) -> dict[str, Any] | None:
                 membership = {"cluster_id": m.cluster_id, "joined_at": m.joined_at, "stage": m.stage,
                               "score": m.score, "matched_id": m.matched_id, "decision": m.decision}
     return {
-        "id": doc.id, "channel": doc.channel, "doc_key": doc.doc_key, "url": doc.url, "source": doc.source,
-        "cluster_id": doc.cluster_id, "latest_version_id": doc.latest_version_id,
-        "published_at": doc.published_at, "first_seen": doc.first_seen, "deleted": doc.deleted,
+        **asdict(doc),  # DocumentOut extends the row, so every row field is in the answer
         "membership": membership,
         "versions": [{"id": v.id, "content_hash": v.content_hash, "title": v.title, "body": v.body,
                       "lang": v.lang, "created_at": v.created_at} for v in store.versions_of(doc.id)],
