@@ -25,7 +25,7 @@ import json
 import os
 import random
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +37,8 @@ ENV_VAR = "SAMESTORY_EVAL_DATA"
 # "samestory beats or matches every baseline on each news set" is checked on these. KorSTS is
 # only partly news (its 'main-news' genre), so it is not counted as a news set.
 NEWS_SETS = frozenset({"ntrex128-kor-eng", "koen-news-park", "uci-news-aggregator-subset"})
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -131,47 +133,56 @@ def _unique_id(path: Path, number: int, obj: dict[str, Any], seen: set[str], wha
     return rid
 
 
-def load_pairs(path: str | os.PathLike[str]) -> list[Pair]:
-    """Read a pair file; raises ``ValueError('<file>:<line>: ...')`` on the first malformed line."""
+def _load_records(path: str | os.PathLike[str], what: str, plural: str,
+                  parse: Callable[[Path, int, dict[str, Any], str, dict[str, Any]], T]) -> list[T]:
+    """Every record of a JSON-lines file, in file order, each made by ``parse(path, line, obj, id, meta)``.
+
+    What both file kinds share is checked here once: a unique ``id`` (checked first, so a line's
+    first error is the same whatever the kind), ``meta`` an object or else empty, and a file with
+    at least one record.
+    """
     p = Path(path)
-    out: list[Pair] = []
+    out: list[T] = []
     seen: set[str] = set()
     for number, obj in _iter_json_lines(p):
-        pid = _unique_id(p, number, obj, seen, "pair")
-        label = obj.get("label")
-        # bool is an int subclass; True/False in a label column is a conversion bug upstream.
-        if isinstance(label, bool) or label not in (0, 1):
-            raise ValueError(f"{p}:{number}: field 'label' must be 0 or 1, got {label!r}")
-        kind = obj.get("kind")
-        if not isinstance(kind, str) or not kind:
-            raise ValueError(f"{p}:{number}: field 'kind' must be a non-empty string")
+        rid = _unique_id(p, number, obj, seen, what)
         meta = obj.get("meta") or {}
-        out.append(Pair(id=pid, a=_side(p, number, obj.get("a"), "a"), b=_side(p, number, obj.get("b"), "b"),
-                        label=int(label), kind=kind, meta=meta if isinstance(meta, dict) else {}))
+        out.append(parse(p, number, obj, rid, meta if isinstance(meta, dict) else {}))
     if not out:
-        raise ValueError(f"{p}: no pairs in file")
+        raise ValueError(f"{p}: no {plural} in file")
     return out
+
+
+def _pair(p: Path, number: int, obj: dict[str, Any], pid: str, meta: dict[str, Any]) -> Pair:
+    label = obj.get("label")
+    # bool is an int subclass; True/False in a label column is a conversion bug upstream.
+    if isinstance(label, bool) or label not in (0, 1):
+        raise ValueError(f"{p}:{number}: field 'label' must be 0 or 1, got {label!r}")
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"{p}:{number}: field 'kind' must be a non-empty string")
+    return Pair(id=pid, a=_side(p, number, obj.get("a"), "a"), b=_side(p, number, obj.get("b"), "b"),
+                label=int(label), kind=kind, meta=meta)
+
+
+def load_pairs(path: str | os.PathLike[str]) -> list[Pair]:
+    """Read a pair file; raises ``ValueError('<file>:<line>: ...')`` on the first malformed line."""
+    return _load_records(path, "pair", "pairs", _pair)
+
+
+def _cluster_item(p: Path, number: int, obj: dict[str, Any], iid: str, meta: dict[str, Any]) -> ClusterItem:
+    cluster = obj.get("cluster")
+    if isinstance(cluster, bool) or not isinstance(cluster, (str, int)) or cluster == "":
+        raise ValueError(f"{p}:{number}: field 'cluster' must be a non-empty string or integer")
+    source = obj.get("source")
+    return ClusterItem(id=iid, cluster=str(cluster), text=_text(p, number, obj.get("text"), "text"),
+                       lang=_lang(p, number, obj.get("lang"), "lang"),
+                       source=source if isinstance(source, str) and source else None, meta=meta)
 
 
 def load_clusters(path: str | os.PathLike[str]) -> list[ClusterItem]:
     """Read a cluster file in file order (the order items are ingested in)."""
-    p = Path(path)
-    out: list[ClusterItem] = []
-    seen: set[str] = set()
-    for number, obj in _iter_json_lines(p):
-        iid = _unique_id(p, number, obj, seen, "item")
-        cluster = obj.get("cluster")
-        if isinstance(cluster, bool) or not isinstance(cluster, (str, int)) or cluster == "":
-            raise ValueError(f"{p}:{number}: field 'cluster' must be a non-empty string or integer")
-        source = obj.get("source")
-        meta = obj.get("meta") or {}
-        out.append(ClusterItem(id=iid, cluster=str(cluster), text=_text(p, number, obj.get("text"), "text"),
-                               lang=_lang(p, number, obj.get("lang"), "lang"),
-                               source=source if isinstance(source, str) and source else None,
-                               meta=meta if isinstance(meta, dict) else {}))
-    if not out:
-        raise ValueError(f"{p}: no items in file")
-    return out
+    return _load_records(path, "item", "items", _cluster_item)
 
 
 def is_cluster_file(path: str | os.PathLike[str]) -> bool:
@@ -216,7 +227,35 @@ def discover_sets(data_dir: str | os.PathLike[str] | None = None) -> list[EvalSe
     return sets
 
 
-T = TypeVar("T")
+def _subsample(items: Sequence[T], sample: int | None, limit: int | None, seed: int,
+               draw: Callable[[list[T], int, random.Random], list[T]]) -> list[T]:
+    """``sample``: ``draw(items, N, seeded rng)`` when N is fewer than all; then ``limit``: the first N.
+
+    The checks of ``--sample`` and ``--limit`` and their order are the same for every file kind;
+    only how a sample is drawn differs (``draw``, which must keep file order).
+    """
+    out = list(items)
+    if sample is not None and sample < len(out):
+        if sample < 1:
+            raise ValueError(f"--sample must be >= 1, got {sample}")
+        out = draw(out, sample, random.Random(seed))
+    if limit is not None:
+        if limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {limit}")
+        out = out[:limit]
+    return out
+
+
+def _draw_by_kind(pairs: list[Pair], sample: int, rng: random.Random) -> list[Pair]:
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(pairs):
+        by_kind[p.kind].append(i)
+    chosen: list[int] = []
+    for kind in sorted(by_kind):
+        idx = by_kind[kind]
+        k = max(1, round(sample * len(idx) / len(pairs)))
+        chosen.extend(rng.sample(idx, min(k, len(idx))))
+    return [pairs[i] for i in sorted(chosen)]
 
 
 def subsample_pairs(pairs: Sequence[Pair], sample: int | None = None, limit: int | None = None,
@@ -234,41 +273,16 @@ def subsample_pairs(pairs: Sequence[Pair], sample: int | None = None, limit: int
     >>> sorted({p.kind for p in subsample_pairs(ps, sample=4, seed=1)})
     ['k0', 'k1']
     """
-    out = list(pairs)
-    if sample is not None and sample < len(out):
-        if sample < 1:
-            raise ValueError(f"--sample must be >= 1, got {sample}")
-        by_kind: dict[str, list[int]] = defaultdict(list)
-        for i, p in enumerate(out):
-            by_kind[p.kind].append(i)
-        rng = random.Random(seed)
-        chosen: list[int] = []
-        for kind in sorted(by_kind):
-            idx = by_kind[kind]
-            k = max(1, round(sample * len(idx) / len(out)))
-            chosen.extend(rng.sample(idx, min(k, len(idx))))
-        out = [out[i] for i in sorted(chosen)]
-    if limit is not None:
-        if limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {limit}")
-        out = out[:limit]
-    return out
+    return _subsample(pairs, sample, limit, seed, _draw_by_kind)
 
 
 def subsample_items(items: Sequence[T], sample: int | None = None, limit: int | None = None,
                     seed: int = 0) -> list[T]:
     """``limit``: first N items; ``sample``: a seeded sample of N items kept in file order."""
-    out = list(items)
-    if sample is not None and sample < len(out):
-        if sample < 1:
-            raise ValueError(f"--sample must be >= 1, got {sample}")
-        keep = sorted(random.Random(seed).sample(range(len(out)), sample))
-        out = [out[i] for i in keep]
-    if limit is not None:
-        if limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {limit}")
-        out = out[:limit]
-    return out
+    def draw(out: list[T], n: int, rng: random.Random) -> list[T]:
+        return [out[i] for i in sorted(rng.sample(range(len(out)), n))]
+
+    return _subsample(items, sample, limit, seed, draw)
 
 
 def subsample_clusters(items: Sequence[ClusterItem], sample: int | None = None, limit: int | None = None,
@@ -279,25 +293,20 @@ def subsample_clusters(items: Sequence[ClusterItem], sample: int | None = None, 
     make the pairwise recall meaningless; so ``sample`` N picks seeded clusters until about N
     items are reached, and keeps the file order.
     """
-    out = list(items)
-    if sample is not None and sample < len(out):
-        if sample < 1:
-            raise ValueError(f"--sample must be >= 1, got {sample}")
-        clusters = sorted({it.cluster for it in out})
-        random.Random(seed).shuffle(clusters)
-        sizes: dict[str, int] = defaultdict(int)
-        for it in out:
-            sizes[it.cluster] += 1
-        keep: set[str] = set()
-        total = 0
-        for c in clusters:
-            if total >= sample:
-                break
-            keep.add(c)
-            total += sizes[c]
-        out = [it for it in out if it.cluster in keep]
-    if limit is not None:
-        if limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {limit}")
-        out = out[:limit]
-    return out
+    return _subsample(items, sample, limit, seed, _draw_clusters)
+
+
+def _draw_clusters(items: list[ClusterItem], sample: int, rng: random.Random) -> list[ClusterItem]:
+    clusters = sorted({it.cluster for it in items})
+    rng.shuffle(clusters)
+    sizes: dict[str, int] = defaultdict(int)
+    for it in items:
+        sizes[it.cluster] += 1
+    keep: set[str] = set()
+    total = 0
+    for c in clusters:
+        if total >= sample:
+            break
+        keep.add(c)
+        total += sizes[c]
+    return [it for it in items if it.cluster in keep]
