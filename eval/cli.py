@@ -22,9 +22,12 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from eval.metrics import Confusion
+
+if TYPE_CHECKING:
+    from eval.data import ClusterItem, Pair
 
 T = TypeVar("T")
 
@@ -122,6 +125,33 @@ def _read(loader: Callable[[Path], T], path: Path) -> T:
         raise SystemExit(str(exc)) from exc
 
 
+def _sampled_pairs(args: argparse.Namespace, path: Path) -> list[Pair]:
+    """The pair file at ``path``, read (a bad file is a one-line error) and cut by --sample, --limit, --seed."""
+    from eval.data import load_pairs, subsample_pairs
+
+    return subsample_pairs(_read(load_pairs, path), sample=args.sample, limit=args.limit, seed=args.seed)
+
+
+def _sampled_clusters(args: argparse.Namespace) -> list[ClusterItem]:
+    """The cluster file ``args.file``, read and cut like :func:`_sampled_pairs` (whole gold clusters)."""
+    from eval.data import load_clusters, subsample_clusters
+
+    return subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+
+
+def _engine_label(args: argparse.Namespace) -> str:
+    """The engine's row in a result table; a run without guards is named apart, as it merges more."""
+    return "samestory (no guards)" if args.no_guards else "samestory"
+
+
+def _default_baselines(model: str) -> list[Any]:
+    """The seeds' baselines, their embedding baseline at the engine's threshold for ``model``."""
+    from eval.baselines import default_baselines
+    from eval.engine import make_config
+
+    return default_baselines(make_config().for_model(model).embedding_threshold, model=model)
+
+
 def _floats(text: str, what: str) -> list[float]:
     try:
         return [float(t) for t in text.split(",") if t.strip()]
@@ -142,11 +172,10 @@ def _print_pair_table(rows: Sequence[tuple[str, Confusion, float | None]]) -> No
 
 def cmd_pairs(args: argparse.Namespace) -> int:
     from eval import pairs as pair_eval
-    from eval.data import load_pairs, subsample_pairs
 
-    pairs = subsample_pairs(_read(load_pairs, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    pairs = _sampled_pairs(args, args.file)
     progress = not args.no_progress
-    name = "samestory (no guards)" if args.no_guards else "samestory"
+    name = _engine_label(args)
     if args.route == "dedupe":
         from eval.engine import load_embedder
         from eval.passages import predict_dedupe
@@ -164,10 +193,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
         pair_eval.write_predictions(args.predictions, preds)
     extra = []
     if args.baselines:
-        from eval.baselines import default_baselines
-        from eval.engine import make_config
-
-        for b in default_baselines(make_config().for_model(args.model).embedding_threshold, model=args.model):
+        for b in _default_baselines(args.model):
             extra.append(pair_eval.evaluate(b.name, pairs, pair_eval.predict_baseline(b, pairs, progress=progress)))
     print(f"{args.file}: {len(pairs)} pairs")
     _print_pair_table([(r.method, r.confusion, r.average_precision) for r in [result, *extra]])
@@ -183,21 +209,17 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 def cmd_clusters(args: argparse.Namespace) -> int:
     from eval import clusters as cluster_eval
-    from eval.data import load_clusters, subsample_clusters
 
-    items = subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+    items = _sampled_clusters(args)
     progress = not args.no_progress
-    name = "samestory (no guards)" if args.no_guards else "samestory"
+    name = _engine_label(args)
     if args.level == "story":
         name += " stories"
     results = [cluster_eval.evaluate(name, items, cluster_eval.predict_samestory(
         items, guards=not args.no_guards, model=args.model, progress=progress, level=args.level))]
     if args.baselines:
-        from eval.baselines import default_baselines
-        from eval.engine import make_config
-
         baselines = (cluster_eval.story_baselines(model=args.model) if args.level == "story" else
-                     default_baselines(make_config().for_model(args.model).embedding_threshold, model=args.model))
+                     _default_baselines(args.model))
         for b in baselines:
             results.append(cluster_eval.evaluate(b.name, items, cluster_eval.predict_baseline(b, items, progress)))
     print(f"{args.file}: {len(items)} items, {len({it.cluster for it in items})} gold clusters")
@@ -217,18 +239,18 @@ def cmd_clusters(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from eval import sweep
-    from eval.data import is_cluster_file, load_clusters, load_pairs, subsample_clusters, subsample_pairs
+    from eval.data import is_cluster_file
     from eval.plots import plot_sweep
 
     thresholds = _floats(args.thresholds, "--thresholds") if args.thresholds else sweep.default_thresholds(args.stage)
     progress = not args.no_progress
     if _read(is_cluster_file, args.file):
-        items = subsample_clusters(_read(load_clusters, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+        items = _sampled_clusters(args)
         rows = sweep.sweep_clusters(items, args.stage, thresholds, guards=not args.no_guards, model=args.model,
                                     progress=progress)
         what = "clusters"
     else:
-        pairs = subsample_pairs(_read(load_pairs, args.file), sample=args.sample, limit=args.limit, seed=args.seed)
+        pairs = _sampled_pairs(args, args.file)
         rows = sweep.sweep_pairs(pairs, args.stage, thresholds, guards=not args.no_guards, model=args.model,
                                  progress=progress)
         what = "pairs"
@@ -247,7 +269,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from eval import sweep
-    from eval.data import is_cluster_file, load_pairs, subsample_pairs
+    from eval.data import is_cluster_file
 
     floors = _floats(args.floors, "--floors") if args.floors else [args.floor] * len(args.files)
     if len(floors) != len(args.files):
@@ -262,7 +284,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise SystemExit(f"calibrate takes pair files; {clusters[0]} is a cluster file (use eval sweep for those)")
     rows_per_file = []
     for f in args.files:
-        pairs = subsample_pairs(_read(load_pairs, f), sample=args.sample, limit=args.limit, seed=args.seed)
+        pairs = _sampled_pairs(args, f)
         rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
                                                progress=not args.no_progress))
     best = sweep.lowest_meeting(rows_per_file, floors)
