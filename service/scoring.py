@@ -94,8 +94,10 @@ class LearnedScorer:
                 a_langs.append("mono")
                 b_langs.append("mono")
         n = len(others)
-        p = self.scorer.score([texts[0]] * n, texts[1], a_langs, b_langs, cos,
-                              emb_use=(np.repeat(v[None, :], n, axis=0), vecs))
+        from models.xling import PairBatch
+
+        p = self.scorer.score(PairBatch([texts[0]] * n, texts[1], a_langs, b_langs, cos,
+                                        emb_use=(np.repeat(v[None, :], n, axis=0), vecs)))
         return [Scored(float(pi), float(ci)) for pi, ci in zip(p, cos, strict=True)]
 
 

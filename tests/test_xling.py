@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from models.xling.lexical import LEXICAL_FEATURES, extract_numbers, lexical_features, romanize, skeleton
-from models.xling.scorer import ALL_FEATURES, DEFAULT_ARTEFACT, FeatureBuilder, PairScorer
+from models.xling.scorer import ALL_FEATURES, DEFAULT_ARTEFACT, FeatureBuilder, PairBatch, PairScorer
 from research.xling.train import fit_logreg, pr_at, recall_at_precision, shared_threshold
 
 EVAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "eval-data"
@@ -124,12 +124,12 @@ def test_toy_scorer_roundtrip_and_monotone(tmp_path: Path) -> None:
     a = ["삼성전자 3분기 영업이익 10조"] * 5
     b = ["Samsung third-quarter operating profit 10 trillion won"] * 5
     cos = np.linspace(0.2, 0.9, 5)
-    s1 = sc.score(a, b, ["ko"] * 5, ["en"] * 5, cos)
-    s2 = sc2.score(a, b, ["ko"] * 5, ["en"] * 5, cos)
+    s1 = sc.score(PairBatch(a, b, ["ko"] * 5, ["en"] * 5, cos))
+    s2 = sc2.score(PairBatch(a, b, ["ko"] * 5, ["en"] * 5, cos))
     np.testing.assert_allclose(s1, s2, rtol=1e-4, atol=1e-4)  # banks are stored as float16
     assert np.all(np.diff(s1) > 0)
     # same-language pairs: plain cosine crossing the threshold at mono_cos_threshold
-    m = sc.score(["a"] * 3, ["b"] * 3, ["en"] * 3, ["en"] * 3, np.array([0.69, 0.70, 0.71]))
+    m = sc.score(PairBatch(["a"] * 3, ["b"] * 3, ["en"] * 3, ["en"] * 3, np.array([0.69, 0.70, 0.71])))
     assert m[0] < sc.threshold <= m[1] < m[2]
 
 
@@ -155,13 +155,13 @@ def test_pair_head_feature_roundtrips_and_follows_the_vectors(tmp_path: Path) ->
     langs = (["ko", "en"] * 3, ["en", "ko"] * 3)  # either side may be the Korean one
     a = [ko[i] if i % 2 == 0 else en[i] for i in range(6)]
     b = [en[i] if i % 2 == 0 else ko[i] for i in range(6)]
-    x = sc.features(["x"] * 6, ["y"] * 6, *langs, cos, emb_use=(np.array(a), np.array(b)))
+    x = sc.features(PairBatch(["x"] * 6, ["y"] * 6, *langs, cos, emb_use=(np.array(a), np.array(b))))
     np.testing.assert_allclose(x[:, 1], head.logit(ko, en), rtol=1e-5, atol=1e-5)
-    assert np.all(sc.features(["x"] * 6, ["y"] * 6, *langs, cos)[:, 1] == -3.0)  # no vectors: imputed
+    assert np.all(sc.features(PairBatch(["x"] * 6, ["y"] * 6, *langs, cos))[:, 1] == -3.0)  # no vectors: imputed
     path = tmp_path / "head.npz"
     sc.save(path)
     again = PairScorer.load(path)
-    np.testing.assert_allclose(again.features(["x"] * 6, ["y"] * 6, *langs, cos, emb_use=(np.array(a), np.array(b))),
+    np.testing.assert_allclose(again.features(PairBatch(["x"] * 6, ["y"] * 6, *langs, cos, emb_use=(np.array(a), np.array(b)))),
                                x, rtol=1e-6)
     headless = PairScorer(name="broken", feature_names=("head_use",), mean=np.zeros(1), scale=np.ones(1),
                           coef=np.ones(1), intercept=0.0, threshold=0.5, builder=FeatureBuilder())
@@ -183,12 +183,12 @@ def test_packaged_artefact_loads_small_and_shapes() -> None:
     a = ["나는 그의 우산이 좋다.", "주가가 3% 올랐다.", "서울은 맑다.", "톰은 학교에 갔다."]
     b = ["I like his umbrella.", "Shares rose 3%.", "It is sunny in Seoul.", "Tom went to school."]
     cos_e5 = cos if sc.uses_e5 else None
-    x = sc.features(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5, emb_use=(ea, eb))
+    x = sc.features(PairBatch(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5, emb_use=(ea, eb)))
     assert x.shape == (4, len(sc.feature_names))
-    s = sc.score(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5, emb_use=(ea, eb))
+    s = sc.score(PairBatch(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5, emb_use=(ea, eb)))
     assert s.shape == (4,) and np.all((s >= 0) & (s <= 1))
     # without embeddings the hub columns are imputed; the call still works
-    assert sc.score(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5).shape == (4,)
+    assert sc.score(PairBatch(a, b, ["ko"] * 4, ["en"] * 4, cos, cos_e5)).shape == (4,)
 
 
 @needs_artefact
@@ -199,11 +199,11 @@ def test_packaged_scorer_monotone_in_cosine_and_lexical_evidence() -> None:
     a = ["삼성전자는 3분기 영업이익이 10조원이라고 밝혔다."] * n
     b = ["Samsung Electronics said its third-quarter operating profit was 10 trillion won."] * n
     cos_e5 = cos if sc.uses_e5 else None
-    s = sc.score(a, b, ["ko"] * n, ["en"] * n, cos, cos_e5)
+    s = sc.score(PairBatch(a, b, ["ko"] * n, ["en"] * n, cos, cos_e5))
     assert np.all(np.diff(s) >= 0) and s[-1] > s[0]
     # a number contradiction never raises the score
     b_bad = ["Samsung Electronics said its third-quarter operating profit was 7 trillion won."] * n
-    s_bad = sc.score(a, b_bad, ["ko"] * n, ["en"] * n, cos, cos_e5)
+    s_bad = sc.score(PairBatch(a, b_bad, ["ko"] * n, ["en"] * n, cos, cos_e5))
     assert np.all(s_bad <= s + 1e-6)
 
 

@@ -6,6 +6,6 @@ that did not ship, live in ``research/xling`` (not installed); ``samestory model
 regenerates the artefact from a source checkout (docs/xling.md).
 """
 
-from models.xling.scorer import PairScorer
+from models.xling.scorer import PairBatch, PairScorer
 
-__all__ = ["PairScorer"]
+__all__ = ["PairBatch", "PairScorer"]

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from models.xling.lexical import LEXICAL_FEATURES, lexical_features
 
-__all__ = ["ALL_FEATURES", "DEFAULT_ARTEFACT", "FeatureBuilder", "PairScorer"]
+__all__ = ["ALL_FEATURES", "DEFAULT_ARTEFACT", "FeatureBuilder", "PairBatch", "PairScorer"]
 
 DEFAULT_ARTEFACT = Path(__file__).resolve().parent / "scorer.npz"
 
@@ -173,6 +173,27 @@ class FeatureBuilder:
         return out
 
 
+@dataclass(frozen=True)
+class PairBatch:
+    """``n`` candidate pairs as :class:`PairScorer` takes them (side a, side b, row by row).
+
+    One object for what :meth:`PairScorer.features` and :meth:`PairScorer.score` both take, so the
+    two cannot drift apart. ``cos_use`` (and ``cos_e5`` when the scorer :attr:`~PairScorer.uses_e5`)
+    are the pairs' cosines; ``emb_use`` / ``emb_e5`` = (rows of a, rows of b), L2-normalised, are
+    needed for the hubness columns: without them those columns are imputed with their dev mean
+    (the score then loses the hubness correction; see docs/xling.md for the cost).
+    """
+
+    a_texts: Sequence[str]
+    b_texts: Sequence[str]
+    a_langs: Sequence[str]
+    b_langs: Sequence[str]
+    cos_use: np.ndarray
+    cos_e5: np.ndarray | None = None
+    emb_use: tuple[np.ndarray, np.ndarray] | None = None
+    emb_e5: tuple[np.ndarray, np.ndarray] | None = None
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
@@ -298,54 +319,28 @@ class PairScorer:
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ scoring
-    def features(
-        self,
-        a_texts: Sequence[str],
-        b_texts: Sequence[str],
-        a_langs: Sequence[str],
-        b_langs: Sequence[str],
-        cos_use: np.ndarray,
-        cos_e5: np.ndarray | None = None,
-        *,
-        emb_use: tuple[np.ndarray, np.ndarray] | None = None,
-        emb_e5: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> np.ndarray:
-        """(n, len(feature_names)) raw feature matrix of this scorer.
-
-        ``emb_use`` = (rows of a, rows of b), L2-normalised USE embeddings; needed for the
-        hubness columns. Without it those columns are imputed with their dev mean (the
-        score then loses the hubness correction; see docs/xling.md for the cost).
-        """
-        if self.uses_e5 and cos_e5 is None:
+    def features(self, pairs: PairBatch) -> np.ndarray:
+        """(n, len(feature_names)) raw feature matrix of this scorer."""
+        if self.uses_e5 and pairs.cos_e5 is None:
             raise ValueError(f"scorer {self.name!r} needs cos_e5 (multilingual-e5-small cosines)")
         emb: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        if emb_use is not None:
-            emb["use"] = emb_use
-        if emb_e5 is not None:
-            emb["e5"] = emb_e5
-        full = self.builder.build(a_texts, b_texts, a_langs, b_langs, cos_use, cos_e5, emb)
+        if pairs.emb_use is not None:
+            emb["use"] = pairs.emb_use
+        if pairs.emb_e5 is not None:
+            emb["e5"] = pairs.emb_e5
+        full = self.builder.build(pairs.a_texts, pairs.b_texts, pairs.a_langs, pairs.b_langs, pairs.cos_use,
+                                  pairs.cos_e5, emb)
         return full[:, self._cols]
 
     def _logit_from_features(self, x: np.ndarray) -> np.ndarray:
         return ((x - self.mean) / self.scale) @ self.coef + self.intercept
 
-    def score(
-        self,
-        a_texts: Sequence[str],
-        b_texts: Sequence[str],
-        a_langs: Sequence[str],
-        b_langs: Sequence[str],
-        cos_use: np.ndarray,
-        cos_e5: np.ndarray | None = None,
-        *,
-        emb_use: tuple[np.ndarray, np.ndarray] | None = None,
-        emb_e5: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> np.ndarray:
+    def score(self, pairs: PairBatch) -> np.ndarray:
         """Calibrated probability in [0, 1]; merge when ``score >= self.threshold``."""
-        cos_use = np.asarray(cos_use, dtype=np.float64)
-        x = self.features(a_texts, b_texts, a_langs, b_langs, cos_use, cos_e5, emb_use=emb_use, emb_e5=emb_e5)
+        cos_use = np.asarray(pairs.cos_use, dtype=np.float64)
+        x = self.features(replace(pairs, cos_use=cos_use))
         p = _sigmoid(self._logit_from_features(x.astype(np.float64)))
-        mono = np.array([la == lb for la, lb in zip(a_langs, b_langs, strict=True)], dtype=bool)
+        mono = np.array([la == lb for la, lb in zip(pairs.a_langs, pairs.b_langs, strict=True)], dtype=bool)
         if mono.any():
             t = min(max(self.threshold, 1e-9), 1 - 1e-9)
             z = self.mono_slope * (cos_use[mono] - self.mono_cos_threshold) + math.log(t / (1 - t))

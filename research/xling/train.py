@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from models.xling.lexical import LEXICAL_FEATURES, lexical_features
-from models.xling.scorer import ALL_FEATURES, FeatureBuilder, PairScorer
+from models.xling.scorer import ALL_FEATURES, FeatureBuilder, PairBatch, PairScorer
 from research.xling.data import (
     CHECK_SETS,
     DEFAULT_CACHE,
@@ -447,7 +447,7 @@ def check_sets(
             embed_cached(ps, "e5", **kw)
             cos_e5 = ps.cos("e5")
             emb_e5 = (ps.emb["e5"][ps.a_idx], ps.emb["e5"][ps.b_idx])
-        s = scorer.score(
+        s = scorer.score(PairBatch(
             ps.a_texts,
             ps.b_texts,
             ps.a_lang,
@@ -456,7 +456,7 @@ def check_sets(
             cos_e5,
             emb_use=(ps.emb["use"][ps.a_idx], ps.emb["use"][ps.b_idx]),
             emb_e5=emb_e5,
-        )
+        ))
         kinds = np.array(ps.kinds)
         res: dict[str, dict] = {}
         for kind in [*sorted(set(ps.kinds)), "all"]:
