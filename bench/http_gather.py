@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         for way in ways[r % 3:] + ways[: r % 3]:  # rotated, so no way always runs first
             runs[way].append(_in_process(articles, embedder) if way == "in-process"
                              else _http(way, articles, embedder, args.clients, args.batch))
+            print(f"round {r + 1} {way}: {runs[way][-1]}", file=sys.stderr, flush=True)
     out: dict[str, Any] = {"size": args.size, "clients": args.clients, "batch": args.batch, "rounds": args.rounds,
                            "loadavg": [round(x, 2) for x in os.getloadavg()]}
     ceiling = median([x["items_per_s"] for x in runs["in-process"]]) or float("nan")
