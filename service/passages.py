@@ -91,7 +91,7 @@ class PassageConfig:
     # ``bead_similarity`` (``alignment_coverage``). Chosen per fold as the most translation
     # recall with <= 1 % of the cross-lingual overlapping windows merged: 0.51 / 0.75 in four
     # folds and on all dev (0.45 / 0.75 in one); out of fold: translations recall 0.991, 4 of
-    # 318 overlapping windows merged. Lower either and windows that share half their sentences
+    # 318 overlapping windows merged (3 with the probe gate below). Lower either and windows that share half their sentences
     # start to merge (their shared sentences, when long, give scores of 0.53-0.60 before the
     # coverage check); higher costs translations whose sentences USE aligns weakly.
     alignment_score: float = 0.51
