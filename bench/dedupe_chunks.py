@@ -22,6 +22,9 @@ their original in a shuffled order.
 Methods, each with its own cold copy of the same encoder (bundled USE):
 
 * ``samestory``: ``Deduper.dedupe(records)``, the passage path (``service.passages``);
+* ``before``: the same path as it was before the cross-lingual probe gate and the one-thread
+  encoder (``PassageConfig(probe_share=0)``, USE on every core), for side-by-side timing; with
+  it the 20-chunk requests are also timed through it, alternately with ``samestory``;
 * ``semhash``: ``SemHash.from_records(...).self_deduplicate()`` at semhash's default threshold
   0.9, one vector per chunk;
 * ``minhash``: datasketch ``MinHashLSH`` over word 5-gram shingles, 128 permutations, threshold
@@ -29,7 +32,8 @@ Methods, each with its own cold copy of the same encoder (bundled USE):
 
 Recall: copies put with their original; precision: of the dropped chunks, those that are copies
 of the chunk they were put with. Also a ``dedupe`` request of 20 chunks (distinct requests, cold
-encoder), p50 and p90 latency.
+encoder), p50 and p90 latency. Seconds are wall and CPU (``time.process_time``, all threads):
+on a shared machine the CPU seconds are the ones other jobs do not inflate.
 """
 
 from __future__ import annotations
