@@ -29,12 +29,13 @@ class USEEmbedder:
     """USE-multilingual v3 (512-d). CPU only.
 
     ``threads`` bounds the BLAS threads of the numpy forward pass; the default is
-    ``$SAMESTORY_USE_THREADS``, else 1. One thread, because the forward pass runs on micro-batches
-    of 384 tokens, whose matrix products gain little from a second thread, while OpenBLAS threads
-    spin-wait for each other when the cores are shared: on this project's 2-core machine beside
-    other jobs, 1,158 distinct chunk sentences took 30.4 s wall / 3.3 s CPU on one thread and
-    104.2 s wall / 16.3 s CPU on two (load average 19.8; 252 sentences at load 6: 1.3-1.6 s
-    against 6.0-11.9 s). ``samestory bench dedupe`` times both in its ``before`` row.
+    ``$SAMESTORY_USE_THREADS``, else 1. One thread, because the forward pass runs on small
+    micro-batches (384 tokens) and, where the cores are shared, OpenBLAS threads spin-wait for
+    each other: ``python -m bench.use_threads --chunks 300 --rounds 2`` (1,158 distinct chunk
+    sentences, load average 25-28 on this project's 2-core machine) took 10.9 / 12.3 s wall and
+    3.0 / 3.0 s CPU on one thread against 63.1 / 52.4 s wall and 16.7 / 12.4 s CPU on two. On
+    idle cores of its own two threads may be faster (the package authors' ~2,400 sentences/s
+    is on 2 idle cores); time it there before raising it.
     """
 
     name: str = USE_NAME
