@@ -62,7 +62,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dup-share", type=float, default=None,
                    help="share of copies in the stream (default 0.4 for stream, 0.3 for dedupe)")
     p.add_argument("--methods", default="samestory,semhash,minhash",
-                   help="dedupe only: comma list of samestory, semhash, minhash (default %(default)s)")
+                   help="dedupe only: comma list of samestory, before (the path before the cross-lingual gate, "
+                        "USE on every core; also times the requests), semhash, minhash (default %(default)s)")
     p.add_argument("--requests", type=int, default=30,
                    help="dedupe only: distinct 20-chunk requests timed (0: none; default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="stream seed (default %(default)s)")

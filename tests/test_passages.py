@@ -138,6 +138,30 @@ def test_translations_merge_but_translated_overlapping_windows_do_not() -> None:
     assert again.keep == list(range(6))
 
 
+def test_the_gate_embeds_in_full_only_chunks_near_another_language() -> None:
+    enc = AlignedEncoder()
+    # Two Korean chunks on other subjects: every sentence orthogonal to the EN/KO sentences and
+    # to each other, so their first-and-last-sentence probes are near no English chunk.
+    rng = np.random.default_rng(1)
+    base = np.stack([enc.table[t] for t in EN])
+    q, _ = np.linalg.qr(np.concatenate([base, rng.normal(size=(8, 64))]).T)
+    other = [f"관련 없는 기사 {k}의 {j}번째 문장이다." for k in range(2) for j in range(4)]
+    enc.table.update({t: q[:, len(EN) + n] for n, t in enumerate(other)})
+    chunks = [" ".join(EN[:4]), " ".join(other[:4]), " ".join(other[4:]), " ".join(KO[:4])]
+    res = PassageDeduper(enc).dedupe(chunks)
+    assert res.keep == [0, 1, 2]
+    assert (res.verdicts[3].duplicate_of, res.verdicts[3].stage) == (0, "embedding")
+    # First the 8 probe sentences (first and last of each chunk), then only the 4 other
+    # sentences of the two chunks the gate let through.
+    assert enc.calls == [8, 4]
+    for k in (1, 2):
+        assert "probe" in res.verdicts[k].reasons[-1] and "not embedded" in res.verdicts[k].reasons[-1]
+    # With the gate off (probe_share 0) the decisions are the same, with every sentence embedded.
+    enc.calls.clear()
+    ungated = PassageDeduper(enc, config=PassageConfig(probe_share=0.0)).dedupe(chunks)
+    assert ungated.duplicate_of == res.duplicate_of and enc.calls == [16]
+
+
 def test_single_sentence_texts_are_not_aligned_as_translations() -> None:
     # Unpunctuated text is one "sentence": one cosine is no alignment, so it is never a
     # translation, even when the encoder calls the two texts identical.
