@@ -7,6 +7,7 @@ same dictionaries, so both explain a story the same way.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 
 def _title(store: Any, document_id: int) -> tuple[Any, str | None]:
@@ -56,10 +57,39 @@ def _iso(t: float | None) -> str | None:
     return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc).isoformat()
 
 
-def story_view(store: Any, story_id: int) -> dict[str, Any] | None:
+def outlet_of(url: str | None, source: str | None) -> str:
+    """The outlet a reader recognises: the item's source, else its URL's host without ``www.``.
+
+    >>> outlet_of("https://www.yna.co.kr/view/1", None), outlet_of(None, "Reuters"), outlet_of(None, None)
+    ('yna.co.kr', 'Reuters', 'unknown')
+    """
+    if source:
+        return source
+    host = urlsplit(url).hostname if url else None
+    if not host:
+        return "unknown"
+    return host[4:] if host.startswith("www.") else host
+
+
+def _member_facts(store: Any, member: dict[str, Any]) -> dict[str, Any]:
+    """A member of ``cluster_view`` with its language, outlet and time (published, else first seen)."""
+    doc = store.get_document(member["document_id"])
+    ver = store.get_version(doc.latest_version_id) if doc is not None and doc.latest_version_id else None
+    when = None if doc is None else (doc.published_at if doc.published_at is not None else doc.first_seen)
+    return {**member, "lang": ver.lang if ver is not None else "und",
+            "outlet": outlet_of(doc.url if doc else None, doc.source if doc else None),
+            "when": when if when is not None else member["joined_at"]}
+
+
+def story_view(store: Any, story_id: int, *, members: bool = False) -> dict[str, Any] | None:
     """A story (issue 17) with its copy groups: each group's representative and why, its members'
     languages and outlets, why the group is in the story, and the story's time span (ISO 8601,
-    from the members' publication times, else first-seen); None when there is no such story."""
+    from the members' publication times, else first-seen); None when there is no such story.
+
+    ``members=True`` (the editors' pages) also gives each group its members as ``cluster_view``
+    shows them (with ``lang``, ``outlet`` and ``when``) and its representative history
+    (``events``), and the story its span as epoch seconds (``first``, ``last``): the same reads,
+    so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
     story = store.get_story(story_id)
     if story is None:
         return None
@@ -68,29 +98,28 @@ def story_view(store: Any, story_id: int) -> dict[str, Any] | None:
         view = cluster_view(store, c.id)
         if view is None:
             continue
-        group_langs, group_outlets = set(), set()
-        for m in view["members"]:
-            doc = store.get_document(m["document_id"])
-            if doc is None:
-                continue
-            ver = store.get_version(doc.latest_version_id) if doc.latest_version_id else None
-            if ver is not None:
-                group_langs.add(ver.lang)
-            outlet = doc.source or (doc.url.split("/")[2] if doc.url and "//" in doc.url else None)
-            if outlet:
-                group_outlets.add(outlet)
-            times.append(doc.published_at if doc.published_at is not None else doc.first_seen)
+        rows = [_member_facts(store, m) for m in view["members"]]
+        group_langs = {m["lang"] for m in rows}
+        group_outlets = {m["outlet"] for m in rows if m["outlet"] != "unknown"}
+        times += [m["when"] for m in rows]
         _, title = _title(store, c.representative_id)
         langs |= group_langs
         outlets |= group_outlets
-        groups.append({"id": c.id, "representative_id": c.representative_id, "title": title,
-                       "representative_reason": view["representative_reason"], "size": len(view["members"]),
-                       "languages": sorted(group_langs), "outlets": sorted(group_outlets),
-                       "story_score": c.story_score, "story_reason": c.story_reason})
-    return {"id": story.id, "created_at": story.created_at, "updated_at": story.updated_at,
-            "languages": sorted(langs), "outlets": sorted(outlets),
-            "start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None,
-            "copy_groups": groups}
+        group = {"id": c.id, "representative_id": c.representative_id, "title": title,
+                 "representative_reason": view["representative_reason"], "size": len(view["members"]),
+                 "languages": sorted(group_langs), "outlets": sorted(group_outlets),
+                 "story_score": c.story_score, "story_reason": c.story_reason}
+        if members:
+            group.update(members=sorted(rows, key=lambda m: (m["when"], m["document_id"])), events=view["events"],
+                         created_at=c.created_at)
+        groups.append(group)
+    out = {"id": story.id, "created_at": story.created_at, "updated_at": story.updated_at,
+           "languages": sorted(langs), "outlets": sorted(outlets),
+           "start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None,
+           "copy_groups": groups}
+    if members:
+        out.update(first=min(times) if times else None, last=max(times) if times else None)
+    return out
 
 
 def story_page(store: Any, limit: int, offset: int) -> dict[str, Any]:
