@@ -345,7 +345,8 @@ class Editor:
             moved, changed = group, []
             pair = next(c.representative_id for c in store.clusters_of_story(story) if c.id != group)
         store.set_cluster_story(moved, new_story, None, why, now)
-        c = _insert(store, kind, doc.id, other if other is not None else pair, story, new_story, who, now, note)
+        a, b = (doc.id, pair) if other is None else (other, doc.id)  # not_same keeps the editor's order
+        c = _insert(store, kind, a, b, story, new_story, who, now, note)
         if changed:
             self._apply(changed)
             self._fix_vectors([group, moved])

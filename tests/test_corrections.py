@@ -178,7 +178,8 @@ def test_not_the_same_sends_new_copies_to_each_side_and_never_merges_them():
     engine = _engine()
     a, b = _fed(engine)
     n = Editor(engine).not_same(a.document_id, b.document_id, who="carol")
-    assert n.story_from == a.story_id and _story_of(engine.store, b.document_id) == n.story_to
+    assert (n.doc_a, n.doc_b, n.story_from) == (a.document_id, b.document_id, a.story_id)
+    assert _story_of(engine.store, b.document_id) == n.story_to
     x = engine.ingest(copy_b)
     assert (x.cluster_id, x.story_id) == (b.cluster_id, n.story_to)  # B's copy follows B out of the story
     y = engine.ingest(copy_a)
@@ -226,6 +227,12 @@ def test_a_merge_brings_new_items_to_the_merged_story_also_on_a_worker_loaded_be
     assert r2.story_id == story
     first.close()
     second.close()
+    third = _engine(db)  # after a restart: the merged story's evidence is rebuilt as its own part
+    assert fed.story_id in third.stories.stories and third.group_story[fed.cluster_id] == story
+    later = Article(title="Fed raises rates again as markets expect one more hike", url="https://www.wsj.com/r",
+                    lang="en", published_at="2026-11-19T11:40:00+00:00")
+    assert third.ingest(later).story_id == story
+    third.close()
 
 
 def test_a_worker_redirects_a_story_decision_into_a_merged_away_story():
