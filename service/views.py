@@ -22,16 +22,27 @@ def cluster_view(store: Any, cluster_id: int) -> dict[str, Any] | None:
     """A cluster with every member (how and why it joined), its representative and the reason it
     is one, and the representative changes; None when there is no such cluster."""
     cluster = store.get_cluster(cluster_id)
-    if cluster is None:
-        return None
+    return None if cluster is None else _cluster_view(store, cluster)
+
+
+def _cluster_view(store: Any, cluster: Any, *, facts: bool = False) -> dict[str, Any]:
+    """``cluster_view`` of a cluster row; ``facts`` adds each member's ``lang``, ``outlet`` and
+    ``when`` (published, else first seen) from the same reads."""
     members = []
-    for m in store.members_of(cluster_id):
-        doc, title = _title(store, m.document_id)
-        members.append({"document_id": m.document_id, "url": doc.url if doc else None,
-                        "source": doc.source if doc else None, "title": title, "joined_at": m.joined_at,
-                        "stage": m.stage, "score": m.score, "matched_id": m.matched_id, "decision": m.decision})
+    for m in store.members_of(cluster.id):
+        doc = store.get_document(m.document_id)
+        ver = store.get_version(doc.latest_version_id) if doc is not None and doc.latest_version_id is not None else None
+        row = {"document_id": m.document_id, "url": doc.url if doc else None, "source": doc.source if doc else None,
+               "title": (ver.title or ver.body[:200]) if ver else None, "joined_at": m.joined_at,
+               "stage": m.stage, "score": m.score, "matched_id": m.matched_id, "decision": m.decision}
+        if facts:
+            when = None if doc is None else (doc.published_at if doc.published_at is not None else doc.first_seen)
+            row.update(lang=ver.lang if ver is not None else "und",
+                       outlet=outlet_of(doc.url if doc else None, doc.source if doc else None),
+                       when=when if when is not None else m.joined_at)
+        members.append(row)
     events = [{"id": e.id, "old_representative": e.old_representative, "new_representative": e.new_representative,
-               "reason": e.reason, "at": e.at} for e in store.cluster_events(cluster_id)]
+               "reason": e.reason, "at": e.at} for e in store.cluster_events(cluster.id)]
     # The last event that installed the current representative says why it is the representative.
     reason = next((e["reason"] for e in reversed(events) if e["new_representative"] == cluster.representative_id), None)
     return {"id": cluster.id, "representative_id": cluster.representative_id, "representative_reason": reason,
@@ -71,16 +82,6 @@ def outlet_of(url: str | None, source: str | None) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def _member_facts(store: Any, member: dict[str, Any]) -> dict[str, Any]:
-    """A member of ``cluster_view`` with its language, outlet and time (published, else first seen)."""
-    doc = store.get_document(member["document_id"])
-    ver = store.get_version(doc.latest_version_id) if doc is not None and doc.latest_version_id else None
-    when = None if doc is None else (doc.published_at if doc.published_at is not None else doc.first_seen)
-    return {**member, "lang": ver.lang if ver is not None else "und",
-            "outlet": outlet_of(doc.url if doc else None, doc.source if doc else None),
-            "when": when if when is not None else member["joined_at"]}
-
-
 def story_view(store: Any, story_id: int, *, members: bool = False) -> dict[str, Any] | None:
     """A story (issue 17) with its copy groups: each group's representative and why, its members'
     languages and outlets, why the group is in the story, and the story's time span (ISO 8601,
@@ -95,14 +96,13 @@ def story_view(store: Any, story_id: int, *, members: bool = False) -> dict[str,
         return None
     groups, langs, outlets, times = [], set(), set(), []
     for c in store.clusters_of_story(story_id):
-        view = cluster_view(store, c.id)
-        if view is None:
-            continue
-        rows = [_member_facts(store, m) for m in view["members"]]
+        view = _cluster_view(store, c, facts=True)
+        rows = view["members"]
         group_langs = {m["lang"] for m in rows}
         group_outlets = {m["outlet"] for m in rows if m["outlet"] != "unknown"}
         times += [m["when"] for m in rows]
-        _, title = _title(store, c.representative_id)
+        rep = next((m for m in rows if m["document_id"] == c.representative_id), None)
+        title = rep["title"] if rep is not None else _title(store, c.representative_id)[1]
         langs |= group_langs
         outlets |= group_outlets
         group = {"id": c.id, "representative_id": c.representative_id, "title": title,

@@ -34,8 +34,10 @@ __all__ = ["SCAN_LIMIT", "Filters", "local_iso", "outlet_of", "parse_when", "sto
 # Filtering reads stories newest first and stops after this many, so a page answers in bounded
 # time on a store of millions (the page says when it stopped short). Reads hold the engine lock
 # like every store read of the service, so this bounds how long a search can hold up ingestion:
-# a search matching nothing read 1,500 two-member stories in 1.0-1.2 s and 2,000 in 2.4 s on
-# SQLite on the 2-core VM (python -m bench.ui_scan --stories 1500 / 2500).
+# a search matching nothing read these 1,000 stories (one two-member copy group each) in
+# 0.96-1.54 s on SQLite on the 2-core VM under a load of ~19, against 0.61-0.85 s for the
+# cluster list the pages read before stories, measured side by side (python -m bench.ui_scan
+# --stories 1500; docs/ui.md). With the limit at 2,000 a search took 2.4 s before stories.
 SCAN_LIMIT = 1_000
 
 
