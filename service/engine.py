@@ -333,9 +333,12 @@ class Deduper(StateRestart):
 
         window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
         match: Match = self.cascade.match(f, state, vector_fn, window)
-        apart = self._disputed_twins(f, match) if self.constraints.cannot else None
-        if apart is not None:
-            d = match.decision
+        apart = None
+        disputed = self._disputed_twins(f, match) if self.constraints.cannot else None
+        if disputed is not None and disputed[1] is not None:
+            match = disputed[1]
+        elif disputed is not None:
+            apart, d = disputed[0], match.decision
             match = Match(Decision(False, d.stage, d.score, [*d.reasons, apart], [*d.blocked_by, "editor"],
                                    scores=dict(d.scores), guards=list(d.guards)))
         doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
@@ -417,26 +420,43 @@ class Deduper(StateRestart):
                     self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())
         return StoryEvidence.build(article.title, article.body, article.lang or "und", f.time, story_vec)
 
-    def _disputed_twins(self, f: ItemFeatures, match: Match) -> str | None:
-        """Why a new item must stay out of the copy group the cascade chose, or None: it is an
-        identical copy of members of two copy groups an editor told apart (a split or "not the
-        same" between them), so joining either would take sides the editor's cannot-link does
-        not tell; it starts a group, and a story, of its own (over-splitting beats over-merging)."""
+    def _disputed_twins(self, f: ItemFeatures, match: Match) -> tuple[str, Match | None] | None:
+        """None, or why a new item must stay out of the copy group the cascade chose, and where it
+        goes instead: it is an identical copy of members of two copy groups an editor told apart
+        (a split or "not the same" between them), so joining either would take a side the editor's
+        cannot-link does not tell. It joins an undisputed group of its identical copies (an
+        earlier such item's), else starts a group, and a story, of its own (over-splitting beats
+        over-merging)."""
         if not match.decision.same or match.cluster_id is None:
             return None
         entries = self.state.entries
-        others = {entries.cluster_of(d) for d in self.state.exact.lookup(f.content_key) if d in entries}
-        others.discard(match.cluster_id)
-        if not others:
+        twins: dict[int, int] = {}  # copy group -> its earliest identical copy of the item
+        for d in sorted(d for d in self.state.exact.lookup(f.content_key) if d in entries):
+            twins.setdefault(entries.cluster_of(d), d)
+        if match.cluster_id not in twins or len(twins) < 2:
             return None
-        mine = [m.document_id for m in self.store.members_of(match.cluster_id)]
-        for group in sorted(others):
-            c = self.constraints.cannot_link(mine, [m.document_id for m in self.store.members_of(group)])
-            if c is not None:
-                return (f"editor: an identical copy of members of copy groups {match.cluster_id} and {group}, which "
-                        f"{c.who} told apart (correction {c.id}, {c.kind}, documents {c.doc_a} and {c.doc_b}): "
-                        f"kept apart from both (cannot-link)")
-        return None
+        docs = {g: [m.document_id for m in self.store.members_of(g)] for g in twins}
+        disputed: dict[int, tuple[int, int, Any]] = {}
+        for g in twins:
+            for h in twins:
+                if g < h and (c := self.constraints.cannot_link(docs[g], docs[h])) is not None:
+                    disputed.setdefault(g, (g, h, c))
+                    disputed.setdefault(h, (g, h, c))
+        if match.cluster_id not in disputed:
+            return None
+        g1, g2, c = disputed[match.cluster_id]
+        why = (f"editor: identical to members of copy groups {g1} and {g2}, which {c.who} told apart "
+               f"(correction {c.id}, {c.kind} of documents {c.doc_a} and {c.doc_b})")
+        calm = [g for g in twins if g not in disputed]
+        if calm:
+            g = min(calm)
+            d = match.decision
+            return (f"{why}: joined copy group {g} of its identical copies instead (cannot-link)",
+                    Match(Decision(True, "exact", 1.0, [f"exact: same normalised title and body as document {twins[g]}",
+                                                        f"{why}: joined copy group {g} of its identical copies "
+                                                        f"instead (cannot-link)"], list(d.blocked_by),
+                                   matched_id=twins[g], scores={**d.scores, "exact": 1.0}), g, twins[g]))
+        return f"{why}: kept apart from both (cannot-link)", None
 
     def _place_group(self, cluster_id: int, ev: StoryEvidence, now: float, *, apart: str | None = None) -> int:
         """The story decision for a new copy group: join the best open story or open one. A story

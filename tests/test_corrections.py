@@ -204,6 +204,10 @@ def test_a_new_copy_of_a_split_member_does_not_join_the_story_it_was_split_from(
     assert r.story_id not in (story, c.story_to) and r.decision.same is False
     assert "editor" in r.decision.blocked_by and "kept apart from both" in r.decision.reasons[-1]
     assert f"correction {c.id}" in engine.store.get_cluster(r.cluster_id).story_reason
+    # The next identical copy joins that undisputed group rather than starting one more.
+    again = engine.ingest(Article(title=SYNDICATED[1].title, url="https://news.nate.com/view/4", lang="ko"))
+    assert (again.cluster_id, again.story_id) == (r.cluster_id, r.story_id) and again.decision.same
+    assert "joined copy group" in again.decision.reasons[-1]
     # A copy of what stayed (the inews365 rewrite's text) still joins the story it stayed in.
     rewrite = Article(title=SYNDICATED[2].title, url="https://www.joongdo.co.kr/3", lang="ko")
     assert engine.ingest(rewrite).story_id == story
