@@ -24,8 +24,10 @@ They constrain later decisions, new items' included:
   (``Deduper._place_group``), and rebuilds the stories a newer correction touched;
 - **cannot-link** (a split, "not the same"): the split-off member's evidence leaves the story it
   left, so new copies and look-alikes of it follow it to its own story (a new copy joins its
-  copy group, whose story is its story); and an editor's later merge of the two documents'
-  stories is refused, naming the pair, until an editor splits them again. The engine never
+  copy group, whose story is its story); a new item identical to members on both sides joins
+  neither (``Deduper._disputed_twins``: an earlier such item's group, else a group and story of
+  its own); and an editor's later merge of the two documents' stories is refused, naming the
+  pair, until an editor splits them again. The engine never
   merges two existing copy groups or stories on its own (a new item joins one group, a new group
   one story), so no later item can bring a cannot-linked pair back together.
 
