@@ -204,7 +204,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Ingest the bundled sample feed and print its clusters."""
+    """Ingest the bundled sample feed and print its copy groups (and the story each is in)."""
     from importlib import resources
 
     from service.types import Article
@@ -216,10 +216,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     clusters: dict[int, list[tuple[Any, Any]]] = {}
     for a, r in zip(articles, results, strict=True):
         clusters.setdefault(r.cluster_id, []).append((a, r))
-    print(f"{len(articles)} items -> {len(clusters)} stories\n")
+    stories = {r.story_id for r in results}
+    print(f"{len(articles)} items -> {len(clusters)} copy groups in {len(stories)} stories\n")
     for cid, members in clusters.items():
         rep = members[-1][1].representative_id
-        print(f"story {cid} (representative document {rep})")
+        print(f"copy group {cid} in story {members[-1][1].story_id} (representative document {rep})")
         for a, r in members:
             mark = "*" if r.document_id == rep else " "
             print(f"  {mark} [{r.status:<11} {r.decision.stage:<9}] {a.title}  <{a.source or a.url}>")

@@ -1,39 +1,54 @@
-"""Editors' corrections: split a member off its story, merge two stories, mark a pair "not the same".
+"""Editors' corrections in story terms: split a member off, merge two stories, mark a pair "not the same".
 
-Each correction is one row of ``editor_corrections`` (who: the API key's name, when, which
-documents and stories), written in the same transaction as the membership changes it makes, so
-a correction is either wholly applied or not at all, and survives a restart like any write.
-Nothing is deleted: a moved member's previous membership decision is kept inside its new one
-(``decision["previous"]``) and its observations keep the engine's original verdict.
+A story (``service/stories.py``, issue 17) holds copy groups (the cascade's clusters), and each
+group its members. Each correction is one row of ``editor_corrections`` (who: the API key's
+name, when, the document pair it stands for, the stories it left and went to), written in the
+same transaction as the changes it makes, so it is wholly applied or not at all and survives a
+restart like any write. Nothing is deleted: a member taken out of its copy group keeps its
+previous membership decision inside its new one (``decision["previous"]``), a group moved to
+another story says so in its story reason, and observations keep the engine's original verdict.
 
-The corrections become constraints on later decisions (:class:`Constraints`, consulted by the
-engine before it puts a new item into a story):
+- **split** a member off: it leaves its copy group (when the group has other members) and its
+  story, for a new group in a new story; a member alone in its group takes the group along.
+- **merge** two stories: every copy group of one moves into the other (groups are not merged:
+  copies and their events are different questions).
+- **not the same**: when the two documents share a copy group, the second leaves it and the
+  story as in a split; when they share a story in different groups, the second's group moves to
+  a new story; otherwise the pair is only recorded.
 
-- **must-link** - a story merged into another: an item the cascade matches with the merged
-  story goes to the story it was merged into (the merged story's vector and representative
-  slot are gone from memory, but a stale hit is redirected, never sent to an empty story);
-- **cannot-link** - a split or a "not the same" pair: the two documents' stories may not be
-  merged by an editor later (the merge is refused, naming the pair), and a must-link redirect
-  never leads into a story cannot-linked with the one the cascade chose.
+They constrain later decisions, new items' included:
+
+- **must-link** (a merge): the merged story's evidence joins the story it went into, so a new
+  item that would have joined it joins that story; a worker whose memory still holds the merged
+  story (it loaded before the merge) redirects its story decision there, with the reason
+  (``Deduper._place_group``), and rebuilds the stories a newer correction touched;
+- **cannot-link** (a split, "not the same"): the split-off member's evidence leaves the story it
+  left, so new copies and look-alikes of it follow it to its own story (a new copy joins its
+  copy group, whose story is its story); a new item identical to members on both sides joins
+  neither (``Deduper._disputed_twins``: an earlier such item's group, else a group and story of
+  its own); and an editor's later merge of the two documents' stories is refused, naming the
+  pair, until an editor splits them again. The engine never
+  merges two existing copy groups or stories on its own (a new item joins one group, a new group
+  one story), so no later item can bring a cannot-linked pair back together.
 
 And they are labelled pairs (:func:`labelled_pairs`) in the eval-data pair format, so
 ``samestory eval calibrate`` can re-fit the thresholds on an editor's judgement.
 
-The table is part of the store's schema (migration step 3, ``service/store/migrations.py``), so a
-store written before it gets it when it is opened.
+The table is part of the store's schema (migration step 3, ``service/store/migrations.py``).
 
 >>> from service.engine import Deduper
 >>> from service.types import Article
 >>> d = Deduper.open(":memory:", model=None)
 >>> a = d.ingest(Article(title="Fed raises rates by 0.25%p", url="https://a.example/1"))
 >>> b = d.ingest(Article(title="Fed raises rates by 0.25%p", url="https://b.example/2"))
->>> b.cluster_id == a.cluster_id
+>>> (b.cluster_id, b.story_id) == (a.cluster_id, a.story_id)
 True
 >>> c = Editor(d).split(b.document_id, who="alice")
 >>> (c.kind, c.doc_a, c.story_from, c.who)
 ('split', 2, 1, 'alice')
->>> d.store.get_document(b.document_id).cluster_id != a.cluster_id
-True
+>>> moved = d.store.get_cluster(d.store.get_document(b.document_id).cluster_id)
+>>> (moved.id != a.cluster_id, moved.story_id == c.story_to != a.story_id)
+(True, True)
 >>> [p["label"] for p in labelled_pairs(d.store)]
 [0]
 >>> d.close()
@@ -47,9 +62,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from service.cascade import Match
 from service.representative import Candidate, better
-from service.types import Decision
 
 KINDS = ("split", "merge", "not_same")
 # The pair label each kind stands for in the eval-data format: 1 = the same story.
@@ -65,9 +78,10 @@ class CorrectionError(ValueError):
 @dataclass(frozen=True)
 class Correction:
     """One editor's correction. ``doc_a``/``doc_b`` is the labelled pair it stands for:
-    split: (the member split off, the story's representative then); merge: (the kept story's
-    representative, the merged story's); not_same: the two documents. ``story_from`` is the
-    story the change left (split, merge) and ``story_to`` the one it went to."""
+    split: (the member split off, the representative of the group it left, else of the story's
+    first other group); merge: (the kept story's first group's representative, the merged
+    story's); not_same: the two documents. ``story_from`` is the story the change left (split,
+    merge, a not_same that moved a member) and ``story_to`` the one it went to."""
 
     id: int
     kind: str
@@ -82,6 +96,9 @@ class Correction:
     @property
     def label(self) -> int:
         return LABELS[self.kind]
+
+    def must_link_reason(self) -> str:
+        return f"editor: story {self.story_from} was merged into story {self.story_to} by {self.who} at {iso(self.at)} (must-link)"
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "doc_a": self.doc_a, "doc_b": self.doc_b,
@@ -122,15 +139,12 @@ def _insert(store: Any, kind: str, doc_a: int, doc_b: int, story_from: int | Non
 # constraints: the engine's hook -------------------------------------------------------------------
 @dataclass
 class Constraints:
-    """Must-link (merged stories) and cannot-link (document pairs) from the corrections.
-
-    ``review`` is what the engine calls with the cascade's match before it writes the item.
-    """
+    """Must-link (merged stories) and cannot-link (document pairs) from the corrections."""
 
     merged_into: dict[int, tuple[int, Correction]] = field(default_factory=dict)
     cannot: dict[frozenset[int], Correction] = field(default_factory=dict)
-    # The store they were read from: re-read when a match lands in a story with no representative
-    # in memory (another worker's merge emptied it after this one loaded its constraints).
+    last_id: int = 0
+    # The store they were read from: ``refresh`` reads the corrections other workers made since.
     store: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -141,21 +155,29 @@ class Constraints:
         return out
 
     def add(self, c: Correction) -> None:
+        self.last_id = max(self.last_id, c.id)
         if c.kind == "merge" and c.story_from is not None and c.story_to is not None:
             self.merged_into[c.story_from] = (c.story_to, c)
         elif c.kind in ("split", "not_same"):
             self.cannot[frozenset((c.doc_a, c.doc_b))] = c
 
     def __bool__(self) -> bool:
-        # With a store, always consulted: another worker may add the first correction later.
-        return bool(self.merged_into or self.cannot or self.store is not None)
+        return bool(self.merged_into or self.cannot)
 
-    def refresh(self) -> None:
-        if self.store is not None:
-            fresh = Constraints.from_corrections(list_corrections(self.store))
-            self.merged_into, self.cannot = fresh.merged_into, fresh.cannot
+    def refresh(self) -> list[Correction]:
+        """The corrections written since ours were read (by another worker), now added."""
+        if self.store is None:
+            return []
+        row = self.store._one("SELECT MAX(id) FROM editor_corrections")
+        if row is None or row[0] is None or int(row[0]) <= self.last_id:
+            return []
+        fresh = [_row(r) for r in self.store._all(f"SELECT {_COLS} FROM editor_corrections WHERE id > ? ORDER BY id",
+                                                  (self.last_id,))]
+        for c in fresh:
+            self.add(c)
+        return fresh
 
-    def final_story(self, story: int) -> tuple[int, list[Correction]]:
+    def story_of(self, story: int) -> tuple[int, list[Correction]]:
         """Follow merges from ``story`` to the story that holds it now (and the merges followed)."""
         chain: list[Correction] = []
         seen = {story}
@@ -171,32 +193,12 @@ class Constraints:
         """The cannot-link correction between any document of ``docs_a`` and one of ``docs_b``."""
         if not self.cannot:
             return None
-        set_b = set(docs_b)
+        set_a, set_b = set(docs_a), set(docs_b)
         for pair, c in self.cannot.items():
             x, y = tuple(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
-            if (x in docs_a and y in set_b) or (y in docs_a and x in set_b):
+            if (x in set_a and y in set_b) or (y in set_a and x in set_b):
                 return c
         return None
-
-    def review(self, match: Match, state: Any) -> Match:
-        """The engine's hook: a match into a story editors merged away goes to the story it was
-        merged into (must-link), with the reason added; anything else passes unchanged."""
-        if not match.decision.same or match.cluster_id is None:
-            return match
-        if match.cluster_id not in self.merged_into and state.reps.get(match.cluster_id) is None:
-            self.refresh()  # a story this worker still holds a vector for, emptied elsewhere since
-        if match.cluster_id not in self.merged_into:
-            return match
-        story, chain = self.final_story(match.cluster_id)
-        rep = state.reps.get(story)
-        if rep is None:  # the surviving story is not in memory (expired): keep the engine's own verdict
-            return match
-        d = match.decision
-        reasons = [*d.reasons, *(f"editor: story {c.story_from} was merged into story {c.story_to} by {c.who}"
-                                 f" at {iso(c.at)} (must-link)" for c in chain)]
-        decision = Decision(True, d.stage, d.score, reasons, list(d.blocked_by), matched_id=d.matched_id,
-                            scores=dict(d.scores), guards=list(d.guards))
-        return Match(decision, story, match.matched_doc if match.matched_doc is not None else rep)
 
 
 def load_constraints(store: Any) -> Constraints:
@@ -206,7 +208,7 @@ def load_constraints(store: Any) -> Constraints:
 
 
 def attach(engine: Any) -> Constraints:
-    """Load the store's corrections into ``engine.constraints`` (the hook ``_ingest_one`` consults)."""
+    """Load the store's corrections into ``engine.constraints`` (what ``_place_group`` consults)."""
     engine.constraints = load_constraints(engine.store)
     return engine.constraints
 
@@ -214,7 +216,8 @@ def attach(engine: Any) -> Constraints:
 # applying corrections -----------------------------------------------------------------------------
 class Editor:
     """Applies corrections through an engine: the store rows and the engine's in-memory state
-    change together (the moved documents are replayed through the engine's change feed)."""
+    change together (moved documents are replayed through the engine's change feed, and the
+    stories they touched are rebuilt in the story tracker)."""
 
     def __init__(self, engine: Any) -> None:
         self.engine = engine
@@ -233,8 +236,17 @@ class Editor:
             raise CorrectionError(f"document {document_id} is in no story")
         return doc
 
+    def _story_of(self, doc: Any) -> int:
+        cluster = self.store.get_cluster(doc.cluster_id)
+        if cluster is None or cluster.story_id is None:
+            raise CorrectionError(f"document {doc.id} is in no story")
+        return int(cluster.story_id)
+
+    def _group_docs(self, group_id: int) -> list[int]:
+        return [m.document_id for m in self.store.members_of(group_id)]
+
     def _story_docs(self, story_id: int) -> list[int]:
-        return [m.document_id for m in self.store.members_of(story_id)]
+        return [d for c in self.store.clusters_of_story(story_id) for d in self._group_docs(c.id)]
 
     def _decision(self, reason: str, previous: Any, matched: int | None) -> dict[str, Any]:
         return {"same": matched is not None, "stage": "editor", "score": None, "reasons": [reason],
@@ -266,90 +278,106 @@ class Editor:
             self.store.record_change(doc_id, now)
         self.engine._catch_up()
 
-    def _fix_vectors(self, stories: list[int]) -> None:
-        """A story whose representative changed or that was emptied must not keep the old
-        representative's vector in the candidate index (a later translation of the split-off
-        article would otherwise join the story it was taken out of): replace it with the new
-        representative's stored vector, or drop it."""
+    def _fix_vectors(self, groups: list[int]) -> None:
+        """A copy group whose anchor changed must not keep the old anchor's vector in the
+        candidate index (a later translation of the split-off article would otherwise join the
+        group it was taken out of): replace it with the new anchor's stored vector, or drop it."""
         state = self.engine.state
         if state.vectors is None:
             return
         import numpy as np
 
-        for story in stories:
-            state.vectors.remove([story])
-            rep = state.reps.get(story)
+        for group in groups:
+            state.vectors.remove([group])
+            rep = state.reps.get(group)
             model = self.engine.model_name
             if rep is None or not model:
                 continue
             doc = self.store.get_document(rep)
             vec = self.store.load_vectors([doc.latest_version_id], model).get(doc.latest_version_id)
             if vec is not None:
-                state.set_cluster_vector(story, rep, np.frombuffer(vec, dtype=np.float32))
+                state.set_cluster_vector(group, rep, np.frombuffer(vec, dtype=np.float32))
 
     def _transaction(self) -> Any:
         return _EngineTransaction(self.engine)
 
-    def split(self, document_id: int, *, who: str, note: str | None = None) -> Correction:
-        """Take ``document_id`` out of its story into a story of its own (cannot-link with the
-        story's representative)."""
-        with self._transaction():
-            doc = self._doc(document_id)
-            return self._split(doc, doc.cluster_id, who, note, kind="split", other=None)
-
-    def _split(self, doc: Any, story: int, who: str, note: str | None, *, kind: str,
-               other: int | None) -> Correction:
-        store, now = self.store, _time.time()
-        members = self._story_docs(story)
-        if members == [doc.id]:
-            raise CorrectionError(f"document {doc.id} is the only member of story {story}: nothing to split")
-        cluster = store.get_cluster(story)
-        rep_before = cluster.representative_id
-        previous = next((m for m in store.members_of(story) if m.document_id == doc.id), None)
-        new_story = store.create_cluster(doc.id, now)
-        why = f"editor {who} split document {doc.id} off story {story}"
-        store.set_representative(new_story, doc.id, doc.id, why, now)
-        store.set_membership(doc.id, new_story, now, "editor", None, None, self._decision(why, previous, None))
-        changed = [doc.id]
-        if rep_before == doc.id:
-            rest = [m for m in members if m != doc.id]
-            new_rep, reason = self._best_rep(rest)
-            store.set_representative(story, doc.id, new_rep, f"previous representative split off by editor {who}"
-                                     f" ({reason})", now)
-            changed.append(new_rep)
-            rep_before_pair = new_rep
-        else:
-            rep_before_pair = rep_before
-        c = _insert(store, kind, doc.id, other if other is not None else rep_before_pair, story, new_story,
-                    who, now, note)
-        self._apply(changed)
-        self._fix_vectors([story, new_story])
+    def _done(self, c: Correction, stories: list[int]) -> Correction:
+        self.engine.restory(stories)
         self.engine.constraints.add(c)
         return c
 
+    def split(self, document_id: int, *, who: str, note: str | None = None) -> Correction:
+        """Take ``document_id`` out of its copy group and its story, into a new group in a new
+        story (cannot-link with the representative of the group, else the story, it left)."""
+        with self._transaction():
+            doc = self._doc(document_id)
+            return self._split(doc, who, note, kind="split", other=None, keep_group=False)
+
+    def _split(self, doc: Any, who: str, note: str | None, *, kind: str, other: int | None,
+               keep_group: bool) -> Correction:
+        """Move ``doc`` to a new story: alone, in a new copy group (``keep_group`` False and its
+        group has other members), else with its whole copy group."""
+        store, now = self.store, _time.time()
+        group = doc.cluster_id
+        story = self._story_of(doc)
+        groups = [c.id for c in store.clusters_of_story(story)]
+        group_docs = self._group_docs(group)
+        leave_group = not keep_group and group_docs != [doc.id]
+        if not leave_group and groups == [group]:
+            what = f"document {doc.id} is the only member" if group_docs == [doc.id] else \
+                f"document {doc.id}'s copy group is the only copy group"
+            raise CorrectionError(f"{what} of story {story}: nothing to split")
+        why = f"editor {who} split document {doc.id} off story {story}"
+        new_story = store.create_story(now)
+        if leave_group:
+            rep_before = store.get_cluster(group).representative_id
+            previous = next((m for m in store.members_of(group) if m.document_id == doc.id), None)
+            moved = store.create_cluster(doc.id, now)
+            store.set_representative(moved, doc.id, doc.id, why, now)
+            store.set_membership(doc.id, moved, now, "editor", None, None, self._decision(why, previous, None))
+            changed = [doc.id]
+            pair = rep_before
+            if rep_before == doc.id:
+                new_rep, reason = self._best_rep([d for d in group_docs if d != doc.id])
+                store.set_representative(group, doc.id, new_rep, f"previous representative split off by editor "
+                                         f"{who} ({reason})", now)
+                changed.append(new_rep)
+                pair = new_rep
+        else:
+            moved, changed = group, []
+            pair = next(c.representative_id for c in store.clusters_of_story(story) if c.id != group)
+        store.set_cluster_story(moved, new_story, None, why, now)
+        a, b = (doc.id, pair) if other is None else (other, doc.id)  # not_same keeps the editor's order
+        c = _insert(store, kind, a, b, story, new_story, who, now, note)
+        if changed:
+            self._apply(changed)
+            self._fix_vectors([group, moved])
+        return self._done(c, [story, new_story])
+
     def not_same(self, doc_a: int, doc_b: int, *, who: str, note: str | None = None) -> Correction:
-        """Mark two documents "not the same": when they share a story, ``doc_b`` is split off it."""
+        """Mark two documents "not the same": when they share a copy group, ``doc_b`` leaves it
+        and the story; when they share a story, ``doc_b``'s copy group moves to a new story."""
         if doc_a == doc_b:
             raise CorrectionError(f"a document is always the same as itself (document {doc_a})")
         with self._transaction():
             a, b = self._doc(doc_a), self._doc(doc_b)
-            if a.cluster_id == b.cluster_id:
-                return self._split(b, b.cluster_id, who, note, kind="not_same", other=a.id)
+            if self._story_of(a) == self._story_of(b):
+                return self._split(b, who, note, kind="not_same", other=a.id, keep_group=a.cluster_id != b.cluster_id)
             c = _insert(self.store, "not_same", a.id, b.id, None, None, who, _time.time(), note)
             self.engine.constraints.add(c)
             return c
 
     def merge(self, into_story: int, from_story: int, *, who: str, note: str | None = None) -> Correction:
-        """Move every member of ``from_story`` into ``into_story`` (must-link), unless an editor
-        marked a pair across them "not the same" (cannot-link)."""
+        """Move every copy group of ``from_story`` into ``into_story`` (must-link), unless an
+        editor marked a pair across them "not the same" (cannot-link)."""
         if into_story == from_story:
             raise CorrectionError(f"story {into_story} cannot be merged into itself")
         store = self.store
         with self._transaction():
-            into, src = store.get_cluster(into_story), store.get_cluster(from_story)
-            for sid, row in ((into_story, into), (from_story, src)):
-                if row is None:
+            for sid in (into_story, from_story):
+                if store.get_story(sid) is None:
                     raise CorrectionError(f"story {sid} does not exist")
+            into_groups, src_groups = store.clusters_of_story(into_story), store.clusters_of_story(from_story)
             into_docs, src_docs = self._story_docs(into_story), self._story_docs(from_story)
             if not src_docs:
                 raise CorrectionError(f"story {from_story} has no members left to merge")
@@ -362,19 +390,13 @@ class Editor:
                                       f"or leave the stories apart")
             now = _time.time()
             why = f"editor {who} merged story {from_story} into story {into_story}"
-            previous = {m.document_id: m for m in store.members_of(from_story)}
-            for doc_id in src_docs:
-                store.set_membership(doc_id, into_story, now, "editor", None, into.representative_id,
-                                     self._decision(why, previous.get(doc_id), into.representative_id))
-            # The merged story keeps its row (and its history) with no members; the event says where they went.
-            store.set_representative(from_story, src.representative_id, src.representative_id,
-                                     f"{why}: members moved", now)
-            c = _insert(store, "merge", into.representative_id, src.representative_id, from_story, into_story,
-                        who, now, note)
-            self._apply(src_docs)
-            self._fix_vectors([from_story])
-            self.engine.constraints.add(c)
-            return c
+            # The merged story keeps its row (and the corrections name it) with no groups left. The
+            # reason's wording is read back by Deduper._evidence_part: keep the two together.
+            for g in src_groups:
+                store.set_cluster_story(g.id, into_story, None, why, now)
+            c = _insert(store, "merge", into_groups[0].representative_id, src_groups[0].representative_id,
+                        from_story, into_story, who, now, note)
+            return self._done(c, [into_story, from_story])
 
 
 class _EngineTransaction:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time as _time
 from collections import Counter
@@ -35,10 +36,13 @@ from service.scoring import CosineScorer, make_scorer
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
-from service.stories import StoryEvidence, StoryTracker, story_text
+from service.stories import StoryEvidence, StoryMatch, StoryTracker, story_text
 from service.types import Article, ArticleError, Decision, IngestResult
 
 log = logging.getLogger("samestory.engine")
+
+# The story reason service.corrections.Editor.merge gives each copy group it moves.
+_MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 
 
 
@@ -123,7 +127,7 @@ class Deduper(StateRestart):
         # and must not be saved as if it were whole (the next start would trust it).
         self._state_complete = True
         self.warmup_report: dict[str, Any] = {}
-        # Editors' must-/cannot-link constraints (service.corrections), consulted before a merge.
+        # Editors' must-/cannot-link constraints (service.corrections), consulted at story decisions.
         from service.corrections import load_constraints
 
         self.constraints: Any = load_constraints(store)
@@ -329,8 +333,14 @@ class Deduper(StateRestart):
 
         window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
         match: Match = self.cascade.match(f, state, vector_fn, window)
-        if self.constraints:
-            match = self.constraints.review(match, state)
+        apart = None
+        disputed = self._disputed_twins(f, match) if self.constraints.cannot else None
+        if disputed is not None and disputed[1] is not None:
+            match = disputed[1]
+        elif disputed is not None:
+            apart, d = disputed[0], match.decision
+            match = Match(Decision(False, d.stage, d.score, [*d.reasons, apart], [*d.blocked_by, "editor"],
+                                   scores=dict(d.scores), guards=list(d.guards)))
         doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
         version_id = store.insert_version(doc_id, chash, article.title, article.body, article.lang or "und", now)
         decision = match.decision
@@ -356,15 +366,18 @@ class Deduper(StateRestart):
                     store.set_representative(cluster_id, rep, doc_id, why, now)
                     store.record_change(rep, now)
                     rep = doc_id
-            # A copy joins its group's story; its evidence (words, names, its vector) joins too.
-            story_id = self.group_story.get(cluster_id)
-            if story_id is None and cluster is not None:
-                story_id = cluster.story_id
+            # A copy joins its group's story; its evidence (words, names, its vector) joins too. The
+            # store says which story (an editor on another worker may have moved the group since).
+            story_id = cluster.story_id if cluster is not None else None
+            if story_id is None:
+                story_id = self.group_story.get(cluster_id)
+            elif self.group_story.get(cluster_id, story_id) != story_id:
+                self._sync_corrections()
             ev = self._story_evidence(article, f, vector, version_id)
             if story_id is None:  # a group from before stories existed: give it one now
                 story_id = self._place_group(cluster_id, ev, now)
             else:
-                self.stories.add(story_id, ev)
+                self.stories.add(self._evidence_part(cluster) or story_id if cluster is not None else story_id, ev)
                 self.group_story[cluster_id] = story_id
                 store.touch_story(story_id, now)
         else:
@@ -376,7 +389,8 @@ class Deduper(StateRestart):
             if vector is not None:
                 state.set_cluster_vector(cluster_id, doc_id, vector)
             rep, status, duplicate_of = doc_id, "new", None
-            story_id = self._place_group(cluster_id, self._story_evidence(article, f, vector, version_id), now)
+            story_id = self._place_group(cluster_id, self._story_evidence(article, f, vector, version_id), now,
+                                         apart=apart)
         store.record_change(doc_id, now)
         obs = store.insert_observation(doc_id, version_id, article.channel, article.url, article.source, article.id,
                                        now, status, decision.to_dict())
@@ -406,15 +420,123 @@ class Deduper(StateRestart):
                     self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())
         return StoryEvidence.build(article.title, article.body, article.lang or "und", f.time, story_vec)
 
-    def _place_group(self, cluster_id: int, ev: StoryEvidence, now: float) -> int:
-        """The story decision for a new copy group: join the best open story or open one."""
+    def _disputed_twins(self, f: ItemFeatures, match: Match) -> tuple[str, Match | None] | None:
+        """None, or why a new item must stay out of the copy group the cascade chose, and where it
+        goes instead: it is an identical copy of members of two copy groups an editor told apart
+        (a split or "not the same" between them), so joining either would take a side the editor's
+        cannot-link does not tell. It joins an undisputed group of its identical copies (an
+        earlier such item's), else starts a group, and a story, of its own (over-splitting beats
+        over-merging)."""
+        if not match.decision.same or match.cluster_id is None:
+            return None
+        entries = self.state.entries
+        twins: dict[int, int] = {}  # copy group -> its earliest identical copy of the item
+        for d in sorted(d for d in self.state.exact.lookup(f.content_key) if d in entries):
+            twins.setdefault(entries.cluster_of(d), d)
+        if match.cluster_id not in twins or len(twins) < 2:
+            return None
+        docs = {g: [m.document_id for m in self.store.members_of(g)] for g in twins}
+        disputed: dict[int, tuple[int, int, Any]] = {}
+        for g in twins:
+            for h in twins:
+                if g < h and (c := self.constraints.cannot_link(docs[g], docs[h])) is not None:
+                    disputed.setdefault(g, (g, h, c))
+                    disputed.setdefault(h, (g, h, c))
+        if match.cluster_id not in disputed:
+            return None
+        g1, g2, c = disputed[match.cluster_id]
+        why = (f"editor: identical to members of copy groups {g1} and {g2}, which {c.who} told apart "
+               f"(correction {c.id}, {c.kind} of documents {c.doc_a} and {c.doc_b})")
+        calm = [g for g in twins if g not in disputed]
+        if calm:
+            g = min(calm)
+            d = match.decision
+            return (f"{why}: joined copy group {g} of its identical copies instead (cannot-link)",
+                    Match(Decision(True, "exact", 1.0, [f"exact: same normalised title and body as document {twins[g]}",
+                                                        f"{why}: joined copy group {g} of its identical copies "
+                                                        f"instead (cannot-link)"], list(d.blocked_by),
+                                   matched_id=twins[g], scores={**d.scores, "exact": 1.0}), g, twins[g]))
+        return f"{why}: kept apart from both (cannot-link)", None
+
+    def _place_group(self, cluster_id: int, ev: StoryEvidence, now: float, *, apart: str | None = None) -> int:
+        """The story decision for a new copy group: join the best open story or open one. A story
+        an editor merged into another is never joined: the group goes where it was merged
+        (must-link), with the reason. ``apart`` (``_disputed_twins``): a new story, for that reason."""
+        self._sync_corrections()
         m = self.stories.match(ev)
-        story_id = m.story_id if m.story_id is not None else self.store.create_story(now)
-        self.stories.add(story_id, ev)
+        if apart is not None:
+            m = StoryMatch(None, m.score, m.features, apart)
+        story_id, reason = m.story_id, m.reason
+        if story_id is not None:
+            target, chain = self.constraints.story_of(story_id)
+            if chain:
+                reason = "; ".join([reason, *(c.must_link_reason() for c in chain)])
+                story_id = target
+        if story_id is None:
+            story_id = self.store.create_story(now)
+        # Evidence goes to the part that matched (a merged story's keeps drawing its own event).
+        self.stories.add(m.story_id if m.story_id is not None and apart is None else story_id, ev)
         self.group_story[cluster_id] = story_id
         self.store.set_cluster_story(cluster_id, story_id, round(m.score, 6) if m.story_id is not None else None,
-                                     m.reason if m.story_id is not None else f"new story ({m.reason})", now)
+                                     reason if m.story_id is not None else f"new story ({reason})", now)
         return story_id
+
+    def _sync_corrections(self) -> None:
+        """Read the corrections other workers made since ours were loaded (one MAX(id) query on
+        the primary key) and rebuild the stories they touched, so their evidence is the store's."""
+        fresh = self.constraints.refresh()
+        touched = [s for c in fresh for s in (c.story_from, c.story_to) if s is not None]
+        if touched:
+            self.restory(touched)
+
+    def _stored_evidence(self, rows: list[tuple[DocumentRow, Any]]) -> list[tuple[DocumentRow, StoryEvidence]]:
+        """Story evidence of stored items, oldest document first, from their stored vectors (the
+        story vector, else the copy level's when both read the same text); no encoder call."""
+        rows = sorted(rows, key=lambda r: r[0].id)
+        vectors: dict[int, bytes] = {}
+        story_vectors: dict[int, bytes] = {}
+        if rows and self.model_name and self.embedder is not None:
+            ids = [v.id for _, v in rows]
+            vectors = self.store.load_vectors(ids, self.model_name)
+            story_vectors = self.store.load_vectors(ids, f"{self.model_name}#story")
+        out = []
+        for doc, ver in rows:
+            t = doc.published_at if doc.published_at is not None else doc.first_seen
+            raw = story_vectors.get(ver.id)
+            if raw is None and story_text(ver.title, ver.body) == self.cascade.embed_text(
+                    ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)):
+                raw = vectors.get(ver.id)
+            vec = np.frombuffer(raw, dtype=np.float32) if raw is not None else None
+            out.append((doc, StoryEvidence.build(ver.title, ver.body, ver.lang, t, vec)))
+        return out
+
+    @staticmethod
+    def _evidence_part(cluster: Any) -> int | None:
+        """Whose evidence a copy group's items are in the story tracker: its story's, except for a
+        group an editor's merge brought in, which keeps the merged story's (an item that would
+        have joined that story is then redirected, must-link, instead of the union of the two
+        stories' evidence scoring lower than either)."""
+        m = _MERGED_RE.search(cluster.story_reason or "") if cluster.story_score is None else None
+        return int(m.group(1)) if m else cluster.story_id
+
+    def restory(self, story_ids: Iterable[int]) -> None:
+        """Rebuild these stories' evidence from the store (their copy groups and live members as
+        they are now): after an editor moved groups or members between stories."""
+        wanted = list(dict.fromkeys(story_ids))
+        parts: dict[int, list[tuple[DocumentRow, Any]]] = {}
+        for sid in wanted:
+            for c in self.store.clusters_of_story(sid):
+                self.group_story[c.id] = sid
+                rows = parts.setdefault(self._evidence_part(c) or sid, [])
+                for m in self.store.members_of(c.id):
+                    doc = self.store.get_document(m.document_id)
+                    if doc is None or doc.deleted or doc.latest_version_id is None:
+                        continue
+                    ver = self.store.get_version(doc.latest_version_id)
+                    if ver is not None:
+                        rows.append((doc, ver))
+        for part in dict.fromkeys([*wanted, *parts]):
+            self.stories.rebuild(part, [ev for _, ev in self._stored_evidence(parts.get(part, []))])
 
     def _warm_stories(self) -> int:
         """Rebuild the open stories from the store: every live item of the last ``story_window_days``
@@ -424,33 +546,23 @@ class Deduper(StateRestart):
         rows = list(self.store.live_documents(0.0 if not self.config.story_window_days else
                                               _time.time() - max(self.config.warmup_days,
                                                                  self.config.story_window_days) * DAY))
-        rows.sort(key=lambda r: r[0].id)
         if not rows:
             return 0
-        vectors: dict[int, bytes] = {}
-        story_vectors: dict[int, bytes] = {}
-        if self.model_name and self.embedder is not None:
-            ids = [v.id for _, v in rows]
-            vectors = self.store.load_vectors(ids, self.model_name)
-            story_vectors = self.store.load_vectors(ids, f"{self.model_name}#story")
         stories_of: dict[int, int | None] = {}
+        parts_of: dict[int, int] = {}
         added = 0
-        for doc, ver in rows:
+        for doc, ev in self._stored_evidence(rows):
             if doc.cluster_id is None:
                 continue
             if doc.cluster_id not in stories_of:
                 c = self.store.get_cluster(doc.cluster_id)
                 stories_of[doc.cluster_id] = c.story_id if c is not None else None
+                if c is not None and c.story_id is not None:
+                    parts_of[doc.cluster_id] = self._evidence_part(c) or c.story_id
             story_id = stories_of[doc.cluster_id]
             if story_id is None:
                 continue
-            t = doc.published_at if doc.published_at is not None else doc.first_seen
-            raw = story_vectors.get(ver.id)
-            if raw is None and story_text(ver.title, ver.body) == self.cascade.embed_text(
-                    ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)):
-                raw = vectors.get(ver.id)
-            vec = np.frombuffer(raw, dtype=np.float32) if raw is not None else None
-            self.stories.add(story_id, StoryEvidence.build(ver.title, ver.body, ver.lang, t, vec))
+            self.stories.add(parts_of[doc.cluster_id], ev)
             self.group_story[doc.cluster_id] = story_id
             added += 1
         self.stories.next_id = 1 + max(self.stories.stories, default=0)

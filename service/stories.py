@@ -302,6 +302,22 @@ class StoryTracker:
         self.df.update(set(ev.words) | ev.anchors)
         return story_id
 
+    def rebuild(self, story_id: int, evidence: Iterable[StoryEvidence]) -> None:
+        """Replace story ``story_id``'s evidence by ``evidence`` (its members as they are now), or
+        forget the story when there is none. An editor's correction uses it: a member split off
+        must stop drawing its look-alikes into the story it left, and a story merged into another
+        must bring its evidence along. The stream's word statistics (IDF) are left alone: the
+        items are still in the stream."""
+        items = list(evidence)
+        if not items:
+            self.stories.pop(story_id, None)
+            return
+        story = Story(story_id, items[0].time, items[0].time)
+        for ev in items:
+            story.add(ev)
+        self.stories[story_id] = story
+        self.next_id = max(self.next_id, story_id + 1)
+
     def expire(self, before: float) -> int:
         """Close (forget) stories whose latest member is older than ``before``; returns how many."""
         old = [sid for sid, s in self.stories.items() if s.last_time < before]

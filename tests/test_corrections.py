@@ -9,10 +9,7 @@ import json
 import pytest
 
 from eval.data import load_pairs
-from service.cascade import Match
 from service.corrections import (
-    Constraints,
-    Correction,
     CorrectionError,
     Editor,
     labelled_pairs,
@@ -20,7 +17,7 @@ from service.corrections import (
 )
 from service.engine import Deduper
 from service.store import open_store
-from service.types import Article, Decision
+from service.types import Article
 
 SYNDICATED = [
     Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://www.nbnnews.co.kr/a/1001", lang="ko"),
@@ -30,71 +27,120 @@ SYNDICATED = [
 OTHER = Article(title="연준, 기준금리 0.25%p 인상", url="https://www.yna.co.kr/v/1", lang="ko")
 
 
+FED = Article(title="Fed raises rates by 25 basis points", url="https://www.reuters.com/x", source="reuters", lang="en",
+              published_at="2026-11-19T10:05:00+00:00")
+# Not a copy of FED (a new copy group) but the same event: it joins FED's story by the story score.
+FED_FOLLOW_UP = Article(title="Fed raises rates again; markets expect one more hike", url="https://www.cnbc.com/y",
+                        source="cnbc", lang="en", published_at="2026-11-19T11:05:00+00:00")
+
+
 def _engine(db: str = ":memory:") -> Deduper:
     return Deduper(open_store(db), embedder=None)
 
 
 def _story(engine: Deduper) -> tuple[int, list[int]]:
+    """SYNDICATED: one copy group in one story; returns (story, documents)."""
     results = engine.ingest_many(SYNDICATED)
-    assert len({r.cluster_id for r in results}) == 1
-    return results[0].cluster_id, [r.document_id for r in results]
+    assert len({r.cluster_id for r in results}) == 1 and len({r.story_id for r in results}) == 1
+    return results[0].story_id, [r.document_id for r in results]
 
 
-def _members(store, story: int) -> list[int]:
-    return [m.document_id for m in store.members_of(story)]
+def _fed(engine: Deduper) -> tuple[object, object]:
+    """FED and FED_FOLLOW_UP: two copy groups of one story."""
+    a, b = engine.ingest_many([FED, FED_FOLLOW_UP])
+    assert a.cluster_id != b.cluster_id and a.story_id == b.story_id
+    return a, b
 
 
-def test_split_moves_the_member_records_who_and_when_and_updates_memory():
+def _members(store, group: int) -> list[int]:
+    return [m.document_id for m in store.members_of(group)]
+
+
+def _story_docs(store, story: int) -> list[int]:
+    return sorted(d for c in store.clusters_of_story(story) for d in _members(store, c.id))
+
+
+def _group_of(store, doc: int) -> int:
+    return store.get_document(doc).cluster_id
+
+
+def _story_of(store, doc: int) -> int:
+    return store.get_cluster(_group_of(store, doc)).story_id
+
+
+def test_split_takes_the_member_out_of_its_copy_group_and_its_story():
     engine = _engine()
     story, docs = _story(engine)
+    group = _group_of(engine.store, docs[0])
     c = Editor(engine).split(docs[1], who="alice", note="a mirror of another story")
     assert (c.kind, c.doc_a, c.story_from, c.who, c.note) == ("split", docs[1], story, "alice", "a mirror of another story")
-    assert c.at > 0 and c.label == 0
-    assert _members(engine.store, story) == [docs[0], docs[2]]
-    assert _members(engine.store, c.story_to) == [docs[1]]
-    membership = engine.store.members_of(c.story_to)[0]
+    assert c.at > 0 and c.label == 0 and c.story_to != story
+    assert _members(engine.store, group) == [docs[0], docs[2]] and _story_docs(engine.store, story) == [docs[0], docs[2]]
+    assert _story_docs(engine.store, c.story_to) == [docs[1]]
+    new_group = _group_of(engine.store, docs[1])
+    assert new_group != group and _story_of(engine.store, docs[1]) == c.story_to
+    membership = engine.store.members_of(new_group)[0]
     assert membership.stage == "editor"
-    assert membership.decision["previous"]["cluster_id"] == story  # the engine's own verdict is kept
-    events = engine.store.cluster_events(c.story_to)
-    assert events[-1].reason == f"editor alice split document {docs[1]} off story {story}"
-    # The engine's memory follows at once: the split document is its new story's representative.
-    assert engine.state.reps[c.story_to] == docs[1]
-    assert engine.state.entries.cluster_of(docs[1]) == c.story_to
+    assert membership.decision["previous"]["cluster_id"] == group  # the engine's own verdict is kept
+    why = f"editor alice split document {docs[1]} off story {story}"
+    assert engine.store.cluster_events(new_group)[-1].reason == why
+    assert engine.store.get_cluster(new_group).story_reason == why
+    # The engine's memory follows at once: the split document anchors its new group, in its new
+    # story, whose evidence the story tracker now holds apart from the story it left.
+    assert engine.state.reps[new_group] == docs[1]
+    assert engine.state.entries.cluster_of(docs[1]) == new_group
+    assert engine.group_story[new_group] == c.story_to
+    assert engine.stories.stories[c.story_to].size == 1 and engine.stories.stories[story].size == 2
     assert [x.to_dict()["who"] for x in list_corrections(engine.store)] == ["alice"]
     engine.close()
 
 
 def test_splitting_the_representative_elects_another():
     engine = _engine()
-    story, _ = _story(engine)
-    rep = engine.store.get_cluster(story).representative_id
-    c = Editor(engine).split(rep, who="bob")
-    new_rep = engine.store.get_cluster(story).representative_id
-    assert new_rep != rep and new_rep in _members(engine.store, story)
-    assert "split off by editor bob" in engine.store.cluster_events(story)[-1].reason
+    _, docs = _story(engine)
+    group = _group_of(engine.store, docs[0])
+    rep = engine.store.get_cluster(group).representative_id
+    Editor(engine).split(rep, who="bob")
+    new_rep = engine.store.get_cluster(group).representative_id
+    assert new_rep != rep and new_rep in _members(engine.store, group)
+    assert "split off by editor bob" in engine.store.cluster_events(group)[-1].reason
     # What the engine compares is each group's anchor, its earliest live member (issue 17), not the
-    # displayed representative: the split document anchors its new group, the story the earliest left.
-    assert engine.state.reps[story] == min(_members(engine.store, story)) and engine.state.reps[c.story_to] == rep
-    assert c.doc_b == new_rep  # the labelled pair: the split document and the story's representative
+    # displayed representative: the split document anchors its new group, the group the earliest left.
+    assert engine.state.reps[group] == min(_members(engine.store, group))
+    assert engine.state.reps[_group_of(engine.store, rep)] == rep
     engine.close()
 
 
-def test_merge_moves_every_member_and_not_same_blocks_a_later_merge():
+def test_splitting_a_lone_member_moves_its_copy_group_to_a_story_of_its_own():
+    engine = _engine()
+    a, b = _fed(engine)
+    c = Editor(engine).split(b.document_id, who="alice")
+    assert _group_of(engine.store, b.document_id) == b.cluster_id  # the group stays whole
+    assert _story_of(engine.store, b.document_id) == c.story_to != a.story_id
+    assert c.doc_b == a.document_id  # the pair: the member and the representative of the story's other group
+    engine.close()
+
+
+def test_merge_moves_copy_groups_and_not_same_blocks_a_later_merge():
     engine = _engine()
     story, docs = _story(engine)
     other = engine.ingest(OTHER)
     editor = Editor(engine)
-    m = editor.merge(story, other.cluster_id, who="alice")
-    assert (m.kind, m.label, m.story_from, m.story_to) == ("merge", 1, other.cluster_id, story)
-    assert other.document_id in _members(engine.store, story)
-    assert _members(engine.store, other.cluster_id) == []
-    assert engine.state.entries.cluster_of(other.document_id) == story
-    assert other.cluster_id not in engine.state.reps  # the emptied story is no candidate any more
+    m = editor.merge(story, other.story_id, who="alice")
+    assert (m.kind, m.label, m.story_from, m.story_to) == ("merge", 1, other.story_id, story)
+    # Stories merge, copy groups do not: the other item keeps its group, now in this story.
+    assert _group_of(engine.store, other.document_id) == other.cluster_id
+    assert _story_docs(engine.store, story) == sorted([*docs, other.document_id])
+    assert engine.store.clusters_of_story(other.story_id) == []
+    # The merged story's evidence stays its own in the story tracker (an item it draws is redirected).
+    assert engine.group_story[other.cluster_id] == story and other.story_id in engine.stories.stories
+    assert "editor alice merged story" in engine.store.get_cluster(other.cluster_id).story_reason
     n = editor.not_same(docs[0], other.document_id, who="carol")
-    assert n.kind == "not_same" and n.story_to is not None  # they shared a story: the second one left it
+    assert n.kind == "not_same" and n.story_to is not None  # they shared a story: the second one's group left it
+    assert _group_of(engine.store, other.document_id) == other.cluster_id
     with pytest.raises(CorrectionError, match=r"marked not the same by carol .* split them first"):
         editor.merge(story, n.story_to, who="alice")
-    assert _members(engine.store, n.story_to) == [other.document_id]  # the refused merge changed nothing
+    assert _story_docs(engine.store, n.story_to) == [other.document_id]  # the refused merge changed nothing
     engine.close()
 
 
@@ -117,31 +163,112 @@ def test_bad_corrections_are_one_line_errors():
     engine.close()
 
 
-def test_must_link_redirects_a_match_into_a_merged_story():
-    merged = Correction(1, "merge", 10, 20, story_from=2, story_to=1, who="alice", at=0.0)
-    rules = Constraints.from_corrections([merged])
+# corrections and new items ------------------------------------------------------------------------
+def test_not_the_same_sends_new_copies_to_each_side_and_never_merges_them():
+    """Counterfactual: the same new item, with and without the editor's "not the same"."""
+    copy_b = Article(title=FED_FOLLOW_UP.title, url="https://apnews.com/z", source="ap", lang="en",
+                     published_at="2026-11-19T12:00:00+00:00")
+    copy_a = Article(title=FED.title, url="https://www.bbc.com/w", source="bbc", lang="en",
+                     published_at="2026-11-19T12:10:00+00:00")
+    control = _engine()
+    a0, _ = _fed(control)
+    assert control.ingest(copy_b).story_id == a0.story_id  # without the correction: the one story
+    control.close()
 
-    from types import SimpleNamespace
+    engine = _engine()
+    a, b = _fed(engine)
+    n = Editor(engine).not_same(a.document_id, b.document_id, who="carol")
+    assert (n.doc_a, n.doc_b, n.story_from) == (a.document_id, b.document_id, a.story_id)
+    assert _story_of(engine.store, b.document_id) == n.story_to
+    x = engine.ingest(copy_b)
+    assert (x.cluster_id, x.story_id) == (b.cluster_id, n.story_to)  # B's copy follows B out of the story
+    y = engine.ingest(copy_a)
+    assert (y.cluster_id, y.story_id) == (a.cluster_id, a.story_id)
+    assert _story_of(engine.store, a.document_id) != _story_of(engine.store, b.document_id)  # still apart
+    engine.close()
 
-    state = SimpleNamespace(reps={1: 10})
-    hit = Match(Decision(True, "embedding", 0.8, ["embedding: cosine 0.8"], matched_id=20), cluster_id=2, matched_doc=20)
-    out = rules.review(hit, state)
-    assert out.cluster_id == 1 and out.decision.same
-    assert out.decision.reasons[-1].startswith("editor: story 2 was merged into story 1 by alice")
-    miss = Match(Decision(False, "embedding", 0.3, []), None, None)
-    assert rules.review(miss, state) is miss  # only merges are redirected
+
+def test_a_new_copy_of_a_split_member_does_not_join_the_story_it_was_split_from():
+    naver = Article(title=SYNDICATED[1].title, url="https://n.news.naver.com/article/1", lang="ko")
+    control = _engine()
+    story0, _ = _story(control)
+    assert control.ingest(naver).story_id == story0  # without the split: an exact copy joins the story
+    control.close()
+
+    engine = _engine()
+    story, docs = _story(engine)
+    c = Editor(engine).split(docs[1], who="alice")  # the daum copy: byte for byte the nbnnews text
+    r = engine.ingest(naver)
+    # Identical to both sides of the editor's split: joining either would take a side the editor
+    # did not; it gets a group and a story of its own, and says why.
+    assert r.story_id not in (story, c.story_to) and r.decision.same is False
+    assert "editor" in r.decision.blocked_by and "kept apart from both" in r.decision.reasons[-1]
+    assert f"correction {c.id}" in engine.store.get_cluster(r.cluster_id).story_reason
+    # The next identical copy joins that undisputed group rather than starting one more.
+    again = engine.ingest(Article(title=SYNDICATED[1].title, url="https://news.nate.com/view/4", lang="ko"))
+    assert (again.cluster_id, again.story_id) == (r.cluster_id, r.story_id) and again.decision.same
+    assert "joined copy group" in again.decision.reasons[-1]
+    # A copy of what stayed (the inews365 rewrite's text) still joins the story it stayed in.
+    rewrite = Article(title=SYNDICATED[2].title, url="https://www.joongdo.co.kr/3", lang="ko")
+    assert engine.ingest(rewrite).story_id == story
+    engine.close()
+
+
+def test_a_merge_brings_new_items_to_the_merged_story_also_on_a_worker_loaded_before_it(tmp_path):
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    first = _engine(db)
+    story, _ = _story(first)
+    fed = first.ingest(FED)
+    second = _engine(db)  # another process on the same store, its story tracker loaded now
+    Editor(first).merge(story, fed.story_id, who="alice")
+    # A new write-up of the Fed event (its own copy group) would join FED's story: it joins the
+    # story FED's was merged into, on both workers.
+    r = first.ingest(FED_FOLLOW_UP)
+    assert r.cluster_id != fed.cluster_id and r.story_id == story
+    follow = Article(title=FED_FOLLOW_UP.title + " in 2027", url="https://www.ft.com/q", lang="en",
+                     published_at="2026-11-19T11:30:00+00:00")
+    r2 = second.ingest(follow)
+    assert r2.story_id == story
+    first.close()
+    second.close()
+    third = _engine(db)  # after a restart: the merged story's evidence is rebuilt as its own part
+    assert fed.story_id in third.stories.stories and third.group_story[fed.cluster_id] == story
+    later = Article(title="Fed raises rates again as markets expect one more hike", url="https://www.wsj.com/r",
+                    lang="en", published_at="2026-11-19T11:40:00+00:00")
+    assert third.ingest(later).story_id == story
+    third.close()
+
+
+def test_a_worker_redirects_a_story_decision_into_a_merged_away_story():
+    engine = _engine()
+    fed = engine.ingest(FED)
+    other = engine.ingest(OTHER)
+    # Another worker's merge, as this worker sees it: a correction in the store, its tracker stale.
+    engine.store._insert("INSERT INTO editor_corrections (kind, doc_a, doc_b, story_from, story_to, who, at, note)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         ("merge", other.document_id, fed.document_id, fed.story_id, other.story_id, "bob", 0.0, None))
+    engine.store.set_cluster_story(fed.cluster_id, other.story_id, None,
+                                   f"editor bob merged story {fed.story_id} into story {other.story_id}", 0.0)
+    r = engine.ingest(FED_FOLLOW_UP)
+    assert r.story_id == other.story_id
+    reason = engine.store.get_cluster(r.cluster_id).story_reason
+    assert f"editor: story {fed.story_id} was merged into story {other.story_id} by bob" in reason
+    engine.close()
 
 
 def test_corrections_survive_a_restart_and_constrain_the_reopened_engine(tmp_path):
     db = f"sqlite:///{tmp_path / 's.db'}"
     engine = _engine(db)
-    story, docs = _story(engine)
-    c = Editor(engine).split(docs[1], who="alice")
+    _, b = _fed(engine)
+    c = Editor(engine).split(b.document_id, who="alice")
     engine.close()
     engine = _engine(db)
-    assert _members(engine.store, story) == [docs[0], docs[2]]
-    assert engine.state.entries.cluster_of(docs[1]) == c.story_to
-    assert engine.constraints.cannot_link([docs[1]], [c.doc_b]) is not None
+    assert _story_of(engine.store, b.document_id) == c.story_to
+    assert engine.group_story[b.cluster_id] == c.story_to
+    assert engine.constraints.cannot_link([b.document_id], [c.doc_b]) is not None
+    again = Article(title=FED_FOLLOW_UP.title, url="https://apnews.com/z", lang="en",
+                    published_at="2026-11-19T12:00:00+00:00")
+    assert engine.ingest(again).story_id == c.story_to  # a new copy follows the split after the restart
     engine.close()
 
 
@@ -151,7 +278,7 @@ def test_labelled_pairs_are_eval_pairs(tmp_path):
     other = engine.ingest(OTHER)
     editor = Editor(engine)
     editor.split(docs[1], who="alice")
-    editor.merge(story, other.cluster_id, who="bob")
+    editor.merge(story, other.story_id, who="bob")
     pairs = list(labelled_pairs(engine.store))
     assert [(p["kind"], p["label"]) for p in pairs] == [("editor_split", 0), ("editor_merge", 1)]
     assert pairs[0]["a"] == {"text": SYNDICATED[1].title, "lang": "ko"}
@@ -169,12 +296,12 @@ def test_corrections_on_postgres(pg_url):
     story, docs = _story(engine)
     c = Editor(engine).split(docs[1], who="alice")
     other = engine.ingest(OTHER)
-    Editor(engine).merge(story, other.cluster_id, who="bob")
+    Editor(engine).merge(story, other.story_id, who="bob")
     engine.close()
     engine = _engine(pg_url)  # a second process would see the same rows
     assert [(x.kind, x.who) for x in list_corrections(engine.store)] == [("split", "alice"), ("merge", "bob")]
-    assert _members(engine.store, c.story_to) == [docs[1]]
-    assert sorted(_members(engine.store, story)) == sorted([docs[0], docs[2], other.document_id])
+    assert _story_docs(engine.store, c.story_to) == [docs[1]]
+    assert _story_docs(engine.store, story) == sorted([docs[0], docs[2], other.document_id])
     assert len(list(labelled_pairs(engine.store))) == 2
     engine.close()
 
@@ -195,22 +322,3 @@ def test_cli_lists_and_exports_the_corrections(tmp_path, capsys):
     assert [p.label for p in load_pairs(out)] == [0]
     with pytest.raises(SystemExit, match="no SQLite store at"):
         main(["corrections", "list", "--db", f"sqlite:///{tmp_path / 'missing.db'}"])
-
-
-def test_a_worker_rereads_merges_another_worker_made(tmp_path):
-    from types import SimpleNamespace
-
-    db = f"sqlite:///{tmp_path / 's.db'}"
-    first = _engine(db)
-    story, _ = _story(first)
-    other = first.ingest(OTHER)
-    second = _engine(db)  # another process on the same store
-    assert not second.constraints.merged_into
-    Editor(first).merge(story, other.cluster_id, who="alice")
-    # The second worker still holds the merged story's vector: a hit on it finds no representative
-    # in memory, so it re-reads the corrections and follows the merge.
-    hit = Match(Decision(True, "embedding", 0.9, [], matched_id=other.document_id), other.cluster_id, other.document_id)
-    out = second.constraints.review(hit, SimpleNamespace(reps={story: 1}))
-    assert out.cluster_id == story and "merged into story" in out.decision.reasons[-1]
-    first.close()
-    second.close()

@@ -1,8 +1,9 @@
 """The editors' pages in a real browser: headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``) driven by Selenium against the real ``samestory serve`` process.
 
-Loads the demo feed, signs in with a named key, opens a story and checks its members and
-reasons, uses the compare box, splits a member, restarts the service and sees the split stay.
+Loads the demo feed, signs in with a named key, opens a story (issue 17's event level) and checks
+its copy groups, their members and reasons, uses the compare box, splits a member off the story,
+restarts the service and sees the split stay.
 Also reads a story with JavaScript off, and checks Swagger UI and ReDoc render with no network.
 
 Skips where Chromium, chromedriver or selenium is absent, except in CI (``CI=true``, or
@@ -150,23 +151,29 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         # The story list: newest first, every demo story, times as ISO 8601 in the reader's zone (Seoul).
         rows = drv.find_elements(By.CSS_SELECTOR, "#stories tbody tr[data-story]")
         ids = [int(r.get_attribute("data-story")) for r in rows]
-        assert len(ids) >= 10 and ids == sorted(ids, reverse=True)
+        assert len(ids) >= 5 and ids == sorted(ids, reverse=True)
         first_time = drv.find_element(By.CSS_SELECTOR, "#stories time")
         assert first_time.text[:4] == "2026" and "T" in first_time.text and first_time.text.endswith("+09:00")
         _shot(drv, "stories")
 
-        # A story: the syndicated pair and the rewrite, with how each joined and why.
+        # A story: several copy groups (other outlets' own reports of the event); in one of them the
+        # syndicated pair and the rewrite, with how each joined the group and why.
         story = _story_with(drv, base, "v.daum.net")
         drv.find_element(By.CSS_SELECTOR, f"#stories a[href^='/ui/stories/{story}']").click()
-        _wait(drv, ec.presence_of_element_located((By.ID, "representative")))
-        members = drv.find_elements(By.CSS_SELECTOR, "tr.member")
-        assert len(members) == 3
-        text = drv.find_element(By.TAG_NAME, "main").text
+        _wait(drv, ec.presence_of_element_located((By.CSS_SELECTOR, "section.group")))
+        groups = drv.find_elements(By.CSS_SELECTOR, "section.group")
+        assert len(groups) >= 2
+        reasons = [e.text for e in drv.find_elements(By.CSS_SELECTOR, ".story-reason")]
+        assert reasons[0].startswith("new story") and any(r.startswith("story: score") for r in reasons[1:])
+        copies = next(g for g in groups if "v.daum.net" in g.text)
+        assert len(copies.find_elements(By.CSS_SELECTOR, "tr.member")) == 3
+        text = copies.text
         assert "exact: same normalised title and body as document" in text
         assert "ngram: weighted 3-gram Jaccard" in text
         assert "subject: passed" in text  # the guards' verdicts are shown
-        rep = drv.find_element(By.ID, "representative").text
+        rep = copies.find_element(By.CSS_SELECTOR, ".rep").text
         assert "Why: newer" in rep and "first member" in rep  # the reason, and the history behind it
+        members_before = len(drv.find_elements(By.CSS_SELECTOR, "tr.member"))
         _shot(drv, "story")
 
         # A story in two languages shows its title in the reader's language.
@@ -199,6 +206,7 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         assert f"document {daum_doc} split off story {story}" in drv.find_element(By.ID, "notice").text
         new_story = int(drv.current_url.split("/ui/stories/")[1].split("?")[0])
         assert new_story != story and drv.find_element(By.ID, "size").text == "1"
+        assert drv.find_element(By.CSS_SELECTOR, ".story-reason").text.startswith(f"editor alice split document {daum_doc}")
         assert "editor alice split document" in drv.find_element(By.TAG_NAME, "main").text
         _shot(drv, "split")
         drv.get(f"{base}/ui/corrections")
@@ -232,9 +240,9 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         if "/ui/login" in drv.current_url:
             drv.find_element(By.ID, "key").send_keys(KEY)
             drv.find_element(By.CSS_SELECTOR, "form[action='/ui/login'] button").click()
-        _wait(drv, ec.presence_of_element_located((By.ID, "representative")))
+        _wait(drv, ec.presence_of_element_located((By.CSS_SELECTOR, "section.group")))
         docs = [int(r.get_attribute("data-doc")) for r in drv.find_elements(By.CSS_SELECTOR, "tr.member")]
-        assert len(docs) == 2 and daum_doc not in docs
+        assert len(docs) == members_before - 1 and daum_doc not in docs
         drv.get(f"{base}/ui/stories/{new_story}")
         assert [int(r.get_attribute("data-doc")) for r in drv.find_elements(By.CSS_SELECTOR, "tr.member")] == [daum_doc]
         drv.quit()
@@ -244,8 +252,8 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         drv.get(f"{base}/ui/login?next=/ui/stories/{story}")
         drv.find_element(By.ID, "key").send_keys(KEY)
         drv.find_element(By.CSS_SELECTOR, "form[action='/ui/login'] button").click()
-        _wait(drv, ec.presence_of_element_located((By.ID, "representative")))
-        assert len(drv.find_elements(By.CSS_SELECTOR, "tr.member")) == 2
+        _wait(drv, ec.presence_of_element_located((By.CSS_SELECTOR, "section.group")))
+        assert len(drv.find_elements(By.CSS_SELECTOR, "tr.member")) == members_before - 1
         assert "ngram: weighted 3-gram Jaccard" in drv.find_element(By.TAG_NAME, "main").text
         stamp = drv.find_element(By.CSS_SELECTOR, "time").text  # the server's ISO 8601, not rewritten
         assert stamp[:4] == "2026" and "T" in stamp

@@ -58,8 +58,10 @@ def test_story_page_shows_members_reasons_guards_and_the_representative(client_f
     assert len(re.findall(r'<tr class="member', html)) == 2
     assert "exact: same normalised title and body as document 1" in html
     assert "subject</strong>:\n              passed" in html or "subject</strong>: passed" in re.sub(r"\s+", " ", html)
-    assert 'id="representative"' in html and "first member" in html
-    assert "Started the story" in html  # the first member is not dressed up as a match
+    # The copy group: why it is in the story, its representative and why, and how each member joined.
+    assert re.search(r'<section class="group card" id="group-1"', html) and 'data-representative="1"' in html
+    assert "first member" in html and "new story (story: no open story)" in html
+    assert "Started the copy group" in html  # the first member is not dressed up as a match
     assert client.get("/ui/stories/99").status_code == 404
 
 
@@ -84,7 +86,12 @@ def test_merge_and_not_same_from_the_page(client_for):
     client = client_for()
     r = client.post("/ui/stories/1/merge", data={"other_story": "2", "note": "same desk"}, follow_redirects=False)
     assert "story+2+merged+into+story+1" in r.headers["location"]
-    assert len(re.findall(r'<tr class="member', client.get("/ui/stories/1").text)) == 3
+    html = client.get("/ui/stories/1").text
+    assert len(re.findall(r'<tr class="member', html)) == 3
+    # Stories merge, copy groups do not: the page shows the story's groups as GET /v1/stories/1 does.
+    api = client.get("/v1/stories/1").json()
+    assert [int(g) for g in re.findall(r'data-group="(\d+)"', html)] == [g["id"] for g in api["copy_groups"]] == [1, 2]
+    assert "editor anonymous merged story 2 into story 1" in html
     r = client.post("/ui/stories/1/not-same", data={"doc_a": "1", "doc_b": "3"}, follow_redirects=False)
     assert "moved+to+story+3" in r.headers["location"]
     r = client.post("/ui/stories/3/merge", data={"other_story": "1"}, follow_redirects=False)

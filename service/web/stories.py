@@ -1,9 +1,10 @@
-"""The pages' view-model: stories as editors read them, built on today's clusters.
+"""The pages' view-model: stories (issue 17's event level) as editors read them.
 
-Every page reads the store through this module only, so the day "story" means the two-level
-stories (copy groups inside stories) instead of today's clusters, only this file changes. A
-story here is one cluster of ``service.views``; its copy groups are the members that joined by
-identical text (stage ``exact`` or ``url``), linked through the document they matched.
+A story holds copy groups (the cascade's clusters: the same report again), and each group its
+members. Every page reads the store through this module only, and this module reads stories
+through ``service.views.story_view``, the function ``GET /v1/stories/{id}`` and ``samestory
+stories`` answer with: the pages only add what a reader needs on top (the title in the reader's
+language, filters, which member started its group), never a second way of telling a story.
 
 Times are epoch seconds in the store and ISO 8601 on the page (:func:`local_iso`).
 
@@ -13,8 +14,8 @@ Times are epoch seconds in the store and ISO 8601 on the page (:func:`local_iso`
 >>> _ = d.ingest(Article(title="Fed raises rates", url="https://a.example/1", lang="en"))
 >>> _ = d.ingest(Article(title="FED RAISES RATES", url="https://b.example/2", lang="en"))
 >>> page = story_list(d.store)
->>> [(s["id"], s["size"], s["langs"], s["outlets"]) for s in page["stories"]]
-[(1, 2, ['en'], ['a.example', 'b.example'])]
+>>> [(s["id"], s["size"], s["groups"], s["langs"], s["outlets"]) for s in page["stories"]]
+[(1, 2, 1, ['en'], ['a.example', 'b.example'])]
 >>> [len(g["members"]) for g in story_detail(d.store, 1)["groups"]]
 [2]
 >>> d.close()
@@ -25,15 +26,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import urlsplit
 
-from service.views import cluster_view
+from service.views import outlet_of, story_view
+
+__all__ = ["SCAN_LIMIT", "Filters", "local_iso", "outlet_of", "parse_when", "story_detail", "story_list", "utc_iso"]
 
 # Filtering reads stories newest first and stops after this many, so a page answers in bounded
 # time on a store of millions (the page says when it stopped short). Reads hold the engine lock
 # like every store read of the service, so this bounds how long a search can hold up ingestion:
-# a search matching nothing read 1,500 two-member stories in 1.0-1.2 s and 2,000 in 2.4 s on
-# SQLite on the 2-core VM (python -m bench.ui_scan --stories 1500 / 2500).
+# a search matching nothing read these 1,000 stories (one two-member copy group each) in
+# 0.96-1.54 s on SQLite on the 2-core VM under a load of ~19, against 0.61-0.85 s for the
+# cluster list the pages read before stories, measured side by side (python -m bench.ui_scan
+# --stories 1500; docs/ui.md). With the limit at 2,000 a search took 2.4 s before stories.
 SCAN_LIMIT = 1_000
 
 
@@ -75,16 +79,6 @@ def parse_when(value: str | None, what: str) -> float | None:
     return parsed.timestamp()
 
 
-def outlet_of(url: str | None, source: str | None) -> str:
-    """The outlet a reader recognises: the item's source, else its URL's host without ``www.``."""
-    if source:
-        return source
-    host = urlsplit(url).hostname if url else None
-    if not host:
-        return "unknown"
-    return host[4:] if host.startswith("www.") else host
-
-
 @dataclass(frozen=True)
 class Filters:
     """What the story list is narrowed to; every field optional."""
@@ -100,45 +94,35 @@ class Filters:
         return any(v not in (None, "") for v in (self.lang, self.outlet, self.since, self.until, self.q))
 
 
-def _member_rows(store: Any, cluster_id: int) -> list[dict[str, Any]]:
-    """Each member's document, latest version and when it was published (or first seen)."""
-    out = []
-    for m in store.members_of(cluster_id):
-        doc = store.get_document(m.document_id)
-        if doc is None:
-            continue
-        ver = store.get_version(doc.latest_version_id) if doc.latest_version_id is not None else None
-        when = doc.published_at if doc.published_at is not None else doc.first_seen
-        out.append({"membership": m, "doc": doc, "version": ver, "when": when,
-                    "title": (ver.title or ver.body[:200]) if ver else None,
-                    "lang": ver.lang if ver else "und", "outlet": outlet_of(doc.url, doc.source)})
-    return out
+def _title_for(view: dict[str, Any], reader_lang: str | None) -> tuple[str | None, str | None]:
+    """The story's title (the first copy group's representative's, as ``GET /v1/stories`` gives
+    it) unless the reader reads another language and a member is in it: then the earliest such
+    member's title (a group representative's first); and that title's language."""
+    groups = view["copy_groups"]
+    if not groups:
+        return None, None
+    members = [m for g in groups for m in g["members"]]
+    first = groups[0]
+    rep = next((m for m in first["members"] if m["document_id"] == first["representative_id"]), None)
+    rep_lang = rep["lang"] if rep is not None else None
+    if reader_lang and rep_lang != reader_lang:
+        reps = {g["representative_id"] for g in groups}
+        ours = [m for m in members if m["lang"] == reader_lang and m["title"]]
+        if ours:
+            best = min(ours, key=lambda m: (m["document_id"] not in reps, m["when"], m["document_id"]))
+            return best["title"], best["lang"]
+    return first["title"], rep_lang
 
 
-def _title_for(rows: list[dict[str, Any]], rep_id: int, reader_lang: str | None) -> tuple[str | None, str | None]:
-    """The title in the reader's language where the story has one (the representative's first,
-    then the earliest member's), else the representative's; and that title's language."""
-    rep = next((r for r in rows if r["doc"].id == rep_id), rows[0] if rows else None)
-    if reader_lang:
-        if rep is not None and rep["lang"] == reader_lang:
-            return rep["title"], rep["lang"]
-        for r in sorted(rows, key=lambda r: r["when"]):
-            if r["lang"] == reader_lang and r["title"]:
-                return r["title"], r["lang"]
-    return (rep["title"], rep["lang"]) if rep else (None, None)
-
-
-def _summary(store: Any, cluster: Any, reader_lang: str | None) -> dict[str, Any] | None:
-    rows = _member_rows(store, cluster.id)
-    if not rows:  # a story emptied by an editor's merge: its members live on in the other story
+def _summary(view: dict[str, Any], reader_lang: str | None) -> dict[str, Any] | None:
+    members = [m for g in view["copy_groups"] for m in g["members"]]
+    if not members:  # a story an editor merged into another keeps its row, with no groups left
         return None
-    title, title_lang = _title_for(rows, cluster.representative_id, reader_lang)
-    times = [r["when"] for r in rows]
-    return {"id": cluster.id, "title": title, "title_lang": title_lang, "representative_id": cluster.representative_id,
-            "size": len(rows), "langs": sorted({r["lang"] for r in rows}),
-            "outlets": sorted({r["outlet"] for r in rows}),
-            "first": min(times), "last": max(times), "updated_at": cluster.updated_at,
-            "titles": [r["title"] or "" for r in rows]}
+    title, title_lang = _title_for(view, reader_lang)
+    return {"id": view["id"], "title": title, "title_lang": title_lang, "size": len(members),
+            "groups": len(view["copy_groups"]), "langs": view["languages"], "outlets": view["outlets"],
+            "first": view["first"], "last": view["last"], "updated_at": view["updated_at"],
+            "titles": [m["title"] or "" for m in members]}
 
 
 def _keep(s: dict[str, Any], f: Filters) -> bool:
@@ -159,8 +143,9 @@ def _keep(s: dict[str, Any], f: Filters) -> bool:
 
 def story_list(store: Any, filters: Filters | None = None, *, reader_lang: str | None = None, limit: int = 50,
                offset: int = 0, scan_limit: int = SCAN_LIMIT) -> dict[str, Any]:
-    """Stories, most recently updated first, narrowed by ``filters``: each with its title (in
-    ``reader_lang`` where it has one), languages, outlets, member count and time span.
+    """Stories, most recently updated first (``store.list_stories``, as ``GET /v1/stories``),
+    narrowed by ``filters``: each with its title (in ``reader_lang`` where it has one),
+    languages, outlets, copy groups, member count and time span.
 
     ``scanned`` says how many stories were read; ``truncated`` that the scan stopped at
     ``scan_limit`` before the store's end (older stories were not searched).
@@ -173,13 +158,14 @@ def story_list(store: Any, filters: Filters | None = None, *, reader_lang: str |
         if scanned >= scan_limit:
             truncated = True
             break
-        rows = store.list_clusters(min(batch, scan_limit - scanned), pos)
+        rows = store.list_stories(min(batch, scan_limit - scanned), pos)
         if not rows:
             break
         pos += len(rows)
-        for c in rows:
+        for row in rows:
             scanned += 1
-            s = _summary(store, c, reader_lang)
+            view = story_view(store, row.id, members=True)
+            s = _summary(view, reader_lang) if view is not None else None
             if s is not None and _keep(s, filters):
                 kept.append(s)
                 if len(kept) >= want:
@@ -189,53 +175,32 @@ def story_list(store: Any, filters: Filters | None = None, *, reader_lang: str |
             "next_offset": offset + limit if len(kept) > offset + limit else None}
 
 
-def _copy_groups(members: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Members that joined by identical text (``exact``/``url``) sit in one group with the member
-    they matched; every other member (a rewrite, a translation) starts its own group."""
-    ids = {m["document_id"] for m in members}
-    parent = {m["document_id"]: m["document_id"] for m in members}
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for m in members:
-        if m["stage"] in ("exact", "url") and m["matched_id"] in ids:
-            parent[root(m["document_id"])] = root(m["matched_id"])
-    groups: dict[int, list[dict[str, Any]]] = {}
-    for m in members:
-        groups.setdefault(root(m["document_id"]), []).append(m)
-    return sorted(groups.values(), key=lambda g: min(x["when"] for x in g))
+def _member(m: dict[str, Any], representative_id: int) -> dict[str, Any]:
+    """A member as the story page shows it: how it joined its copy group (the decision's reasons
+    and guard verdicts), whether it started the group, whether it represents it."""
+    decision = m["decision"] or {}
+    return {**m, "reasons": decision.get("reasons", []), "guards": decision.get("guards", []),
+            "blocked_by": decision.get("blocked_by", []), "previous": decision.get("previous"),
+            # No earlier item matched it: it started its copy group (an editor's split is shown as such).
+            "started": not decision.get("same", True) and m["stage"] != "editor",
+            "is_representative": m["document_id"] == representative_id}
 
 
 def story_detail(store: Any, story_id: int, *, reader_lang: str | None = None) -> dict[str, Any] | None:
-    """A story: its copy groups and members (stage, score, reasons, guard verdicts: why each joined),
-    the representative and why it is one, and the representative's history; None if absent."""
-    view = cluster_view(store, story_id)
+    """A story: its copy groups (why each is in the story: its story score and reason), inside
+    each its members (stage, score, reasons, guard verdicts: why each joined the group), the
+    group's representative, why it is one and its history; None if there is no such story."""
+    view = story_view(store, story_id, members=True)
     if view is None:
         return None
-    rows = {r["doc"].id: r for r in _member_rows(store, story_id)}
-    members = []
-    for m in view["members"]:
-        r = rows.get(m["document_id"])
-        decision = m["decision"] or {}
-        members.append({**m, "lang": r["lang"] if r else "und", "outlet": r["outlet"] if r else "unknown",
-                        "when": r["when"] if r else m["joined_at"],
-                        "reasons": decision.get("reasons", []), "guards": decision.get("guards", []),
-                        "blocked_by": decision.get("blocked_by", []), "previous": decision.get("previous"),
-                        # The member no earlier item matched: it started the story (or an editor's split did).
-                        "started": not decision.get("same", True) and m["stage"] != "editor",
-                        "is_representative": m["document_id"] == view["representative_id"]})
-    members.sort(key=lambda m: m["when"])
-    title, title_lang = _title_for(list(rows.values()), view["representative_id"], reader_lang) if rows else (None, None)
-    rep = next((m for m in members if m["is_representative"]), None)
-    times = [m["when"] for m in members]
-    return {"id": story_id, "title": title, "title_lang": title_lang, "representative": rep,
-            "representative_reason": view["representative_reason"], "events": view["events"],
-            "members": members, "groups": [{"members": g} for g in _copy_groups(members)],
-            "size": len(members), "langs": sorted({m["lang"] for m in members}),
-            "outlets": sorted({m["outlet"] for m in members}),
-            "first": min(times) if times else None, "last": max(times) if times else None,
+    groups = []
+    for g in view["copy_groups"]:
+        members = [_member(m, g["representative_id"]) for m in g["members"]]
+        rep = next((m for m in members if m["is_representative"]), None)
+        groups.append({**g, "members": members, "representative": rep})
+    members = [m for g in groups for m in g["members"]]
+    title, title_lang = _title_for(view, reader_lang)
+    return {"id": story_id, "title": title, "title_lang": title_lang, "groups": groups, "members": members,
+            "size": len(members), "langs": view["languages"], "outlets": view["outlets"],
+            "first": view["first"], "last": view["last"], "start": view["start"], "end": view["end"],
             "created_at": view["created_at"], "updated_at": view["updated_at"]}

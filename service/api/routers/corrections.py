@@ -23,7 +23,8 @@ class _CorrectionBase(BaseModel):
 
 
 class SplitIn(_CorrectionBase):
-    """Split a member off its story (it starts a story of its own)."""
+    """Split a member off its copy group and its story: it starts a group and a story of its own (a member
+    alone in its copy group takes the group along)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"kind": "split", "document_id": 7, "note": "different council meeting"}]})
@@ -33,7 +34,7 @@ class SplitIn(_CorrectionBase):
 
 
 class MergeIn(_CorrectionBase):
-    """Merge ``from_story`` into ``into_story``."""
+    """Merge story ``from_story`` into story ``into_story``: its copy groups move there (they stay copy groups)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"kind": "merge", "into_story": 3, "from_story": 9}]})
 
@@ -43,7 +44,8 @@ class MergeIn(_CorrectionBase):
 
 
 class NotSameIn(_CorrectionBase):
-    """Mark two documents "not the same" (``doc_b`` leaves the story when they share one)."""
+    """Mark two documents "not the same": when they share a story, ``doc_b`` leaves it (alone when they share a
+    copy group, else with its copy group)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"kind": "not_same", "doc_a": 4, "doc_b": 7}]})
 

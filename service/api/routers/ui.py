@@ -200,7 +200,7 @@ async def _correct(request: Request, story_id: int, action: str) -> Response:
                 raise ValueError("choose the member to split off")
             c = await run_in_threadpool(service.call, "correct", lambda: Editor(service.engine).split(
                 doc, who=who, note=form.get("note") or None))
-            return _back(c.story_to or story_id, notice=f"document {doc} split off story {story_id} "
+            return _back(c.story_to or story_id, notice=f"document {doc} split off story {c.story_from} "
                                                         f"into story {c.story_to} (correction {c.id})")
         if action == "merge":
             other = _int_param(form.get("other_story"), "other_story")
@@ -214,7 +214,7 @@ async def _correct(request: Request, story_id: int, action: str) -> Response:
             raise ValueError("give both documents of the pair")
         c = await run_in_threadpool(service.call, "correct", lambda: Editor(service.engine).not_same(
             a, b, who=who, note=form.get("note") or None))
-        moved = f"; document {b} moved to story {c.story_to}" if c.story_to else ""
+        moved = f"; document {b} moved to story {c.story_to}" if c.story_to else ""  # they shared a story
         return _back(story_id, notice=f"documents {a} and {b} marked not the same (correction {c.id}){moved}")
     except (CorrectionError, ValueError) as exc:
         return _back(story_id, error=str(exc))
