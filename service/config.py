@@ -129,6 +129,14 @@ CALIBRATED_EMBEDDING_THRESHOLDS: dict[str, float] = {
     "e5-small-onnx": 0.95,
 }
 
+# The lowest cosine at which a Korean-English headline pair that no stage proposed is accepted
+# when every slot aligns (issue 19, service/guards/confirm.py, EngineConfig.slot_confirm_threshold).
+# USE-multilingual v3: CALIBRATION_PENDING
+CALIBRATED_SLOT_CONFIRM_THRESHOLDS: dict[str, float] = {
+    "use": 0.55,
+    "use-multilingual-v3": 0.55,
+}
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -183,6 +191,13 @@ class EngineConfig:
     # Hits below this cosine are not shown to the learned scorer: at the packaged threshold no
     # dev translation pair below it was accepted, and it bounds the scorer's work per item.
     embedding_floor: float = 0.30
+    # Slot-confirmed acceptance (issue 19): a Korean-English headline pair whose cosine is at
+    # least this (and below the embedding threshold), that no stage proposed and every guard
+    # lets through, is accepted when every slot aligns across the two languages and enough
+    # values do (service/guards/confirm.py; slots.toml [confirm]). None takes the value
+    # calibrated for the model (CALIBRATED_SLOT_CONFIRM_THRESHOLDS above); a model without one
+    # has no confirmation, and so does any value at or above the embedding threshold.
+    slot_confirm_threshold: float | None = None
 
     # Candidate window (seed 001: 7 days of history is what re-appears): items are compared
     # only with items published within this many days of each other.
@@ -253,9 +268,9 @@ class EngineConfig:
 
     def _check(self) -> None:
         for name in ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                     "embedding_floor", "story_threshold"):
+                     "embedding_floor", "story_threshold", "slot_confirm_threshold"):
             value = getattr(self, name)
-            if value is None and name == "embedding_threshold":
+            if value is None and name in ("embedding_threshold", "slot_confirm_threshold"):
                 continue
             if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}")
@@ -279,14 +294,19 @@ class EngineConfig:
         >>> EngineConfig(embedding_threshold=0.7).for_model("e5-small").embedding_threshold
         0.7
         """
-        if self.embedding_threshold is not None or model is None:
+        if model is None:
             return self
+        cfg = self
+        if cfg.slot_confirm_threshold is None and model in CALIBRATED_SLOT_CONFIRM_THRESHOLDS:
+            cfg = cfg.replace(slot_confirm_threshold=CALIBRATED_SLOT_CONFIRM_THRESHOLDS[model])
+        if cfg.embedding_threshold is not None:
+            return cfg
         if model not in CALIBRATED_EMBEDDING_THRESHOLDS:
             raise ConfigError(
                 f"no calibrated embedding threshold for model {model!r}: set embedding_threshold "
                 "(SAMESTORY_EMBEDDING_THRESHOLD or [engine] in --config) after calibrating it, e.g. with "
                 "`samestory eval sweep FILE --stage embedding`")
-        return self.replace(embedding_threshold=CALIBRATED_EMBEDDING_THRESHOLDS[model])
+        return cfg.replace(embedding_threshold=CALIBRATED_EMBEDDING_THRESHOLDS[model])
 
     def replace(self, **changes: Any) -> EngineConfig:
         return dataclasses.replace(self, **changes)
