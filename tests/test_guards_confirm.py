@@ -118,3 +118,11 @@ def test_without_the_band_the_pair_stays_apart(use: object) -> None:
     # a different person in the band: the who guard still blocks
     d = _deduper(use)
     assert not d.compare(A, "김정은, 블라디보스토크서 시진핑과 회담").same  # type: ignore[attr-defined]
+
+
+def test_digits_on_one_side_only_are_a_fact_the_other_lacks(gs: GuardSet) -> None:
+    ok, why = _confirm(gs, "ICC lawyer detained in Libya on security concerns", "en",
+                       "리비아에서 ICC 변호사, 45일간의 구금", "ko")
+    assert not ok and "45 on one side only" in why
+    ok, why = _confirm(gs, "Miss New York crowned Miss America 2013", "en", "미스 뉴욕, 미스 아메리카 2013 선정", "ko")
+    assert ok, why

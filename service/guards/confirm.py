@@ -15,7 +15,8 @@ pair that no stage proposed, whose cosine lies in a band below the embedding thr
 * nothing in the who, where and which slots is left unaligned on either side (a capitalised
   word that is capitalised only because it starts the headline does not count against it);
 * every number is aligned with a number of the same significant digits (``10th`` / ``11호``
-  is not, although the number guard's precision rule lets it pass);
+  is not, although the number guard's precision rule lets it pass), and any other digits
+  (years, days, versions) are written on both sides;
 * at least ``[confirm] min_aligned`` values are aligned in all (names, places, models,
   numbers; an outcome the polarity guard matched counts as one).
 
@@ -32,12 +33,13 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.guards.base import HANGUL_RE, GuardInput
 from service.guards.rules import Rules, number, table
-from service.guards.slots import SlotAnalyzer
+from service.guards.slots import SlotAnalyzer, TextSlots
 from service.types import GuardVerdict
 
 __all__ = ["Confirmation", "SlotConfirmer"]
@@ -50,6 +52,15 @@ class Confirmation:
     confirmed: bool
     evidence: str
     aligned: int = 0
+
+
+_DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _loose_digits(text: str, slots: TextSlots) -> frozenset[str]:
+    """Digit strings of ``text`` that no number-slot mention covers (years, days, versions)."""
+    covered = {d for m in slots.slot("number") for d in _DIGITS_RE.findall(m.surface)}
+    return frozenset(d for d in _DIGITS_RE.findall(text) if d not in covered)
 
 
 class SlotConfirmer:
@@ -75,6 +86,11 @@ class SlotConfirmer:
         ta, tb = sa.analyse(ha), sa.analyse(hb)
         if max(ta.words, tb.words) > self.max_words:
             return Confirmation(False, f"slots: longer than {self.max_words} words")
+        # a number outside the number slot (a date, a duration, a version) on one side only is a
+        # fact the other side lacks: "ICC lawyer detained in Libya" / "..., 45일간의 구금" (KorSTS)
+        lone = _loose_digits(ha, ta) ^ _loose_digits(hb, tb)
+        if lone:
+            return Confirmation(False, f"slots: number {sorted(lone)[0]} on one side only")
         aligned: list[str] = []
         for slot in ("who", "which", "number"):  # who compares places too (compare_slot)
             c = sa.compare(slot, ha, hb)[2]
