@@ -89,6 +89,8 @@ class Cascade:
         (``service/guards/confirm.py``). Call only for a pair in :meth:`confirm_band`."""
         assert self.guards is not None
         ga, gb = guard_input(a), guard_input(b)
+        if not self.guards.confirmable(ga, gb):  # same language: no need to ask every guard
+            return False, "slots: not a Korean-English pair", []
         verdicts = self.guards.check(ga, gb)
         c = self.guards.confirm(ga, gb, verdicts)
         return c.confirmed, c.evidence, verdicts

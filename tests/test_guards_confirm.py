@@ -126,3 +126,9 @@ def test_digits_on_one_side_only_are_a_fact_the_other_lacks(gs: GuardSet) -> Non
     assert not ok and "45 on one side only" in why
     ok, why = _confirm(gs, "Miss New York crowned Miss America 2013", "en", "미스 뉴욕, 미스 아메리카 2013 선정", "ko")
     assert ok, why
+
+
+def test_only_korean_english_pairs_are_confirmable(gs: GuardSet) -> None:
+    assert gs.confirmable(side("Kim meets Putin", "en"), side("김정은, 푸틴과 회담", "ko"))
+    assert not gs.confirmable(side("Kim meets Putin", "en"), side("Putin meets Kim", "en"))
+    assert not gs.confirmable(side("김정은, 푸틴과 회담", "ko"), side("푸틴, 김정은과 회담", "ko"))

@@ -74,6 +74,11 @@ class SlotConfirmer:
         self.max_words = int(number(conf.get("max_words", 16), f"{where}: confirm.max_words"))
         self.analyzer = analyzer
 
+    @staticmethod
+    def eligible(a: GuardInput, b: GuardInput) -> bool:
+        """Hangul on exactly one side: the only pairs worth running the guards for."""
+        return bool(HANGUL_RE.search(a.headline)) != bool(HANGUL_RE.search(b.headline))
+
     def confirm(self, a: GuardInput, b: GuardInput, verdicts: Sequence[GuardVerdict]) -> Confirmation:
         """``verdicts`` are the guards' verdicts on the same pair (``GuardSet.check``)."""
         blocked = [v.guard for v in verdicts if v.blocked]

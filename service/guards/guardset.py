@@ -102,6 +102,10 @@ class GuardSet:
                 verdicts.append(GuardVerdict(guard.name, False, False, f"{guard.name}: error {type(exc).__name__}"))
         return verdicts
 
+    def confirmable(self, a: GuardInput, b: GuardInput) -> bool:
+        """Whether :meth:`confirm` could confirm this pair at all (cheap: a script test)."""
+        return self.confirmer is not None and self.confirmer.eligible(a, b)
+
     def confirm(self, a: GuardInput, b: GuardInput, verdicts: Sequence[GuardVerdict]) -> Confirmation:
         """Whether every slot of ``a`` and ``b`` aligns (``verdicts``: ``check(a, b)``), for the
         cascade's slot-confirmed acceptance; never without the slot guards."""
