@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from index.features import ItemFeatures
 from index.minhash import jaccard
 from index.ngram import GatedNgramIndex
 from service.config import EngineConfig
-from service.scoring import CosineScorer, EmbeddingScorer
+from service.scoring import CosineScorer, EmbeddingScorer, Scored
 from service.state import CandidateState
 from service.types import Decision, GuardVerdict
 
@@ -75,6 +75,25 @@ class Cascade:
             return True, []
         verdicts = self.guards.check(guard_input(a), guard_input(b))
         return not any(v.blocked for v in verdicts), verdicts
+
+    def confirm_band(self, cosine: float | None) -> bool:
+        """The cosine lies in the slot-confirmation band: at or above ``slot_confirm_threshold``,
+        below the embedding threshold (``EngineConfig``; empty with guards off or no value)."""
+        low = self.config.slot_confirm_threshold
+        high = self.config.embedding_threshold
+        return (self.guards is not None and low is not None and high is not None and cosine is not None
+                and low <= cosine < high)
+
+    def slot_confirm(self, a: ItemFeatures, b: ItemFeatures) -> tuple[bool, str, list[GuardVerdict]]:
+        """(confirmed, evidence, verdicts): every guard passes and every slot aligns
+        (``service/guards/confirm.py``). Call only for a pair in :meth:`confirm_band`."""
+        assert self.guards is not None
+        ga, gb = guard_input(a), guard_input(b)
+        if not self.guards.confirmable(ga, gb):  # same language: no need to ask every guard
+            return False, "slots: not a Korean-English pair", []
+        verdicts = self.guards.check(ga, gb)
+        c = self.guards.confirm(ga, gb, verdicts)
+        return c.confirmed, c.evidence, verdicts
 
     def _propose(self, trace: _Trace, stage: str, score: float, reason: str, new: ItemFeatures,
                  other: ItemFeatures) -> bool:
@@ -159,6 +178,8 @@ class Cascade:
                 # A learned scorer may lift a pair above its threshold on lexical evidence, so it
                 # sees every hit above a low cosine floor; plain cosine needs no floor.
                 floor = cfg.embedding_floor if self.scorer.learned else cfg.embedding_threshold
+                if self.confirm_band(cfg.slot_confirm_threshold):  # hits in the slot-confirmed band too
+                    floor = min(floor, cfg.slot_confirm_threshold)  # type: ignore[type-var]
                 clusters = [c for c, s in hits if c in state.reps and s >= floor]
                 reps = [state.reps[c] for c in clusters]
                 if reps:
@@ -175,6 +196,9 @@ class Cascade:
                                                 f"{entries.cluster_of(doc)} (representative {doc})")
                     if found:
                         return found
+                    found = self._confirm_hits(trace, f, by_doc, entries, exclude_doc, settle)
+                    if found:
+                        return found
                 elif hits:
                     trace.saw("embedding", hits[0][1] if not self.scorer.learned else 0.0)
                     trace.scores["cosine"] = hits[0][1]
@@ -184,6 +208,27 @@ class Cascade:
         return Match(Decision(False, stage if trace.blocked_by else last_stage,
                               score if trace.blocked_by else trace.scores.get(last_stage),
                               trace.reasons, trace.blocked_by, scores=trace.scores, guards=trace.guards))
+
+    def _confirm_hits(self, trace: _Trace, f: ItemFeatures, by_doc: dict[int, Scored], entries: Any,
+                      exclude_doc: int | None, settle: Callable[[str, float, int], Match]) -> Match | None:
+        """The embedding hits no stage took whose cosine is in the slot-confirmed band, best
+        first: the first one whose slots all align (and every guard passes) is the match."""
+        for doc, sc in sorted(by_doc.items(), key=lambda x: -x[1].cosine):
+            if not self.confirm_band(sc.cosine):
+                continue
+            cluster = entries.cluster_of(doc)
+            if doc == exclude_doc or cluster in trace.tried:
+                continue
+            trace.tried.add(cluster)
+            ok, why, verdicts = self.slot_confirm(f, entries.features(doc))
+            if ok:
+                trace.reasons.append(f"embedding: cosine {sc.cosine:.3f} >= {self.config.slot_confirm_threshold} "
+                                     f"(slot-confirmed band, below {self.config.embedding_threshold}) with cluster "
+                                     f"{cluster} (representative {doc}), {why}")
+                trace.reasons.extend(f"guard {v.evidence}" for v in verdicts if v.decided and v.evidence)
+                trace.guards = verdicts
+                return settle("embedding", sc.cosine, doc)
+        return None
 
     # two items against each other -----------------------------------------------------------------
     def pair(self, a: ItemFeatures, b: ItemFeatures, idf: GatedNgramIndex,
@@ -219,6 +264,14 @@ class Cascade:
                 t = self.scorer.threshold
                 if proposal is None and sc.score >= t:
                     proposal = ("embedding", sc.score, f"embedding: {sc.describe(t, self.scorer.learned)}")
+        if proposal is None and self.confirm_band(scores.get("cosine")):
+            cos = scores["cosine"]
+            ok, why, verdicts = self.slot_confirm(a, b)
+            if ok:
+                reasons = [f"embedding: cosine {cos:.3f} >= {self.config.slot_confirm_threshold} (slot-confirmed "
+                           f"band, below {self.config.embedding_threshold}), {why}"]
+                reasons += [f"guard {v.evidence}" for v in verdicts if v.decided and v.evidence]
+                return Decision(True, "embedding", cos, reasons, scores=scores, guards=verdicts)  # type: ignore[arg-type]
         if proposal is None:
             last = "embedding" if "embedding" in scores else "minhash"
             return Decision(False, last, scores.get(last), ["no stage reached its threshold"], scores=scores)

@@ -134,10 +134,11 @@ def test_pair_set_is_well_formed() -> None:
 def test_pair_set_through_compare_with_the_bundled_model() -> None:
     """No false merge; every true copy a stage proposes passes the guards; recall on copies.
 
-    Recall on the true copies is 0.825 (33/40): the 7 misses are translated headlines whose USE
-    cosine (0.36-0.62) stays below the shipped 0.625 threshold, so no stage proposes them; no
-    guard vetoes a true copy. The issue's 0.85 needs the embedding stage to propose more short
-    translations (docs/guards.md, "Measured").
+    Recall on the true copies is 0.925 (37/40): four translated headlines whose USE cosine
+    (0.57-0.61) is below the 0.625 threshold are accepted because every slot aligns
+    (service/guards/confirm.py); the 3 misses are below the band (0.36, 0.38) or have one
+    aligned value only (Greece / 그리스). Without the band it was 0.825 (33/40). No guard vetoes
+    a true copy (docs/guards.md, "Slot-confirmed acceptance").
     """
     d = Deduper(open_store(":memory:"), embedder=load_embedder("use", cache_size=0))
     false_merges, vetoed_copies, tp, copies = [], [], 0, 0
@@ -152,7 +153,7 @@ def test_pair_set_through_compare_with_the_bundled_model() -> None:
                 vetoed_copies.append((r["id"], dec.reasons))
     assert false_merges == []
     assert vetoed_copies == []
-    assert tp / copies >= 0.8
+    assert tp / copies >= 0.85
 
 
 def test_eval_report_counts_vetoes_per_slot() -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from service.guards.base import Guard, GuardInput
+from service.guards.confirm import Confirmation, SlotConfirmer
 from service.guards.date import DateGuard
 from service.guards.polarity import PolarityGuard
 from service.guards.quantity import QuantityGuard
@@ -44,12 +45,14 @@ _FACTORIES: dict[str, Callable[[Rules], Guard]] = {
 class GuardSet:
     """An ordered set of guards. Any blocking verdict vetoes the proposed merge."""
 
-    def __init__(self, guards: Sequence[Guard]) -> None:
+    def __init__(self, guards: Sequence[Guard], confirmer: SlotConfirmer | None = None) -> None:
         names = [g.name for g in guards]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate guard names: {names}")
         self.guards: tuple[Guard, ...] = tuple(guards)
         self.names: tuple[str, ...] = tuple(names)
+        # the slot confirmation of a pair just below the embedding threshold (service/guards/confirm.py)
+        self.confirmer = confirmer
 
     @classmethod
     def from_rules(cls, extra_dirs: list[Path] | None = None, enabled: Iterable[str] | None = None) -> GuardSet:
@@ -75,7 +78,7 @@ class GuardSet:
                 continue
             guards.append(SlotGuard(name, analyzer) if name in SLOTS and analyzer is not None
                           else _FACTORIES[name](rules[name]))
-        return cls(guards)
+        return cls(guards, SlotConfirmer(rules, analyzer) if analyzer is not None else None)
 
     @classmethod
     def default(cls) -> GuardSet:
@@ -98,6 +101,17 @@ class GuardSet:
                 log.exception("guard %s failed", guard.name)
                 verdicts.append(GuardVerdict(guard.name, False, False, f"{guard.name}: error {type(exc).__name__}"))
         return verdicts
+
+    def confirmable(self, a: GuardInput, b: GuardInput) -> bool:
+        """Whether :meth:`confirm` could confirm this pair at all (cheap: a script test)."""
+        return self.confirmer is not None and self.confirmer.eligible(a, b)
+
+    def confirm(self, a: GuardInput, b: GuardInput, verdicts: Sequence[GuardVerdict]) -> Confirmation:
+        """Whether every slot of ``a`` and ``b`` aligns (``verdicts``: ``check(a, b)``), for the
+        cascade's slot-confirmed acceptance; never without the slot guards."""
+        if self.confirmer is None:
+            return Confirmation(False, "slots: the slot guards are off")
+        return self.confirmer.confirm(a, b, verdicts)
 
     @staticmethod
     def blocked(verdicts: Iterable[GuardVerdict]) -> list[str]:
