@@ -24,7 +24,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         out = run_batch(records, engine=args.engine, model=model, device=args.device, config=config,
                         guards=not args.no_guards, into=args.into, level=args.level, batch_size=args.batch_size,
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
-                        ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus)
+                        ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus,
+                        search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size)
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
     files = write_parquet(args.out, records, out.results)
@@ -54,6 +55,7 @@ def _without_password(url: str) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from service.batch.neighbours import LIST_SIZE, NPROBE
     from service.cli import DEFAULT_MODEL
 
     p = sub.add_parser(
@@ -83,6 +85,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
     p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+    p.add_argument("--nprobe", type=int, default=NPROBE,
+                   help="vector search stage: IVF lists each vector probes (default %(default)s; "
+                        ">= the number of lists is exact)")
+    p.add_argument("--list-size", type=int, default=LIST_SIZE,
+                   help="vector search stage: vectors per IVF list on average (default %(default)s)")
+    p.add_argument("--no-search-stage", action="store_true",
+                   help="no sharded vector search: the decide step searches its own index for every item")
     p.add_argument("--batch-size", type=int, default=1024, help="items per batch of the parallel stages")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
