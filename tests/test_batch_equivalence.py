@@ -54,6 +54,11 @@ def _equivalent(size: int, *, identical: bool) -> None:
         # in the decide step, and must stay a small share (else the parallel stage is not doing its job)
         assert out.summary["embedded_late_in_decide"] <= 0.05 * size, out.summary
         assert out.summary["items"] == size
+        # the sharded search stage answered the decide step's vector searches; only items whose
+        # vector it never saw (texts embedded late) went to the engine's own index
+        searches = out.summary["vector_search"]
+        assert searches["answered_from_pairs"] > 0
+        assert searches["own_search"] <= 0.05 * size, searches
         if identical:  # measured so at this size: every item in the same group as streaming put it
             assert diff == [], (engine, agreement, diff[:20])
 

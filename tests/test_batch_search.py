@@ -79,3 +79,15 @@ def test_searches_answered_from_pairs_equal_the_index_above_the_floor() -> None:
                 idx.expire(times[i] - 30)
     assert compared > 50
     assert wrapped.answered > 0 and wrapped.fell_back > 0  # late vectors use the index's own search
+
+
+def test_exact_scores_sends_a_search_without_hits_to_the_index() -> None:
+    x = _clustered(50)
+    nb = Neighbours.build(x, search_all(np.arange(50), x, floor=0.99, nlist=1, nprobe=1), dim=x.shape[1])
+    plain = VectorIndex(x.shape[1])
+    plain.add(np.arange(1, 50), x[1:], np.zeros(49))
+    for exact, want in ((False, [[]]), (True, plain.search(x[:1], 8))):
+        wrapped = CandidateVectors(VectorIndex(x.shape[1]), nb, floor=0.99, exact_scores=exact)
+        wrapped.add(np.arange(1, 50), x[1:], np.zeros(49))
+        assert wrapped.search(x[:1], 8) == want
+        assert wrapped.for_score == int(exact)

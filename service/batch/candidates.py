@@ -16,7 +16,8 @@ anyway), so the hits at or above the floor, and the top ``k`` of them, are the e
 Hits below the floor are not returned; the engine drops them anyway (its floor is higher), and
 an item with none keeps no nearest-cosine score (``score`` null where streaming reports the
 cosine of a group too far to merge: docs/scale.md). A query the stage never saw (embedded late)
-falls back to the wrapped index's own search.
+falls back to the wrapped index's own search; so does, with ``exact_scores``, a search the
+pairs answer with no hit (then even that score is streaming's).
 
 >>> from index.vectors import VectorIndex
 >>> v = np.eye(3, dtype=np.float32)
@@ -78,16 +79,21 @@ class CandidateVectors:
     """A :class:`~index.vectors.VectorIndex` whose single-query searches are answered from
     :class:`Neighbours`; everything else (adds, removals, expiry, ``get``) is the wrapped index's."""
 
-    def __init__(self, inner: VectorIndex, neighbours: Neighbours, *, floor: float) -> None:
+    def __init__(self, inner: VectorIndex, neighbours: Neighbours, *, floor: float, exact_scores: bool = False) -> None:
         self.inner = inner
         self.neighbours = neighbours
         self.floor = floor  # the search stage's cosine floor: hits below it are not returned
+        # True: a search the pairs answer with no hit goes to the wrapped index too, so that the
+        # item's score (the nearest group's cosine, far below any threshold) is streaming's; it
+        # changes no decision, and costs streaming's search for every item no group came near
+        self.exact_scores = exact_scores
         self.groups_of: dict[int, set[int]] = {}  # node -> group ids whose vector it is
         self.node_of_group: dict[int, int] = {}
         # groups whose vector the stage never saw: scored on every search (few: late texts)
         self.strangers: set[int] = set(inner._rows.ids[: inner._rows.n][inner._rows.alive[: inner._rows.n]].tolist())
         self.answered = 0  # searches answered from the pairs
         self.fell_back = 0  # searches of a vector the stage never saw: the wrapped index's own
+        self.for_score = 0  # searches with no hit from the pairs, sent to the wrapped index (exact_scores)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -134,8 +140,11 @@ class CandidateVectors:
         if window is not None and pos.size:
             t = rows.times[pos]
             pos = pos[(t >= window[0]) & (t <= window[1])]
-        if pos.size == 0:
-            return [[]]
-        q = _as_float_matrix(raw, self.dim, "vectors")
-        hits = score_direct(q, k, pos, self.inner._decode(pos), rows.ids)[0]
-        return [[(g, s) for g, s in hits if s >= self.floor]]
+        hits: list[tuple[int, float]] = []
+        if pos.size:
+            q = _as_float_matrix(raw, self.dim, "vectors")
+            hits = [(g, s) for g, s in score_direct(q, k, pos, self.inner._decode(pos), rows.ids)[0] if s >= self.floor]
+        if not hits and self.exact_scores:
+            self.for_score += 1
+            return self.inner.search(vectors, k, window=window)
+        return [hits]

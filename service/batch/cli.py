@@ -25,7 +25,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
                         guards=not args.no_guards, into=args.into, level=args.level, batch_size=args.batch_size,
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
                         ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus,
-                        search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size)
+                        search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size,
+                        exact_scores=args.exact_scores)
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
     files = write_parquet(args.out, records, out.results)
@@ -40,6 +41,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"  stages: {summary['stages']}")
         print(f"  guard vetoes: {summary['guard_vetoes'] or 'none'}")
         print(f"  embedded ahead: {summary['embedded_in_plan']}, late in decide: {summary['embedded_late_in_decide']}")
+        if summary["vector_search"]:
+            print(f"  vector search stage: {summary['vector_search']}")
         print(f"  timings: {t}")
         print(f"  wrote {', '.join(summary['files'])} and {args.out / 'summary.json'}")
     return 0
@@ -90,6 +93,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         ">= the number of lists is exact)")
     p.add_argument("--list-size", type=int, default=LIST_SIZE,
                    help="vector search stage: vectors per IVF list on average (default %(default)s)")
+    p.add_argument("--exact-scores", action="store_true",
+                   help="search again, with the decide step's own index, every item the stage's pairs give no "
+                        "hit, so that its score (the nearest group's cosine) is streaming's (slower; decides "
+                        "nothing differently)")
     p.add_argument("--no-search-stage", action="store_true",
                    help="no sharded vector search: the decide step searches its own index for every item")
     p.add_argument("--batch-size", type=int, default=1024, help="items per batch of the parallel stages")

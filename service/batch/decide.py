@@ -81,7 +81,7 @@ class Decided:
 
 def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embedder: Any,
            guards: bool = True, progress: bool = False, neighbours: Neighbours | None = None,
-           floor: float = -1.0) -> Decided:
+           floor: float = -1.0, exact_scores: bool = False) -> Decided:
     """Ingest ``records`` in order into ``store`` (``:memory:`` for a result only, or the store
     to seed) with the streaming engine; map its results to rows of the input.
 
@@ -97,12 +97,13 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         wrapped = None
         if neighbours is not None and engine.state.vectors is not None:
             # after warm-up: the groups an --into store already held are strangers, scored on every search
-            wrapped = CandidateVectors(engine.state.vectors, neighbours, floor=floor)
+            wrapped = CandidateVectors(engine.state.vectors, neighbours, floor=floor, exact_scores=exact_scores)
             engine.state.vectors = wrapped  # type: ignore[assignment]
         out = engine.ingest_many([r.article for r in records], progress=progress)
         counters = {k: int(v) for k, v in engine.counters.items()}
         if wrapped is not None:
-            searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back}
+            searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
+                        "own_search_for_score": wrapped.for_score}
             engine.state.vectors = wrapped.inner
     finally:
         engine.close()

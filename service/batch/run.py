@@ -88,13 +88,16 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
               device: str = "cpu", config: EngineConfig | None = None, guards: bool = True,
               into: str = ":memory:", level: str = "copy", batch_size: int = 1024, progress: bool = False,
               ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0,
-              search: bool = True, nprobe: int = NPROBE, list_size: int = LIST_SIZE) -> BatchOutput:
+              search: bool = True, nprobe: int = NPROBE, list_size: int = LIST_SIZE,
+              exact_scores: bool = False) -> BatchOutput:
     """Deduplicate ``records``: the plan's parallel stages on ``engine``, then the decide step.
 
     ``into``: the store the decide step writes (``:memory:`` keeps only the result; a SQLite or
     PostgreSQL URL seeds a live store). ``search``: run the sharded vector search stage
     (``nprobe`` of ``embedded / list_size`` IVF lists per vector) and answer the decide step's
     vector searches from its pairs; False leaves every search to the decide step's own index.
+    ``exact_scores``: an item the pairs give no hit is searched again by the engine's own index,
+    so that its ``score`` (the nearest group's cosine) is streaming's too (docs/scale.md).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -132,7 +135,8 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
                                           prepared.pairs, dim=embedder.dim)
     t0, c0 = time.perf_counter(), time.process_time()
     decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress,
-                     neighbours=neighbours, floor=plan.floor if plan is not None else -1.0)
+                     neighbours=neighbours, floor=plan.floor if plan is not None else -1.0,
+                     exact_scores=exact_scores)
     timings = {k: round(v, 3) for k, v in prepared.timings.items()}
     timings["decide_s"] = round(time.perf_counter() - t0, 3)
     timings["decide_cpu_s"] = round(time.process_time() - c0, 3)
