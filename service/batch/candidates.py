@@ -40,10 +40,16 @@ from index.vectors import VectorIndex, _as_float_matrix
 
 
 class Neighbours:
-    """Each embedded vector's neighbours (node ids), and the node of a vector (by its bytes)."""
+    """Each embedded vector's neighbours (node ids), and the node of a vector.
 
-    def __init__(self, node_of: dict[bytes, int], indptr: np.ndarray, indices: np.ndarray) -> None:
-        self.node_of = node_of
+    A vector is found by the hash of its bytes, then checked against the stored row (a hash
+    collision finds no node rather than a wrong one), so the lookup table costs a few dozen
+    bytes a vector, not a second copy of the vectors.
+    """
+
+    def __init__(self, vectors: np.ndarray, node_of: dict[int, int], indptr: np.ndarray, indices: np.ndarray) -> None:
+        self.vectors = vectors
+        self._node_of = node_of
         self.indptr = indptr
         self.indices = indices
 
@@ -52,20 +58,28 @@ class Neighbours:
         """From the vectors (row i = node i) and the stage's pairs (``a``, ``b``: node ids), both ways.
 
         >>> nb = Neighbours.build(np.eye(3, dtype=np.float32), {"a": np.array([0]), "b": np.array([2])}, dim=3)
-        >>> nb.of(0).tolist(), nb.of(1).tolist(), nb.of(2).tolist()
-        ([2], [], [0])
+        >>> nb.of(0).tolist(), nb.of(1).tolist(), nb.of(2).tolist(), nb.node(np.eye(3, dtype=np.float32)[1])
+        ([2], [], [0], 1)
         """
         x = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim)
-        node_of: dict[bytes, int] = {}
+        node_of: dict[int, int] = {}
         for i, row in enumerate(x):
-            node_of.setdefault(row.tobytes(), i)
+            node_of.setdefault(hash(row.tobytes()), i)
         a = np.asarray(pairs["a"], np.int64)
         b = np.asarray(pairs["b"], np.int64)
         src, dst = np.concatenate([a, b]), np.concatenate([b, a])
         order = np.argsort(src, kind="stable")
         indptr = np.zeros(len(x) + 1, np.int64)
         np.add.at(indptr, src + 1, 1)
-        return cls(node_of, np.cumsum(indptr), dst[order])
+        return cls(x, node_of, np.cumsum(indptr), dst[order])
+
+    def node(self, vector: np.ndarray) -> int | None:
+        """The node whose vector is exactly ``vector`` (float32), or None."""
+        row = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+        i = self._node_of.get(hash(row.tobytes()))
+        if i is None or row.shape != self.vectors[i].shape or not np.array_equal(self.vectors[i], row):
+            return None
+        return i
 
     def of(self, node: int) -> np.ndarray:
         return self.indices[self.indptr[node] : self.indptr[node + 1]]
@@ -113,7 +127,7 @@ class CandidateVectors:
             if old is not None:
                 self.groups_of[old].discard(group)
             self.strangers.discard(group)
-            node = self.neighbours.node_of.get(np.ascontiguousarray(row).tobytes())
+            node = self.neighbours.node(row)
             if node is None:
                 self.strangers.add(group)
             else:
@@ -126,7 +140,7 @@ class CandidateVectors:
     def search(self, vectors: np.ndarray, k: int = 10, *, window: tuple[float, float] | None = None,
                exclude: set[int] | None = None) -> Hits:
         raw = np.asarray(vectors, dtype=np.float32)
-        node = self.neighbours.node_of.get(np.ascontiguousarray(raw.reshape(-1)).tobytes()) if raw.size == self.dim else None
+        node = self.neighbours.node(raw) if raw.size == self.dim else None
         if node is None or exclude:
             self.fell_back += 1
             return self.inner.search(vectors, k, window=window, exclude=exclude)
