@@ -3,9 +3,10 @@ local executor and on a local 2-worker Ray cluster (started here) give the same 
 
 The corpus is ``bench.stream.build_stream`` (real Korean and English headlines from
 ``../shared/eval-data``, 40 % copies of eight kinds, translations included) with the bundled
-USE encoder, so every stage - the embedding stage too - takes part. CI runs 1,000 items (the
-three runs take minutes on 2 cores: the issue's 20,000 take far longer, see docs/scale.md);
-the 20,000-item run is the ``slow`` test. Skips cleanly without the eval data or without Ray.
+USE encoder, so every stage - the embedding and the sharded vector search too - takes part. CI
+runs 1,000 items (the three runs take minutes on 2 cores; the issue's 20,000 need about 12 CPU
+minutes, docs/scale.md "In CI"); the 20,000-item run is the ``slow`` test. Skips cleanly without
+the eval data or without Ray.
 """
 
 from __future__ import annotations
