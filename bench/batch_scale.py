@@ -8,6 +8,10 @@ agreement of its copy groups with streaming's::
 
     python -m bench.batch_scale --size 3000 --workers 1,2 --out var/batch_scale_3k.json
 
+``--repeat 3 --skip streaming,local`` runs only the Ray worker counts, interleaved (1, 2, 1, 2,
+...), so that a comparison on a shared machine sees the same load; each run records the load
+average before and after it.
+
 >>> pair_agreement([0, 0, 1, 2], [5, 5, 6, 7]), pair_agreement([0, 0, 1, 2], [0, 1, 1, 2])
 (1.0, 0.6666666666666667)
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -69,8 +74,10 @@ def corpus(size: int, *, seed: int = 0, data_dir: str | None = None) -> list[Rec
     return out
 
 
-def streaming(records: Sequence[Record], model: str | None) -> tuple[list[int], float]:
-    """Copy-group labels from live ingestion, and its seconds."""
+def streaming(records: Sequence[Record], model: str | None,
+              details: list[tuple[Any, ...]] | None = None) -> tuple[list[int], float]:
+    """Copy-group labels from live ingestion, and its seconds; ``details`` (a list) receives each
+    item's (status, stage, score, story id)."""
     from service.engine import Deduper
 
     t0 = time.perf_counter()
@@ -79,7 +86,21 @@ def streaming(records: Sequence[Record], model: str | None) -> tuple[list[int], 
         results = engine.ingest_many([r.article for r in records])
     finally:
         engine.close()
+    if details is not None:
+        details.extend((r.status, r.decision.stage, r.decision.score, r.story_id) for r in results)
     return [r.cluster_id for r in results], time.perf_counter() - t0
+
+
+def detail_differences(live: Sequence[tuple[Any, ...]], results: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Items whose status, stage, score (to 1e-6) or story grouping differ from streaming's."""
+    got = [(r["status"], r["stage"], r["score"], r["story_id"]) for r in results]
+    def score_differs(a: Any, b: Any) -> bool:
+        return (a is None) != (b is None) or (a is not None and abs(a - b) > 1e-6)
+    return {"status": sum(a[0] != b[0] for a, b in zip(live, got, strict=True)),
+            "stage": sum(a[1] != b[1] for a, b in zip(live, got, strict=True)),
+            "score": sum(score_differs(a[2], b[2]) for a, b in zip(live, got, strict=True)),
+            "score_null_in_batch_only": sum(a[2] is not None and b[2] is None for a, b in zip(live, got, strict=True)),
+            "story_items": len(differing_items([a[3] for a in live], [b[3] for b in got]))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,27 +113,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", default=None, help="eval-data folder (default ../shared/eval-data)")
     p.add_argument("--model", default="use", help="'use' (default) or 'none' for the cheap passes only")
     p.add_argument("--workers", default="1,2", help="Ray worker counts to run, comma-separated ('' for none)")
+    p.add_argument("--repeat", type=int, default=1, help="run the Ray worker counts this many times, interleaved")
+    p.add_argument("--skip", default="", help="runs to leave out, comma-separated: streaming, local")
+    p.add_argument("--no-search-stage", action="store_true", help="batch runs without the sharded vector search")
     p.add_argument("--out", type=Path, help="also write the JSON here")
     args = p.parse_args(argv)
     model = None if args.model == "none" else args.model
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     records = corpus(args.size, seed=args.seed, data_dir=args.data)
     report: dict[str, Any] = {"size": args.size, "seed": args.seed, "model": model, "runs": {}}
-    labels, seconds = streaming(records, model)
-    report["runs"]["streaming"] = {"total_s": round(seconds, 3), "copy_groups": len(set(labels))}
-    print("streaming", json.dumps(report["runs"]["streaming"]), flush=True)
-    runs = [("local", None)] + [("ray", int(w)) for w in args.workers.split(",") if w.strip()]
-    for engine, workers in runs:
-        name = engine if workers is None else f"ray_{workers}w"
-        out = run_batch(records, engine=engine, model=model, workers=workers)
+    labels: list[int] | None = None
+    live: list[tuple[Any, ...]] = []
+    if "streaming" not in skip:
+        load = os.getloadavg()[0]
+        labels, seconds = streaming(records, model, live)
+        report["runs"]["streaming"] = {"total_s": round(seconds, 3), "copy_groups": len(set(labels)),
+                                       "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2)}
+        print("streaming", json.dumps(report["runs"]["streaming"]), flush=True)
+    runs: list[tuple[str, int | None, str]] = [] if "local" in skip else [("local", None, "local")]
+    for rep in range(args.repeat):
+        for w in [int(w) for w in args.workers.split(",") if w.strip()]:
+            runs.append(("ray", w, f"ray_{w}w" + (f"_{rep + 1}" if args.repeat > 1 else "")))
+    for engine, workers, name in runs:
+        load = os.getloadavg()[0]
+        out = run_batch(records, engine=engine, model=model, workers=workers, search=not args.no_search_stage)
         if engine == "ray":
             ray_engine.shutdown()  # the next worker count starts its own local cluster
         got = [r["copy_group_id"] for r in out.results]
-        diff = differing_items(labels, got)
-        report["runs"][name] = {**out.summary, "pair_agreement_with_streaming": pair_agreement(labels, got),
-                                "items_in_differing_groups": len(diff), "differing_items": diff[:50]}
-        print(name, json.dumps({k: report["runs"][name][k] for k in (
-            "timings", "pair_agreement_with_streaming", "items_in_differing_groups", "embedded_late_in_decide")}),
-            flush=True)
+        run: dict[str, Any] = {**out.summary, "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2)}
+        if labels is not None:
+            diff = differing_items(labels, got)
+            run.update({"pair_agreement_with_streaming": pair_agreement(labels, got),
+                        "items_in_differing_groups": len(diff), "differing_items": diff[:50],
+                        "items_differing_from_streaming_in": detail_differences(live, out.results)})
+        report["runs"][name] = run
+        print(name, json.dumps({k: run.get(k) for k in (
+            "timings", "load_before", "load_after", "pair_agreement_with_streaming", "items_in_differing_groups",
+            "items_differing_from_streaming_in", "embedded_late_in_decide", "vector_search")}), flush=True)
     text = json.dumps(report, indent=2, ensure_ascii=False)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
         out = run_batch(records, engine=args.engine, model=model, device=args.device, config=config,
                         guards=not args.no_guards, into=args.into, level=args.level, batch_size=args.batch_size,
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
-                        ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus)
+                        ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus,
+                        search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size,
+                        exact_scores=args.exact_scores)
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
     files = write_parquet(args.out, records, out.results)
@@ -39,6 +41,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"  stages: {summary['stages']}")
         print(f"  guard vetoes: {summary['guard_vetoes'] or 'none'}")
         print(f"  embedded ahead: {summary['embedded_in_plan']}, late in decide: {summary['embedded_late_in_decide']}")
+        if summary["vector_search"]:
+            print(f"  vector search stage: {summary['vector_search']}")
         print(f"  timings: {t}")
         print(f"  wrote {', '.join(summary['files'])} and {args.out / 'summary.json'}")
     return 0
@@ -54,6 +58,7 @@ def _without_password(url: str) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from service.batch.neighbours import LIST_SIZE, NPROBE
     from service.cli import DEFAULT_MODEL
 
     p = sub.add_parser(
@@ -83,6 +88,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
     p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+    p.add_argument("--nprobe", type=int, default=NPROBE,
+                   help="vector search stage: IVF lists each vector probes (default %(default)s; "
+                        ">= the number of lists is exact)")
+    p.add_argument("--list-size", type=int, default=LIST_SIZE,
+                   help="vector search stage: vectors per IVF list on average (default %(default)s)")
+    p.add_argument("--exact-scores", action="store_true",
+                   help="search again, with the decide step's own index, every item the stage's pairs give no "
+                        "hit, so that its score (the nearest group's cosine) is streaming's (slower; decides "
+                        "nothing differently)")
+    p.add_argument("--no-search-stage", action="store_true",
+                   help="no sharded vector search: the decide step searches its own index for every item")
     p.add_argument("--batch-size", type=int, default=1024, help="items per batch of the parallel stages")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

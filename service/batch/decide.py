@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from service.batch.candidates import CandidateVectors, Neighbours
 from service.batch.io import Record
 from service.config import EngineConfig
 
@@ -75,19 +76,35 @@ class Decided:
     results: list[dict[str, Any]]
     counters: dict[str, int] = field(default_factory=dict)
     late_embedded: int = 0
+    searches: dict[str, int] = field(default_factory=dict)  # answered from the pairs / fell back
 
 
 def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embedder: Any,
-           guards: bool = True, progress: bool = False) -> Decided:
+           guards: bool = True, progress: bool = False, neighbours: Neighbours | None = None,
+           floor: float = -1.0, exact_scores: bool = False) -> Decided:
     """Ingest ``records`` in order into ``store`` (``:memory:`` for a result only, or the store
-    to seed) with the streaming engine; map its results to rows of the input."""
+    to seed) with the streaming engine; map its results to rows of the input.
+
+    ``neighbours``: the sharded search stage's candidate pairs (cosine >= ``floor``); the
+    engine's vector searches are then answered from them (``service.batch.candidates``).
+    """
     from service.engine import Deduper
     from service.store import open_store
 
     engine = Deduper(open_store(store), embedder=embedder, config=config, guards=guards)
+    searches: dict[str, int] = {}
     try:
+        wrapped = None
+        if neighbours is not None and engine.state.vectors is not None:
+            # after warm-up: the groups an --into store already held are strangers, scored on every search
+            wrapped = CandidateVectors(engine.state.vectors, neighbours, floor=floor, exact_scores=exact_scores)
+            engine.state.vectors = wrapped  # type: ignore[assignment]
         out = engine.ingest_many([r.article for r in records], progress=progress)
         counters = {k: int(v) for k, v in engine.counters.items()}
+        if wrapped is not None:
+            searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
+                        "own_search_for_score": wrapped.for_score}
+            engine.state.vectors = wrapped.inner
     finally:
         engine.close()
     first_row: dict[int, int] = {}
@@ -112,4 +129,4 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             "reasons": list(d.reasons),
         })
     late = int(getattr(embedder, "late", 0) or 0)
-    return Decided(results, counters, late)
+    return Decided(results, counters, late, searches)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from service.batch.neighbours import SearchPlan, lists_for, search_all
 from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
@@ -43,7 +44,7 @@ def groups(batch: Batch, column: str) -> Iterator[Batch]:
 
 
 def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[], Any] | None,
-            batch_size: int = 1024, progress: bool = False) -> Prepared:
+            batch_size: int = 1024, progress: bool = False, search: SearchPlan | None = None) -> Prepared:
     # Wall and CPU seconds per stage: on a shared machine the CPU seconds are the cost per item.
     timings: dict[str, float] = {}
     n = len(columns["row"])
@@ -80,4 +81,14 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
                     vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)
                 bar.update(len(part["row"]))
         timings["embed_s"], timings["embed_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
-    return Prepared(vectors=vectors, settled=len(settled_rows), embedded=survivors, timings=timings)
+    prepared = Prepared(vectors=vectors, settled=len(settled_rows), embedded=survivors, timings=timings)
+    if search is not None and vectors:
+        t0, c0 = time.perf_counter(), time.process_time()
+        texts = list(vectors)
+        nlist = lists_for(len(texts), search.list_size)
+        prepared.pairs = search_all(np.arange(len(texts)), np.stack([vectors[t] for t in texts]),
+                                    floor=search.floor, nlist=nlist, nprobe=search.nprobe)
+        prepared.search_texts = texts
+        prepared.search = {"lists": nlist, "nprobe": min(search.nprobe, nlist), "pairs": len(prepared.pairs["a"])}
+        timings["search_s"], timings["search_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+    return prepared

@@ -12,7 +12,9 @@ on a Ray cluster (``service.batch.ray_engine``). The stages:
    Inside a group, a later item that an earlier one matches by a cheap pass (same exact key,
    band-mate with verified 3-gram Jaccard, gated 3-gram score in its lead bucket) is *settled*.
 3. :class:`Embed` - only the survivors (items no cheap pass settles) are embedded, in parallel
-   actors.
+   actors;
+4. the vector search over those embeddings, sharded by IVF list (``service.batch.neighbours``):
+   candidate pairs the decide step answers its vector searches from.
 
 The decisions themselves are made after these stages by ``service.batch.decide`` with the
 streaming engine's own cascade, guards and representative rules, in input order. Stage 2

@@ -13,10 +13,14 @@ class Prepared:
 
     ``vectors``: embedding by embedded text (the survivors'); ``settled``: items a cheap pass
     settles against an earlier item (not embedded); ``embedded``: texts embedded ahead;
-    ``timings``: seconds per stage.
+    ``timings``: seconds per stage; ``search_texts`` and ``pairs``: the sharded vector search's
+    candidate pairs (``a``, ``b``: positions in ``search_texts``), None when it did not run.
     """
 
     vectors: dict[str, np.ndarray]
     settled: int
     embedded: int
     timings: dict[str, float] = field(default_factory=dict)
+    search_texts: list[str] | None = None
+    pairs: dict[str, np.ndarray] | None = None
+    search: dict[str, int] = field(default_factory=dict)  # lists, probes, pairs found

@@ -25,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from service.batch.candidates import Neighbours
 from service.batch.decide import PrecomputedEmbedder, decide
 from service.batch.io import Record
+from service.batch.neighbours import LIST_SIZE, NPROBE, SearchPlan
 from service.batch.plan import Batch
 from service.config import EngineConfig
 
@@ -85,11 +87,17 @@ def _check_urls(records: Sequence[Record], config: EngineConfig) -> None:
 def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | None = "use",
               device: str = "cpu", config: EngineConfig | None = None, guards: bool = True,
               into: str = ":memory:", level: str = "copy", batch_size: int = 1024, progress: bool = False,
-              ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0) -> BatchOutput:
+              ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0,
+              search: bool = True, nprobe: int = NPROBE, list_size: int = LIST_SIZE,
+              exact_scores: bool = False) -> BatchOutput:
     """Deduplicate ``records``: the plan's parallel stages on ``engine``, then the decide step.
 
     ``into``: the store the decide step writes (``:memory:`` keeps only the result; a SQLite or
-    PostgreSQL URL seeds a live store).
+    PostgreSQL URL seeds a live store). ``search``: run the sharded vector search stage
+    (``nprobe`` of ``embedded / list_size`` IVF lists per vector) and answer the decide step's
+    vector searches from its pairs; False leaves every search to the decide step's own index.
+    ``exact_scores``: an item the pairs give no hit is searched again by the engine's own index,
+    so that its ``score`` (the nearest group's cosine) is streaming's too (docs/scale.md).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -103,19 +111,32 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
 
         make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.embedding_cache)
     columns = columns_of(records, time.time())
+    embedder = PrecomputedEmbedder({}, make_embedder) if make_embedder is not None else None
+    plan = None
+    if search and embedder is not None:
+        # the engine's threshold for this model, as Deduper resolves it
+        plan = SearchPlan.for_engine(config.for_model(embedder.name), nprobe=nprobe, list_size=list_size)
     if engine == "local":
         from service.batch import local
 
         prepared = local.execute(columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
-                                 progress=progress)
+                                 progress=progress, search=plan)
     else:
         from service.batch import ray_engine
 
         prepared = ray_engine.execute(columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
-                                      progress=progress, address=ray_address, workers=workers, num_gpus=num_gpus)
-    embedder = PrecomputedEmbedder(prepared.vectors, make_embedder) if make_embedder is not None else None
+                                      progress=progress, address=ray_address, workers=workers, num_gpus=num_gpus,
+                                      search=plan)
+    neighbours = None
+    if embedder is not None:
+        embedder.vectors = prepared.vectors
+        if plan is not None and prepared.pairs is not None and prepared.search_texts is not None:
+            neighbours = Neighbours.build(np.stack([prepared.vectors[t] for t in prepared.search_texts]),
+                                          prepared.pairs, dim=embedder.dim)
     t0, c0 = time.perf_counter(), time.process_time()
-    decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress)
+    decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress,
+                     neighbours=neighbours, floor=plan.floor if plan is not None else -1.0,
+                     exact_scores=exact_scores)
     timings = {k: round(v, 3) for k, v in prepared.timings.items()}
     timings["decide_s"] = round(time.perf_counter() - t0, 3)
     timings["decide_cpu_s"] = round(time.process_time() - c0, 3)
@@ -134,6 +155,9 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         "settled_by_cheap_passes_in_plan": prepared.settled,
         "embedded_in_plan": prepared.embedded,
         "embedded_late_in_decide": decided.late_embedded,
+        # the sharded vector search: its lists and pairs, and how the decide step's searches were answered
+        "vector_search": {**prepared.search, **({"floor": plan.floor} if plan is not None else {}),
+                          **decided.searches},
         "timings": timings,
         "items_per_s": round(len(results) / max(timings["total_s"], 1e-9), 1),
         # peak resident memory of this (the driver) process, in MiB: the decide step's state lives here

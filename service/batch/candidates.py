@@ -1,0 +1,164 @@
+"""The decide step's vector search, answered from the candidate pairs of the sharded search stage.
+
+The engine asks its copy-group vector index for the ``k`` nearest groups of each new item
+(``service.cascade``, stage 4) and keeps only hits at or above its floor (the cosine threshold,
+or ``embedding_floor`` for a learned scorer). :class:`CandidateVectors` wraps that index and
+answers the same question from the pairs the search stage found (every embedded text's
+neighbours with cosine >= the stage's floor, a little below the engine's): the groups whose
+vector is one of the query's neighbours (or the query's own vector), plus every group whose
+vector the stage never saw (a text the decide step embedded late, or one a ``--into`` store held
+before), are scored exactly against the query from the index's own stored vectors, by the
+index's own direct-scoring function, restricted to the window, best first.
+
+Why the answer is the engine's: every group vector with cosine >= the stage's floor is among
+those scored (the stage found the pair; or the vector is one it never saw, and is scored
+anyway), so the hits at or above the floor, and the top ``k`` of them, are the exact search's.
+Hits below the floor are not returned; the engine drops them anyway (its floor is higher), and
+an item with none keeps no nearest-cosine score (``score`` null where streaming reports the
+cosine of a group too far to merge: docs/scale.md). A query the stage never saw (embedded late)
+falls back to the wrapped index's own search; so does, with ``exact_scores``, a search the
+pairs answer with no hit (then even that score is streaming's).
+
+>>> from index.vectors import VectorIndex
+>>> v = np.eye(3, dtype=np.float32)
+>>> nb = Neighbours.build(v, {"a": np.array([0]), "b": np.array([1])}, dim=3)
+>>> idx = CandidateVectors(VectorIndex(3), nb, floor=0.5)
+>>> idx.add(np.array([7, 8]), v[:2], np.zeros(2))
+>>> idx.search(v[0].reshape(1, -1), 8, window=(-1.0, 1.0)), idx.answered, idx.fell_back
+([[(7, 1.0)]], 1, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from index.vector_search import Hits, score_direct
+from index.vectors import VectorIndex, _as_float_matrix
+
+
+class Neighbours:
+    """Each embedded vector's neighbours (node ids), and the node of a vector.
+
+    A vector is found by the hash of its bytes, then checked against the stored row (a hash
+    collision finds no node rather than a wrong one), so the lookup table costs a few dozen
+    bytes a vector, not a second copy of the vectors.
+    """
+
+    def __init__(self, vectors: np.ndarray, node_of: dict[int, int], indptr: np.ndarray, indices: np.ndarray) -> None:
+        self.vectors = vectors
+        self._node_of = node_of
+        self.indptr = indptr
+        self.indices = indices
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, pairs: Mapping[str, np.ndarray], *, dim: int) -> Neighbours:
+        """From the vectors (row i = node i) and the stage's pairs (``a``, ``b``: node ids), both ways.
+
+        >>> nb = Neighbours.build(np.eye(3, dtype=np.float32), {"a": np.array([0]), "b": np.array([2])}, dim=3)
+        >>> nb.of(0).tolist(), nb.of(1).tolist(), nb.of(2).tolist(), nb.node(np.eye(3, dtype=np.float32)[1])
+        ([2], [], [0], 1)
+        """
+        x = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim)
+        node_of: dict[int, int] = {}
+        for i, row in enumerate(x):
+            node_of.setdefault(hash(row.tobytes()), i)
+        a = np.asarray(pairs["a"], np.int64)
+        b = np.asarray(pairs["b"], np.int64)
+        src, dst = np.concatenate([a, b]), np.concatenate([b, a])
+        order = np.argsort(src, kind="stable")
+        indptr = np.zeros(len(x) + 1, np.int64)
+        np.add.at(indptr, src + 1, 1)
+        return cls(x, node_of, np.cumsum(indptr), dst[order])
+
+    def node(self, vector: np.ndarray) -> int | None:
+        """The node whose vector is exactly ``vector`` (float32), or None."""
+        row = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+        i = self._node_of.get(hash(row.tobytes()))
+        if i is None or row.shape != self.vectors[i].shape or not np.array_equal(self.vectors[i], row):
+            return None
+        return i
+
+    def of(self, node: int) -> np.ndarray:
+        return self.indices[self.indptr[node] : self.indptr[node + 1]]
+
+    @property
+    def pairs(self) -> int:
+        return len(self.indices) // 2
+
+
+class CandidateVectors:
+    """A :class:`~index.vectors.VectorIndex` whose single-query searches are answered from
+    :class:`Neighbours`; everything else (adds, removals, expiry, ``get``) is the wrapped index's."""
+
+    def __init__(self, inner: VectorIndex, neighbours: Neighbours, *, floor: float, exact_scores: bool = False) -> None:
+        self.inner = inner
+        self.neighbours = neighbours
+        self.floor = floor  # the search stage's cosine floor: hits below it are not returned
+        # True: a search the pairs answer with no hit goes to the wrapped index too, so that the
+        # item's score (the nearest group's cosine, far below any threshold) is streaming's; it
+        # changes no decision, and costs streaming's search for every item no group came near
+        self.exact_scores = exact_scores
+        self.groups_of: dict[int, set[int]] = {}  # node -> group ids whose vector it is
+        self.node_of_group: dict[int, int] = {}
+        # groups whose vector the stage never saw: scored on every search (few: late texts)
+        self.strangers: set[int] = set(inner._rows.ids[: inner._rows.n][inner._rows.alive[: inner._rows.n]].tolist())
+        self.answered = 0  # searches answered from the pairs
+        self.fell_back = 0  # searches of a vector the stage never saw: the wrapped index's own
+        self.for_score = 0  # searches with no hit from the pairs, sent to the wrapped index (exact_scores)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    def __contains__(self, group: object) -> bool:
+        return group in self.inner
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray, times: np.ndarray) -> None:
+        ids_arr = np.asarray(ids, np.int64).reshape(-1)
+        raw = np.asarray(vectors, dtype=np.float32).reshape(len(ids_arr), -1)
+        self.inner.add(ids_arr, raw, times)
+        for group, row in zip(ids_arr.tolist(), raw, strict=True):
+            old = self.node_of_group.pop(group, None)
+            if old is not None:
+                self.groups_of[old].discard(group)
+            self.strangers.discard(group)
+            node = self.neighbours.node(row)
+            if node is None:
+                self.strangers.add(group)
+            else:
+                self.node_of_group[group] = node
+                self.groups_of.setdefault(node, set()).add(group)
+
+    def remove(self, ids: Iterable[int]) -> int:
+        return self.inner.remove(ids)
+
+    def search(self, vectors: np.ndarray, k: int = 10, *, window: tuple[float, float] | None = None,
+               exclude: set[int] | None = None) -> Hits:
+        raw = np.asarray(vectors, dtype=np.float32)
+        node = self.neighbours.node(raw) if raw.size == self.dim else None
+        if node is None or exclude:
+            self.fell_back += 1
+            return self.inner.search(vectors, k, window=window, exclude=exclude)
+        self.answered += 1
+        groups: set[int] = set(self.groups_of.get(node, ()))
+        for nb in self.neighbours.of(node).tolist():
+            groups.update(self.groups_of.get(nb, ()))
+        groups.update(self.strangers)
+        rows = self.inner._rows
+        pos = np.asarray(sorted(p for p in (rows.pos.get(g) for g in groups) if p >= 0 and rows.alive[p]), np.int64)
+        if window is not None and pos.size:
+            t = rows.times[pos]
+            pos = pos[(t >= window[0]) & (t <= window[1])]
+        hits: list[tuple[int, float]] = []
+        if pos.size:
+            q = _as_float_matrix(raw, self.dim, "vectors")
+            hits = [(g, s) for g, s in score_direct(q, k, pos, self.inner._decode(pos), rows.ids)[0] if s >= self.floor]
+        if not hits and self.exact_scores:
+            self.for_score += 1
+            return self.inner.search(vectors, k, window=window)
+        return [hits]
