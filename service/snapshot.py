@@ -11,7 +11,7 @@ It is an accelerator, never a source of truth (the store is):
 
 * it is written at a clean ``Deduper.close()`` and at checkpoints while ingesting
   (``EngineConfig.snapshot_every``), stamped with the store's change cursor. A start loads it
-  and replays the store's change feed from that cursor (``Deduper._catch_up``, the path that
+  and replays the store's change feed from that cursor (``StateRestart.catch_up``, the path that
   applies other writers' changes), so after a crash only the changes since the last
   checkpoint are read again; with no usable snapshot, or a tail longer than the snapshot
   itself, the state is rebuilt from the store. A stale snapshot can cost time, never a wrong
