@@ -7,6 +7,7 @@ Used in two ways with the same stage functions and the same guards:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -58,7 +59,9 @@ class Cascade:
                  stages: Sequence[Stage] | None = None) -> None:
         self.config = config
         self.guards = guards
-        self.scorer: EmbeddingScorer = scorer or CosineScorer(config.embedding_threshold)
+        # No threshold is calibrated only for an engine without a model, which never embeds: nothing passes.
+        self.scorer: EmbeddingScorer = scorer or CosineScorer(
+            config.embedding_threshold if config.embedding_threshold is not None else math.inf)
         self.stages: tuple[Stage, ...] = (tuple(stages) if stages is not None
                                           else default_stages(config, self.scorer, self.embed_text))
 

@@ -137,9 +137,7 @@ class Deduper:
         self.store = store
         self.guards: GuardSet | None = resolve_guards(guards)
         self.url_rules = url_rules or _load_url_rules(self.config)
-        self.scorer: EmbeddingScorer | None = make_scorer(
-            self.config.embedding_scorer, self.model_name, cosine_threshold=self.config.embedding_threshold,
-            threshold=self.config.xling_threshold) if embedder is not None else None
+        self.scorer = self._make_scorer()
         self.cascade = Cascade(self.config, self.guards, self.scorer)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.
@@ -160,6 +158,14 @@ class Deduper:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
             self.restart.complete = self.store.max_change() == 0
+
+    def _make_scorer(self) -> EmbeddingScorer | None:
+        """The embedding stage's scorer; None without a model (``for_model`` gave a model its threshold)."""
+        cosine = self.config.embedding_threshold
+        if self.embedder is None or cosine is None:
+            return None
+        return make_scorer(self.config.embedding_scorer, self.model_name, cosine_threshold=cosine,
+                           threshold=self.config.xling_threshold)
 
     def _new_state(self, config: EngineConfig | None = None) -> CandidateState:
         return CandidateState(config or self.config, self.embedder.dim if self.embedder is not None else None)
@@ -545,9 +551,10 @@ class Deduper:
         if old is not None:
             entry = Entry(doc.id, version_id, doc.cluster_id, f, old.url, old.source)
             self.state.put(entry)
-            if self.state.reps.get(doc.cluster_id) == doc.id and self.embedder is not None:
+            model = self.model_name  # set exactly when there is an embedder
+            if self.state.reps.get(doc.cluster_id) == doc.id and model is not None:
                 vec = self._encode([self._embed_text(f)])[0]
-                store.save_vector(version_id, self.model_name, vec.tobytes())
+                store.save_vector(version_id, model, vec.tobytes())
                 self.state.set_cluster_vector(doc.cluster_id, doc.id, vec)
         store.record_change(doc.id, now)
         obs = self._observe(article, doc.id, version_id, "new_version", decision, now)
@@ -731,5 +738,5 @@ def _cache_stats(embedder: Any) -> dict[str, int]:
 def _load_url_rules(config: EngineConfig) -> UrlRules:
     rules = UrlRules.default()
     if config.url_rules:
-        rules = rules.merged(UrlRules.from_file(config.url_rules))
+        rules = rules.merged(UrlRules.from_file(Path(config.url_rules)))
     return rules

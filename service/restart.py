@@ -304,7 +304,7 @@ class StateRestart:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
         loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
         entries = [self._entry_of(doc, ver) for doc, ver in loaded]
-        is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
+        is_rep = [doc.cluster_id is not None and reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
         self.state.add_loaded(entries, is_rep)
         # A replay that moved a cluster's anchor out (an editor's split, another writer's move)
         # leaves the cluster without one when the new anchor, its earliest remaining member, was

@@ -110,7 +110,7 @@ def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> No
 def snapshot_file(state: CandidateState, path: str | Path, *, cursor: int) -> PendingFile:
     """The file ``save_snapshot`` writes, its arrays exported (copied) now, so that it can be
     written later, from another thread, while the state keeps changing (``index.files``)."""
-    arrays = {f"doc_{k}": v for k, v in state.entries.export_columns().items()}
+    arrays: dict[str, Any] = {f"doc_{k}": v for k, v in state.entries.export_columns().items()}
     arrays["rep_cluster"], arrays["rep_doc"] = state.reps.arrays()
     arrays.update({f"ngram_{k}": v for k, v in state.ngram.export_arrays().items()})
     arrays.update({f"minhash_{k}": v for k, v in state.minhash.export_arrays().items()})

@@ -280,8 +280,9 @@ class EmbeddingStage(Stage):
             return []
         hits = vectors.search(vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
         # A learned scorer may lift a pair above its threshold on lexical evidence, so it sees
-        # every hit above a low cosine floor; plain cosine needs no floor.
-        floor = self.config.embedding_floor if self.scorer.learned else self.config.embedding_threshold
+        # every hit above a low cosine floor; plain cosine needs no floor (its threshold is the
+        # config's embedding_threshold).
+        floor = self.config.embedding_floor if self.scorer.learned else self.scorer.threshold
         clusters = [c for c, s in hits if c in state.reps and s >= floor]
         reps = [state.reps[c] for c in clusters]
         if not reps:
