@@ -18,6 +18,7 @@ from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
 from service.cascade import Cascade
 from service.config import EngineConfig
+from service.guards import GuardInput
 from service.stages import (
     ExactStage,
     MinHashStage,
@@ -95,8 +96,8 @@ class FakeGuards:
     block: set[str] = field(default_factory=set)
     asked: list[str] = field(default_factory=list)
 
-    def check(self, a: object, b: object) -> list[GuardVerdict]:
-        title = b.title  # type: ignore[attr-defined]
+    def check(self, a: GuardInput, b: GuardInput) -> list[GuardVerdict]:
+        title = b.title
         self.asked.append(title)
         if title in self.block:
             return [GuardVerdict("subject", True, True, f"subject: {title!r} differs")]
@@ -109,7 +110,7 @@ def no_vector() -> np.ndarray | None:
 
 def match(state: FakeState, f: ItemFeatures, guards: FakeGuards | None = None,
           window: tuple[float, float] | None = None):
-    return Cascade(CFG, guards).match(f, state, no_vector, window)  # type: ignore[arg-type]
+    return Cascade(CFG, guards).match(f, state, no_vector, window)
 
 
 # the walk ---------------------------------------------------------------------------------------------
@@ -205,7 +206,7 @@ def test_a_stage_is_any_object_with_the_stage_interface():
 
         def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
             word = probe.item.title.split()[0]
-            return [(d, 1.0) for d, (_, g) in probe.state.entries.docs.items()  # type: ignore[attr-defined]
+            return [(d, 1.0) for d, (_, g) in probe.state.entries.docs.items()
                     if g.title.split()[0] == word]
 
         def describe(self, probe: Probe, doc: int, score: float) -> str:
@@ -218,7 +219,7 @@ def test_a_stage_is_any_object_with_the_stage_interface():
     s = FakeState()
     s.add(5, 50, feats("Samsung profit falls"))
     c = Cascade(CFG, None, stages=[FirstWord(), MinHashStage(CFG)])
-    m = c.match(feats("Samsung shares rise"), s, no_vector, None)  # type: ignore[arg-type]
+    m = c.match(feats("Samsung shares rise"), s, no_vector, None)
     assert (m.decision.same, m.matched_doc, m.decision.reasons) == (True, 5, ["first word as document 5"])
     d = c.pair(feats("Samsung a"), feats("Samsung b"), GatedNgramIndex(), lambda: None)
     assert (d.same, d.reasons) == (True, ["first word"])
