@@ -13,6 +13,7 @@ commented with what it was calibrated on.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -124,36 +125,37 @@ class BatchIndices:
         self.ngram.add(i, f.lead, f.grams, f.time)
 
 
-class Stage:
-    """One pass of the cascade. Subclasses fill in the candidates, the pair score and the reasons."""
+class Stage(ABC):
+    """One pass of the cascade. Subclasses fill in the threshold, the candidates, the reasons and
+    the pair score; ``active`` and ``settles`` have defaults."""
 
     name: StageName
     settles_cheaply: bool = True  # decides without the encoder (the prefetch skips what these settle)
 
     @property
-    def threshold(self) -> float:
-        raise NotImplementedError
+    @abstractmethod
+    def threshold(self) -> float: ...
 
     def active(self, state: CandidateState) -> bool:
         """Whether the stage runs against this state (the embedding stage needs a vector index)."""
         return True
 
+    @abstractmethod
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
         """(document, score) pairs, best first; the walk stops at the first below ``threshold``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         """The reason recorded when ``doc`` is proposed."""
-        raise NotImplementedError
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         """Whether a candidate in ``where`` reaches the threshold (guards aside): the prefetch's
         prediction that the item will not need its vector."""
         return False
 
+    @abstractmethod
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
         """The pair's score, or None when the stage cannot score it (no vectors)."""
-        raise NotImplementedError
 
 
 class ExactStage(Stage):
