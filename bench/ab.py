@@ -4,7 +4,9 @@ Two measurements, each printing one JSON line:
 
 * ``ingest``: one ingest of the benchmark stream (``--size``, default 10,000) into a fresh
   SQLite store with the bundled encoder: items/s, the process CPU seconds, and a digest of
-  every item's (status, cluster, stage), so two versions can be shown to decide identically.
+  every item's (status, cluster, stage), so two versions can be shown to decide identically;
+  ``results_sha256`` digests every item's whole result (representative, duplicate_of, story,
+  matched copy, and the decision's reasons, scores, vetoes and guard verdicts) as well.
 * ``dedupe``: ``Deduper.dedupe`` of the 100 RAG-style chunks of the benchmark; the wall-clock
   p50 of ``--calls`` calls, and the CPU milliseconds of the engine's own work (the encoder's
   output is cached after the first call, so only the cascade, the indices and the guards are
@@ -51,8 +53,13 @@ def measure_ingest(size: int, data_dir: str | None) -> dict[str, Any]:
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         engine.close()
     digest = hashlib.sha256(json.dumps([(r.status, r.cluster_id, r.decision.stage) for r in results]).encode())
+    whole = hashlib.sha256(json.dumps([(r.status, r.cluster_id, r.representative_id, r.duplicate_of,
+                                        getattr(r, "story_id", None), getattr(r, "matched_copy", None),
+                                        r.decision.to_dict()) for r in results],
+                                      sort_keys=True, default=str).encode())
     return {"measure": "ingest", "items": len(articles), "items_per_s": round(len(articles) / wall, 1),
-            "cpu_s": round(cpu, 2), "decisions_sha256": digest.hexdigest()[:16]}
+            "cpu_s": round(cpu, 2), "decisions_sha256": digest.hexdigest()[:16],
+            "results_sha256": whole.hexdigest()[:16]}
 
 
 def measure_dedupe(size: int, calls: int, low: float, data_dir: str | None) -> dict[str, Any]:

@@ -164,10 +164,10 @@ def median_windows(runs: Sequence[Sequence[dict[str, float]]]) -> list[dict[str,
 # --- samestory -------------------------------------------------------------------------------------
 def _engine(db: str, embedder: Any, guards: bool) -> Any:
     from service.config import EngineConfig
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
     from service.store import open_store
 
-    return Deduper(open_store(db), embedder=embedder, config=EngineConfig.load(), guards=guards)
+    return Deduper(open_store(db), embedder=embedder, config=EngineConfig.load(), guards=guards_on(guards))
 
 
 class RecordingEmbedder:

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
                             seed=args.crash_seed)
 
     from service.config import EngineConfig
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
     from service.store import open_store
 
     t0 = time.perf_counter()
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     config = EngineConfig.load().replace(state_snapshot=not args.no_snapshot)
     engine = Deduper(open_store(f"sqlite:///{args.db}"), embedder=embedder, config=config,
-                     guards=not args.no_guards, warm=False)
+                     guards=guards_on(not args.no_guards), warm=False)
     t_open = time.perf_counter() - t0
     gc.collect()
     rss0 = rss_bytes()
@@ -106,7 +106,7 @@ def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     if not os.path.exists(db):
         raise SystemExit(f"--crash-after needs a store, and {db} does not exist (build one with --build)")
     engine, timings = _ingest_stream(db, size, seed, model, guards=guards, data_dir=data_dir, prefix="crash")
-    left = engine.cursor - engine._checkpoint_cursor
+    left = engine.cursor - engine.restart.checkpoint_cursor
     engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
     return {**timings, "crash_checkpoints": engine.counters["checkpoints"], "crash_changes_after_checkpoint": left}
 
@@ -117,7 +117,7 @@ def _ingest_stream(db: str, size: int, seed: int, model: str, *, guards: bool, d
     any background checkpoint; returns the open engine and its timings, keys prefixed."""
     from bench.stream import build_stream
     from service.config import EngineConfig
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
     from service.store import open_store
 
     try:
@@ -125,7 +125,7 @@ def _ingest_stream(db: str, size: int, seed: int, model: str, *, guards: bool, d
     except ValueError as exc:  # more items than the named eval sets hold distinct stories for
         raise SystemExit(str(exc)) from exc
     engine = Deduper(open_store(f"sqlite:///{db}"), embedder=load_model(model), config=EngineConfig.load(),
-                     guards=guards)
+                     guards=guards_on(guards))
     t0 = time.perf_counter()
     engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
     seconds = time.perf_counter() - t0

@@ -179,12 +179,12 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     if args.route == "dedupe":
         from eval.engine import load_embedder
         from eval.passages import predict_dedupe
-        from service.engine import Deduper
+        from service.engine import Deduper, guards_on
         from service.store import open_store
 
         name += " dedupe"
         embedder = None if args.model == "none" else load_embedder(args.model)
-        engine = Deduper(open_store(":memory:"), embedder=embedder, guards=not args.no_guards, warm=False)
+        engine = Deduper(open_store(":memory:"), embedder=embedder, guards=guards_on(not args.no_guards), warm=False)
         preds = predict_dedupe(pairs, engine, progress=progress)
     else:
         preds = pair_eval.predict_samestory(pairs, guards=not args.no_guards, model=args.model, progress=progress)

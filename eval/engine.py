@@ -100,9 +100,9 @@ def make_config(overrides: dict[str, float] | None = None) -> Any:
 def open_engine(guards: bool = True, model: str = "use", overrides: dict[str, float] | None = None
                 ) -> Iterator[Any]:
     """A fresh in-memory engine, closed on exit."""
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
 
-    d = Deduper.open(":memory:", model=load_embedder(model), guards=guards, config=make_config(overrides))
+    d = Deduper.open(":memory:", model=load_embedder(model), guards=guards_on(guards), config=make_config(overrides))
     try:
         yield d
     finally:

@@ -378,7 +378,7 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
               f"- samestory: `Deduper.open(':memory:', model={st['model']!r})`, default `EngineConfig` "
               f"(ngram {st['ngram_threshold']}, minhash {st['minhash_threshold']}, embedding "
               f"{st['embedding_threshold']}); pair verdicts from `compare_pairs` (the `compare` decision), "
-              "clusters from `ingest`. \"samestory (no guards)\" is the same engine with `guards=False`.",
+              "clusters from `ingest`. \"samestory (no guards)\" is the same engine with `guards=None`.",
               "- AP and R@P (recall at precision 0.95 / 0.99) rank the embedding cosine; a pair a guard vetoed "
               "ranks last (-inf), since it can never merge. The engine consults guards only when a stage "
               "proposes a merge, so pairs below every threshold keep their cosine. Baselines rank by their own "

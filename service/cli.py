@@ -10,9 +10,12 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tqdm import tqdm
+
+if TYPE_CHECKING:
+    from service.engine import Deduper
 
 DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
@@ -46,16 +49,16 @@ def _add_listing(sub: Any, plural: str, func: Callable[[argparse.Namespace], int
     p.set_defaults(func=func)
 
 
-def open_engine(args: argparse.Namespace, db: str | None = None) -> Any:
+def open_engine(args: argparse.Namespace, db: str | None = None) -> Deduper:
     from service.config import EngineConfig
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
 
     config = EngineConfig.load(args.config)
     model = None if args.model in ("none", "") else args.model
     # The effective thresholds, once per command (shown with -v).
     logging.getLogger("samestory").info("configuration: %s",
                                         json.dumps(config.for_model(model).public(), ensure_ascii=False))
-    return Deduper.open(db or args.db, model=model, config=config, guards=not args.no_guards, device=args.device)
+    return Deduper.open(db or args.db, model=model, config=config, guards=guards_on(not args.no_guards), device=args.device)
 
 
 def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+DAY = 86_400.0  # seconds: the unit of every *_days setting
+
 # SAMESTORY_* variables read outside the settings and the engine config (where each is used).
 OTHER_ENV_VARS = {
     "SAMESTORY_CONFIG": "the TOML file (service.api.settings)",

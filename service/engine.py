@@ -11,33 +11,38 @@
 
 from __future__ import annotations
 
+import enum
 import logging
 import re
 import threading
 import time as _time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import numpy as np
 from tqdm import tqdm
 
-from index.exact import ExactIndex
 from index.features import ItemFeatures
-from index.ngram import GatedNgramIndex
 from index.urls import InvalidUrlError, UrlRules
+from models.base import Embedder
 from service.cascade import Cascade, Match
-from service.config import EngineConfig
+from service.config import DAY, EngineConfig
+from service.corrections import Constraints, load_constraints
 from service.representative import Candidate, better, rank
-from service.restart import DAY, StateRestart
-from service.scoring import CosineScorer, make_scorer
+from service.restart import StateRestart
+from service.scoring import CosineScorer, EmbeddingScorer, make_scorer
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
 from service.stories import StoryEvidence, StoryMatch, StoryTracker, story_text
-from service.types import Article, ArticleError, Decision, IngestResult
+from service.types import Article, ArticleError, Decision, IngestResult, Status
+
+if TYPE_CHECKING:
+    from service.guards import GuardSet
+    from service.passages import PassageDeduper, PassageDedupeResult
 
 log = logging.getLogger("samestory.engine")
 
@@ -82,80 +87,151 @@ def _group(dup: list[int | None], decisions: list[Decision]) -> DedupeResult:
     return DedupeResult(clusters, [g[0] for g in clusters], decisions, dup)
 
 
-class Deduper(StateRestart):
+class _Default(enum.Enum):
+    GUARDS = "the shipped guard set"
+
+
+DEFAULT_GUARDS: Final = _Default.GUARDS
+"""``guards=DEFAULT_GUARDS``: the shipped guard set, ``GuardSet.default()``, built when the engine
+is (loading the rules costs ~0.25 s, so it is not built at import)."""
+
+GuardsArg: TypeAlias = "GuardSet | Literal[_Default.GUARDS] | None"
+
+
+def resolve_guards(guards: GuardsArg) -> GuardSet | None:
+    """The guard set an engine runs: ``DEFAULT_GUARDS`` -> ``GuardSet.default()``; None: guards off.
+
+    ``True``/``False`` were accepted before; they are refused with the spelling to use, rather
+    than read as a guard set.
+    """
+    if isinstance(guards, bool):
+        raise TypeError(f"guards must be a GuardSet, DEFAULT_GUARDS or None, not {guards!r} "
+                        f"(guards=True is DEFAULT_GUARDS, guards=False is None)")
+    if guards is DEFAULT_GUARDS:
+        from service.guards import GuardSet
+
+        return GuardSet.default()
+    return guards
+
+
+def guards_on(on: bool) -> GuardsArg:
+    """A command-line switch (``--no-guards``, ``SAMESTORY_GUARDS``) as the ``guards`` argument."""
+    return DEFAULT_GUARDS if on else None
+
+
+class Deduper:
     """Decides, for each incoming item, whether it copies something already seen.
 
-    Use :meth:`open` rather than the constructor. The embedder is any object with
-    ``encode(texts) -> float32 (n, dim)`` L2-normalised rows, ``dim`` and ``name``
-    (see ``models.base.Embedder``); ``model=None`` runs the cheap passes only.
+    Use :meth:`open` rather than the constructor. The embedder is any ``models.base.Embedder``
+    (``encode(texts) -> float32 (n, dim)`` L2-normalised rows, ``dim`` and ``name``);
+    ``embedder=None`` runs the cheap passes only. ``guards`` is a ``GuardSet``, None (off), or
+    ``DEFAULT_GUARDS``.
+
+    The engine is composed: the ``cascade`` decides (``service.cascade``, its stages in
+    ``service.stages``), the candidate state is searched, and ``restart``
+    (``service.restart.StateRestart``) keeps that state across restarts and in step with other
+    writers; the passage path (``passages``) and the story level (``stories``) sit beside them.
     """
 
-    def __init__(self, store: Store, *, embedder: Any = None, config: EngineConfig | None = None,
-                 guards: Any = True, url_rules: UrlRules | None = None, warm: bool = True) -> None:
+    def __init__(self, store: Store, *, embedder: Embedder | None = None, config: EngineConfig | None = None,
+                 guards: GuardsArg = DEFAULT_GUARDS, url_rules: UrlRules | None = None, warm: bool = True) -> None:
         self.embedder = embedder
-        self.model_name = getattr(embedder, "name", None)
+        self.model_name: str | None = embedder.name if embedder is not None else None
         self.config = (config or EngineConfig()).for_model(self.model_name)
         self.store = store
-        if guards is True:
-            from service.guards import GuardSet
-
-            guards = GuardSet.default()
-        elif guards is False:
-            guards = None
-        self.guards = guards
+        self.guards: GuardSet | None = resolve_guards(guards)
         self.url_rules = url_rules or _load_url_rules(self.config)
-        self.scorer = make_scorer(self.config.embedding_scorer, self.model_name,
-                                  cosine_threshold=self.config.embedding_threshold,
-                                  threshold=self.config.xling_threshold) if embedder is not None else None
+        self.scorer = self._make_scorer()
         self.cascade = Cascade(self.config, self.guards, self.scorer)
-        self.state = CandidateState(self.config, getattr(embedder, "dim", None) if embedder is not None else None)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.
         self.counters: Counter[str] = Counter(checkpoints=0)
-        self.cursor = 0
-        self.index_path = _index_path(store)
-        self.snapshot_path = _index_path(store, ".state.npz")
+        self.restart = StateRestart(store, self.config, self._new_state(), counters=self.counters,
+                                    model_name=self.model_name, index_path=_index_path(store),
+                                    snapshot_path=_index_path(store, ".state.npz"))
         self._max_time = 0.0
         self._since_expiry = 0
-        self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
-        self._checkpoint_cursor = 0  # the change cursor of the last snapshot written or loaded
-        self.checkpoint_seconds: list[float] = []  # how long each checkpoint held up its caller
-        self.checkpoint_write_seconds: list[float] = []  # how long each took to write (background)
-        self._writer: threading.Thread | None = None
         self._encode_lock = threading.Lock()
-        # False after a warm-up that timed out or failed: the state then lacks part of the store,
-        # and must not be saved as if it were whole (the next start would trust it).
-        self._state_complete = True
-        self.warmup_report: dict[str, Any] = {}
         # Editors' must-/cannot-link constraints (service.corrections), consulted at story decisions.
-        from service.corrections import load_constraints
-
-        self.constraints: Any = load_constraints(store)
-        self._passages: Any = None  # service.passages.PassageDeduper, built by ``passages``
+        self.constraints: Constraints = load_constraints(store)
+        self._passages: PassageDeduper | None = None  # built on first use by ``passages``
         # The story level (service/stories.py): open stories' evidence, and each copy group's story.
         self.stories = self._new_tracker()
         self.group_story: dict[int, int] = {}
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
-            self._state_complete = self.store.max_change() == 0
+            self.restart.complete = self.store.max_change() == 0
+
+    def _make_scorer(self) -> EmbeddingScorer | None:
+        """The embedding stage's scorer; None without a model (``for_model`` gave a model its threshold)."""
+        cosine = self.config.embedding_threshold
+        if self.embedder is None or cosine is None:
+            return None
+        return make_scorer(self.config.embedding_scorer, self.model_name, cosine_threshold=cosine,
+                           threshold=self.config.xling_threshold)
+
+    def _new_state(self, config: EngineConfig | None = None) -> CandidateState:
+        return CandidateState(config or self.config, self.embedder.dim if self.embedder is not None else None)
 
     # construction -------------------------------------------------------------------------------
     @classmethod
-    def open(cls, db: str = ":memory:", *, model: Any = "use", config: EngineConfig | None = None,
-             guards: Any = True, device: str = "cpu") -> Deduper:
+    def open(cls, db: str = ":memory:", *, model: str | Embedder | None = "use", config: EngineConfig | None = None,
+             guards: GuardsArg = DEFAULT_GUARDS, device: str = "cpu") -> Deduper:
         """Open an engine on ``db`` (``:memory:``, ``sqlite:///PATH``, ``postgresql://...``).
 
         ``model`` is an embedder spec for ``models.registry.load_embedder`` ("use", "e5-small",
         "st:PATH", "onnx:DIR"), an embedder object, or None for the cheap passes only.
         """
         config = config or EngineConfig.load()
-        embedder = model
+        embedder: Embedder | None
         if isinstance(model, str):
             from models.registry import load_embedder
 
             embedder = load_embedder(model, device=device, shared_cache=config.embedding_cache)
+        else:
+            embedder = model
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)
+
+    # the candidate state and its persistence (``restart``) ----------------------------------------
+    @property
+    def state(self) -> CandidateState:
+        """The candidate state the cascade searches (a warm-up replaces it: read it here each time)."""
+        return self.restart.state
+
+    @property
+    def cursor(self) -> int:
+        """The last store change the candidate state reflects."""
+        return self.restart.cursor
+
+    @property
+    def warmup_report(self) -> dict[str, Any]:
+        return self.restart.warmup_report
+
+    @property
+    def checkpoint_seconds(self) -> list[float]:
+        return self.restart.checkpoint_seconds
+
+    @property
+    def checkpoint_write_seconds(self) -> list[float]:
+        return self.restart.checkpoint_write_seconds
+
+    def checkpoint(self, *, wait: bool = True) -> bool:
+        """Write the vector index and state snapshot beside a SQLite store (``StateRestart.checkpoint``)."""
+        return self.restart.checkpoint(wait=wait)
+
+    def wait_for_checkpoint(self) -> None:
+        self.restart.wait_for_checkpoint()
+
+    def warm_up(self) -> dict[str, Any]:
+        """Rebuild the candidate state (``StateRestart.warm_up``), then the open stories."""
+        report = self.restart.warm_up()
+        report["story_items"] = self._warm_stories()
+        return report
+
+    def _catch_up(self, limit: int | None = None) -> int:
+        """Replay other writers' changes into the state (``StateRestart.catch_up``)."""
+        return self.restart.catch_up(limit)
 
     def warm_encoder(self) -> float:
         """Load the model and run it once on a short text, so the first request does not pay for it.
@@ -190,6 +266,8 @@ class Deduper(StateRestart):
     # embedding --------------------------------------------------------------------------------------
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         # The HTTP service runs dedupe beside ingestion (Service.call_stateless): both count here.
+        if self.embedder is None:
+            raise RuntimeError("this engine has no embedder (model=None)")
         with self._encode_lock:
             self.counters["encoder_texts"] += len(texts)
             self.counters["encoder_calls"] += 1
@@ -241,7 +319,7 @@ class Deduper(StateRestart):
                 for (article, key), f in zip(chunk, feats, strict=True):
                     results.append(self._ingest_one(article, key, f, now, prefetched))
                 last = self.store.max_change()
-            self.cursor = max(self.cursor, last)
+            self.restart.advance(last)
         except BaseException:
             # The transaction rolled back; the in-memory state may hold its writes. Rebuild it.
             self.warm_up()
@@ -251,9 +329,7 @@ class Deduper(StateRestart):
         if self._since_expiry >= 5_000:
             self._since_expiry = 0
             self._expire()
-        every = self.config.snapshot_every
-        if every and self.snapshot_path is not None and self.cursor - self._checkpoint_cursor >= every:
-            self.checkpoint(wait=False)
+        self.restart.checkpoint_if_due()
         for r in results:
             self.counters[f"status_{r.status}"] += 1
             self.counters[f"stage_{r.decision.stage}"] += 1
@@ -275,41 +351,26 @@ class Deduper(StateRestart):
         return dropped
 
     def _prefetch_vectors(self, feats: list[ItemFeatures], state: CandidateState | None = None,
-                          config: EngineConfig | None = None) -> dict[str, np.ndarray]:
-        """Embed, in one batch, the items the cheap passes cannot settle.
-
-        Each item is checked against the current state and against the earlier items of the
-        same batch (syndicated copies often arrive together). An item that a later stage of an
-        earlier batch item settles has then been embedded for nothing; that is rare and far
-        cheaper than one encoder call per item.
-        """
+                          cascade: Cascade | None = None) -> dict[str, np.ndarray]:
+        """Embed, in one batch, the items the cheap stages cannot settle (``Cascade.cheaply_unsettled``:
+        against the state and the earlier items of the same batch, where syndicated copies often
+        arrive together)."""
         if self.embedder is None or len(feats) < 2:
             return {}
-        cfg = config or self.config
+        cascade = cascade or self.cascade
         state = self.state if state is None else state
-        window = cfg.window_days * DAY
-        # Earlier items of this batch are checked by the two passes that settle most copies
-        # (exact and gated n-grams); a MinHash index per batch would cost more than it saves.
-        batch_exact, batch_ngram = ExactIndex(), GatedNgramIndex()
-        need = []
-        for i, f in enumerate(feats):
-            w = (f.time - window, f.time + window)
-            settled = (
-                any(d in state.entries for k in (f.content_key, f.title_key) for d in state.exact.lookup(k))
-                or bool(state.ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold))
-                or any(s >= cfg.minhash_threshold for _, s in state.minhash.candidates(f.grams, window=w)[:1])
-                or bool(batch_exact.lookup(f.content_key) or batch_exact.lookup(f.title_key))
-                or bool(batch_ngram.candidates(f.lead, f.grams, window=w, min_score=cfg.ngram_threshold))
-            )
-            batch_exact.add(i, [f.content_key, f.title_key])
-            batch_ngram.add(i, f.lead, f.grams, f.time)
-            if not settled:
-                need.append(self._embed_text(f))
-        need = list(dict.fromkeys(need))
+        need = list(dict.fromkeys(cascade.embed_text(feats[i]) for i in cascade.cheaply_unsettled(feats, state)))
         if not need:
             return {}
         vecs = self._encode(need)
         return dict(zip(need, vecs, strict=True))
+
+    def _observe(self, article: Article, doc_id: int, version_id: int, status: Status, decision: Decision,
+                 now: float) -> int:
+        """Record that ``article`` was seen (one observation row per ingested item)."""
+        return self.store.insert_observation(document_id=doc_id, version_id=version_id, channel=article.channel,
+                                             url=article.url, source=article.source, caller_id=article.id, now=now,
+                                             status=status, decision=decision.to_dict())
 
     def _ingest_one(self, article: Article, key: str | None, f: ItemFeatures, now: float,
                     prefetched: dict[str, np.ndarray]) -> IngestResult:
@@ -344,22 +405,23 @@ class Deduper(StateRestart):
         doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
         version_id = store.insert_version(doc_id, chash, article.title, article.body, article.lang or "und", now)
         decision = match.decision
-        entry = Entry(doc_id, version_id, 0, f, article.url, article.source)
         if vector is not None and self.model_name:
             store.save_vector(version_id, self.model_name, np.asarray(vector, dtype=np.float32).tobytes())
+        status: Status
+        duplicate_of: int | None
         if decision.same and match.cluster_id is not None:
             # Joined through the cluster's anchor (or an exact copy of a member): the evidence
             # compared never moves. The displayed representative follows seed 000's rules apart.
             cluster_id = match.cluster_id
-            entry.cluster_id = cluster_id
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, match.matched_doc,
                                  decision.to_dict())
-            state.put(entry)
+            state.put(Entry(doc_id, version_id, cluster_id, f, article.url, article.source))
             status = "duplicate"
             cluster = store.get_cluster(cluster_id)
-            rep = cluster.representative_id if cluster is not None else match.matched_doc
+            matched = match.matched_doc if match.matched_doc is not None else doc_id  # the cascade always names it
+            rep = cluster.representative_id if cluster is not None else matched
             duplicate_of = rep
-            cur = self._rep_candidate(rep) if rep is not None else None
+            cur = self._rep_candidate(rep)
             if cur is not None:
                 why = better(Candidate(doc_id, article.url, article.source, f.time), cur, self.url_rules)
                 if why is not None:
@@ -382,9 +444,8 @@ class Deduper(StateRestart):
                 store.touch_story(story_id, now)
         else:
             cluster_id = store.create_cluster(doc_id, now)
-            entry.cluster_id = cluster_id
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())
-            state.put(entry)
+            state.put(Entry(doc_id, version_id, cluster_id, f, article.url, article.source))
             state.set_rep(cluster_id, doc_id)
             if vector is not None:
                 state.set_cluster_vector(cluster_id, doc_id, vector)
@@ -392,9 +453,8 @@ class Deduper(StateRestart):
             story_id = self._place_group(cluster_id, self._story_evidence(article, f, vector, version_id), now,
                                          apart=apart)
         store.record_change(doc_id, now)
-        obs = store.insert_observation(doc_id, version_id, article.channel, article.url, article.source, article.id,
-                                       now, status, decision.to_dict())
-        return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,  # type: ignore[arg-type]
+        obs = self._observe(article, doc_id, version_id, status, decision, now)
+        return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,
                             id=article.id, story_id=story_id,
                             matched_copy=match.matched_doc if decision.same else None)
 
@@ -450,12 +510,12 @@ class Deduper(StateRestart):
         calm = [g for g in twins if g not in disputed]
         if calm:
             g = min(calm)
-            d = match.decision
+            dec = match.decision
             return (f"{why}: joined copy group {g} of its identical copies instead (cannot-link)",
                     Match(Decision(True, "exact", 1.0, [f"exact: same normalised title and body as document {twins[g]}",
                                                         f"{why}: joined copy group {g} of its identical copies "
-                                                        f"instead (cannot-link)"], list(d.blocked_by),
-                                   matched_id=twins[g], scores={**d.scores, "exact": 1.0}), g, twins[g]))
+                                                        f"instead (cannot-link)"], list(dec.blocked_by),
+                                   matched_id=twins[g], scores={**dec.scores, "exact": 1.0}), g, twins[g]))
         return f"{why}: kept apart from both (cannot-link)", None
 
     def _place_group(self, cluster_id: int, ev: StoryEvidence, now: float, *, apart: str | None = None) -> int:
@@ -568,11 +628,6 @@ class Deduper(StateRestart):
         self.stories.next_id = 1 + max(self.stories.stories, default=0)
         return added
 
-    def warm_up(self) -> dict[str, Any]:
-        report = super().warm_up()
-        self.warmup_report["story_items"] = self._warm_stories()
-        return report
-
     def _rep_candidate(self, doc_id: int) -> Candidate | None:
         """The displayed representative as ``better`` compares it (from memory, else the store)."""
         if doc_id in self.state.entries:
@@ -597,8 +652,7 @@ class Deduper(StateRestart):
         if ver is not None:
             decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, same content"
                                                    f" as version {ver.id}: re-observation"], matched_id=doc.id)
-            obs = store.insert_observation(doc.id, ver.id, article.channel, article.url, article.source, article.id,
-                                           now, "reobserved", decision.to_dict())
+            obs = self._observe(article, doc.id, ver.id, "reobserved", decision, now)
             return IngestResult(obs, doc.id, ver.id, doc.cluster_id, rep, "reobserved", None, decision, id=article.id,
                                 story_id=story_id)
         version_id = store.insert_version(doc.id, chash, article.title, article.body, article.lang or "und", now)
@@ -609,13 +663,13 @@ class Deduper(StateRestart):
         if old is not None:
             entry = Entry(doc.id, version_id, doc.cluster_id, f, old.url, old.source)
             self.state.put(entry)
-            if self.state.reps.get(doc.cluster_id) == doc.id and self.embedder is not None:
+            model = self.model_name  # set exactly when there is an embedder
+            if self.state.reps.get(doc.cluster_id) == doc.id and model is not None:
                 vec = self._encode([self._embed_text(f)])[0]
-                store.save_vector(version_id, self.model_name, vec.tobytes())
+                store.save_vector(version_id, model, vec.tobytes())
                 self.state.set_cluster_vector(doc.cluster_id, doc.id, vec)
         store.record_change(doc.id, now)
-        obs = store.insert_observation(doc.id, version_id, article.channel, article.url, article.source, article.id,
-                                       now, "new_version", decision.to_dict())
+        obs = self._observe(article, doc.id, version_id, "new_version", decision, now)
         return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id,
                             story_id=story_id)
 
@@ -642,7 +696,7 @@ class Deduper(StateRestart):
                     self.store.record_change(new_rep, now)
             self.store.record_change(document_id, now)
             last = self.store.max_change()
-        self.cursor = max(self.cursor, last)
+        self.restart.advance(last)
         return True
 
     # stateless ----------------------------------------------------------------------------------------
@@ -679,8 +733,8 @@ class Deduper(StateRestart):
         bar.close()
         return out
 
-    def dedupe(self, records: Sequence[Any], *, text_field: str = "text", kind: str = "passage",
-               threshold: float | None = None) -> Any:
+    def dedupe(self, records: Sequence[str | Mapping[str, Any]], *, text_field: str = "text", kind: str = "passage",
+               threshold: float | None = None) -> PassageDedupeResult | DedupeResult:
         """Drop near-duplicate texts or records (e.g. retrieved RAG chunks); stores nothing.
 
         ``kind="passage"`` (chunks, article bodies): ``service.passages`` decides, and the result
@@ -699,7 +753,7 @@ class Deduper(StateRestart):
         return self._dedupe_headlines(texts_of(records, text_field)[0], threshold=threshold)
 
     @property
-    def passages(self) -> Any:
+    def passages(self) -> PassageDeduper:
         """The passage path (``service.passages.PassageDeduper``), built on first use."""
         if self._passages is None:
             from service.passages import PassageDeduper
@@ -718,11 +772,11 @@ class Deduper(StateRestart):
         # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
         scorer = self.scorer if threshold is None or self.scorer is None else CosineScorer(threshold)
         cascade = Cascade(config, self.guards, scorer)
-        state = CandidateState(config, getattr(self.embedder, "dim", None) if self.embedder is not None else None)
+        state = self._new_state(config)
         feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
         # The cascade's principle holds here too: only chunks the cheap passes cannot settle
         # against earlier chunks are embedded, in one batch.
-        vecs = self._prefetch_vectors(feats, state, config)
+        vecs = self._prefetch_vectors(feats, state, cascade)
         decisions: list[Decision] = []
         dup: list[int | None] = []
         for i, f in enumerate(feats):
@@ -796,5 +850,5 @@ def _cache_stats(embedder: Any) -> dict[str, int]:
 def _load_url_rules(config: EngineConfig) -> UrlRules:
     rules = UrlRules.default()
     if config.url_rules:
-        rules = rules.merged(UrlRules.from_file(config.url_rules))
+        rules = rules.merged(UrlRules.from_file(Path(config.url_rules)))
     return rules

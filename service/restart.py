@@ -8,12 +8,13 @@ restarts, and in step with other writers:
   a pair stamped with a store change cursor (in the background while ingesting);
 * ``warm_up`` loads the last pair and replays the change feed since its cursor, or rebuilds the
   state from the store rows, newest first, within ``warmup_timeout_s``;
-* ``_catch_up`` replays the change feed since the engine's cursor: another writer's changes
+* ``catch_up`` replays the change feed since the engine's cursor: another writer's changes
   before a decision, or the tail a warm-up cut short.
 
-It is a mixin so that ``Deduper`` keeps one public surface (``checkpoint``, ``warm_up``,
-``warmup_report``, ``checkpoint_seconds``); the attributes it uses are declared below and set
-by ``Deduper.__init__``.
+``StateRestart`` is a collaborator the engine holds (``Deduper.restart``): it owns the candidate
+state object (a warm-up or a snapshot load replaces it; ``Deduper.state`` reads it from here)
+and the change cursor the state reflects. The engine keeps its public surface (``checkpoint``,
+``warm_up``, ``warmup_report``, ``cursor``) by delegating to it.
 """
 
 from __future__ import annotations
@@ -29,34 +30,53 @@ import numpy as np
 
 from index.features import ItemFeatures
 from index.files import PendingFile, write_together
-from service.config import EngineConfig
+from service.config import DAY, EngineConfig
 from service.state import CandidateState, Entry
 from service.store import Store
 from service.store.base import DocumentRow, VersionRow
 
 log = logging.getLogger("samestory.engine")
 
-DAY = 86_400.0
+__all__ = ["DAY", "StateRestart", "release_free_memory"]
 
 
 class StateRestart:
-    """Checkpoints, warm-up and change-feed replay of a ``Deduper``'s candidate state."""
+    """Checkpoints, warm-up and change-feed replay of an engine's candidate state.
 
-    store: Store
-    state: CandidateState
-    config: EngineConfig
-    counters: Counter[str]
-    model_name: str | None
-    cursor: int  # the last store change the state reflects
-    index_path: Path | None
-    snapshot_path: Path | None
-    warmup_report: dict[str, Any]
-    checkpoint_seconds: list[float]
-    checkpoint_write_seconds: list[float]
-    _checkpoint_cursor: int
-    _writer: threading.Thread | None
-    _vectors_loaded: bool
-    _state_complete: bool
+    ``counters`` is the engine's own (``checkpoints`` and ``catch_up_documents`` are counted
+    here); ``index_path`` and ``snapshot_path`` are the files beside a SQLite store (None for
+    in-memory and server stores: nothing is persisted).
+    """
+
+    def __init__(self, store: Store, config: EngineConfig, state: CandidateState, *, counters: Counter[str],
+                 model_name: str | None, index_path: Path | None, snapshot_path: Path | None) -> None:
+        self.store = store
+        self.config = config
+        self.state = state
+        self.counters = counters
+        self.model_name = model_name
+        self.index_path = index_path
+        self.snapshot_path = snapshot_path
+        self.cursor = 0  # the last store change the state reflects
+        self.checkpoint_cursor = 0  # the change cursor of the last snapshot written or loaded
+        self.checkpoint_seconds: list[float] = []  # how long each checkpoint held up its caller
+        self.checkpoint_write_seconds: list[float] = []  # how long each took to write (background)
+        self.warmup_report: dict[str, Any] = {}
+        # False after a warm-up that timed out or failed: the state then lacks part of the store,
+        # and must not be saved as if it were whole (the next start would trust it).
+        self.complete = True
+        self._writer: threading.Thread | None = None
+        self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
+
+    def advance(self, cursor: int) -> None:
+        """The state now reflects the store up to change ``cursor`` (the engine's own writes)."""
+        self.cursor = max(self.cursor, cursor)
+
+    def checkpoint_if_due(self) -> None:
+        """A background checkpoint once ``snapshot_every`` changes have passed since the last one."""
+        every = self.config.snapshot_every
+        if every and self.snapshot_path is not None and self.cursor - self.checkpoint_cursor >= every:
+            self.checkpoint(wait=False)
 
     # checkpoints ------------------------------------------------------------------------------------
     def checkpoint(self, *, wait: bool = True) -> bool:
@@ -71,8 +91,8 @@ class StateRestart:
         are an accelerator, and the store already holds every committed item.
         """
         self.wait_for_checkpoint()
-        self._checkpoint_cursor = self.cursor
-        if not self._state_complete or self.store.max_change() != self.cursor:
+        self.checkpoint_cursor = self.cursor
+        if not self.complete or self.store.max_change() != self.cursor:
             return False  # a partial state, or another writer's changes not yet applied
         t0 = _time.perf_counter()
         files = self._checkpoint_files()
@@ -150,7 +170,7 @@ class StateRestart:
             base = self._snapshot_base()
             self._vectors_loaded = self._load_index_file(base)
             if self._load_snapshot(base):
-                self._checkpoint_cursor = self.cursor = base
+                self.checkpoint_cursor = self.cursor = base
                 replayed, timed_out = self._replay(started)
                 dropped = self.state.retain(self.store.live_document_ids(since))
                 if dropped:
@@ -208,16 +228,16 @@ class StateRestart:
         while self.cursor < self.store.max_change():
             if _time.monotonic() - started > self.config.warmup_timeout_s:
                 return replayed, True
-            replayed += self._catch_up(limit=5_000)
+            replayed += self.catch_up(limit=5_000)
         return replayed, False
 
     def _warmup_done(self, started: float, loaded: int, timed_out: bool, source: str,
                      failed: bool = False, replayed: int = 0) -> dict[str, Any]:
         # A replay cut short is still whole once the first write has caught up (saves check
         # the cursor); a rebuild cut short never is.
-        self._state_complete = not (failed or (timed_out and source == "store"))
+        self.complete = not (failed or (timed_out and source == "store"))
         if source == "store":  # no checkpoint on disk matches this state: the first due write makes one
-            self._checkpoint_cursor = 0
+            self.checkpoint_cursor = 0
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
                               "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store",
@@ -284,7 +304,7 @@ class StateRestart:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
         loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
         entries = [self._entry_of(doc, ver) for doc, ver in loaded]
-        is_rep = [reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
+        is_rep = [doc.cluster_id is not None and reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
         self.state.add_loaded(entries, is_rep)
         # A replay that moved a cluster's anchor out (an editor's split, another writer's move)
         # leaves the cluster without one when the new anchor, its earliest remaining member, was
@@ -311,7 +331,7 @@ class StateRestart:
                 is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
             self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
 
-    def _catch_up(self, limit: int | None = None) -> int:
+    def catch_up(self, limit: int | None = None) -> int:
         """Replay the store's changes since our cursor: other writers' (called inside the write
         transaction), or those made after the snapshot a warm-up loaded (at most ``limit``).
 

@@ -11,7 +11,7 @@ It is an accelerator, never a source of truth (the store is):
 
 * it is written at a clean ``Deduper.close()`` and at checkpoints while ingesting
   (``EngineConfig.snapshot_every``), stamped with the store's change cursor. A start loads it
-  and replays the store's change feed from that cursor (``Deduper._catch_up``, the path that
+  and replays the store's change feed from that cursor (``StateRestart.catch_up``, the path that
   applies other writers' changes), so after a crash only the changes since the last
   checkpoint are read again; with no usable snapshot, or a tail longer than the snapshot
   itself, the state is rebuilt from the store. A stale snapshot can cost time, never a wrong
@@ -110,7 +110,7 @@ def save_snapshot(state: CandidateState, path: str | Path, *, cursor: int) -> No
 def snapshot_file(state: CandidateState, path: str | Path, *, cursor: int) -> PendingFile:
     """The file ``save_snapshot`` writes, its arrays exported (copied) now, so that it can be
     written later, from another thread, while the state keeps changing (``index.files``)."""
-    arrays = {f"doc_{k}": v for k, v in state.entries.export_columns().items()}
+    arrays: dict[str, Any] = {f"doc_{k}": v for k, v in state.entries.export_columns().items()}
     arrays["rep_cluster"], arrays["rep_doc"] = state.reps.arrays()
     arrays.update({f"ngram_{k}": v for k, v in state.ngram.export_arrays().items()})
     arrays.update({f"minhash_{k}": v for k, v in state.minhash.export_arrays().items()})

@@ -99,7 +99,7 @@ class CandidateState:
         if self.vectors is None:
             return
         rep_doc = self.reps.get(cluster_id)
-        t = self.entries.time_of(rep_doc if rep_doc in self.entries else doc_id)
+        t = self.entries.time_of(rep_doc if rep_doc is not None and rep_doc in self.entries else doc_id)
         self.vectors.add(np.array([cluster_id], dtype=np.int64), vector.reshape(1, -1).astype(np.float32),
                          np.array([t], dtype=np.float64))
 
@@ -148,7 +148,7 @@ class CandidateState:
 
         def rep_time(doc: int) -> float:
             rep = self.reps.get(table.cluster_of(doc), doc)
-            return table.time_of(rep if rep in table else doc)
+            return table.time_of(rep if rep is not None and rep in table else doc)
 
         old = [d for d in table.docs_before(before) if rep_time(d) < before]
         for d in old:

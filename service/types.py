@@ -17,7 +17,7 @@ from index.text import detect_lang
 # Stages in cascade order, cheapest first. A stage that settles an item means later stages
 # never see it.
 STAGES = ("url", "exact", "ngram", "minhash", "embedding")
-Stage = Literal["url", "exact", "ngram", "minhash", "embedding", "none"]
+StageName = Literal["url", "exact", "ngram", "minhash", "embedding", "none"]
 Status = Literal["new", "reobserved", "new_version", "duplicate"]
 
 # Bounds on what one article may carry. A 10 MB title is a client bug, not a headline.
@@ -186,7 +186,7 @@ class Decision:
     """
 
     same: bool
-    stage: Stage
+    stage: StageName
     score: float | None = None
     reasons: list[str] = field(default_factory=list)
     blocked_by: list[str] = field(default_factory=list)

@@ -18,13 +18,13 @@ def _ingest(d: Deduper, titles: list[str]) -> list:
 
 
 def test_pairs_are_as_the_rule_needs() -> None:
-    d = Deduper.open(":memory:", model=None, guards=False)
+    d = Deduper.open(":memory:", model=None, guards=None)
     assert d.compare(A, B).same and d.compare(B, C).same and not d.compare(A, C).same
     d.close()
 
 
 def test_no_chaining_through_the_newest_member() -> None:
-    d = Deduper.open(":memory:", model=None, guards=False)
+    d = Deduper.open(":memory:", model=None, guards=None)
     a, b, c = _ingest(d, [A, B, C])
     assert (a.status, b.status, c.status) == ("new", "duplicate", "new")
     assert b.cluster_id == a.cluster_id and c.cluster_id != a.cluster_id
@@ -37,16 +37,16 @@ def test_no_chaining_through_the_newest_member() -> None:
 
 def test_the_anchor_survives_a_restart(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 's.db'}"
-    d = Deduper.open(db, model=None, guards=False)
+    d = Deduper.open(db, model=None, guards=None)
     a, _ = _ingest(d, [A, B])
     d.close()
     for snapshot in (True, False):  # from the saved state, and rebuilt from the store
         from service.config import EngineConfig
 
-        d = Deduper.open(db, model=None, guards=False, config=EngineConfig(state_snapshot=snapshot))
+        d = Deduper.open(db, model=None, guards=None, config=EngineConfig(state_snapshot=snapshot))
         assert d.state.reps[a.cluster_id] == a.document_id
         d.close()
-    d = Deduper.open(db, model=None, guards=False)
+    d = Deduper.open(db, model=None, guards=None)
     c = d.ingest(Article(title=C, url="https://outlet2.example/a"))
     assert c.status == "new"
     d.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -35,23 +35,26 @@ from service.api.routers import (
 )
 from service.api.settings import Settings
 
+if TYPE_CHECKING:
+    from service.engine import Deduper
+
 log = logging.getLogger("samestory.api")
 
 __all__ = ["Settings", "create_app", "open_engine"]
 
 
-def open_engine(settings: Settings) -> Any:
+def open_engine(settings: Settings) -> Deduper:
     """The engine the settings describe (store, model, guards, thresholds), warmed up: its state
     from the store, and its model loaded and run once before the first request arrives."""
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
 
     engine = Deduper.open(settings.db, model=settings.model, config=settings.engine_config(),
-                          guards=settings.guards, device=settings.device)
+                          guards=guards_on(settings.guards), device=settings.device)
     engine.warm_encoder()
     return engine
 
 
-def create_app(settings: Settings | None = None, *, engine: Any = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, engine: Deduper | None = None) -> FastAPI:
     """Build the app. The engine is opened at start-up (lifespan) unless one is passed in.
 
     An engine passed in stays the caller's to close; one opened here is closed at shutdown.

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import Depends, HTTPException, Query, Request, Security, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -18,6 +18,9 @@ from service.api.metrics import Metrics
 from service.api.middleware import key_problem
 from service.api.schemas import MAX_ID
 from service.api.settings import Settings
+
+if TYPE_CHECKING:
+    from service.engine import Deduper
 
 T = TypeVar("T")
 
@@ -34,7 +37,7 @@ class Service:
     candidate state nor the store: a RAG pipeline's dedupe must not wait behind an ingest batch.
     """
 
-    engine: Any
+    engine: Deduper
     settings: Settings
     metrics: Metrics
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -61,7 +64,7 @@ class Service:
         return self.gatherer.submit(articles, ingest_many)
 
     @contextmanager
-    def locked(self, operation: str) -> Iterator[Any]:
+    def locked(self, operation: str) -> Iterator[Deduper]:
         """Hold the engine for one operation, timing it for the ``engine_seconds`` histogram."""
         with self.lock:
             started = time.perf_counter()

@@ -88,10 +88,10 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
     ``neighbours``: the sharded search stage's candidate pairs (cosine >= ``floor``); the
     engine's vector searches are then answered from them (``service.batch.candidates``).
     """
-    from service.engine import Deduper
+    from service.engine import Deduper, guards_on
     from service.store import open_store
 
-    engine = Deduper(open_store(store), embedder=embedder, config=config, guards=guards)
+    engine = Deduper(open_store(store), embedder=embedder, config=config, guards=guards_on(guards))
     searches: dict[str, int] = {}
     try:
         wrapped = None

@@ -6,7 +6,7 @@ two mechanisms:
 1. Every write transaction starts with ``pg_advisory_xact_lock`` on a key derived from the
    store's schema, so the decide-and-write step of all engines sharing this store is
    serialised (the lock is released by COMMIT/ROLLBACK, so a crashed worker cannot leave it
-   held). Inside the lock the engine first replays the ``changes`` feed (``Deduper._catch_up``)
+   held). Inside the lock the engine first replays the ``changes`` feed (``StateRestart.catch_up``)
    and the connection runs READ COMMITTED, so every statement sees everything committed before
    the lock was granted: an engine never decides against a stale candidate index (staleness
    at decision time is zero; what it costs is that decisions are not parallel across workers).

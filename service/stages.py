@@ -1,0 +1,357 @@
+"""The cascade's stages, each written once: exact, gated n-gram, MinHash, embedding.
+
+A :class:`Stage` knows its name, its threshold, how to find candidates for one item in the
+candidate state (best first), how to score one pair, and whether it can settle an item without
+the encoder. ``Cascade.match`` (an item against the state), ``Cascade.pair`` (two items) and
+the vector prefetch (which items of a batch the cheap stages cannot settle) all iterate the
+same tuple of stages, so adding or retuning a stage is one class here.
+
+The stages only *propose*: the cascade walks their candidates, asks the guards about each, and
+keeps the evidence (``Trace``). Every threshold read here is ``EngineConfig``'s, where each is
+commented with what it was calibrated on.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Container, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from index.exact import ExactIndex
+from index.features import ItemFeatures
+from index.minhash import MinHashIndex, jaccard
+from index.ngram import GatedNgramIndex
+from service.config import EngineConfig
+from service.scoring import EmbeddingScorer, Scored
+from service.types import GuardVerdict, StageName
+
+if TYPE_CHECKING:
+    from service.state import CandidateState
+
+VectorFn = Callable[[], "np.ndarray | None"]
+PairVectors = Callable[[], "tuple[np.ndarray, np.ndarray] | None"]
+Window = tuple[float, float]
+
+
+@dataclass
+class Trace:
+    """Evidence gathered while walking the stages for one item."""
+
+    reasons: list[str] = field(default_factory=list)
+    blocked_by: list[str] = field(default_factory=list)
+    guards: list[GuardVerdict] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+    tried: set[int] = field(default_factory=set)
+    best: tuple[StageName, float] | None = None
+
+    def saw(self, stage: StageName, score: float) -> None:
+        self.scores[stage] = max(score, self.scores.get(stage, float("-inf")))
+        if self.best is None or score > self.best[1]:
+            self.best = (stage, score)
+
+
+@dataclass
+class Probe:
+    """One item on its way through the stages against a candidate state.
+
+    ``vector`` embeds the item on first call (None without an embedder); ``window`` bounds the
+    candidates' times (None: no bound, stateless dedupe); ``scored`` is the embedding stage's
+    per-representative scores, kept for the reasons it writes.
+    """
+
+    item: ItemFeatures
+    state: CandidateState
+    vector: VectorFn
+    window: Window | None
+    exclude_doc: int | None = None
+    trace: Trace = field(default_factory=Trace)
+    scored: dict[int, Scored] = field(default_factory=dict)
+
+    def in_window(self, doc: int) -> bool:
+        return self.window is None or self.window[0] <= self.state.entries.time_of(doc) <= self.window[1]
+
+
+@dataclass(frozen=True)
+class PairScore:
+    """One stage's score for a pair: the scores it adds to ``Decision.scores`` (in order), and
+    the reason when it proposes the pair as the same (None when it does not)."""
+
+    score: float
+    scores: dict[str, float]
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class PairInputs:
+    """What ``Cascade.pair`` gives every stage: the n-gram IDF weights and the two vectors."""
+
+    idf: GatedNgramIndex
+    vectors: PairVectors
+    embed_text: Callable[[ItemFeatures], str]
+
+
+class CheapIndices(Protocol):
+    """What the cheap stages read to predict a settlement: the candidate state, or the earlier
+    items of the same batch (:class:`BatchIndices`)."""
+
+    @property
+    def entries(self) -> Container[int]: ...
+    @property
+    def exact(self) -> ExactIndex: ...
+    @property
+    def ngram(self) -> GatedNgramIndex: ...
+    @property
+    def minhash(self) -> MinHashIndex | None: ...
+
+
+class BatchIndices:
+    """The earlier items of one batch, for the prefetch's prediction: exact and gated n-grams,
+    the two passes that settle most copies (syndicated copies often arrive together). A MinHash
+    index per batch would cost more than it saves, so ``minhash`` is None."""
+
+    minhash: MinHashIndex | None = None
+
+    def __init__(self) -> None:
+        self.entries: set[int] = set()
+        self.exact = ExactIndex()
+        self.ngram = GatedNgramIndex()
+
+    def add(self, i: int, f: ItemFeatures) -> None:
+        self.entries.add(i)
+        self.exact.add(i, [f.content_key, f.title_key])
+        self.ngram.add(i, f.lead, f.grams, f.time)
+
+
+class Stage(ABC):
+    """One pass of the cascade. Subclasses fill in the threshold, the candidates, the reasons and
+    the pair score; ``active`` and ``settles`` have defaults."""
+
+    name: StageName
+    settles_cheaply: bool = True  # decides without the encoder (the prefetch skips what these settle)
+
+    @property
+    @abstractmethod
+    def threshold(self) -> float: ...
+
+    def active(self, state: CandidateState) -> bool:
+        """Whether the stage runs against this state (the embedding stage needs a vector index)."""
+        return True
+
+    @abstractmethod
+    def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
+        """(document, score) pairs, best first; the walk stops at the first below ``threshold``."""
+
+    @abstractmethod
+    def describe(self, probe: Probe, doc: int, score: float) -> str:
+        """The reason recorded when ``doc`` is proposed."""
+
+    def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
+        """Whether a candidate in ``where`` reaches the threshold (guards aside): the prefetch's
+        prediction that the item will not need its vector."""
+        return False
+
+    @abstractmethod
+    def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
+        """The pair's score, or None when the stage cannot score it (no vectors)."""
+
+
+class ExactStage(Stage):
+    """Identical normalised title and body, then identical title. Every member counts."""
+
+    name: StageName = "exact"
+
+    @property
+    def threshold(self) -> float:
+        return 1.0  # an exact hit scores 1.0: every one is proposed
+
+    def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
+        f, state = probe.item, probe.state
+        for key in (f.content_key, f.title_key):
+            for doc in state.exact.lookup(key):
+                if doc != probe.exclude_doc and doc in state.entries and probe.in_window(doc):
+                    yield doc, 1.0
+
+    def describe(self, probe: Probe, doc: int, score: float) -> str:
+        # A document found under the item's whole-text key was found there first.
+        whole = doc in probe.state.exact.lookup(probe.item.content_key)
+        return f"exact: same normalised {'title and body' if whole else 'title'} as document {doc}"
+
+    def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
+        # Any time: a copy outside the window is rare, and then embedded on its own later.
+        return any(d in where.entries for k in (f.content_key, f.title_key) for d in where.exact.lookup(k))
+
+    def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore:
+        if a.content_key == b.content_key or a.title_key == b.title_key:
+            what = "title and body" if a.content_key == b.content_key else "title"
+            return PairScore(1.0, {"exact": 1.0}, f"exact: same normalised {what}")
+        return PairScore(0.0, {"exact": 0.0}, None)
+
+
+class NgramStage(Stage):
+    """Subject-gated IDF-weighted 3-gram Jaccard against anchors in the same lead-token bucket.
+
+    An empty lead token buckets with other empty keys (seed 000): the gate steps aside.
+    """
+
+    name: StageName = "ngram"
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+
+    @property
+    def threshold(self) -> float:
+        return self.config.ngram_threshold
+
+    def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
+        return probe.state.ngram.candidates(probe.item.lead, probe.item.grams, window=probe.window)
+
+    def describe(self, probe: Probe, doc: int, score: float) -> str:
+        return (f"ngram: weighted 3-gram Jaccard {score:.3f} >= {self.threshold} "
+                f"with representative {doc} (lead '{probe.item.lead}')")
+
+    def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
+        return bool(where.ngram.candidates(f.lead, f.grams, window=window, min_score=self.threshold))
+
+    def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore:
+        gated = a.lead == b.lead
+        s = inputs.idf.score(a.grams, b.grams) if gated else 0.0
+        reason = (f"ngram: weighted 3-gram Jaccard {s:.3f} >= {self.threshold} (lead '{a.lead}')"
+                  if gated and s >= self.threshold else None)
+        return PairScore(s, {"ngram": s}, reason)
+
+
+class MinHashStage(Stage):
+    """MinHash LSH across the history, each hit verified by the exact 3-gram Jaccard."""
+
+    name: StageName = "minhash"
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+
+    @property
+    def threshold(self) -> float:
+        return self.config.minhash_threshold
+
+    def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
+        return probe.state.minhash.candidates(probe.item.grams, window=probe.window)
+
+    def describe(self, probe: Probe, doc: int, score: float) -> str:
+        return f"minhash: 3-gram Jaccard {score:.3f} >= {self.threshold} with representative {doc}"
+
+    def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
+        if where.minhash is None:
+            return False
+        return any(s >= self.threshold for _, s in where.minhash.candidates(f.grams, window=window)[:1])
+
+    def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore:
+        s = jaccard(a.grams, b.grams)
+        reason = f"minhash: 3-gram Jaccard {s:.3f} >= {self.threshold}" if s >= self.threshold else None
+        return PairScore(s, {"minhash": s}, reason)
+
+
+class EmbeddingStage(Stage):
+    """The survivors' vectors against one vector per cluster, scored by the engine's scorer
+    (plain cosine, or the learned cross-lingual scorer)."""
+
+    name: StageName = "embedding"
+    settles_cheaply = False
+
+    def __init__(self, config: EngineConfig, scorer: EmbeddingScorer, embed_text: Callable[[ItemFeatures], str]
+                 ) -> None:
+        self.config = config
+        self.scorer = scorer
+        self.embed_text = embed_text
+        # Set by the cascade when a slot-confirmed band exists (guards on): hits down to this
+        # cosine are scored too, so the cascade can try them once no stage took a candidate.
+        self.confirm_floor: float | None = None
+
+    @property
+    def threshold(self) -> float:
+        return self.scorer.threshold
+
+    def active(self, state: CandidateState) -> bool:
+        return state.vectors is not None
+
+    def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
+        state, trace, f = probe.state, probe.trace, probe.item
+        vectors = state.vectors
+        if vectors is None:
+            return []
+        vec = probe.vector()
+        if vec is None or not len(vectors):
+            return []
+        hits = vectors.search(vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+        # A learned scorer may lift a pair above its threshold on lexical evidence, so it sees
+        # every hit above a low cosine floor; plain cosine needs no floor (its threshold is the
+        # config's embedding_threshold).
+        floor = self.config.embedding_floor if self.scorer.learned else self.scorer.threshold
+        if self.confirm_floor is not None:
+            floor = min(floor, self.confirm_floor)
+        clusters = [c for c, s in hits if c in state.reps and s >= floor]
+        reps = [state.reps[c] for c in clusters]
+        if not reps:
+            if hits:
+                trace.saw("embedding", hits[0][1] if not self.scorer.learned else 0.0)
+                trace.scores["cosine"] = hits[0][1]
+            return []
+        rep_feats = [state.entries.features(r) for r in reps]
+        scored = self.scorer.score(f, vec, rep_feats, vectors.get(clusters),
+                                   (self.embed_text(f), [self.embed_text(rf) for rf in rep_feats]))
+        probe.scored = dict(zip(reps, scored, strict=True))
+        for sc in scored:
+            trace.scores["cosine"] = max(sc.cosine, trace.scores.get("cosine", float("-inf")))
+        return sorted(((r, sc.score) for r, sc in probe.scored.items()), key=lambda x: -x[1])
+
+    def describe(self, probe: Probe, doc: int, score: float) -> str:
+        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)} with cluster "
+                f"{probe.state.entries.cluster_of(doc)} (representative {doc})")
+
+    def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
+        pair = inputs.vectors()
+        if pair is None:
+            return None
+        va, vb = pair
+        sc = self.scorer.score(a, va, [b], vb.reshape(1, -1), (self.embed_text(a), [self.embed_text(b)]))[0]
+        reason = f"embedding: {sc.describe(self.threshold, self.scorer.learned)}" if sc.score >= self.threshold \
+            else None
+        return PairScore(sc.score, {"embedding": sc.score, "cosine": sc.cosine}, reason)
+
+
+def default_stages(config: EngineConfig, scorer: EmbeddingScorer,
+                   embed_text: Callable[[ItemFeatures], str]) -> tuple[Stage, ...]:
+    """The cascade's stages, cheapest first."""
+    return (ExactStage(), NgramStage(config), MinHashStage(config), EmbeddingStage(config, scorer, embed_text))
+
+
+def cheaply_unsettled(stages: Sequence[Stage], feats: Sequence[ItemFeatures], state: CheapIndices,
+                      window_s: float) -> list[int]:
+    """Indices of the items no cheap stage settles, against ``state`` or an earlier item of the
+    same batch: the ones worth embedding in one batch before the cascade runs.
+
+    An item that a later stage of an earlier batch item settles is then embedded for nothing;
+    that is rare and far cheaper than one encoder call per item.
+    """
+    cheap = [s for s in stages if s.settles_cheaply]
+    batch = BatchIndices()
+    need = []
+    for i, f in enumerate(feats):
+        w = (f.time - window_s, f.time + window_s)
+        settled = any(s.settles(f, where, w) for where in (state, batch) for s in cheap)
+        batch.add(i, f)
+        if not settled:
+            need.append(i)
+    return need
+
+
+def veto_reason(blocking: Sequence[GuardVerdict]) -> str:
+    """The one way a veto is written: ``vetoed: <evidence>; <evidence>`` (a guard's name where
+    it gave no evidence)."""
+    return "vetoed: " + "; ".join(v.evidence or v.guard for v in blocking)
+
+
+def guard_notes(verdicts: Sequence[GuardVerdict]) -> list[str]:
+    """The reasons a let-through merge records: what each deciding guard found."""
+    return [f"guard {v.evidence}" for v in verdicts if v.decided and v.evidence]

@@ -1,0 +1,317 @@
+"""The cascade and its stages on their own, against a fake candidate state; the candidate state on
+its own (no store, no engine, no embedder).
+
+The fake state hands the stages fixed candidate lists, so each test states exactly what a stage
+found and checks what the walk does with it: thresholds, one proposal per cluster, vetoes, the
+decision's stage and reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from index.features import ItemFeatures
+from index.ngram import GatedNgramIndex
+from service.cascade import Cascade
+from service.config import EngineConfig
+from service.guards import GuardInput
+from service.stages import (
+    ExactStage,
+    MinHashStage,
+    NgramStage,
+    PairScore,
+    Probe,
+    Stage,
+    veto_reason,
+)
+from service.state import CandidateState, Entry
+from service.types import GuardVerdict
+
+CFG = EngineConfig().for_model("use-multilingual-v3")  # the calibrated thresholds
+T0 = 1_700_000_000.0
+
+
+def feats(title: str, t: float = T0, body: str = "") -> ItemFeatures:
+    return ItemFeatures.build(title, body, "en", t)
+
+
+# a fake candidate state ----------------------------------------------------------------------------
+@dataclass
+class FakeTable:
+    docs: dict[int, tuple[int, ItemFeatures]] = field(default_factory=dict)  # doc -> (cluster, features)
+
+    def __contains__(self, doc: object) -> bool:
+        return doc in self.docs
+
+    def cluster_of(self, doc: int) -> int:
+        return self.docs[doc][0]
+
+    def time_of(self, doc: int) -> float:
+        return self.docs[doc][1].time
+
+    def features(self, doc: int) -> ItemFeatures:
+        return self.docs[doc][1]
+
+
+@dataclass
+class FakeExact:
+    keys: dict[int, list[int]] = field(default_factory=dict)
+
+    def lookup(self, key: int) -> list[int]:
+        return list(self.keys.get(key, []))
+
+
+@dataclass
+class FakeHits:
+    """Fixed (doc, score) hits, best first, whatever the query."""
+
+    hits: list[tuple[int, float]] = field(default_factory=list)
+
+    def candidates(self, *args: object, **kwargs: object) -> list[tuple[int, float]]:
+        return list(self.hits)
+
+
+@dataclass
+class FakeState:
+    entries: FakeTable = field(default_factory=FakeTable)
+    exact: FakeExact = field(default_factory=FakeExact)
+    ngram: FakeHits = field(default_factory=FakeHits)
+    minhash: FakeHits = field(default_factory=FakeHits)
+    reps: dict[int, int] = field(default_factory=dict)
+    vectors: None = None
+
+    def add(self, doc: int, cluster: int, f: ItemFeatures) -> None:
+        self.entries.docs[doc] = (cluster, f)
+        self.reps.setdefault(cluster, doc)
+
+
+@dataclass
+class FakeGuards:
+    """Blocks every proposed merge with a document whose title is in ``block`` (evidence: that title)."""
+
+    block: set[str] = field(default_factory=set)
+    asked: list[str] = field(default_factory=list)
+
+    def check(self, a: GuardInput, b: GuardInput) -> list[GuardVerdict]:
+        title = b.title
+        self.asked.append(title)
+        if title in self.block:
+            return [GuardVerdict("subject", True, True, f"subject: {title!r} differs")]
+        return [GuardVerdict("subject", False, True, "subject: same")]
+
+
+def no_vector() -> np.ndarray | None:
+    return None
+
+
+def match(state: FakeState, f: ItemFeatures, guards: FakeGuards | None = None,
+          window: tuple[float, float] | None = None):
+    return Cascade(CFG, guards).match(f, state, no_vector, window)
+
+
+# the walk ---------------------------------------------------------------------------------------------
+def test_the_stages_are_one_tuple_cheapest_first():
+    c = Cascade(CFG, None)
+    assert [s.name for s in c.stages] == ["exact", "ngram", "minhash", "embedding"]
+    assert [s.settles_cheaply for s in c.stages] == [True, True, True, False]
+    assert [s.threshold for s in c.stages] == [1.0, CFG.ngram_threshold, CFG.minhash_threshold,
+                                               CFG.embedding_threshold]
+
+
+def test_an_exact_copy_settles_at_the_first_stage_and_says_which_key():
+    s, f = FakeState(), feats("Fed raises rates", body="The Fed raised rates.")
+    s.add(7, 70, f)
+    s.exact.keys = {f.content_key: [7], f.title_key: [7]}
+    d = match(s, f).decision
+    assert (d.same, d.stage, d.score, d.matched_id) == (True, "exact", 1.0, 7)
+    assert d.reasons == ["exact: same normalised title and body as document 7"]
+
+    other = feats("Fed raises rates", body="Another body.")
+    s.exact.keys = {other.title_key: [7]}
+    assert match(s, other).decision.reasons == ["exact: same normalised title as document 7"]
+
+
+def test_an_exact_copy_outside_the_window_is_not_a_candidate():
+    s, f = FakeState(), feats("Fed raises rates")
+    s.add(7, 70, feats("Fed raises rates", t=T0 - 30 * 86_400))
+    s.exact.keys = {f.content_key: [7]}
+    d = match(s, f, window=(T0 - 86_400, T0 + 86_400)).decision
+    assert not d.same and "exact" not in d.scores
+
+
+def test_the_walk_stops_at_the_first_hit_below_the_threshold():
+    s, f = FakeState(), feats("Fed raises rates again")
+    for doc in (1, 2, 3):
+        s.add(doc, 10 * doc, feats(f"title {doc}"))
+    t = CFG.ngram_threshold
+    # Hits come best first: the walk stops at the first below the threshold, so doc 3 (out of
+    # order) is never proposed.
+    s.ngram.hits = [(1, t + 0.2), (2, t - 0.01), (3, t + 0.3)]
+    guards = FakeGuards(block={"title 1"})
+    d = match(s, f, guards).decision
+    assert guards.asked == ["title 1"]
+    assert not d.same and d.scores["ngram"] == pytest.approx(t + 0.2)
+    assert (d.stage, d.blocked_by) == ("ngram", ["subject"])
+
+
+def test_nothing_above_a_threshold_names_the_last_stage_that_ran():
+    s, f = FakeState(), feats("Fed raises rates again")
+    s.add(1, 10, feats("title 1"))
+    s.minhash.hits = [(1, CFG.minhash_threshold - 0.1)]
+    d = match(s, f).decision  # no vector index: minhash is the last stage
+    assert (d.same, d.stage, d.score) == (False, "minhash", pytest.approx(CFG.minhash_threshold - 0.1))
+    assert d.reasons == ["no candidate above any stage's threshold"]
+
+
+def test_a_vetoed_cluster_is_proposed_once_and_the_next_cluster_gets_its_turn():
+    s, f = FakeState(), feats("Fed raises rates by 25bp")
+    s.add(1, 10, feats("blocked one"))
+    s.add(2, 10, feats("same cluster"))
+    s.add(3, 30, feats("allowed"))
+    s.ngram.hits = [(1, 0.9), (2, 0.8), (3, 0.7)]
+    guards = FakeGuards(block={"blocked one"})
+    m = match(s, f, guards)
+    assert guards.asked == ["blocked one", "allowed"]  # doc 2 shares doc 1's cluster: not asked again
+    assert (m.decision.same, m.decision.stage, m.cluster_id, m.matched_doc) == (True, "ngram", 30, 3)
+    assert m.decision.reasons[0].startswith("ngram: weighted 3-gram Jaccard 0.900")
+    assert m.decision.reasons[0].endswith(", vetoed: subject: 'blocked one' differs")
+    assert m.decision.reasons[1:] == [f"ngram: weighted 3-gram Jaccard 0.700 >= {CFG.ngram_threshold} with "
+                                      f"representative 3 (lead '{f.lead}')", "guard subject: same"]
+
+
+def test_every_proposal_vetoed_reports_the_best_vetoed_stage_and_its_guards():
+    s, f = FakeState(), feats("Fed raises rates by 25bp")
+    s.add(1, 10, feats("blocked one"))
+    s.add(2, 20, feats("blocked two"))
+    s.ngram.hits = [(1, 0.5)]
+    s.minhash.hits = [(2, 0.95)]
+    d = match(s, f, FakeGuards(block={"blocked one", "blocked two"})).decision
+    assert (d.same, d.stage, d.score, d.blocked_by) == (False, "minhash", 0.95, ["subject"])
+    assert len(d.reasons) == 2 and all(", vetoed: subject:" in r for r in d.reasons)
+
+
+def test_a_stage_is_any_object_with_the_stage_interface():
+    """A stage added to the tuple runs in ``match`` and ``pair`` with nothing else changed."""
+
+    class FirstWord(Stage):
+        name = "exact"
+
+        @property
+        def threshold(self) -> float:
+            return 1.0
+
+        def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
+            word = probe.item.title.split()[0]
+            return [(d, 1.0) for d, (_, g) in probe.state.entries.docs.items()
+                    if g.title.split()[0] == word]
+
+        def describe(self, probe: Probe, doc: int, score: float) -> str:
+            return f"first word as document {doc}"
+
+        def score_pair(self, a, b, inputs) -> PairScore:
+            same = a.title.split()[0] == b.title.split()[0]
+            return PairScore(float(same), {"exact": float(same)}, "first word" if same else None)
+
+    s = FakeState()
+    s.add(5, 50, feats("Samsung profit falls"))
+    c = Cascade(CFG, None, stages=[FirstWord(), MinHashStage(CFG)])
+    m = c.match(feats("Samsung shares rise"), s, no_vector, None)
+    assert (m.decision.same, m.matched_doc, m.decision.reasons) == (True, 5, ["first word as document 5"])
+    d = c.pair(feats("Samsung a"), feats("Samsung b"), GatedNgramIndex(), lambda: None)
+    assert (d.same, d.reasons) == (True, ["first word"])
+
+
+# pairs ------------------------------------------------------------------------------------------------
+def test_pair_proposes_at_the_first_stage_that_reaches_its_threshold():
+    c = Cascade(CFG, None)
+    a, b = feats("Fed raises rates"), feats("FED RAISES RATES")
+    d = c.pair(a, b, GatedNgramIndex(), lambda: None)
+    assert (d.same, d.stage, d.scores) == (True, "exact", {"exact": 1.0})
+    d = c.pair(a, b, GatedNgramIndex(), lambda: None, all_scores=True)
+    assert list(d.scores) == ["exact", "ngram", "minhash"]  # no vectors: no embedding score
+
+
+def test_pair_without_a_proposal_names_the_last_stage_that_scored():
+    c = Cascade(CFG, None)
+    a, b = feats("Fed raises rates"), feats("Samsung profit falls")
+    d = c.pair(a, b, GatedNgramIndex(), lambda: None)
+    assert (d.same, d.stage, d.reasons) == (False, "minhash", ["no stage reached its threshold"])
+    v = np.array([1.0, 0.0], dtype=np.float32)
+    d = c.pair(a, b, GatedNgramIndex(), lambda: (v, v))
+    assert (d.same, d.stage, d.score) == (True, "embedding", pytest.approx(1.0))
+    assert d.reasons == [f"embedding: cosine 1.000 >= {CFG.embedding_threshold}"]
+
+
+def test_one_veto_formatter_for_match_and_pair():
+    blocking = [GuardVerdict("quantity", True, True, "quantity: 0.25%p != 0.5%p"), GuardVerdict("date", True, True)]
+    assert veto_reason(blocking) == "vetoed: quantity: 0.25%p != 0.5%p; date"
+    guards = FakeGuards(block={"Fed raises rates 0.5%p"})
+    d = Cascade(CFG, guards).pair(feats("Fed raises rates 0.25%p"), feats("Fed raises rates 0.5%p"),
+                                  GatedNgramIndex(), lambda: None)
+    assert not d.same and d.reasons[-1] == "vetoed: subject: 'Fed raises rates 0.5%p' differs"
+
+
+# the prefetch's prediction ------------------------------------------------------------------------------
+def test_cheaply_unsettled_skips_what_the_state_or_an_earlier_batch_item_settles():
+    state = CandidateState(CFG, None)
+    known = feats("Hyundai recalls two million vehicles")
+    state.put(Entry(1, 1, 1, known, None, None))
+    state.set_rep(1, 1)
+    batch = [feats("Hyundai recalls two million vehicles"),  # exact copy of the state
+             feats("Samsung opens a chip plant in Texas"),  # new
+             feats("Samsung opens a chip plant in Texas"),  # copy of the item before it
+             feats("A completely different headline")]  # new
+    assert Cascade(CFG, None).cheaply_unsettled(batch, state) == [1, 3]
+
+
+# the candidate state on its own ---------------------------------------------------------------------------
+def test_state_compares_with_the_anchor_and_files_every_member_under_its_exact_keys():
+    s = CandidateState(CFG, None)
+    a, b = feats("Fed raises rates by a quarter point"), feats("Fed lifts rates a quarter point")
+    s.put(Entry(1, 1, 10, a, None, None))
+    s.set_rep(10, 1)
+    s.put(Entry(2, 2, 10, b, None, None))  # a member, not the anchor
+    assert s.reps == {10: 1}
+    assert s.exact.lookup(b.title_key) == [2]
+    assert [d for d, _ in s.ngram.candidates(b.lead, b.grams)] == [1]  # only the anchor is searched
+    assert [d for d, _ in s.minhash.candidates(a.grams)] == [1]
+
+
+def test_state_removing_the_anchor_promotes_the_earliest_remaining_member():
+    s = CandidateState(CFG, None)
+    for doc in (3, 5, 4):
+        s.put(Entry(doc, doc, 10, feats(f"Fed raises rates story {doc}"), None, None))
+    s.set_rep(10, 3)
+    s.remove(3)
+    assert s.reps[10] == 4 and 3 not in s.entries
+    s.remove(4)
+    s.remove(5)
+    assert 10 not in s.reps and len(s) == 0
+
+
+def test_state_expire_and_retain_forget_from_memory_only():
+    s = CandidateState(CFG, None)
+    old, new = feats("Old story about rates", t=T0 - 10 * 86_400), feats("New story about chips", t=T0)
+    s.put(Entry(1, 1, 1, old, None, None))
+    s.set_rep(1, 1)
+    s.put(Entry(2, 2, 2, new, None, None))
+    s.set_rep(2, 2)
+    assert s.expire(T0 - 86_400) == 1
+    assert list(s.entries) == [2] and s.reps == {2: 2} and s.exact.lookup(old.content_key) == []
+    assert s.retain({99}) == 1 and len(s) == 0 and not s.reps
+
+
+def test_exact_stage_describes_by_the_key_it_was_found_under():
+    """``ExactStage.describe`` reads the key back from the index: a doc under the whole-text key
+    is described as such even when it is also under the title key."""
+    s = CandidateState(CFG, None)
+    f = feats("Fed raises rates", body="The body.")
+    s.put(Entry(1, 1, 1, f, None, None))
+    probe = Probe(f, s, no_vector, None)
+    assert list(ExactStage().candidates(probe)) == [(1, 1.0), (1, 1.0)]
+    assert ExactStage().describe(probe, 1, 1.0).startswith("exact: same normalised title and body")
+    assert NgramStage(CFG).name == "ngram"
