@@ -74,12 +74,17 @@ class SearchPlan:
         """The floor for an engine config resolved for its model (``EngineConfig.for_model``).
 
         >>> from service.config import EngineConfig
-        >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor
-        0.605
+        >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor  # the slot-confirmed band's 0.55
+        0.53
         """
         floor = float(config.embedding_threshold)
         if config.embedding_scorer == "xling":  # a learned scorer sees hits down to its floor
             floor = min(floor, float(config.embedding_floor))
+        # The slot-confirmed band (service/guards/confirm.py) merges some pairs below the
+        # threshold; the decide step must see them too. Looser than needed with guards off: more
+        # pairs, same decisions.
+        if getattr(config, "slot_confirm_threshold", None) is not None:
+            floor = min(floor, float(config.slot_confirm_threshold))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
 
 
