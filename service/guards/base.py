@@ -101,6 +101,24 @@ def step_aside(name: str, why: str) -> GuardVerdict:
     return GuardVerdict(guard=name, blocked=False, decided=False, evidence=f"{name}: {why}")
 
 
+def compared(name: str, clashes: list[str], matches: list[str], *, aside: str | None = None) -> GuardVerdict:
+    """The verdict of a guard that compared values side by side: blocked on any clash, else
+    passed on what matched; with ``aside``, nothing matched either and the guard steps aside.
+
+    >>> compared("version", ["iOS 17 != iOS 18"], []).blocked
+    True
+    >>> compared("polarity", [], ["rises ~ 상승"]).evidence
+    'polarity: rises ~ 상승'
+    >>> compared("polarity", [], [], aside="no stance words").decided
+    False
+    """
+    if clashes:
+        return GuardVerdict(name, True, True, f"{name}: " + "; ".join(clashes))
+    if matches or aside is None:
+        return GuardVerdict(name, False, True, f"{name}: " + "; ".join(matches))
+    return step_aside(name, aside)
+
+
 # The control / format characters index.text.nfkc replaces with spaces, as one regex: that
 # function walks the text in Python (about 3 us per character on the shared CI box), which
 # was half of all guard time. Private-use and unassigned code points are kept (they never

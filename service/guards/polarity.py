@@ -16,7 +16,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from service.guards.base import GuardInput, is_hangul, prepare, step_aside, term_pattern, trie_regex
+from service.guards.base import GuardInput, compared, is_hangul, prepare, term_pattern, trie_regex
 from service.guards.rules import Rules, load_rules, str_list, table
 from service.types import GuardVerdict
 
@@ -145,8 +145,4 @@ class PolarityGuard:
                 matches.append(f"{pa[common[0]]} ~ {pb[common[0]]}")
             else:
                 clashes.append(f"{'/'.join(pa.values())} vs {'/'.join(pb.values())}")
-        if clashes:
-            return GuardVerdict(self.name, True, True, f"{self.name}: " + "; ".join(clashes))
-        if matches:
-            return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(matches))
-        return step_aside(self.name, "no direction or stance words on both sides")
+        return compared(self.name, clashes, matches, aside="no direction or stance words on both sides")

@@ -17,7 +17,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from service.guards.base import GuardInput, prepare, step_aside, trie_regex
+from service.guards.base import GuardInput, compared, prepare, step_aside, trie_regex
 from service.guards.rules import Rules, load_rules, number, table
 from service.types import GuardVerdict
 
@@ -267,6 +267,4 @@ class QuantityGuard:
                 clashes.append(f"{'/'.join(q.surface for q in xs)} != {'/'.join(q.surface for q in ys)}")
             else:
                 matches.append(f"{pair[0].surface} == {pair[1].surface}")
-        if clashes:
-            return GuardVerdict(self.name, True, True, f"{self.name}: " + "; ".join(clashes))
-        return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(matches))
+        return compared(self.name, clashes, matches)

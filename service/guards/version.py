@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from service.guards.base import GuardInput, prepare, step_aside, trie_regex
+from service.guards.base import GuardInput, compared, prepare, step_aside, trie_regex
 from service.guards.rules import Rules, load_rules, str_list, table
 from service.types import GuardVerdict
 
@@ -124,6 +124,4 @@ class VersionGuard:
                 matches.append(f"{xs[common[0]]} == {ys[common[0]]}")
             else:
                 clashes.append(f"{'/'.join(xs.values())} != {'/'.join(ys.values())}")
-        if clashes:
-            return GuardVerdict(self.name, True, True, f"{self.name}: " + "; ".join(clashes))
-        return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(matches))
+        return compared(self.name, clashes, matches)
