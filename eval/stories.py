@@ -32,7 +32,7 @@ import numpy as np
 from eval.data import REPO_ROOT, ClusterItem, Side, eval_data_dir, load_clusters
 from eval.engine import item_time, to_article
 from eval.metrics import cluster_scores
-from service.stories import STORY_FEATURES, StoryEvidence, StoryTracker, story_text
+from service.stories import STORY_FEATURES, StoryEvidence, StoryTracker, StoryVeto, story_text
 
 SETS = ("uci-news-aggregator-subset", "ntrex128-kor-eng")
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7)
@@ -157,8 +157,18 @@ def fit_weights(rows: list[tuple[np.ndarray, np.ndarray]], constrained: bool = F
     return tuple(round(float(v), 4) for v in res.x)
 
 
-def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float) -> float:
-    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights)
+def slot_veto() -> StoryVeto:
+    """The engine's story veto (who / where / which slot guards), as ``Deduper`` builds it."""
+    from service.guards.rules import load_rules
+    from service.guards.slots import SlotAnalyzer
+    from service.guards.storyveto import SlotVeto
+
+    return SlotVeto(SlotAnalyzer(load_rules()))
+
+
+def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
+               veto: StoryVeto | None = None) -> float:
+    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto)
     labels = [t.add(t.match(ev).story_id, ev) for ev in s.evidence]
     return cluster_scores([it.cluster for it in s.items], labels).ari
 

@@ -228,6 +228,15 @@ class EngineConfig:
     # together for days). Longer: a recurring topic (weekly jobs report) can join last week's
     # story; shorter: a slow story splits into several. Items without a time get ingest time.
     story_window_days: float = 3.0
+    # A different who, where or which keeps a new copy group out of a story it scores into
+    # (service/guards/storyveto.py: the copy level's who/where/which slot guards, asked against
+    # the story member nearest to the item, only when the two headlines share their frame but for
+    # the clashing values; numbers never veto, updates change them). Needs the guards on.
+    # Measured on the dev cluster files (docs/stories.md "The slot veto"): story decision alone,
+    # UCI ARI 0.894 -> 0.882 (30 vetoes, 27 of them against a member of the same gold story:
+    # Google News stories keep "Titanfall Review Roundup" and its PC-launch news together),
+    # NTREX 1.000 -> 1.000. Off: "Biden meets Albanese in Tokyo" joins "Biden meets Kishida".
+    story_slot_veto: bool = True
 
     embed_body_lead: bool = True
     # How many FAISS hits per query are vetted against their cluster representatives.
