@@ -211,17 +211,19 @@ def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: 
     }
 
 
-def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
-               seeds: Sequence[int] = (1, 2, 3)) -> list[float]:
-    """ARI of the story decision in file order, then in each seeded shuffle of the items."""
+def shuffled(s: StorySet, seed: int) -> StorySet:
+    """The set's items in a seeded random order (times kept: a feed that arrives out of order)."""
     import random
 
-    out = [stream_ari(s, weights, threshold, window_days)]
-    for seed in seeds:
-        idx = list(range(len(s.items)))
-        random.Random(seed).shuffle(idx)
-        out.append(stream_ari(StorySet(s.name, [s.items[i] for i in idx], [s.evidence[i] for i in idx]),
-                              weights, threshold, window_days))
+    idx = list(range(len(s.items)))
+    random.Random(seed).shuffle(idx)
+    return StorySet(s.name, [s.items[i] for i in idx], [s.evidence[i] for i in idx])
+
+
+def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
+               seeds: Sequence[int] = (1, 2, 3), veto: StoryVeto | None = None) -> list[float]:
+    """ARI of the story decision in file order, then in each seeded shuffle of the items."""
+    out = [stream_ari(o, weights, threshold, window_days, veto) for o in [s, *(shuffled(s, k) for k in seeds)]]
     return [round(x, 4) for x in out]
 
 
@@ -248,7 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from service.stories import STORY_WEIGHTS
 
         cfg = EngineConfig()
-        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days)
+        veto = slot_veto() if cfg.story_slot_veto else None
+        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto)
                           for s in sets}))
         return 0
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
