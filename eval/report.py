@@ -542,8 +542,8 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
                   "Items ingested in file order into a fresh store; predicted clusters against the gold ones.", ""]
         rows = []
         for s in cl:
-            for m, c in s.clusters.items():
-                sc = c.scores
+            for m, cres in s.clusters.items():
+                sc = cres.scores
                 rows.append([s.name, m, f"{sc.items}/{s.cluster_items_total}", f"{sc.gold_clusters}",
                              str(sc.predicted_clusters), _f(sc.pairwise_precision), _f(sc.pairwise_recall),
                              _f(sc.pairwise_f1), _f(sc.bcubed_precision), _f(sc.bcubed_recall), _f(sc.bcubed_f1),
