@@ -310,30 +310,30 @@ class StoryTracker:
 
     def match(self, ev: StoryEvidence) -> StoryMatch:
         """The best open story for ``ev`` if its score reaches the threshold and the veto lets it
-        join (else the next best that does), or a new-story match."""
-        scored = []
+        join, else a new-story match.
+
+        A vetoed best story is not replaced by the next best: the next best is most often the same
+        event told in another language or by another outlet (a Korean "바이든, 도쿄서 기시다와 회담"
+        story took "Biden meets Albanese in Tokyo" once "Biden meets Kishida" vetoed it), and
+        over-splitting beats over-merging.
+        """
+        best: tuple[float, int, dict[str, float]] | None = None
         for s in self.candidates(ev):
             feats = self.features(ev, s)
-            scored.append((self.score(feats), s.id, feats))
-        if not scored:
+            p = self.score(feats)
+            if best is None or p > best[0] or (p == best[0] and s.id < best[1]):
+                best = (p, s.id, feats)
+        if best is None:
             return StoryMatch(None, 0.0, {}, "story: no open story")
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        refused: list[str] = []
-        for p, sid, feats in scored:
-            if p < self.threshold:
-                break
-            why = self.vetoed(ev, self.stories[sid])
-            if why is not None:
-                self.vetoes += 1
-                refused.append(f"story {sid} {p:.3f} vetoed, {why}")
-                continue
-            desc = _describe(feats)
-            note = f"; {'; '.join(refused)}" if refused else ""
-            return StoryMatch(sid, p, feats, f"story: score {p:.3f} >= {self.threshold} with story {sid} ({desc}){note}")
-        p, sid, feats = scored[0]
-        if refused:
-            return StoryMatch(None, p, feats, "story: " + "; ".join(refused))
-        return StoryMatch(None, p, feats, f"story: best score {p:.3f} < {self.threshold} (story {sid}: {_describe(feats)})")
+        p, sid, feats = best
+        desc = _describe(feats)
+        if p < self.threshold:
+            return StoryMatch(None, p, feats, f"story: best score {p:.3f} < {self.threshold} (story {sid}: {desc})")
+        why = self.vetoed(ev, self.stories[sid])
+        if why is not None:
+            self.vetoes += 1
+            return StoryMatch(None, p, feats, f"story: score {p:.3f} with story {sid} vetoed, {why} ({desc})")
+        return StoryMatch(sid, p, feats, f"story: score {p:.3f} >= {self.threshold} with story {sid} ({desc})")
 
     def vetoed(self, ev: StoryEvidence, story: Story) -> str | None:
         """Why ``ev`` may not join ``story`` (the veto's word against one of its members), else None.

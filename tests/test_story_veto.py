@@ -67,20 +67,23 @@ def test_the_veto_refuses_the_number_slot() -> None:
         SlotVeto(SlotAnalyzer(load_rules()), slots=("who", "number"))
 
 
-def test_a_vetoed_story_leaves_the_next_best_one() -> None:
-    """The veto refuses one story, not the join: an item whose best story is vetoed joins the
-    next one that scores above the threshold."""
-    calls: list[tuple[str, str]] = []
+def test_a_vetoed_best_story_opens_a_new_one() -> None:
+    """The veto refuses the best story and the item opens its own: it is not handed to the next
+    best story (most often the same event in another language), since over-splitting beats
+    over-merging."""
 
-    def only_first(item: StoryEvidence, member: StoryEvidence) -> str | None:
-        calls.append((item.headline, member.headline))
+    def veto_tokyo(item: StoryEvidence, member: StoryEvidence) -> str | None:
         return "who: test" if member.headline.endswith("Tokyo") else None
 
-    t = StoryTracker(threshold=0.3, window_days=3.0, veto=only_first)
+    t = StoryTracker(threshold=0.3, window_days=3.0, veto=veto_tokyo)
     t.add(None, _ev("Biden meets Kishida in Tokyo", "en"))
-    second = t.add(None, _ev("Biden meets Kishida and talks trade", "en"))
-    m = t.match(_ev("Biden meets Kishida in Tokyo", "en", 60.0))
-    assert m.story_id == second and "vetoed" in m.reason
+    t.add(None, _ev("Biden meets Kishida and talks trade", "en"))
+    free = StoryTracker(threshold=0.3, window_days=3.0)
+    free.add(None, _ev("Biden meets Kishida in Tokyo", "en"))
+    free.add(None, _ev("Biden meets Kishida and talks trade", "en"))
+    item = _ev("Biden meets Kishida in Tokyo", "en", 60.0)
+    assert free.match(item).story_id == 1 and free.stories[2] and t.match(item).story_id is None
+    assert "story 1 vetoed" in t.match(item).reason
 
 
 def _art(title: str, url: str, lang: str, when: str) -> dict:
