@@ -111,6 +111,7 @@ def register(subparsers: Any) -> None:
     r.add_argument("--sets", default=None, help="comma-separated set names (default: all)")
     r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
                    "back to kiwipiepy where KoNLPy/Java are missing)")
+    r.add_argument("--no-stories", action="store_true", help="leave out the story level (the Stories section)")
     r.add_argument("--json", action="store_true")
     _common(r)
     r.set_defaults(func=cmd_report)
@@ -319,7 +320,7 @@ def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> i
     only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
     report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
-                        tokenizer=args.tokenizer, progress=not args.no_progress)
+                        tokenizer=args.tokenizer, progress=not args.no_progress, stories=not args.no_stories)
     command = "samestory " + " ".join(shlex.quote(a) for a in (argv or getattr(args, "argv", None) or sys.argv[1:]))
     path = write_report(report, args.out, command, name=args.name)
     print(f"wrote {path}")

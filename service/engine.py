@@ -460,7 +460,13 @@ class Deduper:
 
     # stories ---------------------------------------------------------------------------------------------
     def _new_tracker(self) -> StoryTracker:
-        return StoryTracker(threshold=self.config.story_threshold, window_days=self.config.story_window_days)
+        veto = None
+        if self.config.story_slot_veto and self.guards is not None:
+            from service.guards.storyveto import SlotVeto
+
+            veto = SlotVeto.from_guards(self.guards)
+        return StoryTracker(threshold=self.config.story_threshold, window_days=self.config.story_window_days,
+                            veto=veto)
 
     def _story_evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
                         *, embed: bool = True) -> StoryEvidence:

@@ -72,6 +72,7 @@ def test_eval_report_cites_ids_never_texts(tmp_path: Path, capsys: pytest.Captur
     assert rc == 0
     text = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
     assert "## Summary" in text and "## Clusters" in text and "(no guards)" in text
+    assert "## Stories (the event level)" in text and "| samestory stories |" in text
     assert "## Cross-lingual scorers tried (issue 8)" in text
     assert (tmp_path / "figures" / "f1_by_set.png").is_file()
     # No eval text may leak into the report (licences; the data stays in its folder).

@@ -43,3 +43,32 @@ def test_order_aris_has_file_order_then_shuffles() -> None:
 
     aris = order_aris(_set(), STORY_WEIGHTS, 0.6, 3.0)
     assert len(aris) == 4 and all(-1.0 <= x <= 1.0 for x in aris)
+
+
+def test_training_rows_add_the_shuffled_orders() -> None:
+    from eval.stories import training_rows
+
+    s = _set()
+    x1, y1 = training_rows(s, 3.0)
+    x3, y3 = training_rows(s, 3.0, orders=(11, 12))
+    assert len(x3) > len(x1) and x3.shape[1] == x1.shape[1]
+    assert (x3[: len(x1)] == x1).all() and (y3[: len(y1)] == y1).all()  # file order first, unchanged
+
+
+def test_calibrate_with_training_orders_scores_held_out_shuffles() -> None:
+    out = calibrate([_set()], k=2, seed=0, grid=(0.3, 0.5), train_orders=(11,))
+    assert out["train_orders"] == [11] and len(out["out_of_fold_ari_shuffled"]["toy"]) == 3
+
+
+def test_gap_is_measured_from_the_story_span() -> None:
+    """An item published inside a story's time span (it arrived late) has no gap: shuffled feeds
+    are scored as the file-ordered one would be."""
+    from service.stories import StoryEvidence, StoryTracker
+
+    t = StoryTracker(threshold=0.5, window_days=3.0)
+    sid = t.add(None, StoryEvidence.build("Fed raises rates", "", "en", 0.0, None))
+    t.add(sid, StoryEvidence.build("Fed raises rates again", "", "en", 2 * 86_400.0, None))
+    inside = StoryEvidence.build("Fed rate hike lifts dollar", "", "en", 86_400.0, None)
+    assert t.features(inside, t.stories[sid])["gap_days"] == 0.0
+    late = StoryEvidence.build("Fed rate hike lifts dollar", "", "en", 3 * 86_400.0, None)
+    assert t.features(late, t.stories[sid])["gap_days"] == 1.0
