@@ -33,6 +33,7 @@ OTHER_ENV_VARS = {
     "SAMESTORY_CONFIG": "the TOML file (service.api.settings)",
     "SAMESTORY_CACHE": "model cache directory (models/registry.py)",
     "SAMESTORY_EVAL_DATA": "eval-data folder (eval/data.py)",
+    "SAMESTORY_USE_THREADS": "BLAS threads of the bundled USE encoder, default 1 (models/use.py)",
     "SAMESTORY_PG_URL": "the tests' PostgreSQL server (tests/conftest.py)",
     "SAMESTORY_REQUIRE_POSTGRES": "CI: PostgreSQL tests fail instead of skipping (tests/conftest.py)",
     "SAMESTORY_REDIS_URL": "the tests' Redis server (tests/conftest.py)",
