@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.harness import print_report
 from service.batch.io import Record
 
 
@@ -150,11 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(name, json.dumps({k: run.get(k) for k in (
             "timings", "load_before", "load_after", "pair_agreement_with_streaming", "items_in_differing_groups",
             "items_differing_from_streaming_in", "embedded_late_in_decide", "vector_search")}), flush=True)
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
-    print(text)
+    print_report(report, args.out)
     return 0
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.harness import print_report
+
 
 def exact_pairs(x: np.ndarray, floor: float, block: int = 2048) -> set[tuple[int, int]]:
     """Every pair ``i < j`` with ``x[i] . x[j] >= floor``.
@@ -101,11 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                "cpu_ms_per_item": round(1000 * cpu / max(1, args.size), 4)}
         report["runs"].append(run)
         print(json.dumps(run), flush=True)
-    text = json.dumps(report, indent=2)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
-    print(text)
+    print_report(report, args.out)
     return 0
 
 

@@ -50,6 +50,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = (1_000, 10_000, 100_000, 1_000_000)
 
 
+def print_report(report: dict[str, Any], out: Path | None) -> None:
+    """Print a benchmark's JSON report, and write it to ``out`` (folders created) when given."""
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+
+
 def rss_bytes() -> int:
     """Resident set size of this process (Linux /proc; 0 where unavailable)."""
     try:
