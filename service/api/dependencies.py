@@ -55,23 +55,25 @@ class Service:
         Returns this request's results, in its order, after the gathered batch is committed.
         """
         def ingest_many(items: list[Any], chunk_size: int) -> list[Any]:
-            started = time.perf_counter()
-            try:
+            with self.timed("ingest"):  # the gatherer holds the lock
                 return self.engine.ingest_many(items, chunk_size=chunk_size)
-            finally:
-                self.metrics.engine_seconds.labels("ingest").observe(time.perf_counter() - started)
 
         return self.gatherer.submit(articles, ingest_many)
 
     @contextmanager
+    def timed(self, operation: str) -> Iterator[None]:
+        """Time one engine operation for the ``engine_seconds`` histogram."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.metrics.engine_seconds.labels(operation).observe(time.perf_counter() - started)
+
+    @contextmanager
     def locked(self, operation: str) -> Iterator[Deduper]:
         """Hold the engine for one operation, timing it for the ``engine_seconds`` histogram."""
-        with self.lock:
-            started = time.perf_counter()
-            try:
-                yield self.engine
-            finally:
-                self.metrics.engine_seconds.labels(operation).observe(time.perf_counter() - started)
+        with self.lock, self.timed(operation):
+            yield self.engine
 
     def call(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         with self.locked(operation):
@@ -96,11 +98,8 @@ class Service:
         embedder (a lock around the model), the guards (``functools.lru_cache``) and the encoder
         counters (``Deduper._encode`` updates them under a lock).
         """
-        started = time.perf_counter()
-        try:
+        with self.timed(operation):
             return fn(*args, **kwargs)
-        finally:
-            self.metrics.engine_seconds.labels(operation).observe(time.perf_counter() - started)
 
 
 def get_service(request: Request) -> Service:

@@ -83,7 +83,7 @@ class SearchPlan:
         # The slot-confirmed band (service/guards/confirm.py) merges some pairs below the
         # threshold; the decide step must see them too. Looser than needed with guards off: more
         # pairs, same decisions.
-        if getattr(config, "slot_confirm_threshold", None) is not None:
+        if config.slot_confirm_threshold is not None:
             floor = min(floor, float(config.slot_confirm_threshold))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
 
