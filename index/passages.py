@@ -295,14 +295,11 @@ class Passage:
         """
         new: list[str] = []
         typos: list[str] = []
-        mine = self.core_norm.split()
-        missing = [w for w in dict.fromkeys(mine) if w not in other.words]
+        missing = self.absent_words(other)
         if not missing:
             return new, typos
         near = other._one_deletion
         for w in missing:
-            if (len(w) >= 2 or w.isascii()) and w in other._nospace:
-                continue
             least = TYPO_MIN_HANGUL if _HANGUL_RE.search(w) else TYPO_MIN_LATIN
             # Only words sharing ``w`` or one of its one-deletion variants can be one edit from it
             # (substitution, insertion, deletion and neighbour swap all leave such a variant in
@@ -312,6 +309,17 @@ class Passage:
             else:
                 new.append(w)
         return new, typos
+
+    def absent_words(self, other: Passage) -> list[str]:
+        """This passage's distinct words that ``other`` lacks, in order: neither one of its words
+        nor (two or more characters, or ASCII) found in it with its spaces removed. ``new_words``
+        sorts them into typos and new content.
+
+        >>> Passage.build("Markets ralied. Bonds fell.").absent_words(Passage.build("Markets rallied."))
+        ['ralied', 'bonds', 'fell']
+        """
+        return [w for w in dict.fromkeys(self.core_norm.split()) if w not in other.words
+                and not ((len(w) >= 2 or w.isascii()) and w in other._nospace)]
 
     @cached_property
     def _one_deletion(self) -> dict[str, tuple[str, ...]]:

@@ -384,10 +384,12 @@ class PassageDeduper:
             for j, jac in lsh.candidates(p.shingles):
                 q = passages[j]
                 if jac < cfg.shingle_jaccard:
-                    new, _ = p.new_words(q)
+                    # The note counts the absent words without the typo analysis: below the
+                    # Jaccard bar nothing depends on which of them are typos.
+                    absent = p.absent_words(q)
                     notes.setdefault(i, []).append(
                         f"kept: nearest same-language chunk #{j} has 5-gram Jaccard {jac:.3f} < {cfg.shingle_jaccard}"
-                        + (f"; {len(new)} of its words are not in it (new content)" if new else ""))
+                        + (f"; {len(absent)} of its words are not in it (new content, or typos)" if absent else ""))
                     break
                 new, typos = p.new_words(q)
                 if new or len(typos) > cfg.max_typos:
@@ -425,13 +427,6 @@ class PassageDeduper:
             vecs.update(zip(part, np.asarray(self.encode(part), dtype=np.float32), strict=True))
 
     @staticmethod
-    def _means(rows: Sequence[Sequence[str]], vecs: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Unit mean vector of each row of sentences."""
-        means = np.stack([np.mean([vecs[t] for t in r], axis=0) for r in rows]).astype(np.float32)
-        means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
-        return means
-
-    @staticmethod
     def _pairs_above(means: np.ndarray, lang_code: np.ndarray, floor: float, block_rows: int,
                      keep: int | None = None) -> list[list[tuple[int, float]]]:
         """For each row k, the earlier rows in another language with cosine >= ``floor``, best
@@ -441,14 +436,20 @@ class PassageDeduper:
         for start in range(0, len(means), block_rows):
             stop = min(start + block_rows, len(means))
             sims = means[start:stop] @ means[:stop].T
+            # Only earlier rows in another language at the floor or above.
+            earlier = np.arange(stop)[None, :] < np.arange(start, stop)[:, None]
+            ok = earlier & (lang_code[None, :stop] != lang_code[start:stop, None]) & (sims >= floor)
+            r_idx, c_idx = np.nonzero(ok)
+            vals = sims[r_idx, c_idx]
+            # Row by row, best first, ties by position.
+            order = np.lexsort((c_idx, -vals, r_idx))
+            r_idx, c_idx, vals = r_idx[order], c_idx[order], vals[order]
+            bounds = np.searchsorted(r_idx, np.arange(stop - start + 1))
             for r in range(stop - start):
-                k = start + r
-                s = sims[r, :k]
-                ok = np.flatnonzero((s >= floor) & (lang_code[:k] != lang_code[k]))
-                top = ok[np.argsort(-s[ok], kind="stable")]
+                lo, hi = int(bounds[r]), int(bounds[r + 1])
                 if keep is not None:
-                    top = top[:keep]
-                out.append([(int(t), float(s[t])) for t in top])
+                    hi = min(hi, lo + keep)
+                out.append(list(zip(c_idx[lo:hi].tolist(), vals[lo:hi].tolist(), strict=True)))
         return out
 
     def _gate(self, passages: list[Passage], open_: list[int], vecs: dict[str, np.ndarray],
@@ -493,8 +494,15 @@ class PassageDeduper:
         if len({passages[i].lang for i in open_} - {"und"}) < 2:
             return
         self._embed([t for i in open_ for t in passages[i].sentences], vecs, cfg)
-        sent_vecs = [np.stack([vecs[t] for t in passages[i].sentences]) for i in open_]
-        means = self._means([passages[i].sentences for i in open_], vecs)
+        # One matrix of the distinct sentences; a chunk is the row indices of its sentences, so
+        # its sentence vectors are one fancy index and all the means one reduceat.
+        order = list(dict.fromkeys(t for i in open_ for t in passages[i].sentences))
+        row_of = {t: r for r, t in enumerate(order)}
+        matrix = np.stack([vecs[t] for t in order]).astype(np.float32, copy=False)
+        rows = [np.fromiter((row_of[t] for t in passages[i].sentences), dtype=np.intp) for i in open_]
+        sizes = np.array([len(r) for r in rows])
+        means = np.add.reduceat(matrix[np.concatenate(rows)], np.concatenate([[0], np.cumsum(sizes)[:-1]]), axis=0)
+        means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
         lang_code = np.array([hash(passages[i].lang) for i in open_])
         pos = {i: k for k, i in enumerate(open_)}
         # Candidate lists: earlier chunks in another language, best cosine first.
@@ -503,6 +511,11 @@ class PassageDeduper:
         for k, i in enumerate(open_):
             p = passages[i]
             tried = 0
+            # Every candidate (up to max_candidates kept ones) is aligned and the best passing
+            # alignment wins, not the first: an earlier window that shares all but one sentence
+            # with the chunk's own original can come first by cosine and still pass the coverage
+            # bar (4 of 5 sentences), while the original aligns every sentence.
+            passing: list[tuple[float, int, Alignment, dict[str, float]]] = []
             for j, cos in cands[k]:
                 if verdicts[j] is not None:  # dropped earlier: compare with kept chunks only
                     continue
@@ -510,7 +523,7 @@ class PassageDeduper:
                 if tried > cfg.max_candidates:
                     break
                 q = passages[j]
-                al = align(sent_vecs[pos[j]], sent_vecs[k], [len(s) for s in q.sentences], [len(s) for s in p.sentences],
+                al = align(matrix[rows[pos[j]]], matrix[rows[k]], [len(s) for s in q.sentences], [len(s) for s in p.sentences],
                            min_bead=cfg.bead_similarity, merge_floor=cfg.merge_floor)
                 scores = {"cosine": cos, "alignment": al.score, "coverage": al.coverage}
                 aligned = sum(1 for b in al.beads if b.similarity is not None and b.similarity >= cfg.bead_similarity)
@@ -518,14 +531,17 @@ class PassageDeduper:
                         or aligned < cfg.min_aligned_sentences:
                     notes.setdefault(i, []).append(_alignment_note(j, al, q, p, cfg, "kept"))
                     continue
+                passing.append((al.score, j, al, scores))
+            for score, j, al, scores in sorted(passing, key=lambda x: (-x[0], x[1])):
+                q = passages[j]
                 blocked = self._vet(
                     ((" ".join(q.sentences[b.a_start : b.a_end]), q.lang, " ".join(p.sentences[b.b_start : b.b_end]),
                       p.lang) for b in al.beads if b.similarity is not None), crosslingual=True)
                 if blocked:
-                    notes.setdefault(i, []).append(f"kept: aligned with #{j} (score {al.score:.3f}), vetoed: "
+                    notes.setdefault(i, []).append(f"kept: aligned with #{j} (score {score:.3f}), vetoed: "
                                                    + "; ".join(blocked))
                     continue
-                verdicts[i] = PassageVerdict(i, j, "embedding", al.score,
+                verdicts[i] = PassageVerdict(i, j, "embedding", score,
                                              (_alignment_note(j, al, q, p, cfg, "embedding"),), scores)
                 break
 
