@@ -514,8 +514,11 @@ class PassageDeduper:
             # Every candidate (up to max_candidates kept ones) is aligned and the best passing
             # alignment wins, not the first: an earlier window that shares all but one sentence
             # with the chunk's own original can come first by cosine and still pass the coverage
-            # bar (4 of 5 sentences), while the original aligns every sentence.
-            passing: list[tuple[float, int, Alignment, dict[str, float]]] = []
+            # bar (4 of 5 sentences), while the original aligns every sentence. Best = the most
+            # of *this* chunk's characters aligned (what the kept one must say), then the score:
+            # the score alone favours a window that repeats a sentence (a 2-1 bead of the
+            # repeat scores high while the chunk's own last sentence goes unaligned).
+            passing: list[tuple[float, float, int, Alignment, dict[str, float]]] = []
             for j, cos in cands[k]:
                 if verdicts[j] is not None:  # dropped earlier: compare with kept chunks only
                     continue
@@ -531,8 +534,8 @@ class PassageDeduper:
                         or aligned < cfg.min_aligned_sentences:
                     notes.setdefault(i, []).append(_alignment_note(j, al, q, p, cfg, "kept"))
                     continue
-                passing.append((al.score, j, al, scores))
-            for score, j, al, scores in sorted(passing, key=lambda x: (-x[0], x[1])):
+                passing.append((al.coverage_b, al.score, j, al, scores))
+            for _, score, j, al, scores in sorted(passing, key=lambda x: (-x[0], -x[1], x[2])):
                 q = passages[j]
                 blocked = self._vet(
                     ((" ".join(q.sentences[b.a_start : b.a_end]), q.lang, " ".join(p.sentences[b.b_start : b.b_end]),
