@@ -124,8 +124,8 @@ class PassageConfig:
     # even when the translator split or joined a sentence at the other. Recall-only, like
     # candidate_cosine: on the rag-chunks-ntrex dev pairs that paired cosine of translations is
     # >= 0.374 (1st percentile 0.468), and 1.9 % of 19,790 other-article Korean-English chunk
-    # pairs reach 0.30 (0.25: 4.7 %, 0.35: 0.9 %; var/probe.py of the issue-18 branch, from the
-    # sentence vectors of `python -m eval.passages ... --cache`). The cosine of the mean of the
+    # pairs reach 0.30 (0.25: 4.7 %, 0.35: 0.9 %; `python -m eval.probe_gate
+    # ../shared/eval-data/rag-chunks-ntrex/dev.jsonl --cache var/passages-use.npz`). The cosine of the mean of the
     # two probe sentences, the gate before, needed 0.25 for the same recall (translations >=
     # 0.308) and let 5.4 % of those pairs through. ``python -m eval.passages`` runs every dev
     # pair through it. Lower embeds more chunks in full (slower, the same decisions); higher
