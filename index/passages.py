@@ -187,6 +187,11 @@ def _one_edit(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
+def _deletions(w: str) -> set[str]:
+    """``w`` with one character removed, at every position (the symmetric-delete neighbourhood)."""
+    return {w[:i] + w[i + 1 :] for i in range(len(w))}
+
+
 def containment(part: np.ndarray, whole: np.ndarray) -> float:
     """Share of ``part``'s shingles that ``whole`` also has (1.0 for an empty part)."""
     if part.size == 0:
@@ -290,23 +295,40 @@ class Passage:
         """
         new: list[str] = []
         typos: list[str] = []
-        mine = self.core_norm.split()
-        missing = [w for w in dict.fromkeys(mine) if w not in other.words]
+        missing = self.absent_words(other)
         if not missing:
             return new, typos
-        by_len: dict[int, list[str]] = {}
-        for w in other.words:
-            by_len.setdefault(len(w), []).append(w)
+        near = other._one_deletion
         for w in missing:
-            if (len(w) >= 2 or w.isascii()) and w in other._nospace:
-                continue
             least = TYPO_MIN_HANGUL if _HANGUL_RE.search(w) else TYPO_MIN_LATIN
-            if len(w) >= least and any(_one_edit(w, o) for n in (len(w) - 1, len(w), len(w) + 1)
-                                       for o in by_len.get(n, ())):
+            # Only words sharing ``w`` or one of its one-deletion variants can be one edit from it
+            # (substitution, insertion, deletion and neighbour swap all leave such a variant in
+            # common), so ``_one_edit`` checks those few instead of every word of ``other``.
+            if len(w) >= least and any(_one_edit(w, o) for key in (w, *_deletions(w)) for o in near.get(key, ())):
                 typos.append(w)
             else:
                 new.append(w)
         return new, typos
+
+    def absent_words(self, other: Passage) -> list[str]:
+        """This passage's distinct words that ``other`` lacks, in order: neither one of its words
+        nor (two or more characters, or ASCII) found in it with its spaces removed. ``new_words``
+        sorts them into typos and new content.
+
+        >>> Passage.build("Markets ralied. Bonds fell.").absent_words(Passage.build("Markets rallied."))
+        ['ralied', 'bonds', 'fell']
+        """
+        return [w for w in dict.fromkeys(self.core_norm.split()) if w not in other.words
+                and not ((len(w) >= 2 or w.isascii()) and w in other._nospace)]
+
+    @cached_property
+    def _one_deletion(self) -> dict[str, tuple[str, ...]]:
+        """Each word of the core and each of its one-deletion variants -> the words it comes from."""
+        out: dict[str, list[str]] = {}
+        for o in self.words:
+            for key in (o, *_deletions(o)):
+                out.setdefault(key, []).append(o)
+        return {k: tuple(v) for k, v in out.items()}
 
     def new_numbers(self, other: Passage) -> list[str]:
         """Numbers this passage states that ``other`` does not ("11 months" vs "12 months"): new content.

@@ -268,6 +268,19 @@ class EngineConfig:
     story_slot_veto: bool = True
 
     embed_body_lead: bool = True
+    # Bodies at ingest through the passage path (issue 18, service/passages.py): when the cascade
+    # merges an article that has a body of two or more sentences with a document that has one
+    # too, the merge stands only if the new body is a passage copy of that document's body (the
+    # /v1/dedupe rule: exact, verified 5-gram Jaccard with no new word or number, or a sentence
+    # alignment for a translation); otherwise it is vetoed (``blocked_by`` "body") and the
+    # article starts a group of its own. So a republished story that adds paragraphs, or a
+    # different story under a near-identical headline, is kept apart: over-splitting, never
+    # over-merging. Off by default: it changes decisions (a longer update of a story is no
+    # longer a copy), costs a passage comparison per merge with a body (and the encoder for the
+    # sentences of a cross-lingual pair), and has no body-level gold set to calibrate on; the
+    # passage thresholds are the chunk-calibrated ones (eval/RESULTS.md, "RAG chunk dedupe").
+    # Articles without a body, or with a one-sentence body, are decided as before.
+    body_passages: bool = False
     # How many FAISS hits per query are vetted against their cluster representatives.
     embedding_k: int = 8
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).

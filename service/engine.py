@@ -18,7 +18,7 @@ import threading
 import time as _time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
@@ -394,6 +394,8 @@ class Deduper:
 
         window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
         match: Match = self.cascade.match(f, state, vector_fn, window)
+        if self.config.body_passages and match.decision.same and match.matched_doc is not None:
+            match = self._body_check(article, match)
         apart = None
         disputed = self._disputed_twins(f, match) if self.constraints.cannot else None
         if disputed is not None and disputed[1] is not None:
@@ -457,6 +459,29 @@ class Deduper:
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,
                             id=article.id, story_id=story_id,
                             matched_copy=match.matched_doc if decision.same else None)
+
+    def _body_check(self, article: Article, match: Match) -> Match:
+        """``EngineConfig.body_passages``: the cascade's merge stands when the new body is a
+        passage copy of the matched document's body, and is vetoed when it is not; unchanged when
+        either side has no body of two or more sentences (nothing to compare as a passage)."""
+        from index.passages import split_sentences
+
+        body = (article.body or "").strip()
+        versions = self.store.versions_of(match.matched_doc) if match.matched_doc is not None else []
+        other = versions[-1] if versions else None
+        if other is None or len(split_sentences(body)) < 2 or len(split_sentences(other.body or "")) < 2:
+            return match
+        v = self.passages.dedupe([{"text": other.body, "lang": other.lang if other.lang != "und" else None},
+                                  {"text": body, "lang": article.lang}]).verdicts[1]
+        d = match.decision
+        why = v.reasons[0] if v.reasons else ""
+        if v.duplicate_of == 0:
+            return Match(replace(d, reasons=[*d.reasons, f"body: a passage copy of document {match.matched_doc}'s "
+                                                         f"body ({why})"]), match.cluster_id, match.matched_doc)
+        return Match(Decision(False, d.stage, d.score,
+                              [*d.reasons, f"body veto: not a passage copy of document {match.matched_doc}'s body "
+                                           f"({why})"],
+                              [*d.blocked_by, "body"], scores=dict(d.scores), guards=list(d.guards)))
 
     # stories ---------------------------------------------------------------------------------------------
     def _new_tracker(self) -> StoryTracker:

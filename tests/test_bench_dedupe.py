@@ -59,3 +59,16 @@ def test_before_and_after_paths_run_on_the_same_stream_without_an_encoder() -> N
     # Without an encoder the gate never runs: both are the lexical stages, the same decisions.
     assert after == before and encoded == 0
     assert score(s, after)["recall_by_kind"]["format"] == 1.0
+
+
+def test_stage_profile_times_the_stages_and_restores_them() -> None:
+    import index.passages as ip
+    import service.passages as sp
+    from bench.dedupe_stages import measure
+
+    before = (ip.Passage.__dict__["build"], sp.PassageDeduper._lexical, sp.align)
+    r = measure(200, seed=3, model="none")
+    assert (ip.Passage.__dict__["build"], sp.PassageDeduper._lexical, sp.align) == before
+    assert r["sentences_embedded"] == 0 and r["cpu_s"] > 0
+    assert {"passage features", "lexical stages"} <= set(r["stages_cpu_s"])
+    assert r["score"]["precision"] == 1.0 and r["score"]["recall_by_kind"]["format"] == 1.0

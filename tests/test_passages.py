@@ -268,3 +268,32 @@ def test_eval_pairs_route_dedupe_on_rag_chunks(capsys) -> None:
     for k in ("chunk_overlap_negative", "chunk_same_doc_negative", "chunk_other_doc_negative"):
         assert kinds[k]["fp"] == 0, k
     assert kinds["xl_chunk_translation"]["tp"] == 0   # no encoder, no translation merges
+
+
+def test_a_translation_goes_to_its_best_alignment_not_the_first_candidate_by_cosine() -> None:
+    # K (Korean) is a translation of B: each sentence at cosine 0.8. A repeats its third sentence
+    # instead of having K's fourth (the Tatoeba case): its mean vector is nearer K's (0.82 >
+    # 0.80), 3 of 4 sentences align, which passes coverage 0.75, and the repeat joins a 2-1 bead
+    # that lifts its alignment score above B's (0.93 > 0.80); B aligns all four of K's.
+    e = np.eye(16, dtype=np.float32)
+    vec = {}
+    a_text = ["Alpha one is here.", "Alpha two is here.", "Alpha three is here.", "Alpha three again here."]
+    b_text = ["Beta one is here.", "Beta two is here.", "Beta three is here.", "Beta four is here."]
+    k_text = ["케이 하나다.", "케이 둘이다.", "케이 셋이다.", "케이 넷이다."]
+    for i in range(4):
+        vec[k_text[i]] = e[i]
+        vec[b_text[i]] = 0.8 * e[i] + 0.6 * e[8 + i]
+    vec[a_text[0]], vec[a_text[1]], vec[a_text[2]], vec[a_text[3]] = e[0], e[1], e[2], e[2]
+
+    def enc(texts: Sequence[str]) -> np.ndarray:
+        return np.stack([vec[t] / np.linalg.norm(vec[t]) for t in texts]).astype(np.float32)
+
+    res = PassageDeduper(enc).dedupe([{"text": " ".join(a_text), "lang": "en"},
+                                      {"text": " ".join(b_text), "lang": "en"},
+                                      {"text": " ".join(k_text), "lang": "ko"}])
+    v = res.verdicts[2]
+    assert (v.duplicate_of, v.stage) == (1, "embedding")
+    assert v.scores["alignment"] == pytest.approx(0.8, abs=1e-3) and v.scores["coverage"] == pytest.approx(1.0)
+    # A did pass on its own: it was a candidate, only a worse one.
+    alone = PassageDeduper(enc).dedupe([{"text": " ".join(a_text), "lang": "en"}, {"text": " ".join(k_text), "lang": "ko"}])
+    assert alone.verdicts[1].duplicate_of == 0 and alone.verdicts[1].scores["cosine"] > v.scores["cosine"]
