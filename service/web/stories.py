@@ -5,6 +5,7 @@ members. Every page reads the store through this module only, and this module re
 through ``service.views.story_view``, the function ``GET /v1/stories/{id}`` and ``samestory
 stories`` answer with: the pages only add what a reader needs on top (the title in the reader's
 language, filters, which member started its group), never a second way of telling a story.
+They read its model (``service.views.StoryDetail``) as the plain dictionaries it dumps to.
 
 Times are epoch seconds in the store and ISO 8601 on the page (:func:`local_iso`).
 
@@ -164,8 +165,8 @@ def story_list(store: Any, filters: Filters | None = None, *, reader_lang: str |
         pos += len(rows)
         for row in rows:
             scanned += 1
-            view = story_view(store, row.id, members=True)
-            s = _summary(view, reader_lang) if view is not None else None
+            detail = story_view(store, row.id, members=True)
+            s = _summary(detail.model_dump(), reader_lang) if detail is not None else None
             if s is not None and _keep(s, filters):
                 kept.append(s)
                 if len(kept) >= want:
@@ -190,9 +191,10 @@ def story_detail(store: Any, story_id: int, *, reader_lang: str | None = None) -
     """A story: its copy groups (why each is in the story: its story score and reason), inside
     each its members (stage, score, reasons, guard verdicts: why each joined the group), the
     group's representative, why it is one and its history; None if there is no such story."""
-    view = story_view(store, story_id, members=True)
-    if view is None:
+    detail = story_view(store, story_id, members=True)
+    if detail is None:
         return None
+    view = detail.model_dump()
     groups = []
     for g in view["copy_groups"]:
         members = [_member(m, g["representative_id"]) for m in g["members"]]
