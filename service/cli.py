@@ -184,10 +184,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         raise SystemExit(str(exc)) from exc
     decisions = res.decisions
     dup = list(res.duplicate_of)
-    dropped = [{"index": positions[i], "duplicate_of": positions[j], "stage": decisions[i].stage,
-                "score": None if decisions[i].score is None else round(float(decisions[i].score), 6),
-                "reasons": decisions[i].reasons, "record": records[i]}
-               for i, j in enumerate(dup) if j is not None]
+    dropped = [{"index": positions[i], "duplicate_of": positions[j], "stage": d.stage,
+                "score": None if d.score is None else round(float(d.score), 6),
+                "reasons": d.reasons, "record": records[i]}
+               for i, (j, d) in enumerate(zip(dup, decisions, strict=True)) if j is not None]
     if args.dropped is not None:
         with Path(args.dropped).open("w", encoding="utf-8") as fh:
             for d in dropped:

@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.config import JsonDict
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.json_schema import SkipJsonSchema
 
@@ -86,7 +87,7 @@ def _url(value: str | None) -> str | None:
 StageName = Literal["url", "exact", "ngram", "minhash", "embedding", "none"]
 StatusName = Literal["new", "reobserved", "new_version", "duplicate"]
 
-_ARTICLE_EXAMPLE = {
+_ARTICLE_EXAMPLE: JsonDict = {
     "title": "연준, 기준금리 0.25%p 인상",
     "body": "미국 연방준비제도가 기준금리를 0.25%포인트 올렸다.",
     "url": "https://news.example.kr/economy/123?utm_source=rss",
