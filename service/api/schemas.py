@@ -177,9 +177,10 @@ class StoredDecisionOut(_DecisionFields):
     editor's correction (stage ``editor``, with the membership it replaced in ``previous``)."""
 
     stage: StageName | Literal["editor"] = Field(description="the stage that settled the item, or editor")
-    # Left out when absent, so an engine's decision reads exactly as ``Decision.to_dict()`` wrote it.
-    previous: dict[str, Any] | None = Field(None, exclude_if=lambda v: v is None,
-                                            description="an editor's correction: the membership it replaced")
+    # Left out when absent (never null, hence SkipJsonSchema), so an engine's decision reads
+    # exactly as ``Decision.to_dict()`` wrote it.
+    previous: dict[str, Any] | SkipJsonSchema[None] = Field(
+        None, exclude_if=lambda v: v is None, description="an editor's correction: the membership it replaced")
 
 
 class IngestResultOut(BaseModel):
