@@ -69,3 +69,19 @@ def test_row_models_name_only_fields_of_their_rows():
         for name, field in model.model_fields.items():
             if name not in ("status", "decision"):  # narrowed to the contract's literal / model
                 assert field.annotation == row_types[name], (model, name)
+
+
+def test_the_views_import_first():
+    """``samestory clusters`` imports service.views before anything of the API: the views build the
+    contract's models and the routers answer with the views, and neither import may find the
+    other half-done (a fresh interpreter: this process has long imported both)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for module in ("service.views", "service.web.stories", "service.api.schemas"):
+        done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+        assert done.returncode == 0, done.stderr[-2000:]
