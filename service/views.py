@@ -9,7 +9,6 @@ explain a story the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal, overload
 from urllib.parse import urlsplit
 
@@ -23,6 +22,7 @@ from service.api.schemas import (
     DocumentOut,
     MembershipOut,
     ObservationOut,
+    StoryFields,
     StoryOut,
     StoryPage,
     StorySummaryOut,
@@ -46,8 +46,8 @@ class CopyGroupDetail(CopyGroupOut):
     created_at: float
 
 
-class StoryDetail(StoryOut):
-    copy_groups: Sequence[CopyGroupDetail]
+class StoryDetail(StoryFields):
+    copy_groups: list[CopyGroupDetail]
     first: float | None  # the span as epoch seconds (``start``, ``end`` are ISO 8601)
     last: float | None
 
@@ -181,13 +181,13 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
         title = rep.title if rep is not None else _title(store, c.representative_id)[1]
         langs |= group_langs
         outlets |= group_outlets
-        group = from_row(CopyGroupOut, c, title=title, representative_reason=_reason(c, events), size=len(rows),
-                         languages=sorted(group_langs), outlets=sorted(group_outlets))
-        if members:
-            rich.append(CopyGroupDetail(**dict(group), members=sorted(rows, key=lambda m: (m.when, m.document_id)),
-                                        events=events, created_at=c.created_at))
+        shown = {"title": title, "representative_reason": _reason(c, events), "size": len(rows),
+                 "languages": sorted(group_langs), "outlets": sorted(group_outlets)}
+        if members:  # the row's created_at too (CopyGroupDetail names it)
+            rich.append(from_row(CopyGroupDetail, c, **shown, events=events,
+                                 members=sorted(rows, key=lambda m: (m.when, m.document_id))))
         else:
-            plain.append(group)
+            plain.append(from_row(CopyGroupOut, c, **shown))
     span = {"start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None}
     if members:
         return from_row(StoryDetail, story, languages=sorted(langs), outlets=sorted(outlets), **span,

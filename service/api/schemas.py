@@ -11,7 +11,6 @@ depend on settings and are checked in the routers.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -460,7 +459,8 @@ class CopyGroupOut(BaseModel):
     story_reason: str | None = Field(description="why the group is in this story")
 
 
-class StoryOut(BaseModel):
+class StoryFields(BaseModel):
+    # What a story answer and the editors' StoryDetail (service.views) share; each adds its groups.
     id: int
     created_at: float
     updated_at: float
@@ -468,8 +468,10 @@ class StoryOut(BaseModel):
     outlets: list[str]
     start: str | None = Field(description="earliest member time, ISO 8601")
     end: str | None = Field(description="latest member time, ISO 8601")
-    # A Sequence (read-only), so the editors' view (service.views.StoryDetail) can hold its richer groups.
-    copy_groups: Sequence[CopyGroupOut]
+
+
+class StoryOut(StoryFields):
+    copy_groups: list[CopyGroupOut]
 
 
 class StorySummaryOut(BaseModel):
