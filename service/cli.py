@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tqdm import tqdm
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from service.engine import Deduper
+    from service.store.base import Store
 
 DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
@@ -181,10 +184,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
         raise SystemExit(str(exc)) from exc
     decisions = res.decisions
     dup = list(res.duplicate_of)
-    dropped = [{"index": positions[i], "duplicate_of": positions[j], "stage": decisions[i].stage,
-                "score": None if decisions[i].score is None else round(float(decisions[i].score), 6),
-                "reasons": decisions[i].reasons, "record": records[i]}
-               for i, j in enumerate(dup) if j is not None]
+    dropped = [{"index": positions[i], "duplicate_of": positions[j], "stage": d.stage,
+                "score": None if d.score is None else round(float(d.score), 6),
+                "reasons": d.reasons, "record": records[i]}
+               for i, (j, d) in enumerate(zip(dup, decisions, strict=True)) if j is not None]
     if args.dropped is not None:
         with Path(args.dropped).open("w", encoding="utf-8") as fh:
             for d in dropped:
@@ -246,7 +249,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_for_reading(args: argparse.Namespace) -> Any:
+def _open_for_reading(args: argparse.Namespace) -> Store:
     """The store of a read-only listing command (``clusters``, ``stories``), its paging checked first."""
     from service.store import open_store
 
@@ -262,8 +265,8 @@ def _open_for_reading(args: argparse.Namespace) -> Any:
 Columns = tuple[tuple[str, str, int], ...]
 
 
-def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Any, int], dict[str, Any] | None],
-                  page_of: Callable[[Any, int, int], dict[str, Any]], print_view: Callable[[dict[str, Any]], None],
+def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store, int], BaseModel | None],
+                  page_of: Callable[[Store, int, int], BaseModel], print_view: Callable[[dict[str, Any]], None],
                   rows_key: str, columns: Columns) -> int:
     """One item (``--id``) or one page of a read-only listing, as JSON or as text.
 
@@ -274,15 +277,17 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Any, i
     store = _open_for_reading(args)
     try:
         if args.id is not None:
-            view = view_of(store, args.id)
-            if view is None:
+            item = view_of(store, args.id)
+            if item is None:
                 raise SystemExit(f"{what} {args.id} does not exist in {args.db}")
+            # The view as the route answers with it (JSON types), which the printers read too.
+            view = item.model_dump(mode="json")
             if args.json:
                 print(json.dumps(view, ensure_ascii=False, default=str))
             else:
                 print_view(view)
             return 0
-        page = page_of(store, args.limit, args.offset)
+        page = page_of(store, args.limit, args.offset).model_dump(mode="json")
         if args.json:
             print(json.dumps(page, ensure_ascii=False, default=str))
             return 0

@@ -1,16 +1,58 @@
-"""Read-only views of the store for people: a cluster with its members and the reasons, a page of clusters.
+"""Read-only views of the store for people: a document, a cluster with its members and the reasons,
+a story, a page of clusters or stories.
 
-The HTTP routes (``service.api.routers.clusters``) and the CLI (``samestory clusters``) show the
-same dictionaries, so both explain a story the same way.
+Each view is a model of the HTTP contract (``service.api.schemas``) built from the store's row
+dataclasses; the HTTP routes answer with it, the CLI (``samestory clusters``, ``samestory
+stories``) prints it and the editors' pages (``service.web.stories``) read it, so all three
+explain a story the same way.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, overload
 from urllib.parse import urlsplit
 
+from service.api.schemas import (
+    ClusterEventOut,
+    ClusterMemberOut,
+    ClusterOut,
+    ClusterPage,
+    ClusterSummaryOut,
+    CopyGroupOut,
+    DocumentOut,
+    MembershipOut,
+    ObservationOut,
+    StoryFields,
+    StoryOut,
+    StoryPage,
+    StorySummaryOut,
+    VersionOut,
+    from_row,
+)
+from service.store.base import ClusterRow, DocumentRow, Store
 
-def _title(store: Any, document_id: int) -> tuple[Any, str | None]:
+
+# What the editors' pages read on top of the /v1 answer (``story_view(members=True)``): not part
+# of the HTTP contract, so these models live here rather than in service.api.schemas.
+class MemberFacts(ClusterMemberOut):
+    lang: str
+    outlet: str
+    when: float  # published, else first seen (else joined)
+
+
+class CopyGroupDetail(CopyGroupOut):
+    members: list[MemberFacts]
+    events: list[ClusterEventOut]
+    created_at: float
+
+
+class StoryDetail(StoryFields):
+    copy_groups: list[CopyGroupDetail]
+    first: float | None  # the span as epoch seconds (``start``, ``end`` are ISO 8601)
+    last: float | None
+
+
+def _title(store: Store, document_id: int) -> tuple[DocumentRow | None, str | None]:
     doc = store.get_document(document_id)
     if doc is None or doc.latest_version_id is None:
         return doc, None
@@ -18,48 +60,74 @@ def _title(store: Any, document_id: int) -> tuple[Any, str | None]:
     return doc, (ver.title or ver.body[:200]) if ver else None
 
 
-def cluster_view(store: Any, cluster_id: int) -> dict[str, Any] | None:
+def document_view(store: Store, document_id: int) -> DocumentOut | None:
+    """Everything the store knows about one document, or None."""
+    doc = store.get_document(document_id)
+    if doc is None:
+        return None
+    membership = None
+    if doc.cluster_id is not None:
+        # members_of hides deleted documents; provenance of a deleted one is still readable.
+        for m in store.members_of(doc.cluster_id):
+            if m.document_id == doc.id:
+                membership = from_row(MembershipOut, m)
+    return DocumentOut(**vars(doc), membership=membership,
+                       versions=[from_row(VersionOut, v) for v in store.versions_of(doc.id)],
+                       observations=[from_row(ObservationOut, o) for o in store.observations_of(doc.id)])
+
+
+def cluster_view(store: Store, cluster_id: int) -> ClusterOut | None:
     """A cluster with every member (how and why it joined), its representative and the reason it
     is one, and the representative changes; None when there is no such cluster."""
     cluster = store.get_cluster(cluster_id)
-    return None if cluster is None else _cluster_view(store, cluster)
+    if cluster is None:
+        return None
+    members = _members(store, cluster, facts=False)
+    events = _events(store, cluster)
+    return from_row(ClusterOut, cluster, representative_reason=_reason(cluster, events), members=members,
+                    events=events)
 
 
-def _cluster_view(store: Any, cluster: Any, *, facts: bool = False) -> dict[str, Any]:
-    """``cluster_view`` of a cluster row; ``facts`` adds each member's ``lang``, ``outlet`` and
-    ``when`` (published, else first seen) from the same reads."""
-    members = []
+@overload
+def _members(store: Store, cluster: ClusterRow, *, facts: Literal[True]) -> list[MemberFacts]: ...
+@overload
+def _members(store: Store, cluster: ClusterRow, *, facts: Literal[False]) -> list[ClusterMemberOut]: ...
+def _members(store: Store, cluster: ClusterRow, *, facts: bool) -> list[MemberFacts] | list[ClusterMemberOut]:
+    """The cluster's live members; ``facts`` adds each member's ``lang``, ``outlet`` and ``when``
+    (published, else first seen) from the same reads."""
+    plain: list[ClusterMemberOut] = []
+    rich: list[MemberFacts] = []
     for m in store.members_of(cluster.id):
         doc = store.get_document(m.document_id)
         ver = store.get_version(doc.latest_version_id) if doc is not None and doc.latest_version_id is not None else None
-        row = {"document_id": m.document_id, "url": doc.url if doc else None, "source": doc.source if doc else None,
-               "title": (ver.title or ver.body[:200]) if ver else None, "joined_at": m.joined_at,
-               "stage": m.stage, "score": m.score, "matched_id": m.matched_id, "decision": m.decision}
-        if facts:
-            when = None if doc is None else (doc.published_at if doc.published_at is not None else doc.first_seen)
-            row.update(lang=ver.lang if ver is not None else "und",
-                       outlet=outlet_of(doc.url if doc else None, doc.source if doc else None),
-                       when=when if when is not None else m.joined_at)
-        members.append(row)
-    events = [{"id": e.id, "old_representative": e.old_representative, "new_representative": e.new_representative,
-               "reason": e.reason, "at": e.at} for e in store.cluster_events(cluster.id)]
+        shown = {"url": doc.url if doc else None, "source": doc.source if doc else None,
+                 "title": (ver.title or ver.body[:200]) if ver else None}
+        if not facts:
+            plain.append(from_row(ClusterMemberOut, m, **shown))
+            continue
+        when = None if doc is None else (doc.published_at if doc.published_at is not None else doc.first_seen)
+        rich.append(from_row(MemberFacts, m, **shown, lang=ver.lang if ver is not None else "und",
+                             outlet=outlet_of(doc.url if doc else None, doc.source if doc else None),
+                             when=when if when is not None else m.joined_at))
+    return rich if facts else plain
+
+
+def _events(store: Store, cluster: ClusterRow) -> list[ClusterEventOut]:
+    return [from_row(ClusterEventOut, e) for e in store.cluster_events(cluster.id)]
+
+
+def _reason(cluster: ClusterRow, events: list[ClusterEventOut]) -> str | None:
     # The last event that installed the current representative says why it is the representative.
-    reason = next((e["reason"] for e in reversed(events) if e["new_representative"] == cluster.representative_id), None)
-    return {"id": cluster.id, "representative_id": cluster.representative_id, "representative_reason": reason,
-            "created_at": cluster.created_at, "updated_at": cluster.updated_at, "members": members, "events": events}
+    return next((e.reason for e in reversed(events) if e.new_representative == cluster.representative_id), None)
 
 
-def cluster_page(store: Any, limit: int, offset: int) -> dict[str, Any]:
+def cluster_page(store: Store, limit: int, offset: int) -> ClusterPage:
     """Clusters, most recently updated first: id, representative, its title and the size."""
     # One row more than asked tells whether there is a next page without a COUNT(*).
     rows = store.list_clusters(limit + 1, offset)
-    out = []
-    for c in rows[:limit]:
-        _, title = _title(store, c.representative_id)
-        out.append({"id": c.id, "representative_id": c.representative_id, "title": title,
-                    "size": len(store.members_of(c.id)), "created_at": c.created_at, "updated_at": c.updated_at})
-    return {"clusters": out, "limit": limit, "offset": offset,
-            "next_offset": offset + limit if len(rows) > limit else None}
+    return ClusterPage(clusters=[from_row(ClusterSummaryOut, c, title=_title(store, c.representative_id)[1],
+                                          size=len(store.members_of(c.id))) for c in rows[:limit]],
+                       limit=limit, offset=offset, next_offset=offset + limit if len(rows) > limit else None)
 
 
 def _iso(t: float | None) -> str | None:
@@ -82,55 +150,60 @@ def outlet_of(url: str | None, source: str | None) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def story_view(store: Any, story_id: int, *, members: bool = False) -> dict[str, Any] | None:
+@overload
+def story_view(store: Store, story_id: int, *, members: Literal[False] = False) -> StoryOut | None: ...
+@overload
+def story_view(store: Store, story_id: int, *, members: Literal[True]) -> StoryDetail | None: ...
+def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOut | StoryDetail | None:
     """A story (issue 17) with its copy groups: each group's representative and why, its members'
     languages and outlets, why the group is in the story, and the story's time span (ISO 8601,
     from the members' publication times, else first-seen); None when there is no such story.
 
-    ``members=True`` (the editors' pages) also gives each group its members as ``cluster_view``
-    shows them (with ``lang``, ``outlet`` and ``when``) and its representative history
-    (``events``), and the story its span as epoch seconds (``first``, ``last``): the same reads,
-    so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
+    ``members=True`` (the editors' pages) gives a :class:`StoryDetail`: each group also has its
+    members as ``cluster_view`` shows them (with ``lang``, ``outlet`` and ``when``) and its
+    representative history (``events``), and the story its span as epoch seconds (``first``,
+    ``last``): the same reads, so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
     story = store.get_story(story_id)
     if story is None:
         return None
-    groups, langs, outlets, times = [], set(), set(), []
+    plain: list[CopyGroupOut] = []
+    rich: list[CopyGroupDetail] = []
+    langs: set[str] = set()
+    outlets: set[str] = set()
+    times: list[float] = []
     for c in store.clusters_of_story(story_id):
-        view = _cluster_view(store, c, facts=True)
-        rows = view["members"]
-        group_langs = {m["lang"] for m in rows}
-        group_outlets = {m["outlet"] for m in rows if m["outlet"] != "unknown"}
-        times += [m["when"] for m in rows]
-        rep = next((m for m in rows if m["document_id"] == c.representative_id), None)
-        title = rep["title"] if rep is not None else _title(store, c.representative_id)[1]
+        rows = _members(store, c, facts=True)
+        events = _events(store, c)
+        group_langs = {m.lang for m in rows}
+        group_outlets = {m.outlet for m in rows if m.outlet != "unknown"}
+        times += [m.when for m in rows]
+        rep = next((m for m in rows if m.document_id == c.representative_id), None)
+        title = rep.title if rep is not None else _title(store, c.representative_id)[1]
         langs |= group_langs
         outlets |= group_outlets
-        group = {"id": c.id, "representative_id": c.representative_id, "title": title,
-                 "representative_reason": view["representative_reason"], "size": len(view["members"]),
-                 "languages": sorted(group_langs), "outlets": sorted(group_outlets),
-                 "story_score": c.story_score, "story_reason": c.story_reason}
-        if members:
-            group.update(members=sorted(rows, key=lambda m: (m["when"], m["document_id"])), events=view["events"],
-                         created_at=c.created_at)
-        groups.append(group)
-    out = {"id": story.id, "created_at": story.created_at, "updated_at": story.updated_at,
-           "languages": sorted(langs), "outlets": sorted(outlets),
-           "start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None,
-           "copy_groups": groups}
+        shown = {"title": title, "representative_reason": _reason(c, events), "size": len(rows),
+                 "languages": sorted(group_langs), "outlets": sorted(group_outlets)}
+        if members:  # the row's created_at too (CopyGroupDetail names it)
+            rich.append(from_row(CopyGroupDetail, c, **shown, events=events,
+                                 members=sorted(rows, key=lambda m: (m.when, m.document_id))))
+        else:
+            plain.append(from_row(CopyGroupOut, c, **shown))
+    span = {"start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None}
     if members:
-        out.update(first=min(times) if times else None, last=max(times) if times else None)
-    return out
+        return from_row(StoryDetail, story, languages=sorted(langs), outlets=sorted(outlets), **span,
+                        copy_groups=rich, first=min(times) if times else None, last=max(times) if times else None)
+    return from_row(StoryOut, story, languages=sorted(langs), outlets=sorted(outlets), **span, copy_groups=plain)
 
 
-def story_page(store: Any, limit: int, offset: int) -> dict[str, Any]:
+def story_page(store: Store, limit: int, offset: int) -> StoryPage:
     """Stories, most recently updated first: id, the first group's representative title, sizes."""
     rows = store.list_stories(limit + 1, offset)
     out = []
     for s in rows[:limit]:
         groups = store.clusters_of_story(s.id)
         title = _title(store, groups[0].representative_id)[1] if groups else None
-        out.append({"id": s.id, "title": title, "copy_groups": len(groups),
-                    "items": sum(len(store.members_of(g.id)) for g in groups),
-                    "created_at": s.created_at, "updated_at": s.updated_at})
-    return {"stories": out, "limit": limit, "offset": offset,
-            "next_offset": offset + limit if len(rows) > limit else None}
+        out.append(from_row(StorySummaryOut, s, title=title, copy_groups=len(groups),
+                            items=sum(len(store.members_of(g.id)) for g in groups)))
+    return StoryPage(stories=out, limit=limit, offset=offset,
+                     next_offset=offset + limit if len(rows) > limit else None)
+

@@ -32,3 +32,56 @@ def test_stories_routes(make_client):
     assert [s["id"] for s in page["stories"]] == [res[2]["story_id"]] and page["next_offset"] == 1
     assert client.get("/v1/stories/999").status_code == 404
     assert client.get("/v1/stories", params={"limit": 0}).status_code == 422
+
+
+def test_an_editors_decision_reads_back_through_the_api(make_client):
+    """A split member's membership decision says stage ``editor`` and keeps the one it replaced;
+    the cluster and the document that carry it answer 200 (the contract allowed only the
+    engine's stages there, so both answered 500 after any split)."""
+    client = make_client()
+    res = client.post("/v1/articles", json={"articles": ITEMS}).json()["results"]
+    split = res[1]["document_id"]
+    assert client.post("/v1/corrections", json={"kind": "split", "document_id": split}).status_code == 201
+    doc = client.get(f"/v1/documents/{split}")
+    assert doc.status_code == 200
+    decision = doc.json()["membership"]["decision"]
+    assert decision["stage"] == "editor" and decision["previous"]["cluster_id"] == res[0]["cluster_id"]
+    cluster = client.get(f"/v1/clusters/{doc.json()['cluster_id']}")
+    assert cluster.status_code == 200 and cluster.json()["members"][0]["decision"]["stage"] == "editor"
+    # An engine's decision has no "previous" key at all: it reads as Decision.to_dict() wrote it.
+    first = client.get(f"/v1/clusters/{res[0]['cluster_id']}").json()["members"][0]["decision"]
+    assert "previous" not in first
+
+
+def test_row_models_name_only_fields_of_their_rows():
+    """The answers built from a store row (service.api.schemas.from_row) show row fields under the
+    row's names and types, so a renamed row field fails here instead of vanishing from the answer."""
+    import dataclasses
+    import typing
+
+    from service.api import schemas
+    from service.store import base
+
+    for model, row in [(schemas.VersionOut, base.VersionRow), (schemas.ObservationOut, base.ObservationRow),
+                       (schemas.MembershipOut, base.MembershipRow), (schemas.ClusterEventOut, base.ClusterEventRow)]:
+        row_types = typing.get_type_hints(row)
+        assert {f.name for f in dataclasses.fields(row)} >= set(model.model_fields), model
+        for name, field in model.model_fields.items():
+            if name not in ("status", "decision"):  # narrowed to the contract's literal / model
+                assert field.annotation == row_types[name], (model, name)
+
+
+def test_the_views_import_first():
+    """``samestory clusters`` imports service.views before anything of the API: the views build the
+    contract's models and the routers answer with the views, and neither import may find the
+    other half-done (a fresh interpreter: this process has long imported both)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for module in ("service.views", "service.web.stories", "service.api.schemas"):
+        done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+        assert done.returncode == 0, done.stderr[-2000:]

@@ -22,17 +22,6 @@ from service.api.dependencies import Service, require_api_key
 from service.api.metrics import Metrics
 from service.api.middleware import AccessLog, ApiKeyGate, BodySizeLimit
 from service.api.openapi import contract
-from service.api.routers import (
-    articles,
-    clusters,
-    compare,
-    corrections,
-    dedupe,
-    documents,
-    health,
-    stories,
-    ui,
-)
 from service.api.settings import Settings
 
 if TYPE_CHECKING:
@@ -59,6 +48,21 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
 
     An engine passed in stays the caller's to close; one opened here is closed at shutdown.
     """
+    # Imported here, not with the package: the routers answer with service.views, which builds
+    # the models of service.api.schemas, so importing the package must not import the routers
+    # (``import service.views`` first would otherwise meet a half-imported service.views).
+    from service.api.routers import (
+        articles,
+        clusters,
+        compare,
+        corrections,
+        dedupe,
+        documents,
+        health,
+        stories,
+        ui,
+    )
+
     settings = settings or Settings.load()
     metrics = Metrics()
 

@@ -1,7 +1,9 @@
-"""The HTTP contract: pydantic models mirroring ``service.types`` (Article, Decision, IngestResult).
+"""The HTTP contract: every request and response model of ``/v1``, in one module.
 
-Field names and shapes are exactly those of the dataclasses' ``to_dict()``, so a response body
-is interchangeable with a line of ``samestory ingest --json``. Limits on single fields come
+Results of the engine mirror ``service.types`` (Article, Decision, IngestResult): field names and
+shapes are exactly those of the dataclasses' ``to_dict()``, so a response body is interchangeable
+with a line of ``samestory ingest --json``. Answers about stored things are built from the store's
+row dataclasses (``from_row``; ``service.views`` builds them for the routes, the pages and the CLI). Limits on single fields come
 from ``service.types`` so the API and the engine reject the same things; limits on batch sizes
 depend on settings and are checked in the routers.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -21,6 +23,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.config import JsonDict
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.json_schema import SkipJsonSchema
 
@@ -83,7 +86,7 @@ def _url(value: str | None) -> str | None:
 StageName = Literal["url", "exact", "ngram", "minhash", "embedding", "none"]
 StatusName = Literal["new", "reobserved", "new_version", "duplicate"]
 
-_ARTICLE_EXAMPLE = {
+_ARTICLE_EXAMPLE: JsonDict = {
     "title": "연준, 기준금리 0.25%p 인상",
     "body": "미국 연방준비제도가 기준금리를 0.25%포인트 올렸다.",
     "url": "https://news.example.kr/economy/123?utm_source=rss",
@@ -150,17 +153,33 @@ class GuardVerdictOut(BaseModel):
     evidence: str = ""
 
 
-class DecisionOut(BaseModel):
-    """Why an item was joined to another or kept apart (``service.types.Decision``)."""
-
+class _DecisionFields(BaseModel):
+    # The fields of ``Decision.to_dict()``, in its order; each subclass narrows ``stage``.
     same: bool
-    stage: StageName = Field(description="the stage that settled the item")
+    stage: str = Field(description="the stage that settled the item")
     score: float | None = Field(description="that stage's similarity")
     reasons: list[str] = Field(description="human-readable evidence")
     blocked_by: list[str] = Field(description="guards that vetoed a merge")
     matched_id: int | None
     scores: dict[str, float] = Field(description="every stage score computed, for re-thresholding")
     guards: list[GuardVerdictOut]
+
+
+class DecisionOut(_DecisionFields):
+    """Why an item was joined to another or kept apart (``service.types.Decision``)."""
+
+    stage: StageName = Field(description="the stage that settled the item")
+
+
+class StoredDecisionOut(_DecisionFields):
+    """A decision as the store keeps it with a membership or an observation: the engine's, or an
+    editor's correction (stage ``editor``, with the membership it replaced in ``previous``)."""
+
+    stage: StageName | Literal["editor"] = Field(description="the stage that settled the item, or editor")
+    # Left out when absent (never null, hence SkipJsonSchema), so an engine's decision reads
+    # exactly as ``Decision.to_dict()`` wrote it.
+    previous: dict[str, Any] | SkipJsonSchema[None] = Field(
+        None, exclude_if=lambda v: v is None, description="an editor's correction: the membership it replaced")
 
 
 class IngestResultOut(BaseModel):
@@ -312,6 +331,20 @@ class DedupeResponse(BaseModel):
     dropped: list[DroppedOut] = Field(description="the dropped inputs with why")
 
 
+# The answers about stored things (documents, copy groups, stories) are built from the store's
+# row dataclasses (service.store.base) by ``from_row``: a model names the row fields it shows (a
+# row's other fields stay out of the contract) and adds what is not in the row, and no view
+# copies a row field by hand. DocumentOut shows every field of its row, so it extends the row.
+# The row models carry their row's name in a comment, not a docstring (the OpenAPI description).
+M = TypeVar("M", bound=BaseModel)
+
+
+def from_row(model: type[M], row: Any, **more: Any) -> M:
+    """``model`` validated from the fields of ``row`` (a store row dataclass) and ``more``."""
+    return model.model_validate({**vars(row), **more})
+
+
+# A ``VersionRow`` (without its document id).
 class VersionOut(BaseModel):
     id: int
     content_hash: str
@@ -321,6 +354,7 @@ class VersionOut(BaseModel):
     created_at: float = Field(description="Unix time")
 
 
+# An ``ObservationRow`` (without its document id).
 class ObservationOut(BaseModel):
     id: int
     version_id: int
@@ -330,18 +364,18 @@ class ObservationOut(BaseModel):
     caller_id: str | None
     observed_at: float = Field(description="Unix time")
     status: StatusName
-    decision: DecisionOut
+    decision: StoredDecisionOut
 
 
 class MembershipOut(BaseModel):
-    """How a document joined its cluster: the decision made when it was ingested."""
+    """How a document joined its cluster: the decision made when it was ingested (or an editor's)."""
 
     cluster_id: int
     joined_at: float
     stage: str
     score: float | None
     matched_id: int | None
-    decision: DecisionOut
+    decision: StoredDecisionOut
 
 
 # The store's document row (its fields, in its order) with its membership, versions and observations:
@@ -363,6 +397,7 @@ class DeleteResponse(BaseModel):
         None, description="set when the deleted document was its cluster's representative")
 
 
+# A ``ClusterEventRow`` (without its cluster id).
 class ClusterEventOut(BaseModel):
     id: int
     old_representative: int | None
@@ -371,6 +406,7 @@ class ClusterEventOut(BaseModel):
     at: float
 
 
+# A ``MembershipRow`` with the member's URL, source and latest title.
 class ClusterMemberOut(BaseModel):
     document_id: int
     url: str | None
@@ -380,7 +416,7 @@ class ClusterMemberOut(BaseModel):
     stage: str
     score: float | None
     matched_id: int | None
-    decision: DecisionOut
+    decision: StoredDecisionOut
 
 
 class ClusterOut(BaseModel):
@@ -407,6 +443,65 @@ class ClusterPage(BaseModel):
     limit: int
     offset: int
     next_offset: int | None = Field(description="offset of the next page, null on the last page")
+
+
+class CopyGroupOut(BaseModel):
+    """One copy group of a story: the same report again, shown by its representative."""
+
+    id: int = Field(description="copy group (cluster) id: GET /v1/clusters/{id} lists its members")
+    representative_id: int
+    title: str | None = Field(description="the representative's latest title")
+    representative_reason: str | None = Field(description="why the representative is the one shown")
+    size: int = Field(description="live members")
+    languages: list[str]
+    outlets: list[str]
+    story_score: float | None = Field(description="story score when the group joined (null: it opened the story)")
+    story_reason: str | None = Field(description="why the group is in this story")
+
+
+class StoryFields(BaseModel):
+    # What a story answer and the editors' StoryDetail (service.views) share; each adds its groups.
+    id: int
+    created_at: float
+    updated_at: float
+    languages: list[str]
+    outlets: list[str]
+    start: str | None = Field(description="earliest member time, ISO 8601")
+    end: str | None = Field(description="latest member time, ISO 8601")
+
+
+class StoryOut(StoryFields):
+    copy_groups: list[CopyGroupOut]
+
+
+class StorySummaryOut(BaseModel):
+    id: int
+    title: str | None = Field(description="the first copy group's representative title")
+    copy_groups: int
+    items: int
+    created_at: float
+    updated_at: float
+
+
+class StoryPage(BaseModel):
+    stories: list[StorySummaryOut] = Field(description="most recently updated first")
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+# A ``service.corrections.Correction`` (its ``to_dict()``).
+class CorrectionOut(BaseModel):
+    id: int
+    kind: str
+    doc_a: int = Field(description="first document of the labelled pair the correction stands for")
+    doc_b: int
+    story_from: int | None = Field(description="the story the change left (split, merge)")
+    story_to: int | None = Field(description="the story it went to")
+    who: str = Field(description="the name of the API key that made it")
+    at: str = Field(description="when, ISO 8601 (UTC)")
+    note: str | None
+    label: int = Field(description="1: the pair is the same story, 0: it is not")
 
 
 class Health(BaseModel):

@@ -29,23 +29,24 @@ __all__ = ["SLOTS", "DateGuard", "load_rules"]
 # (month, day) tuple.
 SLOTS = ("year", "month", "quarter", "half", "date", "weekday")
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+SlotValue = int | tuple[int, int]
 
 Extracted = dict[str, frozenset]
 _DIGIT_RE = re.compile(r"\d")
 
 
-def _fmt(slot: str, value: object) -> str:
+def _fmt(slot: str, value: SlotValue) -> str:
+    if isinstance(value, tuple):  # the date slot: (month, day)
+        m, d = value
+        return f"{calendar.month_abbr[m]} {d}"
     if slot == "month":
-        return calendar.month_abbr[int(value)]  # type: ignore[call-overload]
+        return calendar.month_abbr[value]
     if slot == "quarter":
         return f"Q{value}"
     if slot == "half":
         return f"H{value}"
     if slot == "weekday":
-        return _WEEKDAYS[int(value)]  # type: ignore[call-overload]
-    if slot == "date":
-        m, d = value  # type: ignore[misc]
-        return f"{calendar.month_abbr[m]} {d}"
+        return _WEEKDAYS[value]
     return str(value)
 
 

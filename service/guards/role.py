@@ -36,7 +36,6 @@ _SENTENCE_END_RE = re.compile(r"[.!?。！？][\"'”’)\]」』]*$")
 _DIGIT_RE = re.compile(r"\d")
 _EN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)*")
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
-_NO_MATCH = object()
 _NAME_SPAN = 3  # words of a Latin name before the one that carries the particle ("Johan Georg Holstein과")
 _AUX_LINKS = "고어아여해돼져워와"  # a predicate ending like this may take an auxiliary ("하고 있다")
 _JONG_SS, _JONG_B = 20, 17  # final consonants ㅆ (past tense) and ㅂ (합니다 -> 하)
@@ -183,9 +182,9 @@ class RoleGuard:
         """(stem, role) of a piece that may end with a particle (longest match; a delimiter has no role)."""
         for n in self._particle_lengths:
             if len(piece) > n:
-                role = self.particles.get(piece[-n:], _NO_MATCH)
-                if role is not _NO_MATCH:
-                    return piece[:-n], role
+                tail = piece[-n:]
+                if tail in self.particles:
+                    return piece[:-n], self.particles[tail]
         return piece, None
 
     def _normalise(self, stem: str) -> str:
@@ -280,11 +279,11 @@ class RoleGuard:
             for i, w in enumerate(words):
                 if w.role != self.comitative:
                     continue
-                for nxt in words[i + 1 : i + 1 + self.coord_window]:
-                    if nxt.clause != w.clause or nxt.key.startswith("P:"):
+                for later in words[i + 1 : i + 1 + self.coord_window]:
+                    if later.clause != w.clause or later.key.startswith("P:"):
                         break
-                    if nxt.role is not None and nxt.role != self.comitative:
-                        words[i] = Word(w.key, w.shown, nxt.role, w.clause, w.content, w.break_after)
+                    if later.role is not None and later.role != self.comitative:
+                        words[i] = Word(w.key, w.shown, later.role, w.clause, w.content, w.break_after)
                         break
         # Latin names: "Tyge Brahe의" - the particle on the last word marks the whole name.
         for i in range(len(words) - 1, 0, -1):
@@ -326,9 +325,9 @@ class RoleGuard:
                         # "영국 선원", "삼성의 제소": a noun modifies the next one; "1932년 취리히": a number dates it
                         heads[w.key] = nxt.key
         n_clauses = len({w.clause for w in words})
-        content = frozenset(w.key for w in words if w.content)
+        content_keys = frozenset(w.key for w in words if w.content)
         return KoParse(tuple(words), dict(counts), {k: frozenset(v) for k, v in roles.items()}, shown,
-                       content, clause_of, heads, n_clauses)
+                       content_keys, clause_of, heads, n_clauses)
 
     def _role_exchange(self, pa: KoParse, pb: KoParse) -> str | None:
         shared = [k for k in pa.roles if k in pb.roles and not (pa.roles[k] & pb.roles[k])]

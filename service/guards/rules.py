@@ -19,7 +19,7 @@ from typing import Any
 try:
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+    import tomli as tomllib
 
 GUARD_NAMES: tuple[str, ...] = ("version", "quantity", "date", "subject", "polarity", "role",
                                  "who", "where", "which", "number")

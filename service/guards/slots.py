@@ -407,7 +407,7 @@ class SlotAnalyzer:
         for pid, spec in self._places_rules.items():
             if not isinstance(spec, dict):
                 raise ValueError(f"slots rules: places.{pid} must be a table with ko/en lists")
-            inside = () if ":" in pid else (pid,)
+            inside: tuple[str, ...] | set[str] = () if ":" in pid else (pid,)
             for lang in ("ko", "en"):
                 names = spec.get(lang, [])
                 if names:
@@ -611,6 +611,7 @@ class SlotAnalyzer:
         # sentence starts: the first word, and words after . ! ? : | or a quote. In a Korean text
         # a capitalised Latin word is a name wherever it stands.
         initial: set[int] = set()
+        m: re.Match[str] | Mention  # a token in the loops, then the name mention built from it
         if not korean:
             for k, m in enumerate(matches):
                 if k == 0 or _SENTENCE_BREAK_RE.search(text[matches[k - 1].end() : m.start()]):

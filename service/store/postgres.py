@@ -76,8 +76,11 @@ class PostgresStore(SQLStoreBase):
         self._depth = 0
         self._sql: dict[str, str] = {}
         self._conn = self._connect()
-        if self._conn.execute("SELECT current_schema()").fetchone()[0] is None:
-            path = self._conn.execute("SHOW search_path").fetchone()[0]
+        # Both statements always return one row (psycopg types fetchone() as "a row or None").
+        schema = self._conn.execute("SELECT current_schema()").fetchone()
+        if schema is None or schema[0] is None:
+            path_row = self._conn.execute("SHOW search_path").fetchone()
+            path = path_row[0] if path_row is not None else "?"
             self._conn.close()
             raise StoreOpenError(f"{_redact(url)}: no schema of the search_path ({path}) exists; create it "
                                  "(CREATE SCHEMA name) or name an existing one in ?options=-csearch_path%3Dname")
@@ -107,7 +110,7 @@ class PostgresStore(SQLStoreBase):
             try:
                 # Client-side cursor: the whole result is fetched here, so reading it after the
                 # lock is released is safe.
-                return self._conn.execute(query, params)  # type: ignore[arg-type]
+                return self._conn.execute(query, params)
             except pg_errors.UniqueViolation as exc:
                 raise DuplicateKeyError(str(exc).strip()) from exc
 

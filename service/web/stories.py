@@ -5,6 +5,7 @@ members. Every page reads the store through this module only, and this module re
 through ``service.views.story_view``, the function ``GET /v1/stories/{id}`` and ``samestory
 stories`` answer with: the pages only add what a reader needs on top (the title in the reader's
 language, filters, which member started its group), never a second way of telling a story.
+The list reads its model (``service.views.StoryDetail``); a story's page, the dictionaries it dumps to.
 
 Times are epoch seconds in the store and ISO 8601 on the page (:func:`local_iso`).
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from service.views import outlet_of, story_view
+from service.views import StoryDetail, outlet_of, story_view
 
 __all__ = ["SCAN_LIMIT", "Filters", "local_iso", "outlet_of", "parse_when", "story_detail", "story_list", "utc_iso"]
 
@@ -94,35 +95,35 @@ class Filters:
         return any(v not in (None, "") for v in (self.lang, self.outlet, self.since, self.until, self.q))
 
 
-def _title_for(view: dict[str, Any], reader_lang: str | None) -> tuple[str | None, str | None]:
+def _title_for(view: StoryDetail, reader_lang: str | None) -> tuple[str | None, str | None]:
     """The story's title (the first copy group's representative's, as ``GET /v1/stories`` gives
     it) unless the reader reads another language and a member is in it: then the earliest such
     member's title (a group representative's first); and that title's language."""
-    groups = view["copy_groups"]
+    groups = view.copy_groups
     if not groups:
         return None, None
-    members = [m for g in groups for m in g["members"]]
+    members = [m for g in groups for m in g.members]
     first = groups[0]
-    rep = next((m for m in first["members"] if m["document_id"] == first["representative_id"]), None)
-    rep_lang = rep["lang"] if rep is not None else None
+    rep = next((m for m in first.members if m.document_id == first.representative_id), None)
+    rep_lang = rep.lang if rep is not None else None
     if reader_lang and rep_lang != reader_lang:
-        reps = {g["representative_id"] for g in groups}
-        ours = [m for m in members if m["lang"] == reader_lang and m["title"]]
+        reps = {g.representative_id for g in groups}
+        ours = [m for m in members if m.lang == reader_lang and m.title]
         if ours:
-            best = min(ours, key=lambda m: (m["document_id"] not in reps, m["when"], m["document_id"]))
-            return best["title"], best["lang"]
-    return first["title"], rep_lang
+            best = min(ours, key=lambda m: (m.document_id not in reps, m.when, m.document_id))
+            return best.title, best.lang
+    return first.title, rep_lang
 
 
-def _summary(view: dict[str, Any], reader_lang: str | None) -> dict[str, Any] | None:
-    members = [m for g in view["copy_groups"] for m in g["members"]]
+def _summary(view: StoryDetail, reader_lang: str | None) -> dict[str, Any] | None:
+    members = [m for g in view.copy_groups for m in g.members]
     if not members:  # a story an editor merged into another keeps its row, with no groups left
         return None
     title, title_lang = _title_for(view, reader_lang)
-    return {"id": view["id"], "title": title, "title_lang": title_lang, "size": len(members),
-            "groups": len(view["copy_groups"]), "langs": view["languages"], "outlets": view["outlets"],
-            "first": view["first"], "last": view["last"], "updated_at": view["updated_at"],
-            "titles": [m["title"] or "" for m in members]}
+    return {"id": view.id, "title": title, "title_lang": title_lang, "size": len(members),
+            "groups": len(view.copy_groups), "langs": view.languages, "outlets": view.outlets,
+            "first": view.first, "last": view.last, "updated_at": view.updated_at,
+            "titles": [m.title or "" for m in members]}
 
 
 def _keep(s: dict[str, Any], f: Filters) -> bool:
@@ -190,16 +191,17 @@ def story_detail(store: Any, story_id: int, *, reader_lang: str | None = None) -
     """A story: its copy groups (why each is in the story: its story score and reason), inside
     each its members (stage, score, reasons, guard verdicts: why each joined the group), the
     group's representative, why it is one and its history; None if there is no such story."""
-    view = story_view(store, story_id, members=True)
-    if view is None:
+    detail = story_view(store, story_id, members=True)
+    if detail is None:
         return None
+    view = detail.model_dump()  # the page's templates read plain dictionaries
     groups = []
     for g in view["copy_groups"]:
         members = [_member(m, g["representative_id"]) for m in g["members"]]
         rep = next((m for m in members if m["is_representative"]), None)
         groups.append({**g, "members": members, "representative": rep})
     members = [m for g in groups for m in g["members"]]
-    title, title_lang = _title_for(view, reader_lang)
+    title, title_lang = _title_for(detail, reader_lang)
     return {"id": story_id, "title": title, "title_lang": title_lang, "groups": groups, "members": members,
             "size": len(members), "langs": view["languages"], "outlets": view["outlets"],
             "first": view["first"], "last": view["last"], "start": view["start"], "end": view["end"],

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, status
 
 from service.api.dependencies import ServiceDep
-from service.api.schemas import IngestRequest, IngestResponse
+from service.api.schemas import IngestRequest, IngestResponse, IngestResultOut
 from service.types import Article, ArticleError
 
 router = APIRouter(prefix="/v1", tags=["articles"])
@@ -16,7 +14,7 @@ router = APIRouter(prefix="/v1", tags=["articles"])
 @router.post("/articles", response_model=IngestResponse, summary="Ingest articles",
              responses={413: {"description": "batch or body over the configured limit"},
                         422: {"description": "an article is invalid (the detail names which and why)"}})
-def ingest(request: IngestRequest, service: ServiceDep) -> dict[str, Any]:
+def ingest(request: IngestRequest, service: ServiceDep) -> IngestResponse:
     """Ingest ``articles`` in order and return one result per article, in input order.
 
     Durability: the batch is committed in one transaction before this handler returns, so an
@@ -40,4 +38,4 @@ def ingest(request: IngestRequest, service: ServiceDep) -> dict[str, Any]:
         articles.append(article)
     results = service.ingest(articles)
     service.metrics.observe_results(results)
-    return {"results": [r.to_dict() for r in results]}
+    return IngestResponse(results=[IngestResultOut.model_validate(r.to_dict()) for r in results])

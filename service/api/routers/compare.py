@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, status
 
 from service.api.dependencies import ServiceDep
@@ -14,11 +12,11 @@ router = APIRouter(prefix="/v1", tags=["stateless"])
 
 
 @router.post("/compare", response_model=DecisionOut, summary="Are two articles the same story?")
-def compare(request: CompareRequest, service: ServiceDep) -> dict[str, Any]:
+def compare(request: CompareRequest, service: ServiceDep) -> DecisionOut:
     """Run ``a`` and ``b`` through the same cascade and guards as ingest; stores nothing."""
     try:
         a, b = request.a.to_article(), request.b.to_article()
     except ArticleError as exc:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from exc
     decision = service.call("compare", service.engine.compare, a, b, all_scores=request.all_scores)
-    return decision.to_dict()
+    return DecisionOut.model_validate(decision.to_dict())

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, status
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.dependencies import ServiceDep, require_api_key
-from service.api.schemas import StoreId
-from service.corrections import CorrectionError, Editor, labelled_pairs, list_corrections
+from service.api.schemas import CorrectionOut, StoreId
+from service.corrections import Correction, CorrectionError, Editor, labelled_pairs, list_corrections
 
 router = APIRouter(prefix="/v1", tags=["corrections"])
 
@@ -59,30 +59,17 @@ class NotSameIn(_CorrectionBase):
 CorrectionIn = Annotated[SplitIn | MergeIn | NotSameIn, Field(discriminator="kind")]
 
 
-class CorrectionOut(BaseModel):
-    id: int
-    kind: str
-    doc_a: int = Field(description="first document of the labelled pair the correction stands for")
-    doc_b: int
-    story_from: int | None = Field(description="the story the change left (split, merge)")
-    story_to: int | None = Field(description="the story it went to")
-    who: str = Field(description="the name of the API key that made it")
-    at: str = Field(description="when, ISO 8601 (UTC)")
-    note: str | None
-    label: int = Field(description="1: the pair is the same story, 0: it is not")
-
-
 @router.get("/corrections", response_model=list[CorrectionOut], summary="Every editor's correction, oldest first")
-def get_corrections(service: ServiceDep) -> list[dict[str, Any]]:
-    return [c.to_dict() for c in service.call("read", list_corrections, service.engine.store)]
+def get_corrections(service: ServiceDep) -> list[CorrectionOut]:
+    return [CorrectionOut.model_validate(c.to_dict()) for c in service.call("read", list_corrections, service.engine.store)]
 
 
 @router.post("/corrections", response_model=CorrectionOut, status_code=status.HTTP_201_CREATED,
              summary="Split a member off, merge two stories, or mark a pair not the same",
              responses={409: {"description": "the correction cannot be applied (the detail says why)"}})
 def post_correction(body: CorrectionIn, service: ServiceDep,
-                    who: Annotated[str, Depends(require_api_key)]) -> dict[str, Any]:
-    def apply() -> Any:
+                    who: Annotated[str, Depends(require_api_key)]) -> CorrectionOut:
+    def apply() -> Correction:
         editor = Editor(service.engine)
         if isinstance(body, SplitIn):
             return editor.split(body.document_id, who=who, note=body.note)
@@ -91,7 +78,7 @@ def post_correction(body: CorrectionIn, service: ServiceDep,
         return editor.not_same(body.doc_a, body.doc_b, who=who, note=body.note)
 
     try:
-        return service.call("correct", apply).to_dict()
+        return CorrectionOut.model_validate(service.call("correct", apply).to_dict())
     except CorrectionError as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
 

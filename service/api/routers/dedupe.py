@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, status
 
 from service.api.dependencies import ServiceDep
-from service.api.schemas import DedupeRequest, DedupeResponse
+from service.api.schemas import DecisionOut, DedupeRequest, DedupeResponse, DroppedOut
 
 router = APIRouter(prefix="/v1", tags=["stateless"])
 
 
 @router.post("/dedupe", response_model=DedupeResponse, summary="Drop near-duplicate texts or records (stores nothing)")
-def dedupe(request: DedupeRequest, service: ServiceDep) -> dict[str, Any]:
+def dedupe(request: DedupeRequest, service: ServiceDep) -> DedupeResponse:
     """Each input is matched, in order, against the kept ones; ``keep`` holds the first of each
     group, ``dropped`` every other input with the one it copies and why. ``kind`` "passage"
     (default: RAG chunks, article bodies) never drops a chunk with a sentence or number the kept
@@ -29,8 +27,9 @@ def dedupe(request: DedupeRequest, service: ServiceDep) -> dict[str, Any]:
                                  kind=request.kind, threshold=request.threshold)
     decisions = res.decisions
     dup = list(res.duplicate_of)
-    return {"clusters": res.clusters, "keep": res.keep, "decisions": [d.to_dict() for d in decisions],
-            "duplicate_of": dup, "selected": [items[i] for i, j in enumerate(dup) if j is None],
-            "dropped": [{"index": i, "duplicate_of": j, "stage": decisions[i].stage, "score": decisions[i].score,
-                         "reasons": decisions[i].reasons, "record": items[i]}
-                        for i, j in enumerate(dup) if j is not None]}
+    return DedupeResponse(
+        clusters=res.clusters, keep=res.keep, decisions=[DecisionOut.model_validate(d.to_dict()) for d in decisions],
+        duplicate_of=dup, selected=[items[i] for i, j in enumerate(dup) if j is None],
+        dropped=[DroppedOut(index=i, duplicate_of=j, stage=decisions[i].stage, score=decisions[i].score,
+                            reasons=decisions[i].reasons, record=items[i])
+                 for i, j in enumerate(dup) if j is not None])

@@ -8,18 +8,19 @@ bounds and the 404 are declared here once, so paging or a new listing changes on
 # run time, and the id parameter's annotation names this listing (a local, not a module global).
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path
 from pydantic import BaseModel
 
 from service.api.dependencies import PageDep, ServiceDep
 from service.api.schemas import MAX_ID
+from service.store.base import Store
 
 
 def add_listing(router: APIRouter, *, what: str, plural: str,
-                page_of: Callable[[Any, int, int], dict[str, Any]],
-                view_of: Callable[[Any, int], dict[str, Any] | None],
+                page_of: Callable[[Store, int, int], BaseModel],
+                view_of: Callable[[Store, int], BaseModel | None],
                 page_model: type[BaseModel], item_model: type[BaseModel],
                 page_summary: str, item_summary: str) -> None:
     """Add ``GET /{plural}`` (a page, most recently updated first) and ``GET /{plural}/{what}_id``.
@@ -29,11 +30,11 @@ def add_listing(router: APIRouter, *, what: str, plural: str,
     """
     id_name = f"{what}_id"
 
-    def list_items(service: ServiceDep, page: PageDep) -> dict[str, Any]:
+    def list_items(service: ServiceDep, page: PageDep) -> BaseModel:
         return service.read_page(page_of, page)
 
     def get_item(item_id: Annotated[int, Path(alias=id_name, ge=1, le=MAX_ID, description=f"{what} id")],
-                 service: ServiceDep) -> dict[str, Any]:
+                 service: ServiceDep) -> BaseModel:
         return service.read_item(what, view_of, item_id)
 
     router.add_api_route(f"/{plural}", list_items, methods=["GET"], name=f"list_{plural}",
