@@ -429,9 +429,10 @@ def stories_section(report: Report) -> list[str]:
     for s in st:
         rows += [_cluster_row(s, m, c.scores, bcubed=False) for m, c in s.stories.items()]
         ours = s.stories.get(SAMESTORY_STORIES)
-        others = [(m, c.scores.ari) for m, c in s.stories.items() if m != SAMESTORY_STORIES]
+        others = {m: c.scores.ari for m, c in s.stories.items() if m != SAMESTORY_STORIES}
         if ours is not None and others:
-            best_m, best = max(others, key=lambda other: other[1])
+            best_m = max(others, key=others.__getitem__)
+            best = others[best_m]
             word = "beats every baseline" if ours.scores.ari > best else "does not beat every baseline"
             verdicts.append(f"- {s.name}: samestory stories ARI {_f(ours.scores.ari)} {word} "
                             f"(best baseline: {best_m}, {_f(best)}).")
