@@ -670,7 +670,7 @@ def per_set_section(report: Report, figures: Figures, worst: int = 8) -> list[st
     return ["## Per set", "", *[line for s in report.sets if s.runs for line in set_section(report, s, figures, worst)]]
 
 
-CAVEATS = ["## Caveats", "",
+CAVEATS: tuple[str, ...] = ("## Caveats", "",
            "- Dev splits only; the 30 % holdout is not in this folder, so thresholds tuned on these numbers "
            "need the holdout before they are trusted.",
            "- Sampled runs: per-kind counts are small for rare kinds (e.g. NTREX document pairs); "
@@ -679,7 +679,7 @@ CAVEATS = ["## Caveats", "",
            "story, so a story-level detector is expected to 'fail' some of them.",
            "- UCI stories are Google News clusters: a few hard negatives are arguably the same event.",
            "- Pair verdicts are stateless (`compare`); ingest-time behaviour (representatives, windows) is "
-           "measured only by the cluster sets.", ""]
+           "measured only by the cluster sets.", "")
 
 
 def render_markdown(report: Report, out_dir: str | Path, command: str, figures_dir: str = "figures",
@@ -687,7 +687,7 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
     """Write the figures under ``out_dir/figures_dir`` and return the Markdown text: the sections
     in order, each rendered by its own function."""
     figures = Figures(Path(out_dir) / figures_dir, figures_dir)
-    sections = [
+    sections: list[Sequence[str]] = [
         header_section(report, command),
         settings_section(report),
         summary_section(report, figures),
