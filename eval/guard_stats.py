@@ -20,6 +20,7 @@ import os
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.guards import GuardInput, GuardSet
@@ -41,12 +42,25 @@ def _side(obj: dict, where: str) -> GuardInput:
     return GuardInput(title=obj["text"], text=obj["text"], lang=str(obj.get("lang") or "und"))
 
 
-def set_stats(gs: GuardSet, path: Path, show_ids: int = 0) -> dict:
+@dataclass
+class SetStats:
+    """Block counts of one pair file, by gold label (0 or 1)."""
+
+    n: Counter[int] = field(default_factory=Counter)  # pairs per label
+    blocked: Counter[int] = field(default_factory=Counter)  # pairs at least one guard blocked
+    per_guard: dict[int, Counter[str]] = field(default_factory=lambda: {0: Counter(), 1: Counter()})
+    examples: list[str] = field(default_factory=list)  # "    id  evidence" of blocked label-1 pairs
+    us_per_pair: float = 0.0  # guard time per pair, microseconds
+
+    def rate(self, label: int) -> str:
+        """Blocked pairs of ``label`` as "k/n pct%", "-" without any."""
+        n, k = self.n[label], self.blocked[label]
+        return f"{k}/{n} {100 * k / n:5.1f}%" if n else "-"
+
+
+def set_stats(gs: GuardSet, path: Path, show_ids: int = 0) -> SetStats:
     """Block counts for one pair file."""
-    n = Counter()
-    blocked = Counter()
-    per_guard: dict[int, Counter] = {0: Counter(), 1: Counter()}
-    examples: list[str] = []
+    st = SetStats()
     elapsed = 0.0
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -62,15 +76,15 @@ def set_stats(gs: GuardSet, path: Path, show_ids: int = 0) -> dict:
             verdicts = gs.check(a, b)
             elapsed += time.perf_counter() - t0
             names = gs.blocked(verdicts)
-            n[label] += 1
+            st.n[label] += 1
             if names:
-                blocked[label] += 1
-                per_guard[label].update(names)
-                if label == 1 and len(examples) < show_ids:
+                st.blocked[label] += 1
+                st.per_guard[label].update(names)
+                if label == 1 and len(st.examples) < show_ids:
                     ev = "; ".join(v.evidence for v in verdicts if v.blocked)
-                    examples.append(f"    {rec.get('id')}  {ev}")
-    return {"n": n, "blocked": blocked, "per_guard": per_guard, "examples": examples,
-            "us_per_pair": 1e6 * elapsed / max(1, sum(n.values()))}
+                    st.examples.append(f"    {rec.get('id')}  {ev}")
+    st.us_per_pair = 1e6 * elapsed / max(1, sum(st.n.values()))
+    return st
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,17 +111,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<28} skipped (no {path.name})")
             continue
         st = set_stats(gs, path, args.show_ids)
-        n, bl = st["n"], st["blocked"]
-
-        def rate(label: int, n: Counter = n, bl: Counter = bl) -> str:
-            return f"{bl[label]}/{n[label]} {100 * bl[label] / n[label]:5.1f}%" if n[label] else "-"
-
         guards = ", ".join(
-            f"{g} {st['per_guard'][1][g]}|{st['per_guard'][0][g]}" for g in gs.names
-            if st["per_guard"][1][g] or st["per_guard"][0][g]
+            f"{g} {st.per_guard[1][g]}|{st.per_guard[0][g]}" for g in gs.names
+            if st.per_guard[1][g] or st.per_guard[0][g]
         )
-        print(f"{name:<28} {rate(1):>16} {rate(0):>16} {st['us_per_pair']:8.1f}  {guards}")
-        for line in st["examples"]:
+        print(f"{name:<28} {st.rate(1):>16} {st.rate(0):>16} {st.us_per_pair:8.1f}  {guards}")
+        for line in st.examples:
             print(line)
     return 0
 

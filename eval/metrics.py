@@ -36,9 +36,8 @@ def _ratio(num: float, den: float) -> float | None:
     return None if den == 0 else num / den
 
 
-def _f1(p: float | None, r: float | None) -> float | None:
-    if p is None or r is None:
-        return None
+def _f1(p: float, r: float) -> float:
+    """The harmonic mean of precision and recall; 0.0 when both are 0."""
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
@@ -268,6 +267,14 @@ class PRF(NamedTuple):
     f1: float | None
 
 
+class BCubed(NamedTuple):
+    """B-cubed precision, recall and F1: always defined, as every item has a cluster in both."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
 def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> PRF:
     """Precision/recall/F1 over item pairs: a pair is positive when both items share a cluster.
 
@@ -283,7 +290,7 @@ def pairwise_scores(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> 
     return PRF(_ratio(together, pred_pairs), _ratio(together, gold_pairs), f1)
 
 
-def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> PRF:
+def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> BCubed:
     """B-cubed precision/recall/F1 (Bagga & Baldwin 1998), averaged over items.
 
     Item precision = |its predicted cluster ∩ its gold cluster| / |its predicted cluster|.
@@ -295,8 +302,7 @@ def bcubed(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> PRF:
     n = len(gold)
     prec = sum(c * c / p[pc] for (_gc, pc), c in cells.items()) / n
     rec = sum(c * c / g[gc] for (gc, _pc), c in cells.items()) / n
-    f1 = _f1(prec, rec)
-    return PRF(prec, rec, 0.0 if f1 is None else f1)
+    return BCubed(prec, rec, _f1(prec, rec))
 
 
 def adjusted_rand_index(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:

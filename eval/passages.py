@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from tqdm import tqdm
@@ -139,6 +139,16 @@ def _gap_middle(neg: Sequence[float], pos: Sequence[float]) -> float:
     return round((hi_neg + above[0]) / 2, 3)
 
 
+class _GridPoint(NamedTuple):
+    """One cross-lingual threshold pair of the grid, ordered best first when compared: highest
+    recall, then the strictest score and coverage, then the fewest false merges."""
+
+    recall: float
+    score: float
+    coverage: float
+    neg_false_merges: int
+
+
 def choose(pairs: Sequence[Pair], feats: Sequence[PairFeatures], *, max_xl_fmr: float = 0.01) -> dict[str, float]:
     """Thresholds chosen on ``pairs`` (see the module doc)."""
     same_neg = [f.jaccard for p, f in zip(pairs, feats, strict=True) if f.jaccard is not None and p.label == 0]
@@ -149,19 +159,19 @@ def choose(pairs: Sequence[Pair], feats: Sequence[PairFeatures], *, max_xl_fmr: 
           if f.alignment is not None]
     n_neg = sum(1 for lab, *_ in xl if lab == 0) or 1
     n_pos = sum(1 for lab, *_ in xl if lab == 1) or 1
-    best: tuple[float, float, float, float] | None = None
+    best: _GridPoint | None = None
     for s in np.round(np.arange(0.40, 0.701, 0.01), 3):
         for c in np.round(np.arange(0.50, 0.951, 0.05), 3):
             fp = sum(1 for lab, a, cv, v in xl if lab == 0 and a >= s and cv >= c and not v)
             tp = sum(1 for lab, a, cv, v in xl if lab == 1 and a >= s and cv >= c and not v)
             if fp / n_neg > max_xl_fmr:
                 continue
-            key = (tp / n_pos, float(s), float(c), -fp)
+            key = _GridPoint(tp / n_pos, float(s), float(c), -fp)
             if best is None or key > best:
                 best = key
     if best is None:
-        best = (0.0, 1.0, 1.0, 0)
-    return {"shingle_jaccard": shingle, "alignment_score": best[1], "alignment_coverage": best[2]}
+        best = _GridPoint(0.0, 1.0, 1.0, 0)
+    return {"shingle_jaccard": shingle, "alignment_score": best.score, "alignment_coverage": best.coverage}
 
 
 def _folds(pairs: Sequence[Pair], k: int) -> list[int]:

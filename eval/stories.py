@@ -26,6 +26,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -95,7 +96,14 @@ def load_set(name: str, model: str = "use", data: Path | None = None) -> StorySe
     return StorySet(name, items, evidence(items, cached_vectors(story_texts(items), model)))
 
 
-def training_rows(s: StorySet, window_days: float, orders: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray]:
+class FeatureRows(NamedTuple):
+    """One set's story decisions: a row of STORY_FEATURES each, and whether it was the gold story."""
+
+    x: np.ndarray  # (decisions, len(STORY_FEATURES)) float64
+    y: np.ndarray  # (decisions,) 1 = the candidate is the item's gold story, else 0
+
+
+def training_rows(s: StorySet, window_days: float, orders: Sequence[int] = ()) -> FeatureRows:
     """Feature rows of every (item, candidate open story) decision, streamed with the gold stories:
     in file order, then in each seeded shuffle of ``orders``.
 
@@ -105,7 +113,7 @@ def training_rows(s: StorySet, window_days: float, orders: Sequence[int] = ()) -
     """
     if orders:
         parts = [training_rows(o, window_days) for o in [s, *(shuffled(s, k) for k in orders)]]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        return FeatureRows(np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]))
     t = StoryTracker(threshold=0.5, window_days=window_days)
     gold_ids: dict[str, int] = {}
     xs, ys = [], []
@@ -115,7 +123,7 @@ def training_rows(s: StorySet, window_days: float, orders: Sequence[int] = ()) -
             xs.append([f[n] for n in STORY_FEATURES])
             ys.append(1 if gold_ids.get(it.cluster) == story.id else 0)
         gold_ids[it.cluster] = t.add(gold_ids.get(it.cluster), ev)
-    return np.asarray(xs, dtype=np.float64).reshape(-1, len(STORY_FEATURES)), np.asarray(ys)
+    return FeatureRows(np.asarray(xs, dtype=np.float64).reshape(-1, len(STORY_FEATURES)), np.asarray(ys))
 
 
 # Sign constraints of the fit, per feature of STORY_FEATURES: more similarity (vectors, words,
@@ -127,30 +135,32 @@ BOUNDS = {"centroid": (0, None), "nearest": (0, None), "cross": (0, None), "word
           "anchors": (0, None), "gap_days": (None, 0), "long": (None, None), "long_nearest": (0, None)}
 
 
-def fit_weights(rows: list[tuple[np.ndarray, np.ndarray]], constrained: bool = False,
+def _balanced_weights(rows: Sequence[FeatureRows]) -> np.ndarray:
+    """A weight per decision: each set weighs the same in total, and within a set positives as much
+    as negatives (UCI's thousands of headlines would otherwise drown NTREX's 93 cross-lingual
+    decisions)."""
+    return np.concatenate([np.where(r.y == 1, 0.5 / max(1, r.y.sum()), 0.5 / max(1, (r.y == 0).sum()))
+                           for r in rows])
+
+
+def fit_weights(rows: Sequence[FeatureRows], constrained: bool = False,
                 l2: float = 1e-6) -> tuple[float, ...]:
     """Logistic regression over the feature rows, each set weighing the same; weights then intercept.
 
     ``constrained``: signs bounded as in ``BOUNDS`` (L-BFGS-B). Shipped: unconstrained (better
     out-of-fold ARI on both sets; docs/stories.md has both).
     """
+    x = np.concatenate([r.x for r in rows])
+    y = np.concatenate([r.y for r in rows])
+    w = _balanced_weights(rows)
     if not constrained:
         from sklearn.linear_model import LogisticRegression
 
-        x = np.concatenate([r[0] for r in rows])
-        y = np.concatenate([r[1] for r in rows])
-        sw = np.concatenate([np.where(r[1] == 1, 0.5 / max(1, r[1].sum()), 0.5 / max(1, (r[1] == 0).sum()))
-                             for r in rows])
-        lr = LogisticRegression(C=1.0, max_iter=5000).fit(x, y, sample_weight=sw * len(y))
-        return tuple(round(float(w), 4) for w in [*lr.coef_[0], lr.intercept_[0]])
+        lr = LogisticRegression(C=1.0, max_iter=5000).fit(x, y, sample_weight=w * len(y))
+        return tuple(round(float(c), 4) for c in [*lr.coef_[0], lr.intercept_[0]])
     from scipy.optimize import minimize
 
-    x = np.concatenate([r[0] for r in rows])
-    y = np.concatenate([r[1] for r in rows]).astype(np.float64)
-    # Each set weighs the same in total, and within a set positives as much as negatives: UCI's
-    # thousands of headlines would otherwise drown NTREX's 93 cross-lingual decisions.
-    w = np.concatenate([np.where(r[1] == 1, 0.5 / max(1, r[1].sum()), 0.5 / max(1, (r[1] == 0).sum()))
-                        for r in rows])
+    y = y.astype(np.float64)
     w = w / w.sum()
     xb = np.hstack([x, np.ones((len(x), 1))])
 

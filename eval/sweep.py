@@ -120,10 +120,10 @@ def calibration_grid(stage: str) -> list[float]:
     >>> g = calibration_grid("embedding"); (g[0], g[-1], len(g))
     (0.4, 0.9, 21)
     """
-    lo, hi, step = {"ngram": (0.20, 0.60, 0.025), "minhash": (0.40, 0.95, 0.025),
-                    "embedding": (0.40, 0.90, 0.025)}.get(stage, (None, None, None))
-    if lo is None:
+    ranges = {"ngram": (0.20, 0.60, 0.025), "minhash": (0.40, 0.95, 0.025), "embedding": (0.40, 0.90, 0.025)}
+    if stage not in ranges:
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGE_FIELDS)}")
+    lo, hi, step = ranges[stage]
     n = round((hi - lo) / step)
     return [round(lo + i * step, 3) for i in range(n + 1)]
 
@@ -149,7 +149,11 @@ def lowest_meeting(rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence
     if any(g != grids[0] for g in grids) or grids[0] != sorted(grids[0]):
         raise ValueError("every file must be swept over the same ascending thresholds")
     for i in range(len(grids[0])):
-        if all(rows[i].precision is None or rows[i].precision >= floor
-               for rows, floor in zip(rows_per_file, floors, strict=True)):
+        if all(_meets(rows[i].precision, floor) for rows, floor in zip(rows_per_file, floors, strict=True)):
             return i
     return None
+
+
+def _meets(precision: float | None, floor: float) -> bool:
+    """A precision reaches its floor; None (no pair merged, so no false merge) reaches any."""
+    return precision is None or precision >= floor

@@ -16,11 +16,11 @@ everything else in the candidate state together. The packed tables hold the same
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 import numpy as np
+from cachetools import FIFOCache
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
@@ -250,8 +250,9 @@ class MinHashIndex:
         self._grams_of = grams_of
         self._template = MinHash(num_perm=num_perm, seed=seed, hashfunc=_identity_hash)
         self._fast: bool | None = None  # decided on first use (see ``signature``)
-        # The same item is hashed for the query and again when it is added: keep recent keys.
-        self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        # The same item is hashed for the query and again when it is added: keep recent keys
+        # (the last 1024 gram arrays hashed, first in first out).
+        self._recent: FIFOCache[bytes, np.ndarray] = FIFOCache(1024)
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -305,8 +306,6 @@ class MinHashIndex:
         if keys is None:
             keys = self._table.band_keys(self.signature(grams))
             self._recent[key] = keys
-            if len(self._recent) > 1024:
-                self._recent.popitem(last=False)
         return keys
 
     def add(self, doc_id: int, grams: np.ndarray, time: float) -> None:

@@ -106,9 +106,9 @@ def check_batch_size(batch_size: object) -> int:
     ...
     ValueError: batch_size must be a positive int, got 0
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    return batch_size
+    if isinstance(batch_size, int) and not isinstance(batch_size, bool) and batch_size >= 1:
+        return batch_size
+    raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
 
 
 def check_device(device: object) -> str:
@@ -121,9 +121,9 @@ def check_device(device: object) -> str:
     ...
     ValueError: unknown device 'gpu'; expected 'cpu', 'cuda' or 'cuda:<index>'
     """
-    if not isinstance(device, str) or not _DEVICE_RE.match(device):
-        raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:<index>'")
-    return device
+    if isinstance(device, str) and _DEVICE_RE.match(device):
+        return device
+    raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:<index>'")
 
 
 def check_prompts(prompts: Mapping[str, str] | None) -> dict[str, str]:

@@ -25,10 +25,10 @@ case variants before the embedding stage anyway.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
+from cachetools import LRUCache
 
 from models.base import Embedder, Kind, check_batch_size, check_kind, check_texts, l2_normalize
 from models.shared_cache import SharedVectorCache
@@ -58,7 +58,9 @@ class CachedEmbedder:
         # Second level, shared with other processes (models.shared_cache): read for the keys the
         # LRU misses, written with what the model embeds. Its hits count in ``hits`` too.
         self.shared = shared
-        self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        # cachetools' LRU: ``get`` and assignment mark a key most recent, assignment past
+        # ``maxsize`` evicts the least recent. It is not thread-safe by itself: ``_lock`` guards it.
+        self._lru: LRUCache[tuple[str, str], np.ndarray] = LRUCache(maxsize)
         # Held only around dictionary work, never while the model runs, so concurrent callers
         # still overlap their model time (at worst a text in flight twice is embedded twice).
         self._lock = threading.Lock()
@@ -94,7 +96,6 @@ class CachedEmbedder:
             for i, k in enumerate(keys):
                 vec = self._lru.get(k)
                 if vec is not None:
-                    self._lru.move_to_end(k)
                     out[i] = vec
                     self.hits += 1
                 elif k in todo:
@@ -130,9 +131,6 @@ class CachedEmbedder:
         stored = np.array(vec, dtype=np.float32, copy=True)
         stored.flags.writeable = False
         self._lru[key] = stored
-        self._lru.move_to_end(key)
-        while len(self._lru) > self.maxsize:
-            self._lru.popitem(last=False)
 
     def __repr__(self) -> str:
         shared = f", shared={self.shared!r}" if self.shared is not None else ""

@@ -190,16 +190,20 @@ class ExactStage(Stage):
         return PairScore(0.0, {"exact": 0.0}, None)
 
 
-class NgramStage(Stage):
+class ConfiguredStage(Stage):
+    """A stage whose threshold is a field of the engine's config (read on each use)."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+
+
+class NgramStage(ConfiguredStage):
     """Subject-gated IDF-weighted 3-gram Jaccard against anchors in the same lead-token bucket.
 
     An empty lead token buckets with other empty keys (seed 000): the gate steps aside.
     """
 
     name: StageName = "ngram"
-
-    def __init__(self, config: EngineConfig) -> None:
-        self.config = config
 
     @property
     def threshold(self) -> float:
@@ -223,13 +227,10 @@ class NgramStage(Stage):
         return PairScore(s, {"ngram": s}, reason)
 
 
-class MinHashStage(Stage):
+class MinHashStage(ConfiguredStage):
     """MinHash LSH across the history, each hit verified by the exact 3-gram Jaccard."""
 
     name: StageName = "minhash"
-
-    def __init__(self, config: EngineConfig) -> None:
-        self.config = config
 
     @property
     def threshold(self) -> float:

@@ -136,5 +136,5 @@ def test_translation_pairs_are_rarely_blocked() -> None:
     from eval.guard_stats import set_stats
 
     st = set_stats(GuardSet.default(), EVAL / "tatoeba-kor-eng" / "dev.jsonl")
-    assert st["n"][1] > 0
-    assert st["blocked"][1] / st["n"][1] < 0.03
+    assert st.n[1] > 0
+    assert st.blocked[1] / st.n[1] < 0.03

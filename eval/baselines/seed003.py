@@ -27,12 +27,16 @@ from __future__ import annotations
 import math
 import shutil
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
 
 from eval.baselines.base import NEG_INF, UnionFind, Verdict, unique_texts
 from eval.data import Side
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 COSINE_THRESHOLD = 0.9
 KEEP_OKT = ("Noun", "Alpha", "Number")
@@ -93,7 +97,7 @@ class Seed003:
         self.description = (f"{self.tokenizer_name} nouns/alpha/numbers (len > 1), TF-IDF, K-means "
                             "k = int(sqrt(n/2)/2), CountVectorizer(min_df=2) cosine >= 0.9 within a group; batch")
 
-    def _fit(self, texts: Sequence[str], progress: bool) -> tuple[np.ndarray, object]:
+    def _fit(self, texts: Sequence[str], progress: bool) -> tuple[np.ndarray, csr_matrix | None]:
         """K-means group of each text, and the L2-normalised count vectors (sparse)."""
         from sklearn.cluster import KMeans
         from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
@@ -120,10 +124,10 @@ class Seed003:
         return groups, unit
 
     @staticmethod
-    def _cosine(unit: object, i: int, j: int) -> float:
+    def _cosine(unit: csr_matrix | None, i: int, j: int) -> float:
         if unit is None:
             return 0.0
-        return float(unit[i].multiply(unit[j]).sum())  # type: ignore[attr-defined]
+        return float(unit[i].multiply(unit[j]).sum())
 
     def pair_verdicts(self, pairs: Sequence[tuple[Side, Side]], progress: bool = False) -> list[Verdict]:
         texts = unique_texts(pairs)
@@ -148,7 +152,7 @@ class Seed003:
         if unit is not None:
             for g in np.unique(groups):
                 members = np.flatnonzero(groups == g)
-                sims = (unit[members] @ unit[members].T).toarray()  # type: ignore[index]
+                sims = (unit[members] @ unit[members].T).toarray()
                 ii, jj = np.nonzero(np.triu(sims >= COSINE_THRESHOLD, k=1))
                 for a, b in zip(ii, jj, strict=True):
                     uf.union(int(members[a]), int(members[b]))

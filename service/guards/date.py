@@ -20,7 +20,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from service.guards.base import GuardInput, prepare, step_aside, trie_regex
-from service.guards.rules import Rules, load_rules, number, str_list, table
+from service.guards.rules import Rules, int_setting, load_rules, number, str_list, table
 from service.types import GuardVerdict
 
 __all__ = ["SLOTS", "DateGuard", "load_rules"]
@@ -74,8 +74,8 @@ class DateGuard:
         self.rel_years = {k.casefold(): int(number(v, f"{where}: relative_years.{k}")) for k, v in table(rules, "relative_years", where).items()}
         self.ambiguous = frozenset(s.casefold() for s in str_list(settings.get("ambiguous_months", []), f"{where}: ambiguous_months"))
         preps = str_list(settings.get("month_prepositions", ["in"]), f"{where}: month_prepositions")
-        self.min_year = int(number(settings.get("min_year", 1900), f"{where}: min_year"))
-        self.max_year = int(number(settings.get("max_year", 2099), f"{where}: max_year"))
+        self.min_year = int_setting(settings, "min_year", 1900, where)
+        self.max_year = int_setting(settings, "max_year", 2099, where)
 
         month_alt = trie_regex(set(self.months))  # tries: these run on every text (base.trie_regex)
         ord_alt = "|".join(re.escape(o) for o in sorted(self.ordinals, key=len, reverse=True))

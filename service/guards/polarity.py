@@ -26,15 +26,6 @@ _ALNUM_RE = re.compile(r"[a-z0-9]")
 _EN_NEG_HINTS = ("not", "n't", "no", "never", "without", "fail")
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One lexicon hit: ``axis``/``pole`` and the words as written."""
-
-    axis: str
-    pole: str
-    surface: str
-
-
 class PolarityGuard:
     """Blocks when an axis is present on both sides with disjoint poles, or a marker is one-sided."""
 
@@ -146,3 +137,12 @@ class PolarityGuard:
             else:
                 clashes.append(f"{'/'.join(pa.values())} vs {'/'.join(pb.values())}")
         return compared(self.name, clashes, matches, aside="no direction or stance words on both sides")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One lexicon hit: ``axis``/``pole`` and the words as written."""
+
+    axis: str
+    pole: str
+    surface: str

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from service.guards.base import GuardInput, is_hangul, prepare, step_aside
-from service.guards.rules import Rules, load_rules, number, str_list, table
+from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
 
 __all__ = ["KoParse", "RoleGuard", "Word", "load_rules"]
@@ -102,9 +102,9 @@ class RoleGuard:
         where = "role rules"
         settings = table(rules, "settings", where)
         # See role.toml [settings] for what these were calibrated on.
-        self.min_stem = int(number(settings.get("min_hangul_stem", 2), f"{where}: settings.min_hangul_stem"))
-        self.coord_window = int(number(settings.get("coordination_window", 3), f"{where}: settings.coordination_window"))
-        self.en_max_gap = int(number(settings.get("en_max_gap", 2), f"{where}: settings.en_max_gap"))
+        self.min_stem = int_setting(settings, "min_hangul_stem", 2, where)
+        self.coord_window = int_setting(settings, "coordination_window", 3, where)
+        self.en_max_gap = int_setting(settings, "en_max_gap", 2, where)
         ko = table(rules, "ko", where)
         self.non_deciding = frozenset(str_list(ko.get("non_deciding_roles", []), f"{where}: ko.non_deciding_roles"))
         self.non_deciding_pairs = frozenset(

@@ -100,6 +100,12 @@ def number(value: Any, where: str) -> float:
     return float(value)
 
 
+def int_setting(settings: dict[str, Any], key: str, default: int, where: str) -> int:
+    """``key`` of a guard's ``[settings]`` table as an int, ``default`` when absent; a non-number
+    is a precise ValueError."""
+    return int(number(settings.get(key, default), f"{where}: settings.{key}"))
+
+
 def str_list(value: Any, where: str) -> list[str]:
     """A rule value that must be a list of non-empty strings."""
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):

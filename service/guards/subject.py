@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from index.text import strip_outlet_suffix
 from service.guards.base import GuardInput, fast_tokens, is_hangul, prepare, step_aside
-from service.guards.rules import Rules, load_rules, number, str_list, table
+from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
 
 __all__ = ["Lead", "SubjectGuard", "load_rules"]
@@ -78,13 +78,12 @@ class SubjectGuard:
 
     def __init__(self, rules: Rules) -> None:
         where = "subject rules"
-        settings = table(rules, "settings", where)
-        # See subject.toml [settings] for the calibration of this limit.
-        self.short_max = int(number(settings.get("short_suffix_max_len", 6), f"{where}: short_suffix_max_len"))
         suffixes = table(rules, "suffixes", where)
         self.ko_short = tuple(str_list(suffixes.get("ko_short", []), f"{where}: suffixes.ko_short"))
         self.ko_long = tuple(str_list(suffixes.get("ko_long", []), f"{where}: suffixes.ko_long"))
         self.en_next = frozenset(s.casefold() for s in str_list(suffixes.get("en_next", []), f"{where}: suffixes.en_next"))
+        # Short suffixes count only on leads up to this length: subject.toml [settings] has its calibration.
+        self.short_max = int_setting(table(rules, "settings", where), "short_suffix_max_len", 6, where)
         stops = table(rules, "stop_leads", where)
         self.stop = frozenset(
             "".join(ch for ch in s if ch.isalnum()).casefold()
