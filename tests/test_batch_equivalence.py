@@ -1,12 +1,14 @@
 """Equivalence: on a corpus built from the dev sets, streaming ingest, ``samestory batch`` on the
-local executor and on a local 2-worker Ray cluster (started here) give the same copy groups.
+local executor and on a local 2-worker Ray cluster (started here, once for the module) give the
+same copy groups.
 
 The corpus is ``bench.stream.build_stream`` (real Korean and English headlines from
 ``../shared/eval-data``, 40 % copies of eight kinds, translations included) with the bundled
-USE encoder, so every stage - the embedding and the sharded vector search too - takes part. CI
-runs 1,000 items (the three runs take minutes on 2 cores; the issue's 20,000 need about 12 CPU
-minutes, docs/scale.md "In CI"); the 20,000-item run is the ``slow`` test. Skips cleanly without
-the eval data or without Ray.
+USE encoder, so every stage - the embedding and the sharded vector search too - takes part. The
+three runs share one table of USE vectors (the corpus is embedded once; each run still plans and
+decides through its own executor). CI runs 1,000 items; the issue's 20,000 is the ``slow``
+test: its three decide steps alone are ~18 CPU minutes today, most of it the story tracker's
+candidate search (docs/scale.md "In CI"). Skips cleanly without the eval data or without Ray.
 """
 
 from __future__ import annotations
