@@ -89,7 +89,8 @@ def ray_head() -> Iterator[tuple[str, Path, dict[str, str]]]:
     # every port the head binds is its own (the defaults are fixed numbers another run may hold);
     # no Ray Client server: the ray extra does not install it
     port, agent_port, grpc_port, env_port, metrics_port = _free_ports(5)
-    env = _env(secrets.token_hex(32))
+    # no draining on SIGTERM (Ray's default waits up to 30 s for an idle node to drain)
+    env = {**_env(secrets.token_hex(32)), "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0"}
     log = (temp_dir / "start.log").open("wb")
     proc = subprocess.Popen(
         [str(ray_cli), "start", "--head", f"--port={port}", "--num-cpus=2", f"--temp-dir={temp_dir}",
