@@ -75,10 +75,10 @@ def corpus(size: int, *, seed: int = 0, data_dir: str | None = None) -> list[Rec
     return out
 
 
-def streaming(records: Sequence[Record], model: str | None,
+def streaming(records: Sequence[Record], model: str | Any | None,
               details: list[tuple[Any, ...]] | None = None) -> tuple[list[int], float]:
     """Copy-group labels from live ingestion, and its seconds; ``details`` (a list) receives each
-    item's (status, stage, score, story id)."""
+    item's (status, stage, score, story id). ``model``: a spec or an embedder object."""
     from service.engine import Deduper
 
     t0 = time.perf_counter()
@@ -90,6 +90,51 @@ def streaming(records: Sequence[Record], model: str | None,
     if details is not None:
         details.extend((r.status, r.decision.stage, r.decision.score, r.story_id) for r in results)
     return [r.cluster_id for r in results], time.perf_counter() - t0
+
+
+class SavedVectors:
+    """An embedder factory (picklable, so Ray's embedding actors can build it) that serves the
+    vectors an earlier run computed, saved with :meth:`save`, and embeds with ``model`` only the
+    texts not among them.
+
+    The equivalence test embeds the corpus once and runs streaming, the local batch and the Ray
+    batch on the same vectors: each run still makes every decision through its own plan (the
+    same texts asked for, the same late embeddings counted), and the model's vectors of one text
+    are the same in each run, so what is compared is the plan, not the encoder's run-to-run
+    arithmetic.
+
+    >>> import tempfile, numpy as np
+    >>> path = Path(tempfile.mkdtemp()) / "v.npz"
+    >>> SavedVectors.save(path, {"a": np.array([1.0, 0.0], np.float32)}, name="toy", dim=2)
+    >>> e = SavedVectors(path, "none")()
+    >>> e.name, e.dim, e.encode(["a"]).tolist(), e.hits, e.late
+    ('toy', 2, [[1.0, 0.0]], 1, 0)
+    """
+
+    def __init__(self, path: Path, model: str) -> None:
+        self.path = Path(path)
+        self.model = model
+
+    @staticmethod
+    def save(path: Path, vectors: dict[str, Any], *, name: str, dim: int) -> None:
+        import numpy as np
+
+        texts = list(vectors)
+        table = np.stack([vectors[t] for t in texts]).astype(np.float32) if texts else np.zeros((0, dim), np.float32)
+        np.savez(path, texts=np.array(texts, dtype=str), vectors=table, name=np.array(name), dim=np.array(dim))
+
+    def __call__(self) -> Any:
+        import functools
+
+        import numpy as np
+
+        from models.registry import load_embedder
+        from service.batch.decide import PrecomputedEmbedder
+
+        with np.load(self.path) as saved:
+            vectors = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+            name, dim = str(saved["name"]), int(saved["dim"])
+        return PrecomputedEmbedder(vectors, functools.partial(load_embedder, self.model), name=name, dim=dim)
 
 
 def detail_differences(live: Sequence[tuple[Any, ...]], results: Sequence[dict[str, Any]]) -> dict[str, int]:

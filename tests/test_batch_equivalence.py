@@ -1,19 +1,23 @@
 """Equivalence: on a corpus built from the dev sets, streaming ingest, ``samestory batch`` on the
-local executor and on a local 2-worker Ray cluster (started here) give the same copy groups.
+local executor and on a local 2-worker Ray cluster (started here, once for the module) give the
+same copy groups.
 
 The corpus is ``bench.stream.build_stream`` (real Korean and English headlines from
 ``../shared/eval-data``, 40 % copies of eight kinds, translations included) with the bundled
-USE encoder, so every stage - the embedding and the sharded vector search too - takes part. CI
-runs 1,000 items (the three runs take minutes on 2 cores; the issue's 20,000 need about 12 CPU
-minutes, docs/scale.md "In CI"); the 20,000-item run is the ``slow`` test. Skips cleanly without
-the eval data or without Ray.
+USE encoder, so every stage - the embedding and the sharded vector search too - takes part. The
+three runs share one table of USE vectors (the corpus is embedded once; each run still plans and
+decides through its own executor). CI runs 1,000 items; the issue's 20,000 is the ``slow``
+test: its three decide steps alone are ~18 CPU minutes today, most of it the story tracker's
+candidate search (docs/scale.md "In CI"). Skips cleanly without the eval data or without Ray.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,18 +43,50 @@ def ray_cluster() -> Iterator[None]:
     ray_engine.shutdown()
 
 
-def _equivalent(size: int, *, identical: bool, list_size: int | None = None) -> None:
-    from bench.batch_scale import corpus, differing_items, pair_agreement, streaming
+@pytest.fixture(scope="module")
+def use_vectors() -> Any:
+    """USE behind a table of every vector it computed, shared by the module's runs: the corpus is
+    embedded once, not once per run (``bench.batch_scale.SavedVectors``)."""
+    import functools
+
+    from models.registry import load_embedder
+    from service.batch.decide import PrecomputedEmbedder
+
+    return PrecomputedEmbedder({}, functools.partial(load_embedder, "use"))
+
+
+def _equivalent(size: int, shared: Any, tmp_path: Path, *, identical: bool, list_size: int | None = None) -> None:
+    """Streaming ingest, then the local batch, then the Ray batch (the module's cluster) on one
+    corpus; each batch run's copy groups against streaming's.
+
+    The runs share the model's vectors (``use_vectors``): streaming embeds what it asks for, the
+    local batch's plan what it asks for beyond that (both through the shared table), the Ray
+    actors read the table from a file. Each run's plan, searches and decisions are its own.
+    """
+    from bench.batch_scale import SavedVectors, corpus, differing_items, pair_agreement, streaming
     from service.batch.neighbours import LIST_SIZE
     from service.batch.run import run_batch
 
     records = corpus(size, seed=0, data_dir=str(DATA))
-    live, _ = streaming(records, "use")
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    live, _ = streaming(records, shared)
+    seconds["streaming"] = time.perf_counter() - t0
     for engine in ("local", "ray"):
-        out = run_batch(records, engine=engine, model="use", workers=2, list_size=list_size or LIST_SIZE)
+        make_embedder: Any = lambda: shared  # noqa: E731 - the driver only: the local plan embeds in this process
+        if engine == "ray":  # the actors are other processes: they read the vectors from a file
+            path = tmp_path / "vectors.npz"
+            SavedVectors.save(path, shared.vectors, name=shared.name, dim=shared.dim)
+            make_embedder = SavedVectors(path, "use")
+        t0 = time.perf_counter()
+        out = run_batch(records, engine=engine, model="use", list_size=list_size or LIST_SIZE,
+                        make_embedder=make_embedder)
+        seconds[engine] = time.perf_counter() - t0
         got = [r["copy_group_id"] for r in out.results]
         agreement = pair_agreement(live, got)
         diff = differing_items(live, got)
+        print(engine, f"agreement {agreement}", f"items in differing groups {len(diff)}", out.summary["timings"],
+              out.summary["vector_search"])
         assert agreement >= MIN_AGREEMENT, (engine, agreement, diff[:20])
         # the plan embeds ahead what the engine will ask for; what it did not foresee is embedded
         # in the decide step, and must stay a small share (else the parallel stage is not doing its job)
@@ -63,6 +99,7 @@ def _equivalent(size: int, *, identical: bool, list_size: int | None = None) -> 
         assert searches["own_search"] <= 0.05 * size, searches
         if identical:  # measured so at this size: every item in the same group as streaming put it
             assert diff == [], (engine, agreement, diff[:20])
+    print(size, "items: wall seconds", {k: round(v, 1) for k, v in seconds.items()}, "load", os.getloadavg())
 
 
 def test_ray_executor_gives_the_local_result_on_a_small_feed(ray_cluster: None, tmp_path: Path) -> None:
@@ -80,14 +117,16 @@ def test_ray_executor_gives_the_local_result_on_a_small_feed(ray_cluster: None, 
 
 @pytest.mark.evaldata
 @has_data
-def test_streaming_local_and_ray_batch_give_the_same_copy_groups(ray_cluster: None) -> None:
+def test_streaming_local_and_ray_batch_give_the_same_copy_groups(ray_cluster: None, use_vectors: Any,
+                                                                 tmp_path: Path) -> None:
     # lists of ~64 vectors: the search stage shuffles by list across several lists even on this
     # small corpus (~650 texts, 11 lists; the default 16 probes reach them all: still exact)
-    _equivalent(1_000, identical=True, list_size=64)
+    _equivalent(1_000, use_vectors, tmp_path, identical=True, list_size=64)
 
 
 @pytest.mark.slow
 @pytest.mark.evaldata
 @has_data
-def test_same_copy_groups_on_20000_items(ray_cluster: None) -> None:
-    _equivalent(20_000, identical=False)
+def test_same_copy_groups_on_20000_items(ray_cluster: None, use_vectors: Any, tmp_path: Path) -> None:
+    # identical, measured so on 2026-12-01 (local and Ray; docs/scale.md "Equivalence")
+    _equivalent(20_000, use_vectors, tmp_path, identical=True)

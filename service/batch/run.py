@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,7 +89,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
               into: str = ":memory:", level: str = "copy", batch_size: int = 1024, progress: bool = False,
               ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0,
               search: bool = True, nprobe: int = NPROBE, list_size: int = LIST_SIZE,
-              exact_scores: bool = False) -> BatchOutput:
+              exact_scores: bool = False, make_embedder: Callable[[], Any] | None = None) -> BatchOutput:
     """Deduplicate ``records``: the plan's parallel stages on ``engine``, then the decide step.
 
     ``into``: the store the decide step writes (``:memory:`` keeps only the result; a SQLite or
@@ -98,6 +98,9 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     vector searches from its pairs; False leaves every search to the decide step's own index.
     ``exact_scores``: an item the pairs give no hit is searched again by the engine's own index,
     so that its ``score`` (the nearest group's cosine) is streaming's too (docs/scale.md).
+    ``make_embedder``: builds the embedder in each process that embeds (the driver, every Ray
+    embedding actor: picklable for Ray) instead of ``model``'s; the equivalence tests pass one
+    that serves the vectors an earlier run computed (``bench.batch_scale.SavedVectors``).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -105,8 +108,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     config = (config or EngineConfig.load())
     started = time.perf_counter()
     _check_urls(records, config)
-    make_embedder = None
-    if model is not None:
+    if make_embedder is None and model is not None:
         from models.registry import load_embedder
 
         make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.embedding_cache)
