@@ -17,11 +17,12 @@ from service.engine import Deduper
 from service.guards import GuardInput, GuardSet
 from service.guards.rules import load_rules
 from service.guards.slots import (
+    Mention,
     SlotAnalyzer,
     compare_slot,
-    digits_match,
     korean_numeral,
     korean_tokens,
+    numbers_match,
     phonetic_key,
     romanize,
 )
@@ -56,8 +57,55 @@ def test_romanisation_and_phonetic_keys_align_names_across_scripts(sa: SlotAnaly
     assert any(sa.close(k, phonetic_key("Lee Jae-myung")) for k in sa.hangul_keys("이재명"))
 
 
+def _number(sa: SlotAnalyzer, text: str) -> Mention:
+    (m,) = sa.analyse(text).slot("number")
+    return m
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("3,000 people", "3000 people"),  # thousands separator
+    ("rate at 1.5%", "rate at 1.50%"),  # a trailing decimal zero
+    ("1.2 million units", "1,200,000 units"),  # an English scale word
+    ("120만대 판매", "1.2 million units"),  # a Korean scale word against an English one
+    ("현대차, 미국서 20만대 리콜", "200,000 vehicles"),
+    ("3천5백만 달러", "$35 million"),
+    ("10조8천억원", "10.8 trillion won"),
+    ("금리 0.25%p 인상", "raises rate by 25bp"),  # a unit factor: 1bp = 0.01%p
+    ("pi is 3.14 here", "pi is 3.1 here"),  # to the precision of the less precise side
+    ("$1.1 billion", "11억3천만 달러"),
+    ("Son scores his 10th goal", "손흥민 시즌 10호골"),
+    ("second round", "2 round"),
+])
+def test_numbers_equal_as_numbers_match(sa: SlotAnalyzer, a: str, b: str) -> None:
+    assert numbers_match(_number(sa, a), _number(sa, b))
+    assert numbers_match(_number(sa, b), _number(sa, a))
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Son scores his 10th goal", "손흥민 시즌 11호골"),  # trailing zeros are digits, not precision
+    ("Son scores his 1st goal", "Son scores his 10th goal"),
+    ("5 people", "50 people"),
+    ("300 killed", "312명 사망"),
+    ("Flood kills 15", "홍수로 51명 사망"),
+    ("1.2 million units", "1.3 million units"),
+    ("금리 0.25%p 인상", "raises rate by 50bp"),
+    ("3.14 percent", "3.15 percent"),
+])
+def test_different_numbers_do_not_match(sa: SlotAnalyzer, a: str, b: str) -> None:
+    assert not numbers_match(_number(sa, a), _number(sa, b))
+    assert not numbers_match(_number(sa, b), _number(sa, a))
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb"), [
+    ("Son Heung-min scores 10th goal of season", "손흥민 시즌 11호골", "en", "ko"),
+    ("손흥민 시즌 1호골", "손흥민 시즌 10호골", "ko", "ko"),
+    ("Blast injures 5 people in Busan", "Blast injures 50 people in Busan", "en", "en"),
+])
+def test_a_different_number_is_vetoed_whatever_its_zeros(gs: GuardSet, a: str, b: str, la: str, lb: str) -> None:
+    assert "number" in gs.blocked(gs.check(side(a, la), side(b, lb)))
+
+
 def test_numbers_are_compared_by_their_digits(sa: SlotAnalyzer) -> None:
-    assert digits_match("2", "2") and digits_match("314", "31") and not digits_match("15", "51")
     value, _ = korean_numeral(korean_tokens("3천5백만 달러"), 0)
     assert value == 35_000_000
     (m,) = sa.analyse("베트남 홍수로 51명 사망").slot("number")

@@ -9,10 +9,11 @@ Each mention fills one slot:
   English; Korean regions and seas from ``slots.toml``)
 * ``which``  products and models: model codes (S10, 9a), variants (Pro, 프로), lines (Tab, 탭)
 * ``number`` numbers with their unit class (``5호골`` ordinal, ``15명`` people, ``규모 2.4``
-  magnitude), keyed by their significant digits so ``200만`` == ``2 million``
+  magnitude), compared as values with their scale words so ``200만`` == ``2 million`` and
+  ``10th`` != ``11호``
 
 :func:`compare_slot` aligns one slot of two analyses by data (alias ids, CLDR codes, the Revised
-Romanisation of Hangul compared by a phonetic key, numbers by digits) and reports what matched
+Romanisation of Hangul compared by a phonetic key, numbers by value) and reports what matched
 and what is left unmatched on each side; the slot guards (``service/guards/slotguards.py``) veto
 when both sides are left with a value.
 
@@ -183,7 +184,9 @@ class Mention:
     keys: tuple[str, ...] = ()
     strong: bool = True
     unit: str = ""  # numbers: unit class ("" = bare)
-    digits: str = ""  # numbers: significant digits
+    digits: str = ""  # numbers: significant digits (scale-free; what is shown and the fallback key)
+    value: float | None = None  # numbers: the value, scale words and unit factors applied (25bp = 0.25)
+    step: float = 0.0  # numbers: the place value of the last digit stated (3.1 -> 0.1, 2 million -> 1e6)
 
 
 @dataclass(frozen=True)
@@ -245,13 +248,22 @@ def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple
 
     "3 천 5 백만" = 35,000,000; "200 만" = 2,000,000; "1.5" = 1.5. A malformed number gives None.
     """
+    value, _step, j = korean_numeral_step(toks, i)
+    return value, j
+
+
+def korean_numeral_step(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple[float | None, float, int]:
+    """:func:`korean_numeral` with the place value of its last stated digit: "3천5백만" is stated
+    to the million (step 1e6), "200만" to the ten thousand, "1.5" to the tenth."""
     total = section = 0.0
+    steps: list[float] = []  # the finest step of each finished part
+    part: list[float] = []  # steps of the current section (before 만/억/조)
     j = i
     while j < len(toks) and toks[j][1] == "SN":
-        try:
-            num = float(toks[j][0].replace(",", ""))
-        except ValueError:
-            return None, j + 1
+        stated = number_value(toks[j][0])
+        if stated is None:
+            return None, 0.0, j + 1
+        num, step = stated
         j += 1
         scale = toks[j][0] if j < len(toks) and toks[j][1] in ("NR", "NNB", "NNG", "MM") else ""
         small = next((v for k, v in _KO_SMALL.items() if scale.startswith(k)), None) if scale else None
@@ -260,16 +272,20 @@ def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple
             mult = 1.0
             for ch in scale:
                 mult *= _KO_SMALL.get(ch, 1.0)
+            part.append(step * mult)
             if big:
                 total += (section + num * mult) * big
-                section = 0.0
+                steps.extend(s * big for s in part)
+                section, part = 0.0, []
             else:
                 section += num * mult
             j += 1
         else:
             section += num
+            part.append(step)
             break
-    return total + section, j
+    steps.extend(part)
+    return total + section, min(steps) if steps else 1.0, j
 
 
 def digits_of(raw: str) -> str:
@@ -283,18 +299,47 @@ def digits_of(raw: str) -> str:
     return s or "0"
 
 
-def digits_match(a: str, b: str) -> bool:
-    """Same significant digits, to the precision of the shorter ("314" ~ "31", "15" !~ "51").
+_THOUSANDS_RE = re.compile(r",\d{3}(?!\d)")
 
-    >>> digits_match("314", "31"), digits_match("15", "51"), digits_match("5", "6")
-    (True, False, False)
+
+def number_value(raw: str) -> tuple[float, float] | None:
+    """The value of a number as written and the place value of its last digit, or None.
+
+    A comma before three digits separates thousands ("3,000"), any other comma is a decimal
+    comma ("2,5"); trailing zeros are digits ("10" is stated to the unit, not to the ten).
+
+    >>> number_value("3,000"), number_value("1.50"), number_value("2,5"), number_value("10")
+    ((3000.0, 1.0), (1.5, 0.01), (2.5, 0.1), (10.0, 1.0))
     """
-    if a == b:
-        return True
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    n = len(short)
-    rounded = str(round(int(long_[: n + 1]) / 10)) if len(long_) > n else long_
-    return rounded == short
+    s = raw.replace(",", "") if _THOUSANDS_RE.search(raw) else raw.replace(",", ".")
+    if s.count(".") > 1:
+        return None
+    try:
+        value = float(s)
+    except ValueError:
+        return None
+    return value, 10.0 ** -(len(s.split(".")[1]) if "." in s else 0)
+
+
+def numbers_match(a: Mention, b: Mention) -> bool:
+    """Two numbers are equal to the precision of the less precise one.
+
+    Values are compared with their scale words and unit factors applied, so ``1.2 million`` ==
+    ``1,200,000``, ``200만`` == ``2 million``, ``25bp`` == ``0.25%p`` and ``3.1`` ~ ``3.14``, but
+    ``10th`` != ``11호``, ``1st`` != ``10th``, ``5`` != ``50`` and ``15`` != ``51``. A number
+    without a value (never, from the analyser) falls back to equal significant digits.
+    """
+    if a.value is None or b.value is None:
+        return a.digits == b.digits
+    half = max(a.step, b.step) / 2
+    return abs(a.value - b.value) <= half + 1e-9 * max(abs(a.value), abs(b.value), half)
+
+
+def numbers_equal(a: Mention, b: Mention) -> bool:
+    """The same value to every digit either side states (``10.8조`` == ``10.8 trillion``, not ``11조``)."""
+    if a.value is None or b.value is None:
+        return a.digits == b.digits
+    return abs(a.value - b.value) <= 1e-9 * max(abs(a.value), abs(b.value))
 
 
 class SlotAnalyzer:
@@ -328,6 +373,13 @@ class SlotAnalyzer:
         self.before = {k.casefold(): str(v) for k, v in table(nums, "before", f"{where}: numbers").items()}
         self.date_units = frozenset(s.casefold() for s in str_list(nums.get("date_units", []), f"{where}: date_units"))
         self.scales = frozenset(s.casefold() for s in str_list(nums.get("scales", []), f"{where}: scales"))
+        # English scale words multiply the number before them ("1.2 million" = 1,200,000); Korean
+        # 만/억/조 are read by korean_numeral_step
+        self.scale_values = {k.casefold(): number(v, f"{where}: numbers.scale_values.{k}")
+                             for k, v in table(nums, "scale_values", f"{where}: numbers").items()}
+        # units that are another unit of the same class times a factor (25bp = 0.25%p)
+        self.unit_factors = {k.casefold(): number(v, f"{where}: numbers.unit_factors.{k}")
+                             for k, v in table(nums, "unit_factors", f"{where}: numbers").items()}
         self.bare_ok = frozenset(str_list(nums.get("bare_compatible", []), f"{where}: bare_compatible"))
         self.num_words = {k.casefold(): int(number(v, f"{where}: numbers.words.{k}"))
                           for k, v in table(nums, "words", f"{where}: numbers").items()}
@@ -544,7 +596,7 @@ class SlotAnalyzer:
             if form in self.ord_words and tag in ("MM", "NNG", "XPN") and i + 1 < n \
                     and self.after.get(toks[i + 1][0].casefold()) == "ordinal":
                 mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",
-                                        digits=str(self.ord_words[form])))
+                                        digits=str(self.ord_words[form]), value=float(self.ord_words[form]), step=1.0))
             i += 1
 
     @staticmethod
@@ -579,8 +631,8 @@ class SlotAnalyzer:
             return i + 2
         if not _NUMBER_RE.match(form) or form.count(".") > 1:
             return i + 1  # 3.13.2 (a version: the version guard's)
-        # Korean numerals with scale words: 3 천 5 백만 -> 35,000,000 (only the digits count)
-        value, j = korean_numeral(toks, i)
+        # Korean numerals with scale words: 3 천 5 백만 -> 35,000,000, stated to the million
+        value, step, j = korean_numeral_step(toks, i)
         if value is None:
             return j
         unit_form = toks[j][0].casefold() if j < n and toks[j][1] in ("NNB", "NNG", "SW", "SL", "NR") else ""
@@ -596,7 +648,9 @@ class SlotAnalyzer:
         has_after = bool(unit) and unit_form in self.after
         surface = text[start : toks[j][3] if has_after else end]
         digits = digits_of(form) if j == i + 1 else digits_of(f"{value:.0f}" if value >= 1 else str(value))
-        mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits))
+        factor = self.unit_factors.get(unit_form, 1.0)
+        mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits,
+                                value=value * factor, step=step * factor))
         return j + 1 if has_after else j
 
     def _latin(self, text: str, mentions: list[Mention], korean: bool) -> tuple[list[tuple[str, bool]], list[str], bool]:
@@ -623,12 +677,14 @@ class SlotAnalyzer:
                 k = k + 1 if korean else self._latin_number(words, k, mentions)  # Korean numbers: kiwi's
                 continue
             if not korean and low in self.ord_words:
-                mentions.append(Mention("number", w, low, "latin", unit="ordinal", digits=str(self.ord_words[low])))
+                mentions.append(Mention("number", w, low, "latin", unit="ordinal", digits=str(self.ord_words[low]),
+                                        value=float(self.ord_words[low]), step=1.0))
                 k += 1
                 continue
             if not korean and low in self.num_words and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
                 unit = self.after.get(words[k + 1].casefold(), "") if k + 1 < len(words) else ""
-                mentions.append(Mention("number", w, low, "latin", unit=unit, digits=digits_of(str(self.num_words[low]))))
+                mentions.append(Mention("number", w, low, "latin", unit=unit, digits=digits_of(str(self.num_words[low])),
+                                        value=float(self.num_words[low]), step=1.0))
                 k += 1
                 continue
             if _CODE_RE.match(w) and not w.upper().startswith(("Q", "H", "FY", "COVID")):
@@ -688,12 +744,16 @@ class SlotAnalyzer:
         if w in ("$", "₩"):
             if k + 1 < len(words) and _NUMBER_RE.match(words[k + 1]):
                 raw = words[k + 1]
-                mentions.append(Mention("number", w + raw, raw, "latin", unit="money", digits=digits_of(raw)))
-                return k + 2 + (k + 2 < len(words) and words[k + 2].casefold() in self.scales)
+                scaled = k + 2 < len(words) and words[k + 2].casefold() in self.scales
+                value, step = self._scaled(raw, [words[k + 2]] if scaled else [])
+                mentions.append(Mention("number", w + raw, raw, "latin", unit="money", digits=digits_of(raw),
+                                        value=value, step=step))
+                return k + 2 + scaled
             return k + 1
         m = _ORDINAL_RE.match(w)
         if m:
-            mentions.append(Mention("number", w, w, "latin", unit="ordinal", digits=digits_of(m.group(1))))
+            mentions.append(Mention("number", w, w, "latin", unit="ordinal", digits=digits_of(m.group(1)),
+                                    value=float(m.group(1)), step=1.0))
             return k + 1
         raw, unit_word = w, ""
         pct = ""
@@ -712,8 +772,10 @@ class SlotAnalyzer:
         if not _NUMBER_RE.match(raw) or raw.count(".") > 1:
             return k + 1  # a dotted version: the version guard's
         j = k + 1
+        scale_words = [unit_word] if unit_word in self.scales else []  # "10k", "3.5bn"
         if not pct and (not unit_word or unit_word in self.scales):
             while j < len(words) and words[j].casefold() in self.scales:
+                scale_words.append(words[j])
                 j += 1
             nxt = words[j].casefold() if j < len(words) else ""
             if nxt in self.date_units or (k > 0 and words[k - 1] in ("January", "February", "March", "April", "May",
@@ -734,9 +796,22 @@ class SlotAnalyzer:
             unit = self.before[words[k - 1].casefold()]
         if not unit and len(raw) == 4 and raw.isdigit() and 1900 <= int(raw) <= 2100:
             return j  # a year: the date guard's
+        value, step = self._scaled(raw, scale_words)
+        factor = self.unit_factors.get(pct or unit_word, 1.0)
         mentions.append(Mention("number", " ".join(words[k:j]), digits_of(raw), "latin", unit=unit,
-                                digits=digits_of(raw)))
+                                digits=digits_of(raw), value=None if value is None else value * factor, step=step * factor))
         return j
+
+    def _scaled(self, raw: str, scale_words: list[str]) -> tuple[float | None, float]:
+        """The value and step of ``raw`` times its scale words ("1.2" "million" -> 1.2e6, step 1e5)."""
+        stated = number_value(raw)
+        if stated is None:
+            return None, 0.0
+        value, step = stated
+        for word in scale_words:
+            mult = self.scale_values.get(word.casefold(), 1.0)
+            value, step = value * mult, step * mult
+        return value, step
 
     # -- alignment -------------------------------------------------------------------------------
 
@@ -778,7 +853,7 @@ class SlotAnalyzer:
         """
         if m.slot == "number":
             for o in other.slot("number"):
-                if digits_match(m.digits, o.digits):
+                if numbers_match(m, o):
                     return o.surface
             return None
         if m.slot == "which":
