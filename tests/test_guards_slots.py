@@ -126,6 +126,24 @@ def test_places_come_from_cldr_and_the_rule_tables(sa: SlotAnalyzer) -> None:
     assert compare_slot(sa, "where", a, b).matched  # 경주 == Gyeongju by romanisation
 
 
+def test_states_and_nations_come_from_iso_3166_2(sa: SlotAnalyzer, gs: GuardSet) -> None:
+    # CLDR territories are countries only; slots.toml [subdivisions] adds states and nations
+    (ca,) = sa.analyse("Wildfires in California").slot("where")
+    assert "sub:US-CA" in ca.ids and "US" in ca.within
+    assert gs.blocked(gs.check(side("Flood warnings issued for California"), side("Flood warnings issued for Texas"))) \
+        == ["where"]
+    assert "where" in gs.blocked(gs.check(side("스코틀랜드 독립 투표", "ko"), side("웨일스 독립 투표", "ko")))
+    assert "where" in gs.blocked(gs.check(side("Storm hits New South Wales"), side("Storm hits Queensland")))
+    # across languages the Korean name aligns with the English one, and a state with its country
+    for a, b in (("Flood warnings issued for California", "캘리포니아에 홍수 경보 발령"),
+                 ("Scotland votes on independence", "스코틀랜드 독립 투표"),
+                 ("Wildfires spread in Texas", "미국 텍사스주 산불 확산"),
+                 ("Hyundai Motor opens plant in Georgia", "현대차, 조지아에 공장 준공")):  # kiwi: 조지아에 one NNP
+        c = compare_slot(sa, "who", sa.analyse(a), sa.analyse(b))
+        assert [m.surface for m in c.only_a + c.only_b if m.slot == "where"] == [], (a, b)
+        assert gs.blocked(gs.check(side(a), side(b, "ko"))) == [], (a, b)
+
+
 @pytest.mark.parametrize(("a", "b", "la", "lb", "guard"), [
     ("Merkel meets Rutte in Brussels", "Merkel meets Tusk in Brussels", "en", "en", "who"),
     ("마크롱, 베를린서 숄츠와 회담", "Macron meets Meloni in Berlin", "ko", "en", "who"),

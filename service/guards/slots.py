@@ -239,6 +239,9 @@ _KO_SCALE_TAGS = frozenset({"NR"})
 _FUNCTION = frozenset({"of", "de", "la", "von", "van", "del", "the", "and", "&"})
 
 
+# case particles kiwi sometimes leaves glued to an unknown proper noun, longest first
+_KO_PARTICLES = ("에서", "으로", "에", "의", "은", "는", "이", "가", "을", "를", "와", "과", "로", "서")
+
 _KO_SMALL = {"십": 10.0, "백": 100.0, "천": 1000.0}
 _KO_BIG = {"만": 1e4, "억": 1e8, "조": 1e12}
 
@@ -392,6 +395,7 @@ class SlotAnalyzer:
                 for n in str_list(names, f"{where}: products.{kind}.{pid}"):
                     self.product_words[n.casefold()] = f"{kind[:-1]}:{pid}"
         self._places_rules = table(r, "places", where)
+        self._subdivisions_rules = table(r, "subdivisions", where)
         self._aliases_rules = {"aliases": table(r, "aliases", where)}
         self._subject_rules = rules.get("subject", {})
         self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
@@ -434,6 +438,8 @@ class SlotAnalyzer:
             for code, name in loc.territories.items():
                 if code.isalpha() and len(code) == 2:  # countries, not regions like "001"
                     add(name, code)
+        subdivision_names = {str(n) for spec in self._subdivisions_rules.values() if isinstance(spec, dict)
+                             for n in spec.get("ko", [])}
         # Language names name their country's people: Korean -> ko -> 한국어 -> 한국 (KR).
         zone_territories = get_global("zone_territories")
         likely = get_global("likely_subtags")
@@ -444,7 +450,8 @@ class SlotAnalyzer:
             ko_name = locales["ko"].languages.get(lang, "")
             if ko_name.endswith("어") and len(ko_name) >= 3 and len(territory) == 2:
                 add(en_name, territory)
-                add(ko_name[:-1], territory)
+                if ko_name[:-1] not in subdivision_names:  # 웨일스어 -> 웨일스 is Wales, not all of GB
+                    add(ko_name[:-1], territory)
                 self.language_names.add(en_name)
         for zone, territory in zone_territories.items():
             if "/" not in zone or zone.startswith("Etc/"):
@@ -465,6 +472,14 @@ class SlotAnalyzer:
                 if names:
                     for name in str_list(names, f"slots rules: places.{pid}.{lang}"):
                         add(name, self._place_id(pid, name, lang == "ko"), inside)
+        # slots.toml subdivisions: ISO 3166-2 states and nations (California, 스코틀랜드), inside
+        # their country so a state aligns with it and vetoes against another state
+        for code, spec in self._subdivisions_rules.items():
+            if not isinstance(spec, dict) or "-" not in code:
+                raise ValueError(f"slots rules: subdivisions.{code} must be an ISO 3166-2 code with a ko/en table")
+            for lang in ("ko", "en"):
+                for name in str_list(spec.get(lang, []), f"slots rules: subdivisions.{code}.{lang}"):
+                    add(name, f"sub:{code}", (code.split("-")[0],))
         # slots.toml aliases: names that are translated, not transliterated (백악관 / White House)
         for aid, names in table(self._aliases_rules, "aliases", "slots rules").items():
             for n in str_list(names, f"slots rules: aliases.{aid}"):
@@ -508,7 +523,7 @@ class SlotAnalyzer:
 
     @staticmethod
     def is_place(ids: frozenset[str]) -> bool:
-        return any(i.startswith(("tz:", "place:", "sea:")) or (len(i) == 2 and i.isupper()) for i in ids)
+        return any(i.startswith(("tz:", "place:", "sea:", "sub:")) or (len(i) == 2 and i.isupper()) for i in ids)
 
     # -- Hangul keys -----------------------------------------------------------------------------
 
@@ -580,7 +595,11 @@ class SlotAnalyzer:
                     # the run as written ("블랙핑크"); its proper nouns as alternative spellings
                     prev_latin = i > 0 and toks[i - 1][1] in ("SL", "SN") and toks[i - 1][3] == start
                     if not (prev_latin and len(run) == 1 and form.casefold() in self.product_words):
-                        mentions.append(self._name_mention(surface, "hangul", True, [f for f in nnps if f != surface]))
+                        alt = [f for f in nnps if f != surface]
+                        # kiwi reads some names with their particle as one proper noun ("조지아에")
+                        alt += [surface[: -len(p)] for p in _KO_PARTICLES
+                                if len(run) == 1 and surface.endswith(p) and len(surface) - len(p) >= 2]
+                        mentions.append(self._name_mention(surface, "hangul", True, alt))
                 # product words after a name, code or number: "갤럭시 탭", "아이폰 16 프로"
                 for k in range(i, j + 1):
                     f = toks[k][0].casefold()
@@ -692,8 +711,8 @@ class SlotAnalyzer:
                     mentions.append(Mention("which", w, low, "latin", frozenset({f"code:{low}"})))
                 k += 1
                 continue
-            if not w[:1].isupper() or w in self.en_not_names:
-                k += 1
+            if not w[:1].isupper() or (w in self.en_not_names and not self._gazetteer_width(words, k)):
+                k += 1  # "New" is no name, "New South Wales" is
                 continue
             # product words after a capitalised word, code or number: "Galaxy Tab", "9 Pro"
             if low in self.product_words and k > 0 and (words[k - 1][:1].isupper() or words[k - 1][:1].isdigit()):
@@ -702,11 +721,8 @@ class SlotAnalyzer:
                 continue
             # the longest name the gazetteer knows ("Bank of Korea", "South Korea"), else a
             # capitalised span ("Jerome Powell"); in title case one word at a time
-            j = -1
-            for width in (4, 3, 2):
-                if k + width <= len(words) and self.lookup(" ".join(words[k : k + width]))[0]:
-                    j = k + width - 1
-                    break
+            width = self._gazetteer_width(words, k)
+            j = k + width - 1 if width else -1
             if j < 0:
                 j = k
                 while not title_case and j + 1 < len(words) and j + 1 not in initial \
@@ -738,6 +754,13 @@ class SlotAnalyzer:
                     keys.append(phonetic_key("".join(span)))
             k = j + 1
         return seq, keys, title_case
+
+    def _gazetteer_width(self, words: list[str], k: int) -> int:
+        """Words of the longest name of two to four words the gazetteer knows at ``k``, or 0."""
+        for width in (4, 3, 2):
+            if k + width <= len(words) and self.lookup(" ".join(words[k : k + width]))[0]:
+                return width
+        return 0
 
     def _latin_number(self, words: list[str], k: int, mentions: list[Mention]) -> int:
         w = words[k]
