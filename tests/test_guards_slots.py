@@ -75,6 +75,7 @@ def _number(sa: SlotAnalyzer, text: str) -> Mention:
     ("$1.1 billion", "11억3천만 달러"),
     ("Son scores his 10th goal", "손흥민 시즌 10호골"),
     ("second round", "2 round"),
+    ("redshift z = 0,712", "redshift z = 0.712"),  # a decimal comma: no number starts "0,"
 ])
 def test_numbers_equal_as_numbers_match(sa: SlotAnalyzer, a: str, b: str) -> None:
     assert numbers_match(_number(sa, a), _number(sa, b))
@@ -137,6 +138,7 @@ def test_states_and_nations_come_from_iso_3166_2(sa: SlotAnalyzer, gs: GuardSet)
     # across languages the Korean name aligns with the English one, and a state with its country
     for a, b in (("Flood warnings issued for California", "캘리포니아에 홍수 경보 발령"),
                  ("Scotland votes on independence", "스코틀랜드 독립 투표"),
+                 ("Floods in Wales", "웨일즈 홍수"),  # a variant spelling (웨일스)
                  ("Wildfires spread in Texas", "미국 텍사스주 산불 확산"),
                  ("Hyundai Motor opens plant in Georgia", "현대차, 조지아에 공장 준공")):  # kiwi: 조지아에 one NNP
         c = compare_slot(sa, "who", sa.analyse(a), sa.analyse(b))

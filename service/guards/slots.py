@@ -302,7 +302,8 @@ def digits_of(raw: str) -> str:
     return s or "0"
 
 
-_THOUSANDS_RE = re.compile(r",\d{3}(?!\d)")
+# thousands separators: "3,000", "1,200,000"; "0,712" is a decimal comma (no number starts "0,")
+_THOUSANDS_RE = re.compile(r"^[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 
 
 def number_value(raw: str) -> tuple[float, float] | None:
@@ -311,10 +312,10 @@ def number_value(raw: str) -> tuple[float, float] | None:
     A comma before three digits separates thousands ("3,000"), any other comma is a decimal
     comma ("2,5"); trailing zeros are digits ("10" is stated to the unit, not to the ten).
 
-    >>> number_value("3,000"), number_value("1.50"), number_value("2,5"), number_value("10")
-    ((3000.0, 1.0), (1.5, 0.01), (2.5, 0.1), (10.0, 1.0))
+    >>> number_value("3,000"), number_value("1.50"), number_value("2,5"), number_value("10"), number_value("0,712")
+    ((3000.0, 1.0), (1.5, 0.01), (2.5, 0.1), (10.0, 1.0), (0.712, 0.001))
     """
-    s = raw.replace(",", "") if _THOUSANDS_RE.search(raw) else raw.replace(",", ".")
+    s = raw.replace(",", "") if _THOUSANDS_RE.match(raw) else raw.replace(",", ".")
     if s.count(".") > 1:
         return None
     try:
@@ -888,9 +889,19 @@ class SlotAnalyzer:
             if o.slot in ("who", "where") and ((m.ids & o.ids) or (m.ids & o.within) or (m.within & o.ids)):
                 return o.surface
         if m.ids and m.slot == "where":
-            # a place the gazetteer knows is aligned by identity only: 동해 and 서해 sound alike
-            # enough to a phonetic key, and are two seas
-            return f"{m.surface} (named on both sides)" if m.norm in other.flat else None
+            # a place the gazetteer knows is aligned by identity only with another known place:
+            # 동해 and 서해 sound alike enough to a phonetic key, and are two seas. A name the
+            # gazetteer does not know may still be the place spelt another way (로데 아일랜드 /
+            # Rhode Island), by its key across scripts or a misspelling within one.
+            if m.norm in other.flat:
+                return f"{m.surface} (named on both sides)"
+            for idx, o in enumerate(other.mentions):
+                if o.slot == "who" and not o.ids and (
+                        (o.script == m.script and typo_close(m.norm, o.norm))
+                        or (o.script != m.script and idx not in taken
+                            and any(self.close(k, ok) for k in m.keys for ok in o.keys))):
+                    return o.surface
+            return None
         for o in other.mentions:
             if o.slot in ("who", "where") and o.script == m.script and typo_close(m.norm, o.norm):
                 return o.surface
