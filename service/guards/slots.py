@@ -41,8 +41,8 @@ from typing import Any
 from service.guards.base import HANGUL_RE, prepare
 from service.guards.rules import Rules, number, str_list, table
 
-__all__ = ["Mention", "SlotAnalyzer", "SlotComparison", "TextSlots", "compare_slot", "key_distance",
-           "phonetic_key", "romanize"]
+__all__ = ["Mention", "SlotAnalyzer", "SlotComparison", "TextSlots", "compare_slot", "inside_unknown", "key_distance",
+           "number_value", "numbers_equal", "numbers_match", "phonetic_key", "romanize"]
 
 SLOTS: tuple[str, ...] = ("who", "where", "which", "number")
 
@@ -702,10 +702,14 @@ class SlotAnalyzer:
                 k += 1
                 continue
             if not korean and low in self.num_words and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
-                unit = self.after.get(words[k + 1].casefold(), "") if k + 1 < len(words) else ""
-                mentions.append(Mention("number", w, low, "latin", unit=unit, digits=digits_of(str(self.num_words[low])),
-                                        value=float(self.num_words[low]), step=1.0))
-                k += 1
+                j = k + 1  # "three million people": the scale words, then the unit
+                while j < len(words) and words[j].casefold() in self.scale_values:
+                    j += 1
+                value, step = self._scaled(str(self.num_words[low]), words[k + 1 : j])
+                unit = self.after.get(words[j].casefold(), "") if j < len(words) else ""
+                mentions.append(Mention("number", " ".join(words[k:j]), low, "latin", unit=unit,
+                                        digits=digits_of(str(self.num_words[low])), value=value, step=step))
+                k = j
                 continue
             if _CODE_RE.match(w) and not w.upper().startswith(("Q", "H", "FY", "COVID")):
                 if not korean:
@@ -965,6 +969,15 @@ def compatible_units(x: str, y: str, bare_ok: frozenset[str]) -> bool:
     if not y:
         return x in bare_ok
     return False
+
+
+def inside_unknown(states: list[Mention], others: list[Mention]) -> bool:
+    """Every value of ``states`` is a subdivision (a state, a nation) and every value of ``others``
+    is a name the gazetteer does not know: the others may be places inside it ("Orlando gun
+    show" / "Florida gun show", UCI), which no table says, so no clash."""
+    return bool(states) and bool(others) and not any(o.ids for o in others) and all(
+        m.ids and all(i.startswith("sub:") or (len(i) == 2 and i.isupper()) for i in m.ids)
+        and any(i.startswith("sub:") for i in m.ids) for m in states)
 
 
 def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> SlotComparison:
