@@ -92,6 +92,7 @@ def test_numbers_equal_as_numbers_match(sa: SlotAnalyzer, a: str, b: str) -> Non
     ("1.2 million units", "1.3 million units"),
     ("금리 0.25%p 인상", "raises rate by 50bp"),
     ("3.14 percent", "3.15 percent"),
+    ("$3 billion deal", "3억 달러 계약"),  # the same leading digit at another scale (3e9 vs 3e8)
 ])
 def test_different_numbers_do_not_match(sa: SlotAnalyzer, a: str, b: str) -> None:
     assert not numbers_match(_number(sa, a), _number(sa, b))
