@@ -38,11 +38,19 @@ def test_every_slot_aligned_across_languages_confirms(gs: GuardSet, a: str, b: s
 @pytest.mark.parametrize(("a", "la", "b", "lb", "reason"), [
     # a different person: the who guard blocks, so nothing is confirmed
     ("Kim Jong Un meets Putin in Vladivostok", "en", "김정은, 블라디보스토크서 시진핑과 회담", "ko", "blocked by who"),
-    # 10 and 11 share their leading digit, which the number guard's precision rule lets pass;
-    # a confirmation needs the full digits
-    ("Son Heung-min scores 10th goal of season", "en", "손흥민 시즌 11호골", "ko", "only to a precision"),
+    # 10 and 11 are two numbers: the number guard blocks (it used to compare 10 as "1", to
+    # the precision of one digit, and let the pair through to this test)
+    ("Son Heung-min scores 10th goal of season", "en", "손흥민 시즌 11호골", "ko", "blocked by number"),
+    # $1.1 billion is 11억3천만 달러 to the precision the English states, which the number guard
+    # lets pass; a confirmation needs every digit either side states
+    ("Hyundai Motor invests $1.1 billion", "en", "현대차, 11억3천만 달러 투자", "ko",
+     "only to a precision"),
+    # another person: Scholz and 메르츠 are left unaligned on both sides, so the who guard blocks
+    # (before kiwi's "파리서" was read as 파리 + 서 it was a third unaligned name, and only the
+    # confirmation refused the pair)
+    ("Macron hosts Scholz in Paris", "en", "마크롱, 파리서 메르츠 맞아", "ko", "blocked by who"),
     # a name on one side only
-    ("Macron hosts Scholz in Paris", "en", "마크롱, 파리서 메르츠 맞아", "ko", "not aligned"),
+    ("Macron hosts Scholz in Paris", "en", "마크롱, 파리서 회담", "ko", "not aligned"),
     # one aligned value is not enough evidence
     ("Wildfire spreads in Greece", "en", "그리스 산불 확산", "ko", "< 2"),
     # same language: a low cosine with the same names is another sentence about them

@@ -14,8 +14,9 @@ pair that no stage proposed, whose cosine lies in a band below the embedding thr
   are a small part of what is said;
 * nothing in the who, where and which slots is left unaligned on either side (a capitalised
   word that is capitalised only because it starts the headline does not count against it);
-* every number is aligned with a number of the same significant digits (``10th`` / ``11호``
-  is not, although the number guard's precision rule lets it pass), and any other digits
+* every number is aligned with a number of the same value to every digit either side states
+  (``$1.1 billion`` / ``11억3천만 달러`` is not, although the number guard's precision rule
+  lets it pass), and any other digits
   (years, days, versions) are written on both sides;
 * at least ``[confirm] min_aligned`` values are aligned in all (names, places, models,
   numbers; an outcome the polarity guard matched counts as one).
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 from service.guards.base import HANGUL_RE, GuardInput
 from service.guards.rules import Rules, number, table
-from service.guards.slots import SlotAnalyzer, TextSlots
+from service.guards.slots import SlotAnalyzer, TextSlots, numbers_equal
 from service.types import GuardVerdict
 
 __all__ = ["Confirmation", "SlotConfirmer"]
@@ -103,7 +104,7 @@ class SlotConfirmer:
             if lonely:
                 return Confirmation(False, f"slots: {slot} {lonely[0].surface} not aligned")
             for m, hit in c.matched:
-                if slot == "number" and not any(o.digits == m.digits for o in tb.slot("number")):
+                if slot == "number" and not any(numbers_equal(m, o) for o in tb.slot("number")):
                     return Confirmation(False, f"slots: number {m.surface} ~ {hit} only to a precision")
                 aligned.append(f"{m.surface} == {hit}")
         aligned = list(dict.fromkeys(aligned))

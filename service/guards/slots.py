@@ -9,10 +9,11 @@ Each mention fills one slot:
   English; Korean regions and seas from ``slots.toml``)
 * ``which``  products and models: model codes (S10, 9a), variants (Pro, 프로), lines (Tab, 탭)
 * ``number`` numbers with their unit class (``5호골`` ordinal, ``15명`` people, ``규모 2.4``
-  magnitude), keyed by their significant digits so ``200만`` == ``2 million``
+  magnitude), compared as values with their scale words so ``200만`` == ``2 million`` and
+  ``10th`` != ``11호``
 
 :func:`compare_slot` aligns one slot of two analyses by data (alias ids, CLDR codes, the Revised
-Romanisation of Hangul compared by a phonetic key, numbers by digits) and reports what matched
+Romanisation of Hangul compared by a phonetic key, numbers by value) and reports what matched
 and what is left unmatched on each side; the slot guards (``service/guards/slotguards.py``) veto
 when both sides are left with a value.
 
@@ -40,8 +41,8 @@ from typing import Any
 from service.guards.base import HANGUL_RE, prepare
 from service.guards.rules import Rules, number, str_list, table
 
-__all__ = ["Mention", "SlotAnalyzer", "SlotComparison", "TextSlots", "compare_slot", "key_distance",
-           "phonetic_key", "romanize"]
+__all__ = ["Mention", "SlotAnalyzer", "SlotComparison", "TextSlots", "compare_slot", "inside_unknown", "key_distance",
+           "number_value", "numbers_equal", "numbers_match", "phonetic_key", "romanize"]
 
 SLOTS: tuple[str, ...] = ("who", "where", "which", "number")
 
@@ -183,7 +184,9 @@ class Mention:
     keys: tuple[str, ...] = ()
     strong: bool = True
     unit: str = ""  # numbers: unit class ("" = bare)
-    digits: str = ""  # numbers: significant digits
+    digits: str = ""  # numbers: significant digits (scale-free; what is shown and the fallback key)
+    value: float | None = None  # numbers: the value, scale words and unit factors applied (25bp = 0.25)
+    step: float = 0.0  # numbers: the place value of the last digit stated (3.1 -> 0.1, 2 million -> 1e6)
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,9 @@ _KO_SCALE_TAGS = frozenset({"NR"})
 _FUNCTION = frozenset({"of", "de", "la", "von", "van", "del", "the", "and", "&"})
 
 
+# case particles kiwi sometimes leaves glued to an unknown proper noun, longest first
+_KO_PARTICLES = ("에서", "으로", "에", "의", "은", "는", "이", "가", "을", "를", "와", "과", "로", "서")
+
 _KO_SMALL = {"십": 10.0, "백": 100.0, "천": 1000.0}
 _KO_BIG = {"만": 1e4, "억": 1e8, "조": 1e12}
 
@@ -245,13 +251,22 @@ def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple
 
     "3 천 5 백만" = 35,000,000; "200 만" = 2,000,000; "1.5" = 1.5. A malformed number gives None.
     """
+    value, _step, j = korean_numeral_step(toks, i)
+    return value, j
+
+
+def korean_numeral_step(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple[float | None, float, int]:
+    """:func:`korean_numeral` with the place value of its last stated digit: "3천5백만" is stated
+    to the million (step 1e6), "200만" to the ten thousand, "1.5" to the tenth."""
     total = section = 0.0
+    steps: list[float] = []  # the finest step of each finished part
+    part: list[float] = []  # steps of the current section (before 만/억/조)
     j = i
     while j < len(toks) and toks[j][1] == "SN":
-        try:
-            num = float(toks[j][0].replace(",", ""))
-        except ValueError:
-            return None, j + 1
+        stated = number_value(toks[j][0])
+        if stated is None:
+            return None, 0.0, j + 1
+        num, step = stated
         j += 1
         scale = toks[j][0] if j < len(toks) and toks[j][1] in ("NR", "NNB", "NNG", "MM") else ""
         small = next((v for k, v in _KO_SMALL.items() if scale.startswith(k)), None) if scale else None
@@ -260,16 +275,20 @@ def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple
             mult = 1.0
             for ch in scale:
                 mult *= _KO_SMALL.get(ch, 1.0)
+            part.append(step * mult)
             if big:
                 total += (section + num * mult) * big
-                section = 0.0
+                steps.extend(s * big for s in part)
+                section, part = 0.0, []
             else:
                 section += num * mult
             j += 1
         else:
             section += num
+            part.append(step)
             break
-    return total + section, j
+    steps.extend(part)
+    return total + section, min(steps) if steps else 1.0, j
 
 
 def digits_of(raw: str) -> str:
@@ -283,18 +302,48 @@ def digits_of(raw: str) -> str:
     return s or "0"
 
 
-def digits_match(a: str, b: str) -> bool:
-    """Same significant digits, to the precision of the shorter ("314" ~ "31", "15" !~ "51").
+# thousands separators: "3,000", "1,200,000"; "0,712" is a decimal comma (no number starts "0,")
+_THOUSANDS_RE = re.compile(r"^[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 
-    >>> digits_match("314", "31"), digits_match("15", "51"), digits_match("5", "6")
-    (True, False, False)
+
+def number_value(raw: str) -> tuple[float, float] | None:
+    """The value of a number as written and the place value of its last digit, or None.
+
+    A comma before three digits separates thousands ("3,000"), any other comma is a decimal
+    comma ("2,5"); trailing zeros are digits ("10" is stated to the unit, not to the ten).
+
+    >>> number_value("3,000"), number_value("1.50"), number_value("2,5"), number_value("10"), number_value("0,712")
+    ((3000.0, 1.0), (1.5, 0.01), (2.5, 0.1), (10.0, 1.0), (0.712, 0.001))
     """
-    if a == b:
-        return True
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    n = len(short)
-    rounded = str(round(int(long_[: n + 1]) / 10)) if len(long_) > n else long_
-    return rounded == short
+    s = raw.replace(",", "") if _THOUSANDS_RE.match(raw) else raw.replace(",", ".")
+    if s.count(".") > 1:
+        return None
+    try:
+        value = float(s)
+    except ValueError:
+        return None
+    return value, 10.0 ** -(len(s.split(".")[1]) if "." in s else 0)
+
+
+def numbers_match(a: Mention, b: Mention) -> bool:
+    """Two numbers are equal to the precision of the less precise one.
+
+    Values are compared with their scale words and unit factors applied, so ``1.2 million`` ==
+    ``1,200,000``, ``200만`` == ``2 million``, ``25bp`` == ``0.25%p`` and ``3.1`` ~ ``3.14``, but
+    ``10th`` != ``11호``, ``1st`` != ``10th``, ``5`` != ``50`` and ``15`` != ``51``. A number
+    without a value (never, from the analyser) falls back to equal significant digits.
+    """
+    if a.value is None or b.value is None:
+        return a.digits == b.digits
+    half = max(a.step, b.step) / 2
+    return abs(a.value - b.value) <= half + 1e-9 * max(abs(a.value), abs(b.value), half)
+
+
+def numbers_equal(a: Mention, b: Mention) -> bool:
+    """The same value to every digit either side states (``10.8조`` == ``10.8 trillion``, not ``11조``)."""
+    if a.value is None or b.value is None:
+        return a.digits == b.digits
+    return abs(a.value - b.value) <= 1e-9 * max(abs(a.value), abs(b.value))
 
 
 class SlotAnalyzer:
@@ -328,6 +377,13 @@ class SlotAnalyzer:
         self.before = {k.casefold(): str(v) for k, v in table(nums, "before", f"{where}: numbers").items()}
         self.date_units = frozenset(s.casefold() for s in str_list(nums.get("date_units", []), f"{where}: date_units"))
         self.scales = frozenset(s.casefold() for s in str_list(nums.get("scales", []), f"{where}: scales"))
+        # English scale words multiply the number before them ("1.2 million" = 1,200,000); Korean
+        # 만/억/조 are read by korean_numeral_step
+        self.scale_values = {k.casefold(): number(v, f"{where}: numbers.scale_values.{k}")
+                             for k, v in table(nums, "scale_values", f"{where}: numbers").items()}
+        # units that are another unit of the same class times a factor (25bp = 0.25%p)
+        self.unit_factors = {k.casefold(): number(v, f"{where}: numbers.unit_factors.{k}")
+                             for k, v in table(nums, "unit_factors", f"{where}: numbers").items()}
         self.bare_ok = frozenset(str_list(nums.get("bare_compatible", []), f"{where}: bare_compatible"))
         self.num_words = {k.casefold(): int(number(v, f"{where}: numbers.words.{k}"))
                           for k, v in table(nums, "words", f"{where}: numbers").items()}
@@ -340,6 +396,7 @@ class SlotAnalyzer:
                 for n in str_list(names, f"{where}: products.{kind}.{pid}"):
                     self.product_words[n.casefold()] = f"{kind[:-1]}:{pid}"
         self._places_rules = table(r, "places", where)
+        self._subdivisions_rules = table(r, "subdivisions", where)
         self._aliases_rules = {"aliases": table(r, "aliases", where)}
         self._subject_rules = rules.get("subject", {})
         self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
@@ -382,6 +439,8 @@ class SlotAnalyzer:
             for code, name in loc.territories.items():
                 if code.isalpha() and len(code) == 2:  # countries, not regions like "001"
                     add(name, code)
+        subdivision_names = {str(n) for spec in self._subdivisions_rules.values() if isinstance(spec, dict)
+                             for n in spec.get("ko", [])}
         # Language names name their country's people: Korean -> ko -> 한국어 -> 한국 (KR).
         zone_territories = get_global("zone_territories")
         likely = get_global("likely_subtags")
@@ -392,7 +451,8 @@ class SlotAnalyzer:
             ko_name = locales["ko"].languages.get(lang, "")
             if ko_name.endswith("어") and len(ko_name) >= 3 and len(territory) == 2:
                 add(en_name, territory)
-                add(ko_name[:-1], territory)
+                if ko_name[:-1] not in subdivision_names:  # 웨일스어 -> 웨일스 is Wales, not all of GB
+                    add(ko_name[:-1], territory)
                 self.language_names.add(en_name)
         for zone, territory in zone_territories.items():
             if "/" not in zone or zone.startswith("Etc/"):
@@ -413,6 +473,14 @@ class SlotAnalyzer:
                 if names:
                     for name in str_list(names, f"slots rules: places.{pid}.{lang}"):
                         add(name, self._place_id(pid, name, lang == "ko"), inside)
+        # slots.toml subdivisions: ISO 3166-2 states and nations (California, 스코틀랜드), inside
+        # their country so a state aligns with it and vetoes against another state
+        for code, spec in self._subdivisions_rules.items():
+            if not isinstance(spec, dict) or "-" not in code:
+                raise ValueError(f"slots rules: subdivisions.{code} must be an ISO 3166-2 code with a ko/en table")
+            for lang in ("ko", "en"):
+                for name in str_list(spec.get(lang, []), f"slots rules: subdivisions.{code}.{lang}"):
+                    add(name, f"sub:{code}", (code.split("-")[0],))
         # slots.toml aliases: names that are translated, not transliterated (백악관 / White House)
         for aid, names in table(self._aliases_rules, "aliases", "slots rules").items():
             for n in str_list(names, f"slots rules: aliases.{aid}"):
@@ -456,7 +524,7 @@ class SlotAnalyzer:
 
     @staticmethod
     def is_place(ids: frozenset[str]) -> bool:
-        return any(i.startswith(("tz:", "place:", "sea:")) or (len(i) == 2 and i.isupper()) for i in ids)
+        return any(i.startswith(("tz:", "place:", "sea:", "sub:")) or (len(i) == 2 and i.isupper()) for i in ids)
 
     # -- Hangul keys -----------------------------------------------------------------------------
 
@@ -528,7 +596,11 @@ class SlotAnalyzer:
                     # the run as written ("블랙핑크"); its proper nouns as alternative spellings
                     prev_latin = i > 0 and toks[i - 1][1] in ("SL", "SN") and toks[i - 1][3] == start
                     if not (prev_latin and len(run) == 1 and form.casefold() in self.product_words):
-                        mentions.append(self._name_mention(surface, "hangul", True, [f for f in nnps if f != surface]))
+                        alt = [f for f in nnps if f != surface]
+                        # kiwi reads some names with their particle as one proper noun ("조지아에")
+                        alt += [surface[: -len(p)] for p in _KO_PARTICLES
+                                if len(run) == 1 and surface.endswith(p) and len(surface) - len(p) >= 2]
+                        mentions.append(self._name_mention(surface, "hangul", True, alt))
                 # product words after a name, code or number: "갤럭시 탭", "아이폰 16 프로"
                 for k in range(i, j + 1):
                     f = toks[k][0].casefold()
@@ -544,7 +616,7 @@ class SlotAnalyzer:
             if form in self.ord_words and tag in ("MM", "NNG", "XPN") and i + 1 < n \
                     and self.after.get(toks[i + 1][0].casefold()) == "ordinal":
                 mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",
-                                        digits=str(self.ord_words[form])))
+                                        digits=str(self.ord_words[form]), value=float(self.ord_words[form]), step=1.0))
             i += 1
 
     @staticmethod
@@ -579,8 +651,8 @@ class SlotAnalyzer:
             return i + 2
         if not _NUMBER_RE.match(form) or form.count(".") > 1:
             return i + 1  # 3.13.2 (a version: the version guard's)
-        # Korean numerals with scale words: 3 천 5 백만 -> 35,000,000 (only the digits count)
-        value, j = korean_numeral(toks, i)
+        # Korean numerals with scale words: 3 천 5 백만 -> 35,000,000, stated to the million
+        value, step, j = korean_numeral_step(toks, i)
         if value is None:
             return j
         unit_form = toks[j][0].casefold() if j < n and toks[j][1] in ("NNB", "NNG", "SW", "SL", "NR") else ""
@@ -596,7 +668,9 @@ class SlotAnalyzer:
         has_after = bool(unit) and unit_form in self.after
         surface = text[start : toks[j][3] if has_after else end]
         digits = digits_of(form) if j == i + 1 else digits_of(f"{value:.0f}" if value >= 1 else str(value))
-        mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits))
+        factor = self.unit_factors.get(unit_form, 1.0)
+        mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits,
+                                value=value * factor, step=step * factor))
         return j + 1 if has_after else j
 
     def _latin(self, text: str, mentions: list[Mention], korean: bool) -> tuple[list[tuple[str, bool]], list[str], bool]:
@@ -624,21 +698,27 @@ class SlotAnalyzer:
                 k = k + 1 if korean else self._latin_number(words, k, mentions)  # Korean numbers: kiwi's
                 continue
             if not korean and low in self.ord_words:
-                mentions.append(Mention("number", w, low, "latin", unit="ordinal", digits=str(self.ord_words[low])))
+                mentions.append(Mention("number", w, low, "latin", unit="ordinal", digits=str(self.ord_words[low]),
+                                        value=float(self.ord_words[low]), step=1.0))
                 k += 1
                 continue
             if not korean and low in self.num_words and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
-                unit = self.after.get(words[k + 1].casefold(), "") if k + 1 < len(words) else ""
-                mentions.append(Mention("number", w, low, "latin", unit=unit, digits=digits_of(str(self.num_words[low]))))
-                k += 1
+                j = k + 1  # "three million people": the scale words, then the unit
+                while j < len(words) and words[j].casefold() in self.scale_values:
+                    j += 1
+                value, step = self._scaled(str(self.num_words[low]), words[k + 1 : j])
+                unit = self.after.get(words[j].casefold(), "") if j < len(words) else ""
+                mentions.append(Mention("number", " ".join(words[k:j]), low, "latin", unit=unit,
+                                        digits=digits_of(str(self.num_words[low])), value=value, step=step))
+                k = j
                 continue
             if _CODE_RE.match(w) and not w.upper().startswith(("Q", "H", "FY", "COVID")):
                 if not korean:
                     mentions.append(Mention("which", w, low, "latin", frozenset({f"code:{low}"})))
                 k += 1
                 continue
-            if not w[:1].isupper() or w in self.en_not_names:
-                k += 1
+            if not w[:1].isupper() or (w in self.en_not_names and not self._gazetteer_width(words, k)):
+                k += 1  # "New" is no name, "New South Wales" is
                 continue
             # product words after a capitalised word, code or number: "Galaxy Tab", "9 Pro"
             if low in self.product_words and k > 0 and (words[k - 1][:1].isupper() or words[k - 1][:1].isdigit()):
@@ -647,11 +727,8 @@ class SlotAnalyzer:
                 continue
             # the longest name the gazetteer knows ("Bank of Korea", "South Korea"), else a
             # capitalised span ("Jerome Powell"); in title case one word at a time
-            j = -1
-            for width in (4, 3, 2):
-                if k + width <= len(words) and self.lookup(" ".join(words[k : k + width]))[0]:
-                    j = k + width - 1
-                    break
+            width = self._gazetteer_width(words, k)
+            j = k + width - 1 if width else -1
             if j < 0:
                 j = k
                 while not title_case and j + 1 < len(words) and j + 1 not in initial \
@@ -684,17 +761,28 @@ class SlotAnalyzer:
             k = j + 1
         return seq, keys, title_case
 
+    def _gazetteer_width(self, words: list[str], k: int) -> int:
+        """Words of the longest name of two to four words the gazetteer knows at ``k``, or 0."""
+        for width in (4, 3, 2):
+            if k + width <= len(words) and self.lookup(" ".join(words[k : k + width]))[0]:
+                return width
+        return 0
+
     def _latin_number(self, words: list[str], k: int, mentions: list[Mention]) -> int:
         w = words[k]
         if w in ("$", "₩"):
             if k + 1 < len(words) and _NUMBER_RE.match(words[k + 1]):
                 raw = words[k + 1]
-                mentions.append(Mention("number", w + raw, raw, "latin", unit="money", digits=digits_of(raw)))
-                return k + 2 + (k + 2 < len(words) and words[k + 2].casefold() in self.scales)
+                scaled = k + 2 < len(words) and words[k + 2].casefold() in self.scales
+                value, step = self._scaled(raw, [words[k + 2]] if scaled else [])
+                mentions.append(Mention("number", w + raw, raw, "latin", unit="money", digits=digits_of(raw),
+                                        value=value, step=step))
+                return k + 2 + scaled
             return k + 1
         m = _ORDINAL_RE.match(w)
         if m:
-            mentions.append(Mention("number", w, w, "latin", unit="ordinal", digits=digits_of(m.group(1))))
+            mentions.append(Mention("number", w, w, "latin", unit="ordinal", digits=digits_of(m.group(1)),
+                                    value=float(m.group(1)), step=1.0))
             return k + 1
         raw, unit_word = w, ""
         pct = ""
@@ -713,8 +801,10 @@ class SlotAnalyzer:
         if not _NUMBER_RE.match(raw) or raw.count(".") > 1:
             return k + 1  # a dotted version: the version guard's
         j = k + 1
+        scale_words = [unit_word] if unit_word in self.scales else []  # "10k", "3.5bn"
         if not pct and (not unit_word or unit_word in self.scales):
             while j < len(words) and words[j].casefold() in self.scales:
+                scale_words.append(words[j])
                 j += 1
             nxt = words[j].casefold() if j < len(words) else ""
             if nxt in self.date_units or (k > 0 and words[k - 1] in ("January", "February", "March", "April", "May",
@@ -735,9 +825,22 @@ class SlotAnalyzer:
             unit = self.before[words[k - 1].casefold()]
         if not unit and len(raw) == 4 and raw.isdigit() and 1900 <= int(raw) <= 2100:
             return j  # a year: the date guard's
+        value, step = self._scaled(raw, scale_words)
+        factor = self.unit_factors.get(pct or unit_word, 1.0)
         mentions.append(Mention("number", " ".join(words[k:j]), digits_of(raw), "latin", unit=unit,
-                                digits=digits_of(raw)))
+                                digits=digits_of(raw), value=None if value is None else value * factor, step=step * factor))
         return j
+
+    def _scaled(self, raw: str, scale_words: list[str]) -> tuple[float | None, float]:
+        """The value and step of ``raw`` times its scale words ("1.2" "million" -> 1.2e6, step 1e5)."""
+        stated = number_value(raw)
+        if stated is None:
+            return None, 0.0
+        value, step = stated
+        for word in scale_words:
+            mult = self.scale_values.get(word.casefold(), 1.0)
+            value, step = value * mult, step * mult
+        return value, step
 
     # -- alignment -------------------------------------------------------------------------------
 
@@ -779,7 +882,7 @@ class SlotAnalyzer:
         """
         if m.slot == "number":
             for o in other.slot("number"):
-                if digits_match(m.digits, o.digits):
+                if numbers_match(m, o):
                     return o.surface
             return None
         if m.slot == "which":
@@ -791,9 +894,19 @@ class SlotAnalyzer:
             if o.slot in ("who", "where") and ((m.ids & o.ids) or (m.ids & o.within) or (m.within & o.ids)):
                 return o.surface
         if m.ids and m.slot == "where":
-            # a place the gazetteer knows is aligned by identity only: 동해 and 서해 sound alike
-            # enough to a phonetic key, and are two seas
-            return f"{m.surface} (named on both sides)" if m.norm in other.flat else None
+            # a place the gazetteer knows is aligned by identity only with another known place:
+            # 동해 and 서해 sound alike enough to a phonetic key, and are two seas. A name the
+            # gazetteer does not know may still be the place spelt another way (로데 아일랜드 /
+            # Rhode Island), by its key across scripts or a misspelling within one.
+            if m.norm in other.flat:
+                return f"{m.surface} (named on both sides)"
+            for idx, o in enumerate(other.mentions):
+                if o.slot == "who" and not o.ids and (
+                        (o.script == m.script and typo_close(m.norm, o.norm))
+                        or (o.script != m.script and idx not in taken
+                            and any(self.close(k, ok) for k in m.keys for ok in o.keys))):
+                    return o.surface
+            return None
         for o in other.mentions:
             if o.slot in ("who", "where") and o.script == m.script and typo_close(m.norm, o.norm):
                 return o.surface
@@ -857,6 +970,15 @@ def compatible_units(x: str, y: str, bare_ok: frozenset[str]) -> bool:
     if not y:
         return x in bare_ok
     return False
+
+
+def inside_unknown(states: list[Mention], others: list[Mention]) -> bool:
+    """Every value of ``states`` is a subdivision (a state, a nation) and every value of ``others``
+    is a name the gazetteer does not know: the others may be places inside it ("Orlando gun
+    show" / "Florida gun show", UCI), which no table says, so no clash."""
+    return bool(states) and bool(others) and not any(o.ids for o in others) and all(
+        m.ids and all(i.startswith("sub:") or (len(i) == 2 and i.isupper()) for i in m.ids)
+        and any(i.startswith("sub:") for i in m.ids) for m in states)
 
 
 def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> SlotComparison:
