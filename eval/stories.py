@@ -178,10 +178,18 @@ def slot_veto() -> StoryVeto:
     return SlotVeto(SlotAnalyzer(load_rules()))
 
 
+def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
+                  veto: StoryVeto | None = None, revise: bool = False) -> list[int]:
+    """Each item's story when the set has been streamed, every item its own copy group (with
+    ``revise``, an item's story may change after its decision: the final one counts)."""
+    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto, revise=revise)
+    labels = [t.add(t.match(ev).story_id, ev, unit=i) for i, ev in enumerate(s.evidence)]
+    return [t.units[i].story for i in range(len(labels))] if revise else labels
+
+
 def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
-               veto: StoryVeto | None = None) -> float:
-    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto)
-    labels = [t.add(t.match(ev).story_id, ev) for ev in s.evidence]
+               veto: StoryVeto | None = None, revise: bool = False) -> float:
+    labels = stream_labels(s, weights, threshold, window_days, veto, revise)
     return cluster_scores([it.cluster for it in s.items], labels).ari
 
 
@@ -244,9 +252,9 @@ def shuffled(s: StorySet, seed: int) -> StorySet:
 
 
 def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
-               seeds: Sequence[int] = ORDER_SEEDS, veto: StoryVeto | None = None) -> list[float]:
+               seeds: Sequence[int] = ORDER_SEEDS, veto: StoryVeto | None = None, revise: bool = False) -> list[float]:
     """ARI of the story decision in file order, then in each seeded shuffle of the items."""
-    out = [stream_ari(o, weights, threshold, window_days, veto) for o in [s, *(shuffled(s, k) for k in seeds)]]
+    out = [stream_ari(o, weights, threshold, window_days, veto, revise) for o in [s, *(shuffled(s, k) for k in seeds)]]
     return [round(x, 4) for x in out]
 
 

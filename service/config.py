@@ -266,6 +266,15 @@ class EngineConfig:
     # NTREX 1.000 -> 1.000; in the engine UCI 0.751 -> 0.744, NTREX 0.855 both ways. Off: "Biden meets Albanese in
     # Tokyo" joins "Biden meets Kishida"'s story.
     story_slot_veto: bool = True
+    # Story membership is revisable (service.stories.StoryTracker.revise_around): after a new copy
+    # group is placed, the groups of the stories around it move to a story they now fit better
+    # (by 0.05 of score, above story_threshold) than their own without them, and a weakly placed
+    # group pairs off with a closer partner placed earlier. Without it a group that arrived
+    # before its closest partner keeps the weak story it joined (NTREX dev, story decision alone,
+    # file order and shuffles 1-3: ARI 0.978 / 0.634 / 0.627 / 0.608 off, see docs/stories.md
+    # "Order" for on). Off: every story decision is final when made. Off as well while the store
+    # holds editors' corrections (a revision never undoes an editor's split or merge).
+    story_revise: bool = True
 
     embed_body_lead: bool = True
     # How many FAISS hits per query are vetted against their cluster representatives.
