@@ -14,7 +14,8 @@ under ``var/story_vectors/``), and for each of K folds over whole gold clusters:
 It prints the out-of-fold ARI per set, and the weights and threshold refitted on all dev clusters
 (what ``service.stories.STORY_WEIGHTS`` and ``EngineConfig.story_threshold`` hold).
 ``python -m eval.stories order`` prints the shipped story decision's ARI in file order and in
-three seeded shuffles per set.
+three seeded shuffles per set (``--no-revise``: each decision final when made, as before
+``EngineConfig.story_revise``).
 """
 
 from __future__ import annotations
@@ -277,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     o.add_argument("--data", type=Path, default=None)
     o.add_argument("--sets", default=",".join(SETS))
     o.add_argument("--model", default="use")
+    o.add_argument("--revise", action=argparse.BooleanOptionalAction, default=None,
+                   help="revisable story membership (default: EngineConfig.story_revise)")
     args = p.parse_args(argv)
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]
     if args.cmd == "order":
@@ -285,8 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         cfg = EngineConfig()
         veto = slot_veto() if cfg.story_slot_veto else None
-        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto)
-                          for s in sets}))
+        revise = cfg.story_revise if args.revise is None else args.revise
+        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto,
+                                             revise=revise) for s in sets}))
         return 0
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
                     constrained=args.constrained, grid=[float(x) for x in args.grid.split(",") if x],

@@ -77,14 +77,31 @@ KEEP_LAST = 4
 # Candidate stories scored per item: the nearest open centroids.
 CANDIDATES = 12
 
-# Revision (StoryTracker(revise=True)); see revise_around.
+# Revision (StoryTracker(revise=True), ``revise_around``): a placed unit (copy group) may move
+# later. Each setting below was chosen on the NTREX dev cluster file, story decision alone, in file
+# order and shuffles 1-3 (`python -m eval.stories order --revise`), then checked in the engine on
+# both dev files (docs/stories.md, "Order"); UCI barely moves with any of them.
+# A move needs the new story to score this much above the unit's own story without it: 0 made
+# units flip between near-equal stories (NTREX file order 1.000 -> 0.908); 0.15 left weak joins in
+# place (shuffles 0.78 / 0.75 / 0.82 against 0.91 / 0.91 / 0.85 at 0.05, at REVISE_WEAK 0.9).
 REVISE_MARGIN = 0.05
-REVISE_PREFILTER = 0.1
+# Only a unit that fits its own story (without itself) below this is revised: it joined weakly
+# (NTREX shuffles: the wrong joins scored 0.66-0.75). At 0.9, units that had joined well moved to
+# another outlet's write-up of the same event too (engine, NTREX file order 0.858 -> 0.844); at
+# 0.8 none did (0.858), for less repair in shuffles (standalone 0.89 / 0.87 / 0.86 -> 0.85 / 0.77
+# / 0.82). Higher: more moves, more same-event stories traded; lower: fewer repairs.
 REVISE_WEAK = 0.8
+# A unit is scored against a neighbouring story only if its vector is no more than this further
+# from that story's centroid than from its own story's (without it): the centroid is the score's
+# main term. 0.0 missed moves (NTREX shuffles 0.88 / 0.85 / 0.84 against 0.91 / 0.91 / 0.85 at
+# 0.1); no bound at all scored every unit for no gain. It decides no merge alone: the score does.
+REVISE_PREFILTER = 0.1
+# Earlier units a weak joiner may pair off with: its nearest by cosine (6 gave the same ARIs as 3).
 REVISE_PARTNERS = 3
+# At most this many moves per arrival: a bound on the work, never reached on the dev files.
 REVISE_MOVES = 20
+# Units added between two prunes of closed stories' per-member evidence (memory only).
 PRUNE_EVERY = 1_000
-PULL_ALONE = False
 
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
@@ -487,7 +504,11 @@ class StoryTracker:
                     if n > 0 and float(cx @ u.lead.vector) < float(own @ u.lead.vector) / n - REVISE_PREFILTER:
                         continue
                 rest = self._rest(u)
-                if rest is None and PULL_ALONE is False:
+                if rest is None:
+                    # A unit alone in its story is not pulled: it scored below the threshold
+                    # against every story open when it came (NTREX in the engine, where a group is
+                    # an article and its translation, pulling them merged other outlets' pairs:
+                    # file order ARI 0.858 -> 0.759, with no REVISE_WEAK bound yet).
                     continue
                 feats = self.features(u.lead, x)
                 sx = self.score(feats)
