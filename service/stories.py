@@ -24,6 +24,11 @@ Clustering of Streaming News": centroid clusters scored on TF-IDF, entity and ti
 They combine in a logistic model whose weights (:data:`STORY_WEIGHTS`) and threshold
 (``EngineConfig.story_threshold``) were fitted with ``python -m eval.stories calibrate``.
 
+A decision is not final when the tracker revises (``revise=True``, ``EngineConfig.story_revise``):
+a copy group that joined a story weakly moves when a story it fits better forms later (its
+translation arrives), so the stories depend less on the order items arrive in
+(:meth:`StoryTracker.revise_around`; docs/stories.md, "Revision").
+
 >>> t = StoryTracker(threshold=0.5, window_days=3.0)
 >>> a = StoryEvidence.build("Fed raises rates by 25 basis points", "", "en", 0.0, None)
 >>> t.add(None, a)
@@ -483,6 +488,8 @@ class StoryTracker:
         if len(around) <= CANDIDATES or cx is None:
             return around
         with_vec = [s for s in around if s.vec_sum is not None]
+        if not with_vec:
+            return around[:CANDIDATES]
         cents = np.stack([s.vec_sum for s in with_vec])  # type: ignore[misc]
         sims = (cents @ cx) / np.maximum(np.linalg.norm(cents, axis=1), 1e-9)
         return [with_vec[int(i)] for i in np.argsort(-sims, kind="stable")[:CANDIDATES]]
