@@ -143,7 +143,8 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
                     overrides: dict[str, float] | None = None, progress: bool = False,
                     level: str = "copy") -> list[int]:
     """Ingest the items in file order into a fresh store, each with its time when it has one;
-    the engine's copy group (``level="copy"``) or story (``"story"``) id of each."""
+    the engine's copy group (``level="copy"``) or story (``"story"``, as the store holds it at
+    the end) id of each."""
     if level not in ("copy", "story"):
         raise ValueError(f"level must be 'copy' or 'story', got {level!r}")
     articles = []
@@ -153,4 +154,13 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
         articles.append(a if t is None else replace(a, published_at=t))
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
-        return [int(r.cluster_id if level == "copy" else r.story_id) for r in results]
+        if level == "copy":
+            return [int(r.cluster_id) for r in results]
+        # An item's story is its copy group's once the feed is in: a story revision may have
+        # moved the group after the item's own result was returned.
+        final: dict[int, int] = {}
+        for r in results:
+            if r.cluster_id not in final:
+                c = d.store.get_cluster(r.cluster_id)
+                final[r.cluster_id] = int(c.story_id if c is not None and c.story_id is not None else r.story_id)
+        return [final[r.cluster_id] for r in results]

@@ -14,7 +14,8 @@ under ``var/story_vectors/``), and for each of K folds over whole gold clusters:
 It prints the out-of-fold ARI per set, and the weights and threshold refitted on all dev clusters
 (what ``service.stories.STORY_WEIGHTS`` and ``EngineConfig.story_threshold`` hold).
 ``python -m eval.stories order`` prints the shipped story decision's ARI in file order and in
-three seeded shuffles per set.
+three seeded shuffles per set (``--no-revise``: each decision final when made, as before
+``EngineConfig.story_revise``).
 """
 
 from __future__ import annotations
@@ -188,10 +189,18 @@ def slot_veto() -> StoryVeto:
     return SlotVeto(SlotAnalyzer(load_rules()))
 
 
+def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
+                  veto: StoryVeto | None = None, revise: bool = False) -> list[int]:
+    """Each item's story when the set has been streamed, every item its own copy group (with
+    ``revise``, an item's story may change after its decision: the final one counts)."""
+    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto, revise=revise)
+    labels = [t.add(t.match(ev).story_id, ev, unit=i) for i, ev in enumerate(s.evidence)]
+    return [t.units[i].story for i in range(len(labels))] if revise else labels
+
+
 def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
-               veto: StoryVeto | None = None) -> float:
-    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto)
-    labels = [t.add(t.match(ev).story_id, ev) for ev in s.evidence]
+               veto: StoryVeto | None = None, revise: bool = False) -> float:
+    labels = stream_labels(s, weights, threshold, window_days, veto, revise)
     return cluster_scores([it.cluster for it in s.items], labels).ari
 
 
@@ -254,9 +263,9 @@ def shuffled(s: StorySet, seed: int) -> StorySet:
 
 
 def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
-               seeds: Sequence[int] = ORDER_SEEDS, veto: StoryVeto | None = None) -> list[float]:
+               seeds: Sequence[int] = ORDER_SEEDS, veto: StoryVeto | None = None, revise: bool = False) -> list[float]:
     """ARI of the story decision in file order, then in each seeded shuffle of the items."""
-    out = [stream_ari(o, weights, threshold, window_days, veto) for o in [s, *(shuffled(s, k) for k in seeds)]]
+    out = [stream_ari(o, weights, threshold, window_days, veto, revise) for o in [s, *(shuffled(s, k) for k in seeds)]]
     return [round(x, 4) for x in out]
 
 
@@ -279,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     o.add_argument("--data", type=Path, default=None)
     o.add_argument("--sets", default=",".join(SETS))
     o.add_argument("--model", default="use")
+    o.add_argument("--revise", action=argparse.BooleanOptionalAction, default=None,
+                   help="revisable story membership (default: EngineConfig.story_revise)")
     args = p.parse_args(argv)
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]
     if args.cmd == "order":
@@ -287,8 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         cfg = EngineConfig()
         veto = slot_veto() if cfg.story_slot_veto else None
-        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto)
-                          for s in sets}))
+        revise = cfg.story_revise if args.revise is None else args.revise
+        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto,
+                                             revise=revise) for s in sets}))
         return 0
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
                     constrained=args.constrained, grid=[float(x) for x in args.grid.split(",") if x],

@@ -441,7 +441,8 @@ class Deduper:
             if story_id is None:  # a group from before stories existed: give it one now
                 story_id = self._place_group(cluster_id, ev, now)
             else:
-                self.stories.add(self._evidence_part(cluster) or story_id if cluster is not None else story_id, ev)
+                self.stories.add(self._evidence_part(cluster) or story_id if cluster is not None else story_id, ev,
+                                 unit=cluster_id, settle=False)
                 self.group_story[cluster_id] = story_id
                 store.touch_story(story_id, now)
         else:
@@ -490,8 +491,10 @@ class Deduper:
             from service.guards.storyveto import SlotVeto
 
             veto = SlotVeto.from_guards(self.guards)
-        return StoryTracker(threshold=self.config.story_threshold, window_days=self.config.story_window_days,
-                            veto=veto)
+        tracker = StoryTracker(threshold=self.config.story_threshold, window_days=self.config.story_window_days,
+                               veto=veto, revise=self.config.story_revise)
+        tracker.allocate = lambda: self.store.create_story(_time.time())
+        return tracker
 
     def _story_evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
                         *, embed: bool = True) -> StoryEvidence:
@@ -565,12 +568,29 @@ class Deduper:
                 story_id = target
         if story_id is None:
             story_id = self.store.create_story(now)
+        # Editors' corrections are never undone by a revision: with any in the store, none is made,
+        # and a group placed by an editor's merge (must-link) or kept apart is never moved.
+        self.stories.revise = self.config.story_revise and not self.constraints
+        pinned = apart is not None or (m.story_id is not None and story_id != m.story_id)
         # Evidence goes to the part that matched (a merged story's keeps drawing its own event).
-        self.stories.add(m.story_id if m.story_id is not None and apart is None else story_id, ev)
+        part = m.story_id if m.story_id is not None and apart is None else story_id
         self.group_story[cluster_id] = story_id
         self.store.set_cluster_story(cluster_id, story_id, round(m.score, 6) if m.story_id is not None else None,
                                      reason if m.story_id is not None else f"new story ({reason})", now)
-        return story_id
+        self.stories.add(part, ev, unit=cluster_id, settle=not pinned)
+        if pinned and cluster_id in self.stories.units:
+            self.stories.units[cluster_id].pinned = True
+        self._apply_story_moves(now)
+        return self.group_story[cluster_id]
+
+    def _apply_story_moves(self, now: float) -> None:
+        """Store the tracker's revisions: each moved copy group's new story and why. A story left
+        empty stays as a row without groups, as after an editor's merge."""
+        for mv in self.stories.take_moves():
+            group = int(mv.unit)  # type: ignore[call-overload]
+            self.group_story[group] = mv.target
+            self.store.set_cluster_story(group, mv.target, round(mv.score, 6), mv.reason, now)
+            self.store.touch_story(mv.target, now)
 
     def _sync_corrections(self) -> None:
         """Read the corrections other workers made since ours were loaded (one MAX(id) query on
@@ -653,7 +673,7 @@ class Deduper:
             story_id = stories_of[doc.cluster_id]
             if story_id is None:
                 continue
-            self.stories.add(parts_of[doc.cluster_id], ev)
+            self.stories.add(parts_of[doc.cluster_id], ev, unit=doc.cluster_id, settle=False)
             self.group_story[doc.cluster_id] = story_id
             added += 1
         self.stories.next_id = 1 + max(self.stories.stories, default=0)

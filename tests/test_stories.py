@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import shutil
 import sqlite3
+from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from service.engine import Deduper
@@ -156,3 +159,98 @@ def test_cli_stories_lists_and_shows(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "copy group 2 (2 items; ko; 다음, 연합뉴스): 연준, 기준금리 0.25%p 인상" in out
     with pytest.raises(SystemExit, match="story 9 does not exist"):
         main(["stories", "--db", f"sqlite:///{path}", "--id", "9"])
+
+
+# Two events, each an article and its translation (NTREX's shape), as vectors over (event A,
+# event B, shared topic, Korean, English): the two events are close (a shared topic), so an article
+# whose translation has not arrived yet scores above the threshold into the other event's story.
+# Streaming decisions alone then depend on the order (6 different partitions over the 24 orders);
+# revised, every order ends in the two events.
+_TWO_EVENTS = {
+    "A-ko": ("가나다 마바사", "ko", (1.0, 0.0, 1.75, 1.0, 0.0)),
+    "A-en": ("Alpha bravo charlie", "en", (1.0, 0.0, 1.75, 0.0, 1.0)),
+    "B-ko": ("아자차 카타파", "ko", (0.0, 1.0, 1.75, 1.0, 0.0)),
+    "B-en": ("Delta echo foxtrot", "en", (0.0, 1.0, 1.75, 0.0, 1.0)),
+}
+
+
+def _unit(v: tuple[float, ...]) -> np.ndarray:
+    x = np.asarray(v, dtype=np.float32)
+    return x / np.linalg.norm(x)
+
+
+def _partition(labels: dict[str, int]) -> list[list[str]]:
+    groups: dict[int, list[str]] = {}
+    for key, sid in labels.items():
+        groups.setdefault(sid, []).append(key)
+    return sorted(sorted(g) for g in groups.values())
+
+
+def test_revised_stories_do_not_depend_on_arrival_order() -> None:
+    ev = {k: StoryEvidence.build(title, "", lang, 0.0, _unit(v)) for k, (title, lang, v) in _TWO_EVENTS.items()}
+    gold = [["A-en", "A-ko"], ["B-en", "B-ko"]]
+    before, after = set(), set()
+    for order in itertools.permutations(ev):
+        plain = StoryTracker(threshold=0.7, window_days=3.0)
+        before.add(repr(_partition({k: plain.add(plain.match(ev[k]).story_id, ev[k]) for k in order})))
+        t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+        for k in order:
+            t.add(t.match(ev[k]).story_id, ev[k], unit=k)
+        assert _partition({k: t.units[k].story for k in order}) == gold, order
+        after.add(repr(_partition({k: t.units[k].story for k in order})))
+    assert len(before) > 1 and len(after) == 1  # the streaming decision alone differed across orders
+
+
+def test_a_revision_moves_a_weak_member_and_keeps_story_ids() -> None:
+    ev = {k: StoryEvidence.build(title, "", lang, 0.0, _unit(v)) for k, (title, lang, v) in _TWO_EVENTS.items()}
+    t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+    first = t.add(t.match(ev["A-ko"]).story_id, ev["A-ko"], unit="A-ko")
+    m = t.match(ev["B-ko"])
+    assert m.story_id == first and m.score < 0.75  # B-ko joins A-ko weakly: neither translation is there yet
+    t.add(m.story_id, ev["B-ko"], unit="B-ko")
+    assert t.add(t.match(ev["B-en"]).story_id, ev["B-en"], unit="B-en") == first
+    assert t.take_moves() == []
+    m = t.match(ev["A-en"])
+    assert m.story_id is None  # A-ko's translation does not fit the B pair its article sits with
+    a = t.add(m.story_id, ev["A-en"], unit="A-en")
+    (mv,) = t.take_moves()
+    # A-ko fits its translation's new story better than the B pair: it moves there; the story
+    # it left keeps its id for the members that stay.
+    assert (mv.unit, mv.source, mv.target) == ("A-ko", first, a) and mv.reason.startswith("story: moved from")
+    assert t.units["A-ko"].story == a and t.units["B-ko"].story == first == t.units["B-en"].story
+
+
+class _FixedEmbedder:
+    """Vectors from a table (the fixture above): the engine end to end, no model."""
+
+    name = "fixed"
+    dim = 5
+
+    def encode(self, texts: list[str], **kwargs: object) -> np.ndarray:
+        by_title = {title: _unit(v) for title, _, v in _TWO_EVENTS.values()}
+        return np.stack([by_title[t.strip()] for t in texts])
+
+
+@pytest.mark.parametrize("revise", [True, False])
+def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
+    from service.config import EngineConfig
+
+    partitions = set()
+    for order in itertools.permutations(_TWO_EVENTS):
+        # Copy level off in effect (cosine 0.99): every item its own copy group, so only the story
+        # level decides.
+        cfg = EngineConfig(embedding_threshold=0.99, story_revise=revise)
+        d = Deduper.open(":memory:", model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+        groups = {}
+        for i, k in enumerate(order):
+            title, lang, _ = _TWO_EVENTS[k]
+            groups[k] = d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang,
+                                         published_at=datetime(2026, 3, 1, 9, i, tzinfo=timezone.utc))).cluster_id
+        labels = {k: d.store.get_cluster(g).story_id for k, g in groups.items()}
+        assert all(d.group_story[g] == labels[k] for k, g in groups.items())
+        d.close()
+        partitions.add(repr(_partition(labels)))
+    if revise:
+        assert partitions == {repr([["A-en", "A-ko"], ["B-en", "B-ko"]])}
+    else:
+        assert len(partitions) > 1
