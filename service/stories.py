@@ -217,6 +217,10 @@ class Story:
     # rebuilds the story from when a unit leaves (only kept when the tracker revises).
     log: list[tuple[Hashable | None, StoryEvidence]] = field(default_factory=list)
 
+    def revisable(self) -> bool:
+        """Whether every member is in the revision log (else a unit cannot be taken out of it)."""
+        return len(self.log) == self.size
+
     def centroid(self) -> np.ndarray | None:
         if self.vec_sum is None:
             return None
@@ -244,6 +248,18 @@ class Story:
             else:  # the first KEEP_FIRST stay; the latest ones rotate
                 self.kept.pop(KEEP_FIRST)
                 self.kept.append((ev.vector, ev.lang))
+
+
+def within_window(time: Any, first: Any, last: Any, window: float) -> Any:
+    """Whether a story spanning ``first``..``last`` is open to an item at ``time``: its latest
+    member within the window of the item, or the item within the window around its span. Works on
+    floats (a bool) and on numpy columns (a mask), so the tracker's scalar test and the centroid
+    rows' masked one are the same rule.
+
+    >>> bool(within_window(5 * DAY, 0.0, 2 * DAY, 3 * DAY)), bool(within_window(6 * DAY, 0.0, 2 * DAY, 3 * DAY))
+    (True, False)
+    """
+    return (abs(time - last) <= window) | ((first - window <= time) & (time <= last + window))
 
 
 class StoryTable(dict[int, Story]):
@@ -306,7 +322,7 @@ class StoryCentroids:
         self.last = np.zeros(0, dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
         self.has_vec = np.zeros(0, dtype=bool)
-        # Whether every member of the story is in its revision log (``StoryTracker._revisable``).
+        # ``Story.revisable`` of each row's story.
         self.revisable = np.zeros(0, dtype=bool)
         self.sums: np.ndarray | None = None  # (rows, dim), the dtype of the first vector seen
         self.norms = np.zeros(0, dtype=np.float32)
@@ -333,7 +349,7 @@ class StoryCentroids:
                 continue
             self.first[r], self.last[r] = story.first_time, story.last_time
             self.has_vec[r] = story.vec_sum is not None
-            self.revisable[r] = len(story.log) == story.size
+            self.revisable[r] = story.revisable()
             if story.vec_sum is not None:
                 if self.sums is None:
                     self.sums = np.zeros((max(self.rows, 64), story.vec_sum.shape[0]), dtype=story.vec_sum.dtype)
@@ -349,9 +365,7 @@ class StoryCentroids:
     def open_rows(self, time: float, window: float) -> np.ndarray:
         """Rows of live stories open to an item at ``time`` (``StoryTracker.is_open``'s rule), in row order."""
         n = self.rows
-        first, last = self.first[:n], self.last[:n]
-        ok = self.alive[:n] & ((np.abs(time - last) <= window) | ((first - window <= time) & (time <= last + window)))
-        return np.flatnonzero(ok)
+        return np.flatnonzero(self.alive[:n] & within_window(time, self.first[:n], self.last[:n], window))
 
     def nearest(self, rows: np.ndarray, vector: np.ndarray, k: int) -> np.ndarray:
         """Of ``rows``, the (up to) ``k`` with vectors whose centroids are nearest to ``vector``."""
@@ -528,8 +542,7 @@ class StoryTracker:
     # revising ------------------------------------------------------------------------------------------
     def is_open(self, ev: StoryEvidence, story: Story) -> bool:
         """Whether ``story`` is open to ``ev``: its time span is within the window of the item's time."""
-        return (abs(ev.time - story.last_time) <= self.window
-                or story.first_time - self.window <= ev.time <= story.last_time + self.window)
+        return bool(within_window(ev.time, story.first_time, story.last_time, self.window))
 
     def prune(self) -> int:
         """Forget the per-member evidence of stories closed for good (latest member two windows
@@ -557,10 +570,6 @@ class StoryTracker:
             story.add(ev)
         story.log = list(log)
         return story
-
-    def _revisable(self, story: Story) -> bool:
-        """Whether every member of ``story`` is in its log (else a unit cannot be taken out of it)."""
-        return len(story.log) == story.size
 
     def _alone(self, u: Unit) -> Story | None:
         """The unit's evidence as a story of its own."""
@@ -670,7 +679,7 @@ class StoryTracker:
         The case this is for: an article arrives before its translation, joins a same-event
         neighbour's story weakly, and its translation then joins that story too."""
         s = self.stories[u.story]
-        if len({k for k, _ in s.log}) < 2 or not self._revisable(s):
+        if len({k for k, _ in s.log}) < 2 or not s.revisable():
             return set()
         stay_u = self._stay(u)
         if stay_u >= REVISE_WEAK:
@@ -678,7 +687,7 @@ class StoryTracker:
         me = self._alone(u)
         if me is None or u.lead.vector is None:
             return set()
-        pool = [v for st in [s, *self.candidates(u.lead)] if self._revisable(st) for v in self._units_in(st)
+        pool = [v for st in [s, *self.candidates(u.lead)] if st.revisable() for v in self._units_in(st)
                 if v.key != u.key and v.lead.vector is not None]
         pool = sorted({v.key: v for v in pool}.values(), key=lambda v: (-float(v.lead.vector @ u.lead.vector),  # type: ignore[operator]
                                                          v.lead.time, repr(v.key)))[:REVISE_PARTNERS]
@@ -727,7 +736,7 @@ class StoryTracker:
             sid = min(work)
             work.discard(sid)
             story = self.stories.get(sid)
-            if story is None or not self._revisable(story):
+            if story is None or not story.revisable():
                 continue
             mv = self._pull_into(story)
             if mv is not None:
