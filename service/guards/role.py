@@ -2,7 +2,9 @@
 
 The rules and their justification are in ``service/rules/guards/role.toml``. The guard blocks
 only on an *exchange*: two shared words that trade case roles, clauses or heads (Korean), or
-the two sides of a shared verb (English). A single word changing its role never blocks.
+the two sides of a shared verb (English), or, in Korean, on shared words that *moved* where two
+long texts use the same bag of words (``service/guards/order.py``). A single word changing its
+role never blocks.
 
 >>> g = RoleGuard.from_rules(load_rules()["role"])
 >>> side = lambda t, lang="ko": GuardInput(title=t, text=t, lang=lang)
@@ -26,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from service.guards.base import GuardInput, is_hangul, prepare, step_aside
+from service.guards.order import OrderRules, OrderTest
 from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
 
@@ -149,6 +152,8 @@ class RoleGuard:
                                       for w in str_list(en.get("symmetric_verbs", []), f"{where}: en.symmetric_verbs"))
         self.en_passive_aux = frozenset(w.casefold() for w in str_list(en.get("passive_aux", []), f"{where}: en.passive_aux"))
         self.en_passive_by = frozenset(w.casefold() for w in str_list(en.get("passive_by", []), f"{where}: en.passive_by"))
+        # the fourth Korean test: word order where both texts use the same bag of words
+        self.order = OrderTest(OrderRules.from_table(table(rules, "order", where), where))
         self.ko_parse = functools.lru_cache(maxsize=65536)(self._ko_parse)
         self.en_triples = functools.lru_cache(maxsize=65536)(self._en_triples)
 
@@ -381,6 +386,9 @@ class RoleGuard:
             evidence = test(pa, pb)
             if evidence is not None:
                 return GuardVerdict(self.name, True, True, f"{self.name}: {evidence}")
+        evidence = self.order.compare(a, b)
+        if evidence is not None:
+            return GuardVerdict(self.name, True, True, f"{self.name}: {evidence}")
         kept = [k for k in pa.roles if k in pb.roles and pa.roles[k] & pb.roles[k]]
         if kept:
             shown = "; ".join(
