@@ -164,3 +164,24 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
                 c = d.store.get_cluster(r.cluster_id)
                 final[r.cluster_id] = int(c.story_id if c is not None and c.story_id is not None else r.story_id)
         return [final[r.cluster_id] for r in results]
+
+
+def ingest_units(items: Sequence[ClusterItem], model: str = "use",
+                 overrides: dict[str, float] | None = None) -> tuple[list[int], list[bool]]:
+    """Ingest the items in the given order into a fresh store, as ``ingest_clusters`` does; each
+    item's copy group, and whether its story evidence carried a vector (the engine embeds no item
+    a cheap stage settled as a copy, so such an item adds no vector to its story).
+
+    The story calibration (``eval.stories``) replays its story decisions over these copy groups:
+    the units the engine's story level places, instead of every item on its own."""
+    articles = []
+    for it in items:
+        a = to_article(Side(it.text, it.lang), source=it.source, id=it.id)
+        t = item_time(it)
+        articles.append(a if t is None else replace(a, published_at=t))
+    with open_engine(guards=True, model=model, overrides=overrides) as d:
+        results = d.ingest_many(articles)
+        versions = [r.version_id for r in results]
+        name = d.model_name or ""
+        stored = set(d.store.load_vectors(versions, name)) | set(d.store.load_vectors(versions, f"{name}#story"))
+        return [int(r.cluster_id) for r in results], [v in stored for v in versions]
