@@ -112,6 +112,9 @@ def load_set(name: str, model: str = "use", data: Path | None = None) -> StorySe
     return StorySet(name, items, evidence(items, cached_vectors(story_texts(items), model)))
 
 
+_REPLAYED = frozenset({"story_threshold", "story_window_days", "story_slot_veto", "story_revise"})
+
+
 def with_engine_units(s: StorySet, model: str = "use", cache_dir: Path | None = None) -> StorySet:
     """The set with the engine's copy groups as its units, in the set's order: the whole engine
     (``eval.engine.ingest_units``, the ``SAMESTORY_*`` settings of the environment) ingests the
@@ -122,7 +125,10 @@ def with_engine_units(s: StorySet, model: str = "use", cache_dir: Path | None = 
     from service.config import EngineConfig
 
     cache_dir = cache_dir or REPO_ROOT / "var" / "story_units"
-    cfg = json.dumps(dataclasses.asdict(EngineConfig.load()), sort_keys=True, default=str)
+    # The story decision's own settings change neither the copy groups nor which items have a
+    # story vector, so they are not part of the key (the replay applies them).
+    settings = {k: v for k, v in dataclasses.asdict(EngineConfig.load()).items() if k not in _REPLAYED}
+    cfg = json.dumps(settings, sort_keys=True, default=str)
     key = hashlib.sha256("\x1e".join([model, cfg, *(f"{it.id}\x1f{it.text}" for it in s.items)]).encode()
                          ).hexdigest()[:20]
     path = cache_dir / f"{s.name}-{key}.json"
@@ -243,13 +249,15 @@ def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, windo
     the final one counts."""
     t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto, revise=revise)
     units = s.unit_list()
-    placed: dict[Hashable, int] = {}
+    placed: dict[Hashable, int] = {}  # each unit's story, as the engine's group_story keeps it
     for ev, unit in zip(s.evidence, units, strict=True):
         if unit not in placed:
             placed[unit] = t.add(t.match(ev).story_id, ev, unit=unit)
         else:
-            t.add(t.units[unit].story if revise else placed[unit], ev, unit=unit, settle=False)
-    return [t.units[u].story if revise else placed[u] for u in units]
+            t.add(placed[unit], ev, unit=unit, settle=False)
+        for mv in t.take_moves():  # revisions (the engine stores them the same way)
+            placed[mv.unit] = mv.target
+    return [placed[u] for u in units]
 
 
 def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,

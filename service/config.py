@@ -277,6 +277,17 @@ class EngineConfig:
     # when made. Off as well while the store holds editors' corrections (a revision never undoes
     # an editor's split or merge).
     story_revise: bool = True
+    # A copy that a cheap stage (exact, n-gram, MinHash) settled is embedded for its story
+    # evidence too, so every member of a story brings its own vector to the centroid and the
+    # kept members, as STORY_WEIGHTS were fitted (eval.stories streams every item with its
+    # vector). Measured in the engine (SAMESTORY_BODY_PASSAGES=true, dev cluster files, file
+    # order; docs/stories.md "Copies' story vectors"): UCI story ARI 0.756 -> 0.773 (1,111 of
+    # 4,445 headlines had no story vector), NTREX 0.913 both ways (every article is embedded for
+    # its story anyway); copy groups identical. It decides no copy-level merge. The cost: one
+    # encoder call more per cheaply settled copy that is not an exact repeat of a text already
+    # embedded (the embedding cache). Off: such a copy adds words and names to its story but no
+    # vector, and the story score sees fewer members than it was fitted on.
+    story_copy_vectors: bool = True
 
     embed_body_lead: bool = True
     # Bodies at ingest through the passage path (issue 18, service/passages.py): when the cascade

@@ -506,9 +506,9 @@ class Deduper:
         text = story_text(article.title, article.body)
         story_vec = None
         if self.embedder is not None:
-            if text == self._embed_text(f):
+            if text == self._embed_text(f) and (vector is not None or not embed or not self.config.story_copy_vectors):
                 story_vec = vector
-            elif embed:
+            elif embed:  # a body read further, or a copy a cheap stage settled (story_copy_vectors)
                 story_vec = self._encode([text])[0]
                 if self.model_name:
                     self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import shutil
@@ -254,3 +255,39 @@ def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
         assert partitions == {repr([["A-en", "A-ko"], ["B-en", "B-ko"]])}
     else:
         assert len(partitions) > 1
+
+
+class _HashEmbedder:
+    """A deterministic embedder of any text (a vector from its bytes' hash), counting the texts it is sent."""
+
+    name = "hash"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def encode(self, texts: list[str], **kwargs: object) -> np.ndarray:
+        self.texts.extend(texts)
+        out = [np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:8], 16)).standard_normal(self.dim)
+               for t in texts]
+        return np.stack([_unit(tuple(v)) for v in out]) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+@pytest.mark.parametrize("copy_vectors", [True, False])
+def test_a_cheaply_settled_copy_brings_its_own_story_vector(copy_vectors: bool) -> None:
+    """The ALL-CAPS copy is settled by the exact stage, never embedded by the copy level. With
+    story_copy_vectors it is embedded for its story (stored for warm restarts), so the story keeps
+    two member vectors; without, it adds none. The copy group is the same either way."""
+    from service.config import EngineConfig
+
+    emb = _HashEmbedder()
+    d = Deduper.open(":memory:", model=emb, config=EngineConfig(embedding_threshold=0.99, story_copy_vectors=copy_vectors))  # type: ignore[arg-type]
+    a = d.ingest(_art("Fed raises rates by a quarter point", "https://a.example/1", "2026-03-01T09:00:00Z"))
+    b = d.ingest(_art("FED RAISES RATES BY A QUARTER POINT", "https://b.example/1", "2026-03-01T09:05:00Z"))
+    assert b.decision.stage == "exact" and b.cluster_id == a.cluster_id and b.story_id == a.story_id
+    story = d.stories.stories[a.story_id]
+    assert story.size == 2 and len(story.kept) == (2 if copy_vectors else 1)
+    assert ("FED RAISES RATES BY A QUARTER POINT" in emb.texts) is copy_vectors
+    stored = d.store.load_vectors([b.version_id], "hash#story")
+    assert (b.version_id in stored) is copy_vectors
+    d.close()
