@@ -255,6 +255,7 @@ def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, windo
             placed[unit] = t.add(t.match(ev).story_id, ev, unit=unit)
         else:
             t.add(placed[unit], ev, unit=unit, settle=False)
+            t.recheck(unit, ev)  # as the engine does for a copy (StoryTracker.recheck)
         for mv in t.take_moves():  # revisions (the engine stores them the same way)
             placed[mv.unit] = mv.target
     return [placed[u] for u in units]

@@ -445,6 +445,12 @@ class Deduper:
                                  unit=cluster_id, settle=False)
                 self.group_story[cluster_id] = story_id
                 store.touch_story(story_id, now)
+                if self.config.story_revise and not self.constraints:
+                    # A group's second whole article may show that the group's story was wrong
+                    # (StoryTracker.recheck); the move is stored like a revision's.
+                    self.stories.recheck(cluster_id, ev)
+                    self._apply_story_moves(now)
+                    story_id = self.group_story[cluster_id]
         else:
             cluster_id = store.create_cluster(doc_id, now)
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())

@@ -291,3 +291,29 @@ def test_a_cheaply_settled_copy_brings_its_own_story_vector(copy_vectors: bool) 
     stored = d.store.load_vectors([b.version_id], "hash#story")
     assert (b.version_id in stored) is copy_vectors
     d.close()
+
+
+def test_a_translation_joining_its_group_takes_the_group_out_of_a_wrong_story() -> None:
+    """A Korean article joins another outlet's story; its English translation then joins its copy
+    group. The translation alone scores far below the threshold against that story, so the group
+    leaves for a story of its own (StoryTracker.recheck), and the move is recorded. A second member
+    in the first one's language is not rechecked."""
+    body = "Paragraph one. Paragraph two."
+    other = StoryEvidence.build("Alpha bravo charlie", body, "en", 0.0, _unit((1, 0, 0, 0)))
+    ko = StoryEvidence.build("가나다 마바사", body, "ko", 60.0, _unit((1, 0.9, 0, 0)))
+    for second, moves in [(StoryEvidence.build("Delta echo foxtrot", body, "en", 120.0, _unit((0.1, 1, 0, 0))), 1),
+                          (StoryEvidence.build("가나다 마바사 아자", body, "ko", 120.0, _unit((0.1, 1, 0, 0))), 0)]:
+        t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+        first = t.add(t.match(other).story_id, other, unit="X")
+        assert t.add(t.match(ko).story_id, ko, unit="K") == first  # joined the other outlet's story
+        t.add(first, second, unit="K", settle=False)
+        assert t.score(t.features(second, t._rest(t.units["K"]))) < 0.7  # type: ignore[arg-type]
+        t.recheck("K", second)
+        got = t.take_moves()
+        assert len(got) == moves
+        if moves:
+            assert t.units["K"].story != first and t.units["X"].story == first
+            assert got[0].unit == "K" and got[0].source == first and "second member" in got[0].reason
+            assert t.stories[t.units["K"].story].size == 2 and t.stories[first].size == 1
+        else:
+            assert t.units["K"].story == first
