@@ -340,6 +340,35 @@ def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_d
     return [round(x, 4) for x in out]
 
 
+def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Path | None = None
+                  ) -> dict[str, dict[str, float | None]]:
+    """The engine's story and copy-level scores on one dev cluster file, per order: seed 0 is file
+    order, any other seed the items shuffled with ``random.Random(seed)`` (as ``shuffled``), each
+    ingested into a fresh store (``eval.engine.ingest_levels``)."""
+    import random
+
+    from eval.engine import ingest_levels
+
+    items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
+    def r4(v: float | None) -> float | None:
+        return None if v is None else round(v, 4)
+
+    out: dict[str, dict[str, float | None]] = {}
+    for seed in seeds:
+        idx = list(range(len(items)))
+        if seed:
+            random.Random(seed).shuffle(idx)
+        order = [items[i] for i in idx]
+        copy, story = ingest_levels(order, model=model)
+        gold = [it.cluster for it in order]
+        c, st = cluster_scores(gold, copy), cluster_scores(gold, story)
+        out[str(seed)] = {"story_ari": r4(st.ari), "story_p": r4(st.pairwise_precision),
+                          "story_r": r4(st.pairwise_recall), "stories": st.predicted_clusters,
+                          "copy_ari": r4(c.ari), "copy_p": r4(c.pairwise_precision), "copy_r": r4(c.pairwise_recall)}
+        print(name, seed, out[str(seed)], file=sys.stderr, flush=True)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m eval.stories", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -365,7 +394,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="revisable story membership (default: EngineConfig.story_revise)")
     o.add_argument("--engine", action="store_true", help="over the engine's copy groups of file order "
                    "(shuffles reorder those groups' items)")
+    e = sub.add_parser("engine", help="the whole engine: story and copy-level ARI in file order (seed 0) and "
+                       "seeded shuffles, one ingest each (the environment's SAMESTORY_* settings)")
+    e.add_argument("--data", type=Path, default=None)
+    e.add_argument("--sets", default=",".join(SETS))
+    e.add_argument("--model", default="use")
+    e.add_argument("--seeds", default="0,1,2,3", help="0: file order; others: random.Random(seed) shuffles")
     args = p.parse_args(argv)
+    if args.cmd == "engine":
+        print(json.dumps({n: engine_orders(n, [int(x) for x in args.seeds.split(",") if x], args.model, args.data)
+                          for n in args.sets.split(",") if n}))
+        return 0
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]
     if args.engine:
         sets = [with_engine_units(s, args.model) for s in sets]

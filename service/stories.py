@@ -776,7 +776,10 @@ class StoryTracker:
         source joins its copy group and the story follows the group; the source alone would not
         have joined that story. A same-language copy is not rechecked: a rewrite adds little
         independent evidence, and rechecking every second member split UCI's headline stories
-        (UCI dev, engine copy groups replayed: file order 0.773 -> 0.763, shuffle 1 0.750 -> 0.723)."""
+        (UCI dev, engine copy groups replayed: file order 0.773 -> 0.763, shuffle 1 0.750 -> 0.723).
+        Nor is a member weighed against a story with nothing in its language: a short translated
+        headline scores low against any other-language story (the README's Korean "3천명" copy
+        took the English "3,000" report out of its "5,000" update's story when it was)."""
         u = self.units.get(key) if self.revise else None
         if u is None or u.pinned or ev.lang == u.lead.lang or u.story not in self.stories:
             return
@@ -786,6 +789,8 @@ class StoryTracker:
         rest = self._rest(u)
         if rest is None:
             return
+        if not any(lang == ev.lang for _, lang in rest.kept):
+            return  # nothing in the member's own language to weigh it against
         sc = self.score(self.features(ev, rest))
         if sc >= self.threshold:
             return

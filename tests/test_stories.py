@@ -317,3 +317,19 @@ def test_a_translation_joining_its_group_takes_the_group_out_of_a_wrong_story() 
             assert t.stories[t.units["K"].story].size == 2 and t.stories[first].size == 1
         else:
             assert t.units["K"].story == first
+
+
+def test_a_translation_is_not_rechecked_against_a_story_without_its_language() -> None:
+    """An update's story ("death toll rises to 5,000", English only) holds the first report
+    ("to 3,000") as a group; that group's Korean translation is then weighed against nothing in
+    Korean (a short cross-language headline is weak evidence), so the group stays."""
+    t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+    first = StoryEvidence.build("Turkey earthquake death toll rises to 3,000", "", "en", 0.0, _unit((1, 0.2, 0, 0)))
+    update = StoryEvidence.build("Turkey earthquake death toll rises to 5,000", "", "en", 60.0, _unit((1, 0.25, 0, 0)))
+    ko = StoryEvidence.build("튀르키예 지진 사망자 3천명으로 늘어", "", "ko", 120.0, _unit((0.2, 1, 0, 0)))
+    sid = t.add(t.match(first).story_id, first, unit="first")
+    assert t.add(t.match(update).story_id, update, unit="update") == sid
+    t.add(sid, ko, unit="first", settle=False)
+    assert t.score(t.features(ko, t._rest(t.units["first"]))) < 0.7  # type: ignore[arg-type]
+    t.recheck("first", ko)
+    assert t.take_moves() == [] and t.units["first"].story == sid
