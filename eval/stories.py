@@ -333,6 +333,19 @@ def shuffled(s: StorySet, seed: int) -> StorySet:
     return s.reordered(idx)
 
 
+def unit_ceiling(s: StorySet) -> float:
+    """ARI of the best any story level can do over the set's units: every copy group in the gold
+    story most of its items are in (copy groups are never split by the story level)."""
+    from collections import Counter
+
+    units = s.unit_list()
+    votes: dict[Hashable, Counter[str]] = {}
+    for it, u in zip(s.items, units, strict=True):
+        votes.setdefault(u, Counter())[it.cluster] += 1
+    best = {u: c.most_common(1)[0][0] for u, c in votes.items()}
+    return round(cluster_scores([it.cluster for it in s.items], [best[u] for u in units]).ari, 4)
+
+
 def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
                seeds: Sequence[int] = ORDER_SEEDS, veto: StoryVeto | None = None, revise: bool = False) -> list[float]:
     """ARI of the story decision in file order, then in each seeded shuffle of the items."""
@@ -418,6 +431,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         revise = cfg.story_revise if args.revise is None else args.revise
         print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto,
                                              revise=revise) for s in sets}))
+        if args.engine:  # what no story level over these copy groups can exceed (file order)
+            print(json.dumps({f"{s.name} ceiling": unit_ceiling(s) for s in sets}))
         return 0
     cfg = EngineConfig.load()
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
