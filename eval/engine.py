@@ -147,6 +147,14 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
     the end) id of each."""
     if level not in ("copy", "story"):
         raise ValueError(f"level must be 'copy' or 'story', got {level!r}")
+    copy, story = ingest_levels(items, guards, model, overrides, progress)
+    return copy if level == "copy" else story
+
+
+def ingest_levels(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
+                  overrides: dict[str, float] | None = None, progress: bool = False) -> tuple[list[int], list[int]]:
+    """One ingest of the items in the given order (``ingest_clusters``): each item's copy group and
+    its story as the store holds it once the feed is in."""
     articles = []
     for it in items:
         a = to_article(Side(it.text, it.lang), source=it.source, id=it.id)
@@ -154,8 +162,6 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
         articles.append(a if t is None else replace(a, published_at=t))
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
-        if level == "copy":
-            return [int(r.cluster_id) for r in results]
         # An item's story is its copy group's once the feed is in: a story revision may have
         # moved the group after the item's own result was returned.
         final: dict[int, int] = {}
@@ -163,4 +169,25 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
             if r.cluster_id not in final:
                 c = d.store.get_cluster(r.cluster_id)
                 final[r.cluster_id] = int(c.story_id if c is not None and c.story_id is not None else r.story_id)
-        return [final[r.cluster_id] for r in results]
+        return [int(r.cluster_id) for r in results], [final[r.cluster_id] for r in results]
+
+
+def ingest_units(items: Sequence[ClusterItem], model: str = "use",
+                 overrides: dict[str, float] | None = None) -> tuple[list[int], list[bool]]:
+    """Ingest the items in the given order into a fresh store, as ``ingest_clusters`` does; each
+    item's copy group, and whether its story evidence carried a vector (the engine embeds no item
+    a cheap stage settled as a copy, so such an item adds no vector to its story).
+
+    The story calibration (``eval.stories``) replays its story decisions over these copy groups:
+    the units the engine's story level places, instead of every item on its own."""
+    articles = []
+    for it in items:
+        a = to_article(Side(it.text, it.lang), source=it.source, id=it.id)
+        t = item_time(it)
+        articles.append(a if t is None else replace(a, published_at=t))
+    with open_engine(guards=True, model=model, overrides=overrides) as d:
+        results = d.ingest_many(articles)
+        versions = [r.version_id for r in results]
+        name = d.model_name or ""
+        stored = set(d.store.load_vectors(versions, name)) | set(d.store.load_vectors(versions, f"{name}#story"))
+        return [int(r.cluster_id) for r in results], [v in stored for v in versions]

@@ -21,10 +21,11 @@ three seeded shuffles per set (``--no-revise``: each decision final when made, a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -83,18 +84,65 @@ def evidence(items: Sequence[ClusterItem], vectors: np.ndarray | None) -> list[S
 
 @dataclass
 class StorySet:
+    """One dev cluster file's items in some order, each with its story evidence. ``units``: each
+    item's copy group as the engine formed it (``with_engine_units``): the story level places a
+    group as a whole, decided on its first item; None: every item is its own group (the story
+    decision alone)."""
+
     name: str
     items: list[ClusterItem]
     evidence: list[StoryEvidence]
+    units: list[Hashable] | None = None
+
+    def unit_list(self) -> list[Hashable]:
+        return list(range(len(self.items))) if self.units is None else list(self.units)
 
     def subset(self, clusters: set[str]) -> StorySet:
         keep = [i for i, it in enumerate(self.items) if it.cluster in clusters]
-        return StorySet(self.name, [self.items[i] for i in keep], [self.evidence[i] for i in keep])
+        units = None if self.units is None else [self.units[i] for i in keep]
+        return StorySet(self.name, [self.items[i] for i in keep], [self.evidence[i] for i in keep], units)
+
+    def reordered(self, idx: Sequence[int]) -> StorySet:
+        units = None if self.units is None else [self.units[i] for i in idx]
+        return StorySet(self.name, [self.items[i] for i in idx], [self.evidence[i] for i in idx], units)
 
 
 def load_set(name: str, model: str = "use", data: Path | None = None) -> StorySet:
     items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
     return StorySet(name, items, evidence(items, cached_vectors(story_texts(items), model)))
+
+
+_REPLAYED = frozenset({"story_threshold", "story_window_days", "story_slot_veto", "story_revise"})
+
+
+def with_engine_units(s: StorySet, model: str = "use", cache_dir: Path | None = None) -> StorySet:
+    """The set with the engine's copy groups as its units, in the set's order: the whole engine
+    (``eval.engine.ingest_units``, the ``SAMESTORY_*`` settings of the environment) ingests the
+    items once, and the result is cached on disk by the items, their order and the settings.
+    An item the engine gave no story vector (a copy a cheap stage settled) loses its vector here
+    too, so a replay over these units makes the engine's story decisions (UCI dev, file order:
+    the same ARI and vetoes as ``samestory eval clusters --level story``)."""
+    from service.config import EngineConfig
+
+    cache_dir = cache_dir or REPO_ROOT / "var" / "story_units"
+    # The story decision's own settings change neither the copy groups nor which items have a
+    # story vector, so they are not part of the key (the replay applies them).
+    settings = {k: v for k, v in dataclasses.asdict(EngineConfig.load()).items() if k not in _REPLAYED}
+    cfg = json.dumps(settings, sort_keys=True, default=str)
+    key = hashlib.sha256("\x1e".join([model, cfg, *(f"{it.id}\x1f{it.text}" for it in s.items)]).encode()
+                         ).hexdigest()[:20]
+    path = cache_dir / f"{s.name}-{key}.json"
+    if path.exists():
+        got = json.loads(path.read_text(encoding="utf-8"))
+        groups, has_vec = got["groups"], got["has_vector"]
+    else:
+        from eval.engine import ingest_units
+
+        groups, has_vec = ingest_units(s.items, model)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"groups": groups, "has_vector": has_vec}), encoding="utf-8")
+    ev = [e if h else dataclasses.replace(e, vector=None) for e, h in zip(s.evidence, has_vec, strict=True)]
+    return StorySet(s.name, s.items, ev, list(groups))
 
 
 class FeatureRows(NamedTuple):
@@ -117,13 +165,17 @@ def training_rows(s: StorySet, window_days: float, orders: Sequence[int] = ()) -
         return FeatureRows(np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]))
     t = StoryTracker(threshold=0.5, window_days=window_days)
     gold_ids: dict[str, int] = {}
+    unit_story: dict[Hashable, int] = {}
     xs, ys = [], []
-    for it, ev in zip(s.items, s.evidence, strict=True):
+    for it, ev, unit in zip(s.items, s.evidence, s.unit_list(), strict=True):
+        if unit in unit_story:  # a later member of a copy group follows it: no decision
+            t.add(unit_story[unit], ev)
+            continue
         for story in t.candidates(ev):
             f = t.features(ev, story)
             xs.append([f[n] for n in STORY_FEATURES])
             ys.append(1 if gold_ids.get(it.cluster) == story.id else 0)
-        gold_ids[it.cluster] = t.add(gold_ids.get(it.cluster), ev)
+        gold_ids[it.cluster] = unit_story[unit] = t.add(gold_ids.get(it.cluster), ev)
     return FeatureRows(np.asarray(xs, dtype=np.float64).reshape(-1, len(STORY_FEATURES)), np.asarray(ys))
 
 
@@ -191,11 +243,22 @@ def slot_veto() -> StoryVeto:
 
 def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
                   veto: StoryVeto | None = None, revise: bool = False) -> list[int]:
-    """Each item's story when the set has been streamed, every item its own copy group (with
-    ``revise``, an item's story may change after its decision: the final one counts)."""
+    """Each item's story when the set has been streamed: a copy group's first item is decided as
+    the engine decides a new group, later members follow their group (``s.units``; without units
+    every item is its own group). With ``revise`` a group's story may change after its decision:
+    the final one counts."""
     t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto, revise=revise)
-    labels = [t.add(t.match(ev).story_id, ev, unit=i) for i, ev in enumerate(s.evidence)]
-    return [t.units[i].story for i in range(len(labels))] if revise else labels
+    units = s.unit_list()
+    placed: dict[Hashable, int] = {}  # each unit's story, as the engine's group_story keeps it
+    for ev, unit in zip(s.evidence, units, strict=True):
+        if unit not in placed:
+            placed[unit] = t.add(t.match(ev).story_id, ev, unit=unit)
+        else:
+            t.add(placed[unit], ev, unit=unit, settle=False)
+            t.recheck(unit, ev)  # as the engine does for a copy (StoryTracker.recheck)
+        for mv in t.take_moves():  # revisions (the engine stores them the same way)
+            placed[mv.unit] = mv.target
+    return [placed[u] for u in units]
 
 
 def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
@@ -213,10 +276,14 @@ def folds_of(s: StorySet, k: int, seed: int) -> list[set[str]]:
 
 def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: float = 3.0,
               grid: Sequence[float] = GRID, constrained: bool = False,
-              train_orders: Sequence[int] = ()) -> dict[str, object]:
+              train_orders: Sequence[int] = (), veto: StoryVeto | None = None,
+              revise: bool = False) -> dict[str, object]:
     """Group-fold calibration (module docstring); ``train_orders``: also fit on those seeded
     shuffles of the training clusters (``training_rows``), and report each held-out fold's ARI
-    in its shuffles too, so a fit that only works in file order shows it."""
+    in its shuffles too, so a fit that only works in file order shows it. ``veto`` and
+    ``revise``: the thresholds are chosen, and the folds scored, with the engine's slot veto and
+    revision (``calibrate --engine``); the sets' ``units`` say whether decisions are over copy
+    groups."""
     folds = {s.name: folds_of(s, k, seed) for s in sets}
     oof: dict[str, list[float]] = {s.name: [] for s in sets}
     oof_shuffled: dict[str, list[list[float]]] = {s.name: [] for s in sets}
@@ -225,17 +292,18 @@ def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: 
         train = [s.subset(set().union(*(folds[s.name][g] for g in range(k) if g != f))) for s in sets]
         test = [s.subset(folds[s.name][f]) for s in sets]
         weights = fit_weights([training_rows(s, window_days, train_orders) for s in train], constrained)
-        best = max(grid, key=lambda th: (np.mean([stream_ari(s, weights, th, window_days) for s in train]), -th))
+        best = max(grid, key=lambda th: (np.mean([stream_ari(s, weights, th, window_days, veto, revise)
+                                                  for s in train]), -th))
         chosen.append(best)
         for s in test:
-            oof[s.name].append(stream_ari(s, weights, best, window_days))
+            oof[s.name].append(stream_ari(s, weights, best, window_days, veto, revise))
             if train_orders:
-                oof_shuffled[s.name].append([stream_ari(shuffled(s, j), weights, best, window_days)
+                oof_shuffled[s.name].append([stream_ari(shuffled(s, j), weights, best, window_days, veto, revise)
                                              for j in ORDER_SEEDS])
         print(f"fold {f}: threshold {best}, " + ", ".join(f"{s.name} {oof[s.name][-1]:.3f}" for s in test),
               file=sys.stderr)
     weights = fit_weights([training_rows(s, window_days, train_orders) for s in sets], constrained)
-    per_th = {th: [stream_ari(s, weights, th, window_days) for s in sets] for th in grid}
+    per_th = {th: [stream_ari(s, weights, th, window_days, veto, revise) for s in sets] for th in grid}
     best = max(grid, key=lambda th: (np.mean(per_th[th]), -th))
     return {
         "features": list(STORY_FEATURES),
@@ -246,6 +314,9 @@ def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: 
         "out_of_fold_ari": {n: round(float(np.mean(v)), 4) for n, v in oof.items()},
         "out_of_fold_ari_per_fold": {n: [round(x, 4) for x in v] for n, v in oof.items()},
         "train_orders": list(train_orders),
+        "engine_units": all(s.units is not None for s in sets),
+        "veto": veto is not None,
+        "revise": revise,
         "out_of_fold_ari_shuffled": {n: [round(float(np.mean([f[j] for f in v])), 4) for j in range(len(ORDER_SEEDS))]
                                      for n, v in oof_shuffled.items() if v},
         "dev_ari_at_threshold": {s.name: round(per_th[best][i], 4) for i, s in enumerate(sets)},
@@ -259,7 +330,20 @@ def shuffled(s: StorySet, seed: int) -> StorySet:
 
     idx = list(range(len(s.items)))
     random.Random(seed).shuffle(idx)
-    return StorySet(s.name, [s.items[i] for i in idx], [s.evidence[i] for i in idx])
+    return s.reordered(idx)
+
+
+def unit_ceiling(s: StorySet) -> float:
+    """ARI of the best any story level can do over the set's units: every copy group in the gold
+    story most of its items are in (copy groups are never split by the story level)."""
+    from collections import Counter
+
+    units = s.unit_list()
+    votes: dict[Hashable, Counter[str]] = {}
+    for it, u in zip(s.items, units, strict=True):
+        votes.setdefault(u, Counter())[it.cluster] += 1
+    best = {u: c.most_common(1)[0][0] for u, c in votes.items()}
+    return round(cluster_scores([it.cluster for it in s.items], [best[u] for u in units]).ari, 4)
 
 
 def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
@@ -267,6 +351,35 @@ def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_d
     """ARI of the story decision in file order, then in each seeded shuffle of the items."""
     out = [stream_ari(o, weights, threshold, window_days, veto, revise) for o in [s, *(shuffled(s, k) for k in seeds)]]
     return [round(x, 4) for x in out]
+
+
+def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Path | None = None
+                  ) -> dict[str, dict[str, float | None]]:
+    """The engine's story and copy-level scores on one dev cluster file, per order: seed 0 is file
+    order, any other seed the items shuffled with ``random.Random(seed)`` (as ``shuffled``), each
+    ingested into a fresh store (``eval.engine.ingest_levels``)."""
+    import random
+
+    from eval.engine import ingest_levels
+
+    items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
+    def r4(v: float | None) -> float | None:
+        return None if v is None else round(v, 4)
+
+    out: dict[str, dict[str, float | None]] = {}
+    for seed in seeds:
+        idx = list(range(len(items)))
+        if seed:
+            random.Random(seed).shuffle(idx)
+        order = [items[i] for i in idx]
+        copy, story = ingest_levels(order, model=model)
+        gold = [it.cluster for it in order]
+        c, st = cluster_scores(gold, copy), cluster_scores(gold, story)
+        out[str(seed)] = {"story_ari": r4(st.ari), "story_p": r4(st.pairwise_precision),
+                          "story_r": r4(st.pairwise_recall), "stories": st.predicted_clusters,
+                          "copy_ari": r4(c.ari), "copy_p": r4(c.pairwise_precision), "copy_r": r4(c.pairwise_recall)}
+        print(name, seed, out[str(seed)], file=sys.stderr, flush=True)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -284,27 +397,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--train-orders", default="", help="comma-separated shuffle seeds to fit on besides file "
                    "order (e.g. 11,12); held-out folds are then also scored in shuffles 1, 2, 3")
     c.add_argument("--grid", default=",".join(map(str, GRID)), help="thresholds tried")
+    c.add_argument("--engine", action="store_true", help="engine-shaped: decisions over the engine's copy "
+                   "groups (file order), thresholds chosen and folds scored with its slot veto and revision")
     o = sub.add_parser("order", help="story ARI in file order and three shuffles (shipped weights and threshold)")
     o.add_argument("--data", type=Path, default=None)
     o.add_argument("--sets", default=",".join(SETS))
     o.add_argument("--model", default="use")
     o.add_argument("--revise", action=argparse.BooleanOptionalAction, default=None,
                    help="revisable story membership (default: EngineConfig.story_revise)")
+    o.add_argument("--engine", action="store_true", help="over the engine's copy groups of file order "
+                   "(shuffles reorder those groups' items)")
+    e = sub.add_parser("engine", help="the whole engine: story and copy-level ARI in file order (seed 0) and "
+                       "seeded shuffles, one ingest each (the environment's SAMESTORY_* settings)")
+    e.add_argument("--data", type=Path, default=None)
+    e.add_argument("--sets", default=",".join(SETS))
+    e.add_argument("--model", default="use")
+    e.add_argument("--seeds", default="0,1,2,3", help="0: file order; others: random.Random(seed) shuffles")
     args = p.parse_args(argv)
+    if args.cmd == "engine":
+        print(json.dumps({n: engine_orders(n, [int(x) for x in args.seeds.split(",") if x], args.model, args.data)
+                          for n in args.sets.split(",") if n}))
+        return 0
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]
+    if args.engine:
+        sets = [with_engine_units(s, args.model) for s in sets]
+    from service.config import EngineConfig
+
     if args.cmd == "order":
-        from service.config import EngineConfig
         from service.stories import STORY_WEIGHTS
 
-        cfg = EngineConfig()
+        cfg = EngineConfig.load()
         veto = slot_veto() if cfg.story_slot_veto else None
         revise = cfg.story_revise if args.revise is None else args.revise
         print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto,
                                              revise=revise) for s in sets}))
+        if args.engine:  # what no story level over these copy groups can exceed (file order)
+            print(json.dumps({f"{s.name} ceiling": unit_ceiling(s) for s in sets}))
         return 0
+    cfg = EngineConfig.load()
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
                     constrained=args.constrained, grid=[float(x) for x in args.grid.split(",") if x],
-                    train_orders=[int(x) for x in args.train_orders.split(",") if x])
+                    train_orders=[int(x) for x in args.train_orders.split(",") if x],
+                    veto=slot_veto() if args.engine and cfg.story_slot_veto else None,
+                    revise=bool(args.engine and cfg.story_revise))
     print(json.dumps(out))
     return 0
 

@@ -247,13 +247,21 @@ class EngineConfig:
     # (file order UCI 0.868 / 0.858 / 0.846, NTREX 0.934 / 0.953 / 0.978 at 0.5 / 0.6 / 0.7).
     # Lower: stories absorb neighbouring events (NTREX: other outlets' articles on one event);
     # higher: updates and follow-ups split off. Only with STORY_WEIGHTS. In the engine (stories
-    # hold whole copy groups, slot veto on) dev ARI is UCI 0.755, NTREX 0.858 (0.757, 0.858 with
-    # story_revise); the decision still depends on arrival order (docs/stories.md, "Order").
+    # hold whole copy groups, slot veto on, revision, SAMESTORY_BODY_PASSAGES=true) dev ARI is
+    # UCI 0.756, NTREX 0.913 in file order. Re-checked in the engine (`python -m eval.stories
+    # order --engine`: the engine's copy groups replayed, file order and shuffles 1-3, both sets,
+    # story_copy_vectors on): mean ARI 0.767 / 0.763 / 0.775 at 0.5 / 0.6 / 0.7 (UCI prefers 0.5,
+    # NTREX's shuffles 0.7); weights refitted on the engine's copy groups (`calibrate --engine`)
+    # gave no better whole-file ARI (UCI 0.787, NTREX 0.892 at 0.6), so both stay. The decision
+    # still depends on arrival order (docs/stories.md, "Order").
     story_threshold: float = 0.7
     # A story is open to new copy groups while its latest member is at most this many days from
-    # the item (the UCI dev stories span under 2 days; Google News keeps a story's coverage
-    # together for days). Longer: a recurring topic (weekly jobs report) can join last week's
-    # story; shorter: a slow story splits into several. Items without a time get ingest time.
+    # the item. Not calibrated on the dev files: every UCI dev gold story spans at most 1.2
+    # minutes of timestamps (a crawl burst, not an event's coverage), and in the engine the
+    # window hardly matters there (copy groups span bursts; replayed, 0.01 / 0.1 / 1.0 days:
+    # ARI 0.783 / 0.783 / 0.784, docs/stories.md). Longer: a recurring topic (weekly jobs report)
+    # can join last week's story; shorter: a slow story splits into several. Items without a
+    # time get ingest time.
     story_window_days: float = 3.0
     # A different who, where or which keeps a new copy group out of a story it scores into
     # (service/guards/storyveto.py: the copy level's who/where/which slot guards, asked against
@@ -273,10 +281,24 @@ class EngineConfig:
     # before its closest partner keeps the weak story it joined (NTREX dev, story decision alone,
     # file order and shuffles 1-3: ARI 0.978 / 0.634 / 0.627 / 0.608 off, 0.978 / 0.852 / 0.774 /
     # 0.824 on; in the engine NTREX 0.858 both ways in file order, 0.59-0.60 -> 0.66-0.74 in
-    # shuffles, UCI 0.755 -> 0.757; docs/stories.md "Order"). Off: every story decision is final
+    # shuffles, UCI 0.755 -> 0.757; docs/stories.md "Order"). With it, a copy group whose second
+    # member is a translation of its first rechecks its story (StoryTracker.recheck; NTREX
+    # shuffles 1-3 in the engine, SAMESTORY_BODY_PASSAGES=true: see docs/stories.md "Order").
+    # Off: every story decision is final
     # when made. Off as well while the store holds editors' corrections (a revision never undoes
     # an editor's split or merge).
     story_revise: bool = True
+    # A copy that a cheap stage (exact, n-gram, MinHash) settled is embedded for its story
+    # evidence too, so every member of a story brings its own vector to the centroid and the
+    # kept members, as STORY_WEIGHTS were fitted (eval.stories streams every item with its
+    # vector). It decides no copy-level merge (copy groups identical either way). Measured in the
+    # engine (SAMESTORY_BODY_PASSAGES=true, UCI dev cluster file, file order / shuffles 1-3;
+    # docs/stories.md "Copies' story vectors"): story ARI 0.756 / 0.756 / 0.738 / 0.715 off,
+    # 0.773 / 0.742 / 0.732 / 0.711 on (mean 0.741 vs 0.739), for 4,449-4,453 encoder texts
+    # instead of 3,360-3,383 in the shuffles; NTREX unchanged (every article is embedded for its
+    # story anyway). A gain in file order only, at a third more encoder work, so off. On: such a
+    # copy adds its vector to its story; off: it adds words and names but no vector.
+    story_copy_vectors: bool = False
 
     embed_body_lead: bool = True
     # Bodies at ingest through the passage path (issue 18, service/passages.py): when the cascade

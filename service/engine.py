@@ -445,6 +445,12 @@ class Deduper:
                                  unit=cluster_id, settle=False)
                 self.group_story[cluster_id] = story_id
                 store.touch_story(story_id, now)
+                if self.config.story_revise and not self.constraints:
+                    # A group's second whole article may show that the group's story was wrong
+                    # (StoryTracker.recheck); the move is stored like a revision's.
+                    self.stories.recheck(cluster_id, ev)
+                    self._apply_story_moves(now)
+                    story_id = self.group_story[cluster_id]
         else:
             cluster_id = store.create_cluster(doc_id, now)
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())
@@ -506,9 +512,9 @@ class Deduper:
         text = story_text(article.title, article.body)
         story_vec = None
         if self.embedder is not None:
-            if text == self._embed_text(f):
+            if text == self._embed_text(f) and (vector is not None or not embed or not self.config.story_copy_vectors):
                 story_vec = vector
-            elif embed:
+            elif embed:  # a body read further, or a copy a cheap stage settled (story_copy_vectors)
                 story_vec = self._encode([text])[0]
                 if self.model_name:
                     self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())

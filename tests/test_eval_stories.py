@@ -72,3 +72,15 @@ def test_gap_is_measured_from_the_story_span() -> None:
     assert t.features(inside, t.stories[sid])["gap_days"] == 0.0
     late = StoryEvidence.build("Fed rate hike lifts dollar", "", "en", 3 * 86_400.0, None)
     assert t.features(late, t.stories[sid])["gap_days"] == 1.0
+
+
+def test_unit_ceiling_is_what_whole_copy_groups_allow() -> None:
+    """Every item its own unit: the gold partition is reachable (ARI 1). One unit holding items of
+    two gold stories: no story level can reach it."""
+    from eval.stories import unit_ceiling
+
+    s = _set()
+    assert unit_ceiling(s) == 1.0
+    mixed = list(range(len(s.items)))
+    mixed[3] = mixed[0]  # a copy group holding "quake/0" and "vote/0"
+    assert unit_ceiling(StorySet(s.name, s.items, s.evidence, mixed)) < 1.0

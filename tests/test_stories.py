@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import shutil
@@ -254,3 +255,81 @@ def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
         assert partitions == {repr([["A-en", "A-ko"], ["B-en", "B-ko"]])}
     else:
         assert len(partitions) > 1
+
+
+class _HashEmbedder:
+    """A deterministic embedder of any text (a vector from its bytes' hash), counting the texts it is sent."""
+
+    name = "hash"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def encode(self, texts: list[str], **kwargs: object) -> np.ndarray:
+        self.texts.extend(texts)
+        out = [np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:8], 16)).standard_normal(self.dim)
+               for t in texts]
+        return np.stack([_unit(tuple(v)) for v in out]) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+@pytest.mark.parametrize("copy_vectors", [True, False])
+def test_a_cheaply_settled_copy_brings_its_own_story_vector(copy_vectors: bool) -> None:
+    """The ALL-CAPS copy is settled by the exact stage, never embedded by the copy level. With
+    story_copy_vectors it is embedded for its story (stored for warm restarts), so the story keeps
+    two member vectors; without, it adds none. The copy group is the same either way."""
+    from service.config import EngineConfig
+
+    emb = _HashEmbedder()
+    d = Deduper.open(":memory:", model=emb, config=EngineConfig(embedding_threshold=0.99, story_copy_vectors=copy_vectors))  # type: ignore[arg-type]
+    a = d.ingest(_art("Fed raises rates by a quarter point", "https://a.example/1", "2026-03-01T09:00:00Z"))
+    b = d.ingest(_art("FED RAISES RATES BY A QUARTER POINT", "https://b.example/1", "2026-03-01T09:05:00Z"))
+    assert b.decision.stage == "exact" and b.cluster_id == a.cluster_id and b.story_id == a.story_id
+    story = d.stories.stories[a.story_id]
+    assert story.size == 2 and len(story.kept) == (2 if copy_vectors else 1)
+    assert ("FED RAISES RATES BY A QUARTER POINT" in emb.texts) is copy_vectors
+    stored = d.store.load_vectors([b.version_id], "hash#story")
+    assert (b.version_id in stored) is copy_vectors
+    d.close()
+
+
+def test_a_translation_joining_its_group_takes_the_group_out_of_a_wrong_story() -> None:
+    """A Korean article joins another outlet's story; its English translation then joins its copy
+    group. The translation alone scores far below the threshold against that story, so the group
+    leaves for a story of its own (StoryTracker.recheck), and the move is recorded. A second member
+    in the first one's language is not rechecked."""
+    body = "Paragraph one. Paragraph two."
+    other = StoryEvidence.build("Alpha bravo charlie", body, "en", 0.0, _unit((1, 0, 0, 0)))
+    ko = StoryEvidence.build("가나다 마바사", body, "ko", 60.0, _unit((1, 0.9, 0, 0)))
+    for second, moves in [(StoryEvidence.build("Delta echo foxtrot", body, "en", 120.0, _unit((0.1, 1, 0, 0))), 1),
+                          (StoryEvidence.build("가나다 마바사 아자", body, "ko", 120.0, _unit((0.1, 1, 0, 0))), 0)]:
+        t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+        first = t.add(t.match(other).story_id, other, unit="X")
+        assert t.add(t.match(ko).story_id, ko, unit="K") == first  # joined the other outlet's story
+        t.add(first, second, unit="K", settle=False)
+        assert t.score(t.features(second, t._rest(t.units["K"]))) < 0.7  # type: ignore[arg-type]
+        t.recheck("K", second)
+        got = t.take_moves()
+        assert len(got) == moves
+        if moves:
+            assert t.units["K"].story != first and t.units["X"].story == first
+            assert got[0].unit == "K" and got[0].source == first and "second member" in got[0].reason
+            assert t.stories[t.units["K"].story].size == 2 and t.stories[first].size == 1
+        else:
+            assert t.units["K"].story == first
+
+
+def test_a_translation_is_not_rechecked_against_a_story_without_its_language() -> None:
+    """An update's story ("death toll rises to 5,000", English only) holds the first report
+    ("to 3,000") as a group; that group's Korean translation is then weighed against nothing in
+    Korean (a short cross-language headline is weak evidence), so the group stays."""
+    t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+    first = StoryEvidence.build("Turkey earthquake death toll rises to 3,000", "", "en", 0.0, _unit((1, 0.2, 0, 0)))
+    update = StoryEvidence.build("Turkey earthquake death toll rises to 5,000", "", "en", 60.0, _unit((1, 0.25, 0, 0)))
+    ko = StoryEvidence.build("튀르키예 지진 사망자 3천명으로 늘어", "", "ko", 120.0, _unit((0.2, 1, 0, 0)))
+    sid = t.add(t.match(first).story_id, first, unit="first")
+    assert t.add(t.match(update).story_id, update, unit="update") == sid
+    t.add(sid, ko, unit="first", settle=False)
+    assert t.score(t.features(ko, t._rest(t.units["first"]))) < 0.7  # type: ignore[arg-type]
+    t.recheck("first", ko)
+    assert t.take_moves() == [] and t.units["first"].story == sid
