@@ -50,6 +50,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from index.blas import one_blas_thread
 from index.growable import room
 from index.text import nfkc, strip_outlet_suffix, tokens
 
@@ -362,10 +363,15 @@ class StoryCentroids:
                 self.norms[r] = np.linalg.norm(story.vec_sum)
         table.changed.clear()
 
-    def open_rows(self, time: float, window: float) -> np.ndarray:
-        """Rows of live stories open to an item at ``time`` (``StoryTracker.is_open``'s rule), in row order."""
+    def open_rows(self, time: float, window: float, *more: float) -> np.ndarray:
+        """Rows of live stories open to an item at ``time`` (``StoryTracker.is_open``'s rule), or at
+        any of the ``more`` times too, in row order."""
         n = self.rows
-        return np.flatnonzero(self.alive[:n] & within_window(time, self.first[:n], self.last[:n], window))
+        first, last = self.first[:n], self.last[:n]
+        mask = within_window(time, first, last, window)
+        for t in more:
+            mask |= within_window(t, first, last, window)
+        return np.flatnonzero(self.alive[:n] & mask)
 
     def nearest(self, rows: np.ndarray, vector: np.ndarray, k: int) -> np.ndarray:
         """Of ``rows``, the (up to) ``k`` with vectors whose centroids are nearest to ``vector``."""
@@ -374,7 +380,9 @@ class StoryCentroids:
             return rows
         # One product over every row, then the open ones: ``sums[rows]`` would copy each open
         # row (12 MB at 6,000 stories) per call, which cost more than the product itself.
-        sims = (self.sums[: self.rows] @ vector)[rows] / np.maximum(self.norms[rows], 1e-9)
+        # On one BLAS thread (``index.blas``): the threads' fork/join cost more than the product.
+        with one_blas_thread():
+            sims = (self.sums[: self.rows] @ vector)[rows] / np.maximum(self.norms[rows], 1e-9)
         if sims.size > k:  # only the rows at or above the k-th best are sorted (ties kept, in row order)
             top = np.flatnonzero(sims >= np.partition(sims, -k)[-k])
             rows, sims = rows[top], sims[top]
@@ -621,9 +629,8 @@ class StoryTracker:
         # rows (one masked product, as in ``candidates``), not a loop over every story.
         c = self.centroids
         c.refresh(self.stories)
-        rows = c.open_rows(probe.time, self.window)
-        if x.members:
-            rows = np.union1d(rows, c.open_rows(x.members[0].time, self.window))
+        # One mask for both times (the union of the two row sets, in row order, without a sort).
+        rows = c.open_rows(probe.time, self.window, x.members[0].time)
         rows = rows[(c.ids[rows] != x.id) & c.revisable[rows]]
         cx = x.centroid()
         if rows.size > CANDIDATES and cx is not None:
