@@ -42,8 +42,8 @@ from bench.harness import _engine, load_model, median, rag_chunks
 from bench.stream import build_stream
 
 
-def measure_ingest(size: int, data_dir: str | None) -> dict[str, Any]:
-    stream = build_stream(size, data_dir=data_dir)
+def measure_ingest(size: int, data_dir: str | None, dup_share: float = 0.4) -> dict[str, Any]:
+    stream = build_stream(size, dup_share=dup_share, data_dir=data_dir)
     articles = [it.article() for it in stream.items]
     embedder = load_model("use")
     with tempfile.TemporaryDirectory() as tmp:
@@ -57,7 +57,7 @@ def measure_ingest(size: int, data_dir: str | None) -> dict[str, Any]:
                                         getattr(r, "story_id", None), getattr(r, "matched_copy", None),
                                         r.decision.to_dict()) for r in results],
                                       sort_keys=True, default=str).encode())
-    return {"measure": "ingest", "items": len(articles), "items_per_s": round(len(articles) / wall, 1),
+    return {"measure": "ingest", "items": len(articles), "dup_share": dup_share, "items_per_s": round(len(articles) / wall, 1),
             "cpu_s": round(cpu, 2), "decisions_sha256": digest.hexdigest()[:16],
             "results_sha256": whole.hexdigest()[:16]}
 
@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("measure", choices=("ingest", "dedupe"))
     p.add_argument("--label", default="", help="a name for this checkout, echoed in the output")
     p.add_argument("--size", type=int, default=10_000, help="stream size; dedupe takes its chunks from it (default 10000)")
+    p.add_argument("--dup-share", type=float, default=0.4, help="ingest: the stream's share of copies (default 0.4)")
     p.add_argument("--calls", type=int, default=30, help="dedupe: calls timed (default 30)")
     p.add_argument("--low", type=float, default=0.05, help="dedupe: CPU-time quantile reported (default 0.05)")
     p.add_argument("--eval-data", default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--size must be >= 100")
     if args.calls < 1 or not 0.0 <= args.low <= 1.0:
         p.error("--calls must be >= 1 and --low in [0, 1]")
-    out = (measure_ingest(args.size, args.eval_data) if args.measure == "ingest"
+    out = (measure_ingest(args.size, args.eval_data, args.dup_share) if args.measure == "ingest"
            else measure_dedupe(args.size, args.calls, args.low, args.eval_data))
     print(json.dumps({"label": args.label, **out}))
     return 0

@@ -105,6 +105,8 @@ def _summary(r: dict[str, Any]) -> str:
     lines.append(f"speedup vs embed-all: {r['speedup_vs_embed_all']}")
     lines.append(f"stage share: {r['stage_share']}")
     for cp, v in r["ingest_latency_ms"].items():
+        if not v.get("samples"):  # --throughput-only: not measured
+            continue
         lines.append(f"single-item ingest at {cp} indexed: p50 {v['p50_ms']:.1f} ms, p99 {v['p99_ms']:.1f} ms")
     if r.get("dedupe_100"):
         lines.append(f"dedupe(100): p50 {r['dedupe_100']['engine_p50_ms']:.1f} ms")

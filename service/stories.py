@@ -50,6 +50,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from index.blas import one_blas_thread
 from index.growable import room
 from index.text import nfkc, strip_outlet_suffix, tokens
 
@@ -327,6 +328,11 @@ class StoryCentroids:
         self.sums: np.ndarray | None = None  # (rows, dim), the dtype of the first vector seen
         self.norms = np.zeros(0, dtype=np.float32)
         self.rows = 0
+        # The last product (its vector, ``sums @ vector`` over the rows then) and the rows
+        # refreshed since: ``nearest(like=...)`` reuses it (a new story's revision, right after
+        # its first item's story match).
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
+        self._dirty: set[int] = set()
 
     def _row(self, sid: int) -> int:
         r = self.row_of.get(sid)
@@ -344,6 +350,7 @@ class StoryCentroids:
         for sid in sorted(table.changed):
             story = table.get(sid)
             r = self._row(sid)
+            self._dirty.add(r)
             self.alive[r] = story is not None
             if story is None:
                 continue
@@ -362,19 +369,37 @@ class StoryCentroids:
                 self.norms[r] = np.linalg.norm(story.vec_sum)
         table.changed.clear()
 
-    def open_rows(self, time: float, window: float) -> np.ndarray:
-        """Rows of live stories open to an item at ``time`` (``StoryTracker.is_open``'s rule), in row order."""
+    def open_rows(self, time: float, window: float, *more: float) -> np.ndarray:
+        """Rows of live stories open to an item at ``time`` (``StoryTracker.is_open``'s rule), or at
+        any of the ``more`` times too, in row order."""
         n = self.rows
-        return np.flatnonzero(self.alive[:n] & within_window(time, self.first[:n], self.last[:n], window))
+        first, last = self.first[:n], self.last[:n]
+        mask = within_window(time, first, last, window)
+        for t in more:
+            mask |= within_window(t, first, last, window)
+        return np.flatnonzero(self.alive[:n] & mask)
 
-    def nearest(self, rows: np.ndarray, vector: np.ndarray, k: int) -> np.ndarray:
-        """Of ``rows``, the (up to) ``k`` with vectors whose centroids are nearest to ``vector``."""
+    def nearest(self, rows: np.ndarray, vector: np.ndarray, k: int, *, like: np.ndarray | None = None) -> np.ndarray:
+        """Of ``rows``, the (up to) ``k`` with vectors whose centroids are nearest to ``vector``.
+
+        ``like``: a vector ``vector`` is a positive multiple of (a one-member story's centroid and
+        that member's vector). When the last product was ``like``'s and none of ``rows`` changed
+        since, it ranks them the same and is reused instead of a second product."""
         rows = rows[self.has_vec[rows]]
         if rows.size == 0 or self.sums is None:
             return rows
-        # One product over every row, then the open ones: ``sums[rows]`` would copy each open
-        # row (12 MB at 6,000 stories) per call, which cost more than the product itself.
-        sims = (self.sums[: self.rows] @ vector)[rows] / np.maximum(self.norms[rows], 1e-9)
+        last = self._last
+        if (like is not None and last is not None and last[0] is like and int(rows.max()) < last[1].size
+                and not (self._dirty and np.isin(rows, list(self._dirty)).any())):
+            prod = last[1]
+        else:
+            # One product over every row, then the open ones: ``sums[rows]`` would copy each open
+            # row (12 MB at 6,000 stories) per call, which cost more than the product itself.
+            # On one BLAS thread (``index.blas``): the threads' fork/join cost more than the product.
+            with one_blas_thread():
+                prod = self.sums[: self.rows] @ vector
+            self._last, self._dirty = (vector, prod), set()
+        sims = prod[rows] / np.maximum(self.norms[rows], 1e-9)
         if sims.size > k:  # only the rows at or above the k-th best are sorted (ties kept, in row order)
             top = np.flatnonzero(sims >= np.partition(sims, -k)[-k])
             rows, sims = rows[top], sims[top]
@@ -453,6 +478,9 @@ class StoryTracker:
         self.moves: list[Move] = []  # made by revisions, until the caller takes them
         self.allocate: Callable[[], int] | None = None  # new story ids for revisions (the store's)
         self._newest = -math.inf
+        # ``features``' IDF weights of one item's words and anchors, kept while the stream's
+        # statistics stay as they were (an item is scored against up to CANDIDATES stories).
+        self._item_idf: tuple[StoryEvidence, int, list[float], list[str], list[float]] | None = None
 
     def __len__(self) -> int:
         return len(self.stories)
@@ -471,16 +499,22 @@ class StoryTracker:
             other = [float(v @ ev.vector) for v, lang in story.kept if lang != ev.lang]
             f["nearest"] = max(same, default=0.0)
             f["cross"] = max(other, default=0.0)
+        memo = self._item_idf
+        if memo is None or memo[0] is not ev or memo[1] != self.docs:  # ``docs`` moves with ``df``
+            anchors = list(ev.anchors)
+            memo = self._item_idf = (ev, self.docs, [self._idf(w) for w in ev.words], anchors,
+                                     [self._idf(a) for a in anchors])
+        _, _, word_idf, anchors, anchor_idf = memo
         if ev.words and story.size:
             # IDF-weighted share of the item's words the story's members use, each word counted by
             # how many of them use it (half of them or more counts fully): a TF-IDF overlap that
             # costs O(item words), so a large story does not slow every decision down.
-            total = sum(self._idf(w) for w in ev.words)
-            f["words"] = sum(self._idf(w) * min(1.0, 2.0 * story.words.get(w, 0) / story.size)
-                             for w in ev.words) / total
+            total = sum(word_idf)
+            f["words"] = sum(i * min(1.0, 2.0 * story.words.get(w, 0) / story.size)
+                             for w, i in zip(ev.words, word_idf, strict=True)) / total
         if ev.anchors:
-            total = sum(self._idf(a) for a in ev.anchors)
-            f["anchors"] = sum(self._idf(a) for a in ev.anchors if a in story.anchors) / total
+            total = sum(anchor_idf)
+            f["anchors"] = sum(i for a, i in zip(anchors, anchor_idf, strict=True) if a in story.anchors) / total
         # Days from the story's time span (0 inside it): an item published before the story's
         # latest member (feeds arrive out of order) is measured from the span, not from its end.
         gap = max(0.0, story.first_time - ev.time, ev.time - story.last_time)
@@ -621,13 +655,15 @@ class StoryTracker:
         # rows (one masked product, as in ``candidates``), not a loop over every story.
         c = self.centroids
         c.refresh(self.stories)
-        rows = c.open_rows(probe.time, self.window)
-        if x.members:
-            rows = np.union1d(rows, c.open_rows(x.members[0].time, self.window))
+        # One mask for both times (the union of the two row sets, in row order, without a sort).
+        rows = c.open_rows(probe.time, self.window, x.members[0].time)
         rows = rows[(c.ids[rows] != x.id) & c.revisable[rows]]
         cx = x.centroid()
         if rows.size > CANDIDATES and cx is not None:
-            rows = c.nearest(rows, cx, CANDIDATES) if c.has_vec[rows].any() else rows[:CANDIDATES]
+            # A new story's centroid is its one member's vector scaled: the product of its story
+            # match ranks the rows the same.
+            like = x.members[0].vector if x.size == 1 else None
+            rows = c.nearest(rows, cx, CANDIDATES, like=like) if c.has_vec[rows].any() else rows[:CANDIDATES]
         return [self.stories[int(sid)] for sid in c.ids[rows]]
 
     def _pull_into(self, x: Story) -> Move | None:
