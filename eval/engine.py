@@ -73,6 +73,27 @@ def load_embedder(model: str = "use") -> CachedEmbedder:
     return _LOADED[model]
 
 
+# An article written out as one text: a headline line of at most HEADLINE_CHARS characters over
+# at least two more lines (NTREX's whole articles, in both languages: the first line of each is
+# its headline). A Korean article is often shorter than MAX_TITLE_CHARS, and was read as one
+# 1,500-character title before, so it had no body for the guards, the body check and the story
+# evidence to read while its English source had one. 120 covers every NTREX dev headline; a
+# sentence chunk (rag-chunks-ntrex) whose first line is longer stays one title.
+HEADLINE_CHARS = 120
+
+
+def _is_article(text: str) -> bool:
+    """Whether ``text`` is a headline line over a body of two or more lines.
+
+    >>> _is_article("Fed raises rates\\nThe Fed raised rates by a quarter point.\\nMarkets fell.")
+    True
+    >>> _is_article("Fed raises rates\\nMarkets fell.")
+    False
+    """
+    lines = [line.strip() for line in text.strip().split("\n") if line.strip()]
+    return len(lines) >= 3 and len(lines[0]) <= HEADLINE_CHARS
+
+
 def to_article(side: Side, source: str | None = None, id: str | None = None) -> Article:
     """The article the engine sees for one eval text.
 
@@ -82,7 +103,7 @@ def to_article(side: Side, source: str | None = None, id: str | None = None) -> 
     ('Headline', 3009)
     """
     text = side.text
-    if len(text) <= MAX_TITLE_CHARS:
+    if len(text) <= MAX_TITLE_CHARS and not _is_article(text):
         return Article(title=text, lang=side.lang, source=source, id=id)
     first = text.strip().split("\n", 1)[0].strip()[:MAX_TITLE_CHARS]
     return Article(title=first, body=text[:MAX_BODY_CHARS], lang=side.lang, source=source, id=id)
