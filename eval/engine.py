@@ -172,15 +172,21 @@ def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: st
     return copy if level == "copy" else story
 
 
-def ingest_levels(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
-                  overrides: dict[str, float] | None = None, progress: bool = False) -> tuple[list[int], list[int]]:
-    """One ingest of the items in the given order (``ingest_clusters``): each item's copy group and
-    its story as the store holds it once the feed is in."""
+def cluster_articles(items: Sequence[ClusterItem]) -> list[Article]:
+    """The article the engine sees for each cluster item, with its time when it has one."""
     articles = []
     for it in items:
         a = to_article(Side(it.text, it.lang), source=it.source, id=it.id)
         t = item_time(it)
         articles.append(a if t is None else replace(a, published_at=t))
+    return articles
+
+
+def ingest_levels(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
+                  overrides: dict[str, float] | None = None, progress: bool = False) -> tuple[list[int], list[int]]:
+    """One ingest of the items in the given order (``ingest_clusters``): each item's copy group and
+    its story as the store holds it once the feed is in."""
+    articles = cluster_articles(items)
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
         # An item's story is its copy group's once the feed is in: a story revision may have
@@ -201,11 +207,7 @@ def ingest_units(items: Sequence[ClusterItem], model: str = "use",
 
     The story calibration (``eval.stories``) replays its story decisions over these copy groups:
     the units the engine's story level places, instead of every item on its own."""
-    articles = []
-    for it in items:
-        a = to_article(Side(it.text, it.lang), source=it.source, id=it.id)
-        t = item_time(it)
-        articles.append(a if t is None else replace(a, published_at=t))
+    articles = cluster_articles(items)
     with open_engine(guards=True, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles)
         versions = [r.version_id for r in results]

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from service.guards.base import HANGUL_RE, prepare
-from service.guards.order import OrderFeatures, OrderRules, OrderTest, Unit, _lcs_keep
+from service.guards.order import OrderFeatures, OrderRules, OrderTest, Unit, moved_keys
 from service.guards.role import RoleGuard, load_rules
 
 _EN_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)*")
@@ -95,18 +95,8 @@ def _features(test: OrderTest, role: RoleGuard, a: str, b: str) -> OrderFeatures
     ua, ub = _english_units(a, role), _english_units(b, role)
     sa, sb = [u.key for u in ua], [u.key for u in ub]
     shared = Counter(sa) & Counter(sb)
-
-    def trim(seq: list[str]) -> list[str]:
-        seen: Counter[str] = Counter()
-        kept = []
-        for k in seq:
-            if seen[k] < shared[k]:
-                kept.append(k)
-                seen[k] += 1
-        return kept
-
-    xa, xb = trim(sa), trim(sb)
-    moved = tuple(k for k, ok in zip(xa, _lcs_keep(xa, xb), strict=True) if not ok)
+    xa, keep = moved_keys(sa, sb)
+    moved = tuple(k for k, ok in zip(xa, keep, strict=True) if not ok)
     one = (sum(1 for u in ua if u.kind != "word" and u.key not in sb),
            sum(1 for u in ub if u.kind != "word" and u.key not in sa))
     return OrderFeatures(len(sa), len(sb), sum(shared.values()), moved, one)

@@ -127,6 +127,28 @@ def _lcs_keep(a: list[str], b: list[str]) -> list[bool]:
             j += 1
     return keep
 
+def moved_keys(sa: list[str], sb: list[str]) -> tuple[list[str], list[bool]]:
+    """The shared units of ``sa`` in order (each kept as often as both sides have it) and, for
+    each, whether it lies on one longest common subsequence with ``sb``'s shared units.
+
+    >>> moved_keys(["a", "b", "c", "x"], ["c", "a", "b"])
+    (['a', 'b', 'c'], [True, True, False])
+    """
+    shared = Counter(sa) & Counter(sb)
+
+    def trim(seq: list[str]) -> list[str]:
+        seen: Counter[str] = Counter()
+        kept = []
+        for k in seq:
+            if seen[k] < shared[k]:
+                kept.append(k)
+                seen[k] += 1
+        return kept
+
+    xa = trim(sa)
+    return xa, _lcs_keep(xa, trim(sb))
+
+
 
 class OrderTest:
     """Vetoes a reordering of the same words in two long Korean texts (see the module doc)."""
@@ -187,18 +209,7 @@ class OrderTest:
         sb = [renamed.get(u.key, u.key) for u in ub]
         shared = Counter(sa) & Counter(sb)
         shown = {u.key: u.shown for u in ua}
-
-        def trim(seq: list[str]) -> list[str]:
-            seen: Counter[str] = Counter()
-            kept = []
-            for k in seq:
-                if seen[k] < shared[k]:
-                    kept.append(k)
-                    seen[k] += 1
-            return kept
-
-        xa, xb = trim(sa), trim(sb)
-        keep = _lcs_keep(xa, xb)
+        xa, keep = moved_keys(sa, sb)
         moved = tuple(shown.get(k, k) for k, ok in zip(xa, keep, strict=True) if not ok)
         kb, ka = Counter(sb), Counter(sa)
         one_sided = (sum(1 for u in ua if u.kind != "word" and u.key not in kb),
