@@ -248,18 +248,13 @@ class EngineConfig:
     # Lower: stories absorb neighbouring events (NTREX: other outlets' articles on one event);
     # higher: updates and follow-ups split off. Only with STORY_WEIGHTS. In the engine (stories
     # hold whole copy groups, slot veto on, revision, SAMESTORY_BODY_PASSAGES=true) dev ARI is
-    # UCI 0.756, NTREX 0.913 in file order at 0.7 before eval articles were read as headline and
-    # body. Re-chosen after that (c57f25e), in the whole engine (`SAMESTORY_STORY_THRESHOLD=t
-    # python -m eval.stories engine`: file order and shuffles 1-3, both dev cluster files):
-    #   0.7: UCI 0.756 / 0.756 / 0.738 / 0.715, NTREX 0.973 / 0.934 / 0.927 / 0.908 (mean 0.838)
-    #   0.6: UCI 0.784 / 0.760 / 0.769 / 0.723, NTREX 0.959 / 0.934 / 0.928 / 0.895 (mean 0.844)
-    # In the replay of the engine's copy groups (`order --engine`, both sets, four orders) the
-    # means are 0.822 / 0.827 / 0.819 at 0.5 / 0.6 / 0.7 (0.5: UCI 0.793, NTREX 0.939 in file
-    # order). So 0.6: UCI gains 0.028 in file order, NTREX loses 0.014; lower lets NTREX's
-    # other-outlet articles join (0.869 in shuffle 3 of the replay at 0.5). Weights refitted on the engine's
-    # copy groups (`calibrate --engine`) gave no better whole-file ARI, so STORY_WEIGHTS stay. The
-    # decision still depends on arrival order (docs/stories.md, "Order").
-    story_threshold: float = 0.6
+    # UCI 0.756, NTREX 0.913 in file order. Re-checked in the engine (`python -m eval.stories
+    # order --engine`: the engine's copy groups replayed, file order and shuffles 1-3, both sets,
+    # story_copy_vectors on): mean ARI 0.767 / 0.763 / 0.775 at 0.5 / 0.6 / 0.7 (UCI prefers 0.5,
+    # NTREX's shuffles 0.7); weights refitted on the engine's copy groups (`calibrate --engine`)
+    # gave no better whole-file ARI (UCI 0.787, NTREX 0.892 at 0.6), so both stay. The decision
+    # still depends on arrival order (docs/stories.md, "Order").
+    story_threshold: float = 0.7
     # A story is open to new copy groups while its latest member is at most this many days from
     # the item. Not calibrated on the dev files: every UCI dev gold story spans at most 1.2
     # minutes of timestamps (a crawl burst, not an event's coverage), and in the engine the
