@@ -324,13 +324,23 @@ def calibrate(sets: Sequence[StorySet], k: int = 5, seed: int = 0, window_days: 
     }
 
 
-def shuffled(s: StorySet, seed: int) -> StorySet:
-    """The set's items in a seeded random order (times kept: a feed that arrives out of order)."""
+def shuffle_order(n: int, seed: int) -> list[int]:
+    """The indices of ``n`` items in shuffle ``seed``'s order (``random.Random(seed)``), the one
+    order every command here calls shuffle ``seed``.
+
+    >>> sorted(shuffle_order(5, 1)) == list(range(5)), shuffle_order(5, 1) == shuffle_order(5, 1)
+    (True, True)
+    """
     import random
 
-    idx = list(range(len(s.items)))
+    idx = list(range(n))
     random.Random(seed).shuffle(idx)
-    return s.reordered(idx)
+    return idx
+
+
+def shuffled(s: StorySet, seed: int) -> StorySet:
+    """The set's items in a seeded random order (times kept: a feed that arrives out of order)."""
+    return s.reordered(shuffle_order(len(s.items), seed))
 
 
 def unit_ceiling(s: StorySet) -> float:
@@ -358,8 +368,6 @@ def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Pat
     """The engine's story and copy-level scores on one dev cluster file, per order: seed 0 is file
     order, any other seed the items shuffled with ``random.Random(seed)`` (as ``shuffled``), each
     ingested into a fresh store (``eval.engine.ingest_levels``)."""
-    import random
-
     from eval.engine import ingest_levels
 
     items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
@@ -368,10 +376,7 @@ def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Pat
 
     out: dict[str, dict[str, float | None]] = {}
     for seed in seeds:
-        idx = list(range(len(items)))
-        if seed:
-            random.Random(seed).shuffle(idx)
-        order = [items[i] for i in idx]
+        order = [items[i] for i in shuffle_order(len(items), seed)] if seed else list(items)
         copy, story = ingest_levels(order, model=model)
         gold = [it.cluster for it in order]
         c, st = cluster_scores(gold, copy), cluster_scores(gold, story)

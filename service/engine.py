@@ -445,7 +445,7 @@ class Deduper:
                                  unit=cluster_id, settle=False)
                 self.group_story[cluster_id] = story_id
                 store.touch_story(story_id, now)
-                if self.config.story_revise and not self.constraints:
+                if self._story_revising:
                     # A group's second whole article may show that the group's story was wrong
                     # (StoryTracker.recheck); the move is stored like a revision's.
                     self.stories.recheck(cluster_id, ev)
@@ -512,9 +512,12 @@ class Deduper:
         text = story_text(article.title, article.body)
         story_vec = None
         if self.embedder is not None:
-            if text == self._embed_text(f) and (vector is not None or not embed or not self.config.story_copy_vectors):
+            # A copy a cheap stage settled has no copy-level vector; with story_copy_vectors it
+            # is embedded for its story like a body read further.
+            unembedded_copy = vector is None and self.config.story_copy_vectors
+            if text == self._embed_text(f) and not (embed and unembedded_copy):
                 story_vec = vector
-            elif embed:  # a body read further, or a copy a cheap stage settled (story_copy_vectors)
+            elif embed:
                 story_vec = self._encode([text])[0]
                 if self.model_name:
                     self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())
@@ -574,9 +577,8 @@ class Deduper:
                 story_id = target
         if story_id is None:
             story_id = self.store.create_story(now)
-        # Editors' corrections are never undone by a revision: with any in the store, none is made,
-        # and a group placed by an editor's merge (must-link) or kept apart is never moved.
-        self.stories.revise = self.config.story_revise and not self.constraints
+        # A group placed by an editor's merge (must-link) or kept apart is never moved.
+        self.stories.revise = self._story_revising
         pinned = apart is not None or (m.story_id is not None and story_id != m.story_id)
         # Evidence goes to the part that matched (a merged story's keeps drawing its own event).
         part = m.story_id if m.story_id is not None and apart is None else story_id
@@ -588,6 +590,12 @@ class Deduper:
             self.stories.units[cluster_id].pinned = True
         self._apply_story_moves(now)
         return self.group_story[cluster_id]
+
+    @property
+    def _story_revising(self) -> bool:
+        """Story membership is revised (``EngineConfig.story_revise``) unless the store holds
+        editors' corrections: a revision must never undo an editor's split or merge."""
+        return self.config.story_revise and not self.constraints
 
     def _apply_story_moves(self, now: float) -> None:
         """Store the tracker's revisions: each moved copy group's new story and why. A story left
