@@ -122,6 +122,8 @@ class Cascade:
             if doc == probe.exclude_doc or cluster in trace.tried:
                 continue
             trace.tried.add(cluster)
+            if self.too_far(probe.item, entries.features(doc)) is not None:
+                continue
             ok, why, verdicts = self.slot_confirm(probe.item, entries.features(doc))
             if ok:
                 trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with cluster {cluster} "
@@ -132,7 +134,35 @@ class Cascade:
                                       scores=trace.scores, guards=trace.guards), cluster, doc)
         return None
 
+    def too_far(self, a: ItemFeatures, b: ItemFeatures) -> str | None:
+        """Why ``a`` may not be a copy of ``b`` for their publication times, else None: more than
+        ``copy_gap_hours`` apart, in other words (``EngineConfig.copy_gap_hours``).
+
+        >>> from index.features import ItemFeatures
+        >>> c = Cascade(EngineConfig(), None)
+        >>> monday = 1_394_467_200.0  # 2014-03-10, epoch seconds
+        >>> mon = ItemFeatures.build("Wall St opens lower after S&P's record close", "", "en", monday)
+        >>> tue = ItemFeatures.build("Wall Street closes lower", "", "en", monday + 27.7 * 3600)
+        >>> c.too_far(tue, mon)
+        'time: published 27.7 h apart > copy_gap_hours 12 (not the same words)'
+        >>> c.too_far(ItemFeatures.build("Wall St opens lower after S&P's record close", "", "en", monday + 27.7 * 3600), mon) is None
+        True
+        """
+        gap_h = self.config.copy_gap_hours
+        if not gap_h or not a.time or not b.time:
+            return None
+        hours = abs(a.time - b.time) / 3600.0
+        if hours <= gap_h or a.title_key == b.title_key or a.content_key == b.content_key:
+            return None
+        return f"time: published {hours:.1f} h apart > copy_gap_hours {gap_h:g} (not the same words)"
+
     def _propose(self, trace: Trace, reason: str, new: ItemFeatures, other: ItemFeatures) -> bool:
+        far = self.too_far(new, other)
+        if far is not None:
+            trace.reasons.append(f"{reason}, vetoed: {far}")
+            if "time" not in trace.blocked_by:
+                trace.blocked_by.append("time")
+            return False
         allowed, verdicts = self.vet(new, other)
         trace.guards = verdicts
         if allowed:
@@ -207,7 +237,10 @@ class Cascade:
             scores.update(scored.scores)
             if proposal is None and scored.reason is not None:
                 proposal = (stage.name, scored.score, scored.reason)
-        if proposal is None and self.confirm_band(scores.get("cosine")):
+        far = self.too_far(a, b)
+        if far is not None and proposal is not None:
+            return Decision(False, proposal[0], proposal[1], [proposal[2], f"vetoed: {far}"], ["time"], scores=scores)
+        if proposal is None and far is None and self.confirm_band(scores.get("cosine")):
             cos = scores["cosine"]
             ok, why, verdicts = self.slot_confirm(a, b)
             if ok:

@@ -8,6 +8,7 @@ decision's stage and reasons.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -315,3 +316,45 @@ def test_exact_stage_describes_by_the_key_it_was_found_under():
     assert list(ExactStage().candidates(probe)) == [(1, 1.0), (1, 1.0)]
     assert ExactStage().describe(probe, 1, 1.0).startswith("exact: same normalised title and body")
     assert NgramStage(CFG).name == "ngram"
+
+
+# the copy gap (EngineConfig.copy_gap_hours) ---------------------------------------------------------
+HOUR = 3600.0
+
+
+def test_a_rewrite_a_news_cycle_away_is_not_a_copy_and_no_guard_is_asked():
+    s = FakeState()
+    s.add(1, 10, feats("Wall St opens lower after S&P's record close", t=T0))
+    s.ngram.hits = [(1, 0.8)]
+    later = feats("Wall Street opens lower after the S&P's record close", t=T0 + 27.7 * HOUR)
+    guards = FakeGuards()
+    d = match(s, later, guards).decision
+    assert (d.same, d.stage, d.blocked_by) == (False, "ngram", ["time"])
+    assert d.reasons[0].endswith(", vetoed: time: published 27.7 h apart > copy_gap_hours 12 (not the same words)")
+    assert guards.asked == []
+    # the same rewrite within the gap is a copy
+    s.entries.docs[1] = (10, feats("Wall St opens lower after S&P's record close", t=T0 + 20 * HOUR))
+    assert match(s, later, guards).decision.same
+
+
+def test_the_same_words_are_a_copy_at_any_distance_in_the_window_and_a_gap_of_0_is_off():
+    s, f = FakeState(), feats("Mt. Gox files for US bankruptcy", t=T0 + 7 * 24 * HOUR - 1)
+    s.add(7, 70, feats("Mt. Gox files for US bankruptcy", t=T0))
+    s.exact.keys = {f.content_key: [7]}
+    assert match(s, f).decision.stage == "exact" and match(s, f).decision.same
+    s2 = FakeState()
+    s2.add(1, 10, feats("Wall St opens lower after S&P's record close", t=T0))
+    s2.ngram.hits = [(1, 0.8)]
+    later = feats("Wall Street opens lower after the S&P's record close", t=T0 + 27.7 * HOUR)
+    assert Cascade(dataclasses.replace(CFG, copy_gap_hours=0.0), None).match(later, s2, no_vector, None).decision.same
+
+
+def test_compare_applies_the_gap_only_when_both_items_carry_a_time():
+    c = Cascade(CFG, None)
+    idf = GatedNgramIndex()
+    a = feats("Wall St opens lower after S&P's record close", t=T0)
+    b = feats("Wall St opens lower after S&P record close", t=T0 + 30 * HOUR)
+    far = c.pair(a, b, idf, lambda: None)
+    assert (far.same, far.blocked_by) == (False, ["time"]) and far.reasons[-1].startswith("vetoed: time: published 30.0 h")
+    untimed = c.pair(feats(a.title, t=0.0), feats(b.title, t=0.0), idf, lambda: None)
+    assert untimed.same and untimed.blocked_by == []

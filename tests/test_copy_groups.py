@@ -50,3 +50,25 @@ def test_the_anchor_survives_a_restart(tmp_path: Path) -> None:
     c = d.ingest(Article(title=C, url="https://outlet2.example/a"))
     assert c.status == "new"
     d.close()
+
+
+def test_a_rewrite_a_news_cycle_later_opens_its_own_copy_group_and_an_exact_copy_does_not() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    monday = datetime(2014, 3, 10, 13, 30, tzinfo=timezone.utc)
+    d = Deduper.open(":memory:", model=None, guards=None)
+    first = d.ingest(Article(title=A, url="https://outlet0.example/a", published_at=monday))
+    near = d.ingest(Article(title=B, url="https://outlet1.example/a", published_at=monday + timedelta(hours=3)))
+    far = d.ingest(Article(title=B, url="https://outlet2.example/b", published_at=monday + timedelta(hours=30)))
+    same = d.ingest(Article(title=A, url="https://outlet3.example/a", published_at=monday + timedelta(hours=30)))
+    assert near.cluster_id == first.cluster_id  # a rewrite 3 hours later: a copy
+    # B again 30 hours on: an exact copy of ``near`` (same words), so a copy at any distance ...
+    assert far.cluster_id == first.cluster_id and far.decision.stage == "exact"
+    # ... while a rewrite 30 hours on is refused, with the reason: it is compared with the
+    # group's anchor (``first``, 30 hours earlier), not with the exact copies that came since
+    late = d.ingest(Article(title="Quantum Foods recalls frozen peas over listeria, nine states",
+                            url="https://outlet4.example/a", published_at=monday + timedelta(hours=30)))
+    assert same.cluster_id == first.cluster_id
+    assert late.cluster_id != first.cluster_id and "time" in late.decision.blocked_by
+    assert any("copy_gap_hours 12" in r for r in late.decision.reasons)
+    d.close()
