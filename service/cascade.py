@@ -30,6 +30,7 @@ from service.stages import (
     cheaply_unsettled,
     default_stages,
     guard_notes,
+    same_words,
     veto_reason,
 )
 from service.state import CandidateState
@@ -122,9 +123,10 @@ class Cascade:
             if doc == probe.exclude_doc or cluster in trace.tried:
                 continue
             trace.tried.add(cluster)
-            if self.too_far(probe.item, entries.features(doc)) is not None:
+            other = entries.features(doc)
+            if self.too_far(probe.item, other) is not None:
                 continue
-            ok, why, verdicts = self.slot_confirm(probe.item, entries.features(doc))
+            ok, why, verdicts = self.slot_confirm(probe.item, other)
             if ok:
                 trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with cluster {cluster} "
                                      f"(representative {doc}), {why}")
@@ -152,24 +154,27 @@ class Cascade:
         if not gap_h or not a.time or not b.time:
             return None
         hours = abs(a.time - b.time) / 3600.0
-        if hours <= gap_h or a.title_key == b.title_key or a.content_key == b.content_key:
+        if hours <= gap_h or same_words(a, b):
             return None
         return f"time: published {hours:.1f} h apart > copy_gap_hours {gap_h:g} (not the same words)"
 
+    def _time_veto(self, a: ItemFeatures, b: ItemFeatures) -> GuardVerdict | None:
+        """:meth:`too_far` as a blocking verdict named ``time``, written as every veto is."""
+        far = self.too_far(a, b)
+        return None if far is None else GuardVerdict("time", True, True, far)
+
     def _propose(self, trace: Trace, reason: str, new: ItemFeatures, other: ItemFeatures) -> bool:
-        far = self.too_far(new, other)
-        if far is not None:
-            trace.reasons.append(f"{reason}, vetoed: {far}")
-            if "time" not in trace.blocked_by:
-                trace.blocked_by.append("time")
-            return False
-        allowed, verdicts = self.vet(new, other)
-        trace.guards = verdicts
-        if allowed:
-            trace.reasons.append(reason)
-            trace.reasons.extend(guard_notes(verdicts))
-            return True
-        blocking = [v for v in verdicts if v.blocked]
+        time_veto = self._time_veto(new, other)
+        if time_veto is not None:  # no guard is asked; the guards of the last proposal stay on the trace
+            blocking = [time_veto]
+        else:
+            allowed, verdicts = self.vet(new, other)
+            trace.guards = verdicts
+            if allowed:
+                trace.reasons.append(reason)
+                trace.reasons.extend(guard_notes(verdicts))
+                return True
+            blocking = [v for v in verdicts if v.blocked]
         trace.reasons.append(f"{reason}, {veto_reason(blocking)}")
         for v in blocking:
             if v.guard not in trace.blocked_by:
@@ -237,10 +242,11 @@ class Cascade:
             scores.update(scored.scores)
             if proposal is None and scored.reason is not None:
                 proposal = (stage.name, scored.score, scored.reason)
-        far = self.too_far(a, b)
-        if far is not None and proposal is not None:
-            return Decision(False, proposal[0], proposal[1], [proposal[2], f"vetoed: {far}"], ["time"], scores=scores)
-        if proposal is None and far is None and self.confirm_band(scores.get("cosine")):
+        time_veto = self._time_veto(a, b)
+        if time_veto is not None and proposal is not None:
+            return Decision(False, proposal[0], proposal[1], [proposal[2], veto_reason([time_veto])], ["time"],
+                            scores=scores)
+        if proposal is None and time_veto is None and self.confirm_band(scores.get("cosine")):
             cos = scores["cosine"]
             ok, why, verdicts = self.slot_confirm(a, b)
             if ok:

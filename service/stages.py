@@ -158,6 +158,12 @@ class Stage(ABC):
         """The pair's score, or None when the stage cannot score it (no vectors)."""
 
 
+def same_words(a: ItemFeatures, b: ItemFeatures) -> bool:
+    """The two say the same words: the same normalised title and body, or the same title (the
+    exact stage's keys)."""
+    return a.content_key == b.content_key or a.title_key == b.title_key
+
+
 class ExactStage(Stage):
     """Identical normalised title and body, then identical title. Every member counts."""
 
@@ -184,7 +190,7 @@ class ExactStage(Stage):
         return any(d in where.entries for k in (f.content_key, f.title_key) for d in where.exact.lookup(k))
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore:
-        if a.content_key == b.content_key or a.title_key == b.title_key:
+        if same_words(a, b):
             what = "title and body" if a.content_key == b.content_key else "title"
             return PairScore(1.0, {"exact": 1.0}, f"exact: same normalised {what}")
         return PairScore(0.0, {"exact": 0.0}, None)
