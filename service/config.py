@@ -227,7 +227,8 @@ class EngineConfig:
     # next-day rewrites join the old copy group and its story; shorter: a wire story's
     # rewrites spread over a working day split into several copy groups (their story can still
     # join them). 0: no gap (the candidate window alone). No pair file carries times, so pair
-    # evaluation does not move.
+    # evaluation does not move. A copy further than this from its anchor (the same words) counts
+    # at the anchor's time in its story (Deduper._story_time; docs/stories.md "Re-runs").
     copy_gap_hours: float = 12.0
     # Warm restart (seed 001): load at most this much history, and give up after this many
     # seconds so a large store cannot stall start-up (dedup must never keep the service down).

@@ -437,7 +437,7 @@ class Deduper:
                 story_id = self.group_story.get(cluster_id)
             elif self.group_story.get(cluster_id, story_id) != story_id:
                 self._sync_corrections()
-            ev = self._story_evidence(article, f, vector, version_id)
+            ev = self._story_evidence(article, f, vector, version_id, cluster_id=cluster_id)
             if story_id is None:  # a group from before stories existed: give it one now
                 story_id = self._place_group(cluster_id, ev, now)
             else:
@@ -503,7 +503,7 @@ class Deduper:
         return tracker
 
     def _story_evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
-                        *, embed: bool = True) -> StoryEvidence:
+                        *, embed: bool = True, cluster_id: int | None = None) -> StoryEvidence:
         """The item's story evidence. Its vector is the copy level's when both read the same text
         (headlines); an article with a body is embedded again on more of its body (``story_text``),
         and that vector is stored for warm restarts. Copies bring their vectors too: a story's
@@ -521,7 +521,23 @@ class Deduper:
                 story_vec = self._encode([text])[0]
                 if self.model_name:
                     self.store.save_vector(version_id, f"{self.model_name}#story", story_vec.tobytes())
-        return StoryEvidence.build(article.title, article.body, article.lang or "und", f.time, story_vec)
+        time = f.time if cluster_id is None else self._story_time(cluster_id, f.time)
+        return StoryEvidence.build(article.title, article.body, article.lang or "und", time, story_vec)
+
+    def _story_time(self, cluster_id: int | None, time: float) -> float:
+        """The time a copy group's member counts at in its story: its own, except for a re-run, a
+        member published more than ``copy_gap_hours`` from the group's anchor (only the same words
+        may join that far: ``Cascade.too_far``), which counts at the anchor's time. A re-run
+        repeats the anchor's report; on its own time it would stretch its story's span to another
+        day, and that day's coverage of another event would join the story with no gap to pay
+        (UCI dev: a "Titanfall" headline re-run 27 h later bridged two gold stories; docs/stories.md
+        "Re-runs"). 0 (``copy_gap_hours`` off) or no time: the member's own time."""
+        gap = self.config.copy_gap_hours * 3600.0
+        anchor = self.state.reps.get(cluster_id) if cluster_id is not None else None
+        if not gap or not time or anchor is None or anchor not in self.state.entries:
+            return time
+        anchor_time = self.state.entries.time_of(anchor)
+        return anchor_time if anchor_time and abs(time - anchor_time) > gap else time
 
     def _disputed_twins(self, f: ItemFeatures, match: Match) -> tuple[str, Match | None] | None:
         """None, or why a new item must stay out of the copy group the cascade chose, and where it
@@ -632,7 +648,8 @@ class Deduper:
                     ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)):
                 raw = vectors.get(ver.id)
             vec = np.frombuffer(raw, dtype=np.float32) if raw is not None else None
-            out.append((doc, StoryEvidence.build(ver.title, ver.body, ver.lang, t, vec)))
+            out.append((doc, StoryEvidence.build(ver.title, ver.body, ver.lang, self._story_time(doc.cluster_id, t),
+                                                 vec)))
         return out
 
     @staticmethod

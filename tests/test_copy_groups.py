@@ -72,3 +72,35 @@ def test_a_rewrite_a_news_cycle_later_opens_its_own_copy_group_and_an_exact_copy
     assert late.cluster_id != first.cluster_id and "time" in late.decision.blocked_by
     assert any("copy_gap_hours 12" in r for r in late.decision.reasons)
     d.close()
+
+
+def test_a_re_run_a_day_later_does_not_stretch_its_story_to_that_day(tmp_path: Path) -> None:
+    """An exact copy published more than copy_gap_hours from its group's anchor joins the group
+    but counts at the anchor's time in its story: the story's time span stays the anchor's day,
+    live and after a restart (the story evidence rebuilt from the store)."""
+    from datetime import datetime, timedelta, timezone
+
+    monday = datetime(2014, 3, 10, 13, 30, tzinfo=timezone.utc)
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    d = Deduper.open(db, model=None, guards=None)
+    first = d.ingest(Article(title=A, url="https://outlet0.example/a", published_at=monday))
+    near = d.ingest(Article(title=B, url="https://outlet1.example/a", published_at=monday + timedelta(hours=3)))
+    rerun = d.ingest(Article(title=A, url="https://outlet2.example/a", published_at=monday + timedelta(hours=27)))
+    assert rerun.cluster_id == first.cluster_id == near.cluster_id and rerun.decision.stage == "exact"
+    assert rerun.story_id == first.story_id
+    t0 = monday.timestamp()
+    span = lambda dd: (dd.stories.stories[first.story_id].first_time, dd.stories.stories[first.story_id].last_time)  # noqa: E731
+    assert span(d) == (t0, t0 + 3 * 3600)  # the rewrite 3 h on counts at its own time, the re-run does not
+    d.close()
+    d = Deduper.open(db, model=None, guards=None)
+    assert span(d) == (t0, t0 + 3 * 3600)
+    d.close()
+    # with the gap off, the re-run counts at its own time (the rule follows copy_gap_hours)
+    from service.config import EngineConfig
+
+    d = Deduper.open(f"sqlite:///{tmp_path / 'off.db'}", model=None, guards=None,
+                     config=EngineConfig(copy_gap_hours=0.0))
+    a = d.ingest(Article(title=A, url="https://outlet0.example/a", published_at=monday))
+    d.ingest(Article(title=A, url="https://outlet2.example/a", published_at=monday + timedelta(hours=27)))
+    assert d.stories.stories[a.story_id].last_time == t0 + 27 * 3600
+    d.close()
