@@ -42,7 +42,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -m "not slow" --timeout=900
+	$(BIN)/python -m pytest -q -m "not slow" --timeout=900 --durations=15
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
