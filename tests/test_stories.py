@@ -121,7 +121,6 @@ FEED = [
 ]
 
 
-@pytest.mark.slow
 def test_copy_groups_do_not_depend_on_arrival_order() -> None:
     """Three shuffled orders of one feed (case and spacing variants included) give the same copy
     groups: the embedding cache keys the exact text, and groups are matched through their anchor."""
