@@ -183,12 +183,16 @@ def cluster_articles(items: Sequence[ClusterItem]) -> list[Article]:
 
 
 def ingest_levels(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
-                  overrides: dict[str, float] | None = None, progress: bool = False) -> tuple[list[int], list[int]]:
+                  overrides: dict[str, float] | None = None, progress: bool = False,
+                  settle: bool = False) -> tuple[list[int], list[int]]:
     """One ingest of the items in the given order (``ingest_clusters``): each item's copy group and
-    its story as the store holds it once the feed is in."""
+    its story as the store holds it once the feed is in (``settle``: and then settled,
+    ``Deduper.settle_stories``)."""
     articles = cluster_articles(items)
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
+        if settle:
+            d.settle_stories(progress=progress)
         # An item's story is its copy group's once the feed is in: a story revision may have
         # moved the group after the item's own result was returned.
         final: dict[int, int] = {}

@@ -363,11 +363,12 @@ def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_d
     return [round(x, 4) for x in out]
 
 
-def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Path | None = None
-                  ) -> dict[str, dict[str, float | None]]:
+def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Path | None = None,
+                  settle: bool = False) -> dict[str, dict[str, float | None]]:
     """The engine's story and copy-level scores on one dev cluster file, per order: seed 0 is file
     order, any other seed the items shuffled with ``random.Random(seed)`` (as ``shuffled``), each
-    ingested into a fresh store (``eval.engine.ingest_levels``)."""
+    ingested into a fresh store (``eval.engine.ingest_levels``); ``settle``: the stories once
+    settled after the ingest (``Deduper.settle_stories``)."""
     from eval.engine import ingest_levels
 
     items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
@@ -377,7 +378,7 @@ def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Pat
     out: dict[str, dict[str, float | None]] = {}
     for seed in seeds:
         order = [items[i] for i in shuffle_order(len(items), seed)] if seed else list(items)
-        copy, story = ingest_levels(order, model=model)
+        copy, story = ingest_levels(order, model=model, settle=settle)
         gold = [it.cluster for it in order]
         c, st = cluster_scores(gold, copy), cluster_scores(gold, story)
         out[str(seed)] = {"story_ari": r4(st.ari), "story_p": r4(st.pairwise_precision),
@@ -418,9 +419,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--sets", default=",".join(SETS))
     e.add_argument("--model", default="use")
     e.add_argument("--seeds", default="0,1,2,3", help="0: file order; others: random.Random(seed) shuffles")
+    e.add_argument("--settle", action="store_true",
+                   help="settle the stories once the feed is in (Deduper.settle_stories), then score them")
     args = p.parse_args(argv)
     if args.cmd == "engine":
-        print(json.dumps({n: engine_orders(n, [int(x) for x in args.seeds.split(",") if x], args.model, args.data)
+        print(json.dumps({n: engine_orders(n, [int(x) for x in args.seeds.split(",") if x], args.model, args.data,
+                                           args.settle)
                           for n in args.sets.split(",") if n}))
         return 0
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]

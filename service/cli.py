@@ -249,6 +249,40 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_settle(args: argparse.Namespace) -> int:
+    """Re-decide a store's open stories in publication order and print what moved."""
+    from service.store import require_existing
+
+    if args.show < 0:
+        raise SystemExit(f"samestory settle: --show must be >= 0, got {args.show}")
+
+    try:
+        require_existing(args.db)  # settling an absent store would create an empty one
+    except FileNotFoundError as exc:
+        raise SystemExit(f"samestory settle: {exc}") from exc
+    engine = open_engine(args)
+    try:
+        report = engine.settle_stories(progress=args.progress or sys.stderr.isatty())
+    finally:
+        engine.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+        return 0
+    if report.skipped is not None:
+        print(f"not settled: {report.skipped}")
+        return 0
+    print(f"settled {report.items} items in {report.groups} copy groups ({report.untimed} without a publication "
+          f"time left as they were): {report.stories_before} -> {report.stories_after} stories, "
+          f"{report.moved} copy groups moved, {report.new_stories} new stories, {report.embedded} items embedded, "
+          f"{report.seconds:.1f} s")
+    for mv in report.moves[: args.show]:
+        print(f"  copy group {mv['copy_group_id']}: story {mv['from_story']} -> {mv['to_story']} "
+              f"(score {mv['score']:.3f})")
+    if len(report.moves) > args.show:
+        print(f"  ... and {len(report.moves) - args.show} more (--show N, or --json for all)")
+    return 0
+
+
 def _open_for_reading(args: argparse.Namespace) -> Store:
     """The store of a read-only listing command (``clusters``, ``stories``), its paging checked first."""
     from service.store import open_store
@@ -412,6 +446,21 @@ def build_parser() -> argparse.ArgumentParser:
                  description="Read a store (no model, no warm-up): the most recently updated stories, or "
                              "with --id one story's copy groups (same report again), each with its "
                              "representative and why, its languages and outlets, and why it is in the story.")
+
+    p = sub.add_parser("settle", help="re-decide a store's open stories in publication order",
+                       description="Replay the story decisions of every live item of the open stories (the last "
+                                   "max(warmup_days, story_window_days)) by publication time, then content hash, "
+                                   "so the stories no longer depend on the order the items arrived in. Copy groups "
+                                   "are not touched; a copy group whose story changes is moved, with the reason "
+                                   "'story: settled ...'; items without a publication time are left as they were. "
+                                   "Items without a story vector are embedded (their vectors stored). Stores with "
+                                   "editors' corrections are not settled. Run it on one worker at a time; other "
+                                   "workers read the settled stories at their next start.")
+    _add_engine_args(p)
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object, every move included")
+    p.add_argument("--show", type=int, default=20, help="moves to list (default %(default)s)")
+    p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
+    p.set_defaults(func=cmd_settle)
 
     p = sub.add_parser("stats", help="store and index counts of a store")
     _add_engine_args(p)

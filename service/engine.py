@@ -34,6 +34,7 @@ from service.corrections import Constraints, load_constraints
 from service.representative import Candidate, better, rank
 from service.restart import StateRestart
 from service.scoring import CosineScorer, EmbeddingScorer, make_scorer
+from service.settle import SettleItem, SettleReport, keep_ids, publication_order, replay
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
@@ -680,14 +681,19 @@ class Deduper:
         for part in dict.fromkeys([*wanted, *parts]):
             self.stories.rebuild(part, [ev for _, ev in self._stored_evidence(parts.get(part, []))])
 
+    def _open_story_rows(self) -> list[tuple[DocumentRow, Any]]:
+        """The live items a warm restart reads into the open stories (and settling replays):
+        those first seen or published within the last ``max(warmup_days, story_window_days)``."""
+        return list(self.store.live_documents(0.0 if not self.config.story_window_days else
+                                              _time.time() - max(self.config.warmup_days,
+                                                                 self.config.story_window_days) * DAY))
+
     def _warm_stories(self) -> int:
         """Rebuild the open stories from the store: every live item of the last ``story_window_days``
         (before the newest item's time), oldest first, with its stored vectors."""
         self.stories = self._new_tracker()
         self.group_story = {}
-        rows = list(self.store.live_documents(0.0 if not self.config.story_window_days else
-                                              _time.time() - max(self.config.warmup_days,
-                                                                 self.config.story_window_days) * DAY))
+        rows = self._open_story_rows()
         if not rows:
             return 0
         stories_of: dict[int, int | None] = {}
@@ -709,6 +715,92 @@ class Deduper:
             added += 1
         self.stories.next_id = 1 + max(self.stories.stories, default=0)
         return added
+
+    def settle_stories(self, *, progress: bool = False) -> SettleReport:
+        """Re-decide the open stories in publication order (``service/settle.py``): the story
+        level as if the feed had arrived in time order, whatever order it came in.
+
+        Every live item of the open stories (what a warm restart reads) is replayed through a
+        fresh story tracker by publication time, then content hash; each copy group is placed by
+        its first item there, with revision as in streaming; items without a publication time
+        are not replayed (their only order is their arrival). Items without a story vector (copies
+        a cheap stage settled) are embedded now and their vectors stored, so that every member's
+        evidence counts whichever member came first. Copy groups are not touched. A group whose
+        story changes is moved as a revision is (its story, score and reason stored, ``story:
+        settled ...``); a replayed story keeps the id of the stored story it shares most items
+        with. Stores with editors' corrections are not settled (a replay must never undo an
+        editor's split or merge): the report says so.
+
+        >>> d = Deduper.open(":memory:", model=None)
+        >>> _ = d.ingest({"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1",
+        ...               "published_at": "2026-03-11T09:00:00Z"})
+        >>> _ = d.ingest({"title": "Volcano erupts in Iceland", "url": "https://b.example/2"})
+        >>> r = d.settle_stories()
+        >>> (r.items, r.untimed, r.groups, r.moved, r.skipped)
+        (1, 1, 1, 0, None)
+        >>> d.close()
+        """
+
+        started = _time.perf_counter()
+        if self.constraints:
+            return SettleReport(skipped="the store holds editors' corrections: settling could undo them")
+        rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
+        untimed = sum(doc.published_at is None for doc, _ in rows)
+        # Without a publication time an item's only order is its arrival: it is not replayed
+        # (service/settle.py), and a copy group with no timed item stays where it is.
+        rows = [(doc, ver) for doc, ver in rows if doc.published_at is not None]
+        versions = {doc.id: ver for doc, ver in rows}
+        before: dict[int, int] = {}
+        for doc, _ in rows:
+            g = int(doc.cluster_id)  # type: ignore[arg-type]
+            if g not in before:
+                c = self.store.get_cluster(g)
+                if c is not None and c.story_id is not None:
+                    before[g] = c.story_id
+        items: list[SettleItem] = []
+        for doc, ev in self._stored_evidence([(d, v) for d, v in rows if d.cluster_id in before]):
+            items.append(SettleItem(doc.id, int(doc.cluster_id), ev,  # type: ignore[arg-type]
+                                    versions[doc.id].content_hash))
+        missing = [i for i, it in enumerate(items) if it.evidence.vector is None]
+        embedded = 0
+        if missing and self.embedder is not None:
+            texts = [story_text(versions[items[i].doc_id].title, versions[items[i].doc_id].body) for i in missing]
+            vecs = np.concatenate([self._encode(texts[k:k + 256]) for k in
+                                   tqdm(range(0, len(texts), 256), desc="embedding", unit="batch",
+                                        disable=not progress)]) if texts else np.zeros((0, 0), np.float32)
+            with self.store.transaction():
+                for i, vec in zip(missing, vecs, strict=True):
+                    if self.model_name:
+                        self.store.save_vector(versions[items[i].doc_id].id, f"{self.model_name}#story",
+                                               vec.astype(np.float32).tobytes())
+                    items[i] = replace(items[i], evidence=replace(items[i].evidence, vector=vec))
+            embedded = len(missing)
+        tracker = self._new_tracker()
+        tracker.allocate = None  # the replay's own ids; stored ids are chosen after (keep_ids)
+        placed = replay(tracker, publication_order(items))
+        weight = Counter(it.group for it in items)
+        ids = keep_ids(before, {g: p.story for g, p in placed.items()}, weight)
+        now = _time.time()
+        report = SettleReport(items=len(items), untimed=untimed, groups=len(placed), stories_before=len(set(before.values())),
+                              stories_after=len({p.story for p in placed.values()}), embedded=embedded)
+        with self.store.transaction():
+            for new in sorted({p.story for p in placed.values()} - set(ids)):
+                ids[new] = self.store.create_story(now)
+                report.new_stories += 1
+            for g, p in sorted(placed.items()):
+                target, source = ids[p.story], before[g]
+                if target == source:
+                    continue
+                reason = f"story: settled in publication order, moved from story {source} (score {p.score:.3f})"
+                self.store.set_cluster_story(g, target, round(p.score, 6), reason, now)
+                self.store.touch_story(target, now)
+                self.store.touch_story(source, now)
+                report.moved += 1
+                report.moves.append({"copy_group_id": g, "from_story": source, "to_story": target,
+                                     "score": round(p.score, 4)})
+        self._warm_stories()  # the live tracker reads the settled stories back, as a restart would
+        report.seconds = _time.perf_counter() - started
+        return report
 
     def _rep_candidate(self, doc_id: int) -> Candidate | None:
         """The displayed representative as ``better`` compares it (from memory, else the store)."""

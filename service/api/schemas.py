@@ -490,6 +490,28 @@ class StoryPage(BaseModel):
     next_offset: int | None
 
 
+class SettleMoveOut(BaseModel):
+    copy_group_id: int
+    from_story: int
+    to_story: int
+    score: float = Field(description="the story score of the decision that put the group there in the replay")
+
+
+# A ``service.settle.SettleReport`` (its ``to_dict()``).
+class SettleOut(BaseModel):
+    items: int = Field(description="live items of the open stories replayed (those with a publication time)")
+    untimed: int = Field(description="live items of the open stories without a publication time, left as they were")
+    groups: int = Field(description="copy groups replayed")
+    stories_before: int
+    stories_after: int
+    moved: int = Field(description="copy groups whose story changed")
+    new_stories: int = Field(description="stories the settling opened")
+    embedded: int = Field(description="items embedded for their story vector (copies a cheap stage had settled)")
+    seconds: float
+    skipped: str | None = Field(description="why nothing was done (editors' corrections), else null")
+    moves: list[SettleMoveOut]
+
+
 # A ``service.corrections.Correction`` (its ``to_dict()``).
 class CorrectionOut(BaseModel):
     id: int

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
+from fastapi import APIRouter, Depends
+
+from service.api.dependencies import ServiceDep, require_api_key
 from service.api.routers.listing import add_listing
-from service.api.schemas import StoryOut, StoryPage
+from service.api.schemas import SettleOut, StoryOut, StoryPage
 from service.views import story_page, story_view
 
 router = APIRouter(prefix="/v1", tags=["stories"])
@@ -13,3 +16,14 @@ add_listing(router, what="story", plural="stories", page_of=story_page, view_of=
             page_model=StoryPage, item_model=StoryOut,
             page_summary="Recent stories, most recently updated first",
             item_summary="A story: its copy groups, languages, outlets, span")
+
+
+@router.post("/settlements", response_model=SettleOut,
+             summary="Re-decide the open stories in publication order (copy groups untouched)",
+             description="Settles the open stories and returns the report (a settling is not stored as a resource). Replays the story decisions of every live item of the open stories by publication time, "
+                         "then content hash, so the stories no longer depend on the order items arrived in "
+                         "(`Deduper.settle_stories`). A copy group whose story changes is moved with the reason "
+                         "`story: settled ...`; items without a publication time stay as they were; a store with "
+                         "editors' corrections is not settled (`skipped` says so).")
+def settle_stories(service: ServiceDep, who: Annotated[str, Depends(require_api_key)]) -> SettleOut:
+    return SettleOut.model_validate(service.call("settle", lambda: service.engine.settle_stories().to_dict()))

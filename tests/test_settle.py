@@ -1,0 +1,195 @@
+"""Settling: the open stories re-decided in publication order (``service/settle.py``,
+``Deduper.settle_stories``, ``samestory settle``, ``POST /v1/settlements``)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from service.config import EngineConfig
+from service.engine import Deduper
+from service.settle import SettleItem, keep_ids, publication_order
+from service.stories import StoryEvidence
+from service.types import Article
+from tests.test_stories import _TWO_EVENTS, _FixedEmbedder, _partition
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def _item(doc: int, group: int, t: float, h: str) -> SettleItem:
+    return SettleItem(doc, group, StoryEvidence.build(f"headline {doc}", "", "en", t, None), h)
+
+
+def test_publication_order_depends_on_the_items_not_their_arrival() -> None:
+    items = [_item(1, 1, 50.0, "c"), _item(2, 2, 10.0, "b"), _item(3, 3, 10.0, "a"), _item(4, 1, 99.0, "a")]
+    orders = {tuple(i.doc_id for i in publication_order(random.Random(s).sample(items, 4))) for s in range(10)}
+    assert orders == {(3, 2, 1, 4)}  # time, then content hash
+
+
+def test_keep_ids_gives_each_stored_story_to_the_replayed_story_that_shares_most_items() -> None:
+    before = {1: 10, 2: 10, 3: 11, 4: 12}
+    after = {1: 1, 2: 2, 3: 2, 4: 2}
+    weight = {1: 5, 2: 1, 3: 3, 4: 1}
+    # replayed story 1 shares 5 items with 10, story 2 shares 3 with 11 (and 1 each with 10, 12)
+    assert keep_ids(before, after, weight) == {1: 10, 2: 11}
+
+
+def _ingest_two_events(order: tuple[str, ...], *, revise: bool, db: str = ":memory:") -> Deduper:
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=revise)  # every item its own copy group
+    d = Deduper.open(db, model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+    times = {k: T0 + timedelta(minutes=i) for i, k in enumerate(_TWO_EVENTS)}  # fixed publication times
+    for k in order:
+        title, lang, _ = _TWO_EVENTS[k]
+        d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang, published_at=times[k]))
+    return d
+
+
+def _stories(d: Deduper) -> list[list[str]]:
+    """The stored stories as a partition of the fixture's keys (documents 1-4 by title)."""
+    by_title = {title: k for k, (title, _, _) in _TWO_EVENTS.items()}
+    labels = {}
+    for doc_id in range(1, 5):
+        doc = d.store.get_document(doc_id)
+        assert doc is not None and doc.cluster_id is not None and doc.latest_version_id is not None
+        title = d.store.get_version(doc.latest_version_id).title
+        labels[by_title[title]] = d.store.get_cluster(doc.cluster_id).story_id
+    return _partition(labels)
+
+
+def test_settled_stories_do_not_depend_on_arrival_order() -> None:
+    """Without revision the streamed stories differ between the 24 orders of the fixture; once
+    settled, every order gives the same stories, and settling again moves nothing."""
+    streamed, settled = set(), set()
+    for order in itertools.permutations(_TWO_EVENTS):
+        d = _ingest_two_events(order, revise=False)
+        streamed.add(repr(_stories(d)))
+        report = d.settle_stories()
+        assert report.skipped is None and report.items == 4 and report.groups == 4
+        settled.add(repr(_stories(d)))
+        assert d.settle_stories().moved == 0  # a settled store is already in publication order
+        # the live tracker holds the settled stories: what the store says, group by group
+        for g, sid in d.group_story.items():
+            assert d.store.get_cluster(g).story_id == sid
+        d.close()
+    assert len(streamed) > 1
+    assert len(settled) == 1
+
+
+def test_a_settled_move_is_stored_with_its_reason_and_survives_a_restart(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)
+    # An order whose streamed stories are not the publication-order ones.
+    for order in itertools.permutations(_TWO_EVENTS):
+        d = _ingest_two_events(order, revise=False)
+        before = _stories(d)
+        report = d.settle_stories()
+        after = _stories(d)
+        d.close()
+        if before != after:
+            break
+    else:
+        pytest.fail("no order of the fixture streams differently from publication order")
+    d = _ingest_two_events(order, revise=False, db=db)
+    report = d.settle_stories()
+    assert report.moved >= 1 and len(report.moves) == report.moved
+    mv = report.moves[0]
+    cluster = d.store.get_cluster(mv["copy_group_id"])
+    assert cluster.story_id == mv["to_story"]
+    assert cluster.story_reason.startswith(f"story: settled in publication order, moved from story {mv['from_story']}")
+    settled = _stories(d)
+    d.close()
+    d = Deduper.open(db, model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+    assert _stories(d) == settled
+    assert d.settle_stories().moved == 0
+    d.close()
+
+
+def test_items_without_a_publication_time_are_left_as_they_were() -> None:
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)
+    d = Deduper.open(":memory:", model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+    for k in ("A-ko", "B-ko", "B-en", "A-en"):
+        title, lang, _ = _TWO_EVENTS[k]
+        d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang))
+    before = _stories(d)
+    report = d.settle_stories()
+    assert (report.items, report.untimed, report.moved) == (0, 4, 0)
+    assert _stories(d) == before
+    d.close()
+
+
+def test_a_store_with_editors_corrections_is_not_settled() -> None:
+    from service.corrections import Editor
+
+    d = _ingest_two_events(("A-ko", "B-ko", "B-en", "A-en"), revise=False)
+    Editor(d).split(4, who="editor", note="test")  # the last item ingested
+    before = _stories(d)
+    report = d.settle_stories()
+    assert report.skipped is not None and "corrections" in report.skipped and report.moved == 0
+    assert _stories(d) == before
+    d.close()
+
+
+def test_copies_without_a_story_vector_are_embedded_and_their_vectors_stored() -> None:
+    class Counting(_FixedEmbedder):
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def encode(self, texts: list[str], **kwargs: object) -> np.ndarray:
+            self.texts.extend(texts)
+            return super().encode(texts)
+
+    emb = Counting()
+    d = Deduper.open(":memory:", model=emb, config=EngineConfig(embedding_threshold=0.99))  # type: ignore[arg-type]
+    title, lang, _ = _TWO_EVENTS["A-en"]
+    d.ingest(Article(title=title, url="https://x.example/1", lang=lang, published_at=T0))
+    copy = d.ingest(Article(title=title, url="https://y.example/1", lang=lang, published_at=T0))
+    assert copy.status == "duplicate" and copy.decision.stage == "exact"  # settled by a cheap stage: no vector
+    emb.texts.clear()
+    report = d.settle_stories()
+    assert report.embedded == 1 and emb.texts == [title]
+    assert d.store.load_vectors([copy.version_id], "fixed#story")
+    assert d.settle_stories().embedded == 0  # stored: not embedded twice
+    d.close()
+
+
+def test_cli_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from service.cli import main
+
+    path = tmp_path / "feed.jsonl"
+    rows = [{"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1",
+             "published_at": "2026-03-11T09:00:00Z"},
+            {"title": "Volcano erupts in southwest Iceland", "url": "https://b.example/2"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    assert main(["ingest", str(path), "--db", db, "--model", "none", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["settle", "--db", db, "--model", "none"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("settled 1 items in 1 copy groups (1 without a publication time left as they were)")
+    assert main(["settle", "--db", db, "--model", "none", "--json"]) == 0
+    got: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert (got["items"], got["untimed"], got["moved"], got["skipped"]) == (1, 1, 0, None)
+    with pytest.raises(SystemExit, match="--show must be >= 0"):
+        main(["settle", "--db", db, "--model", "none", "--show", "-1"])
+    with pytest.raises(SystemExit, match=r"samestory settle: no SQLite store at .*absent\.db"):
+        main(["settle", "--db", f"sqlite:///{tmp_path / 'absent.db'}", "--model", "none"])
+
+
+def test_api_settle(make_client: Any) -> None:
+    items = [{"title": "Indonesia quake toll rises to 384 in Palu", "url": "https://www.reuters.com/q",
+              "lang": "en", "published_at": "2018-09-29T06:00:00Z"}]
+    client = make_client(items)
+    r = client.post("/v1/settlements")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert (body["items"], body["groups"], body["moved"], body["skipped"]) == (1, 1, 0, None)
+    locked = make_client(items, api_key="k")
+    assert locked.post("/v1/settlements").status_code == 401
+    assert locked.post("/v1/settlements", headers={"X-API-Key": "k"}).status_code == 200
