@@ -69,6 +69,8 @@ def register(subparsers: Any) -> None:
     c.add_argument("--json", action="store_true")
     c.add_argument("--no-guards", action="store_true")
     c.add_argument("--baselines", action="store_true")
+    c.add_argument("--settle", action="store_true",
+                   help="with --level story: settle the stories once the file is in (samestory settle), then score")
     _common(c)
     c.set_defaults(func=cmd_clusters)
 
@@ -211,13 +213,17 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 def cmd_clusters(args: argparse.Namespace) -> int:
     from eval import clusters as cluster_eval
 
+    if args.settle and args.level != "story":
+        raise SystemExit("samestory eval clusters: --settle applies to --level story (settling moves stories, "
+                         "never copy groups)")
     items = _sampled_clusters(args)
     progress = not args.no_progress
     name = _engine_label(args)
     if args.level == "story":
-        name += " stories"
+        name += " stories, settled" if args.settle else " stories"
     results = [cluster_eval.evaluate(name, items, cluster_eval.predict_samestory(
-        items, guards=not args.no_guards, model=args.model, progress=progress, level=args.level))]
+        items, guards=not args.no_guards, model=args.model, progress=progress, level=args.level,
+        settle=args.settle))]
     if args.baselines:
         baselines = (cluster_eval.story_baselines(model=args.model) if args.level == "story" else
                      _default_baselines(args.model))
@@ -231,7 +237,7 @@ def cmd_clusters(args: argparse.Namespace) -> int:
               f"{_fmt(s.pairwise_recall):>6} {_fmt(s.pairwise_f1):>6} {_fmt(s.bcubed_precision):>6} "
               f"{_fmt(s.bcubed_recall):>6} {_fmt(s.bcubed_f1):>6} {_fmt(s.ari):>6}")
     if args.json:
-        obj = {**results[0].to_dict(), "level": args.level}
+        obj = {**results[0].to_dict(), "level": args.level, "settled": args.settle}
         if len(results) > 1:
             obj["baselines"] = [r.to_dict() for r in results[1:]]
         print(json.dumps(obj, ensure_ascii=False))

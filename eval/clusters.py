@@ -42,12 +42,14 @@ def evaluate(method: str, items: Sequence[ClusterItem], labels: Sequence[Any]) -
 
 def predict_samestory(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
                       overrides: dict[str, float] | None = None, progress: bool = False,
-                      level: str = "copy") -> list[int]:
+                      level: str = "copy", settle: bool = False) -> list[int]:
     """samestory's copy group (``level="copy"``) or story (``"story"``) id for every item, ingested
-    in order (with its time when it has one) into a fresh store."""
+    in order (with its time when it has one) into a fresh store; ``settle``: the stories once
+    settled (``Deduper.settle_stories``)."""
     from eval.engine import ingest_clusters
 
-    return ingest_clusters(items, guards=guards, model=model, overrides=overrides, progress=progress, level=level)
+    return ingest_clusters(items, guards=guards, model=model, overrides=overrides, progress=progress, level=level,
+                           settle=settle)
 
 
 def story_baselines(model: str = "use", tokenizer: str = "okt") -> list[Baseline]:

@@ -21,12 +21,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from eval.data import ClusterItem, Pair, Side
-from service.types import MAX_BODY_CHARS, MAX_TITLE_CHARS, Article
+from service.types import MAX_BODY_CHARS, MAX_TITLE_CHARS, Article, IngestResult
+
+if TYPE_CHECKING:
+    from service.engine import Deduper
 
 
 class CachedEmbedder:
@@ -162,13 +165,13 @@ def item_time(it: ClusterItem) -> datetime | None:
 
 def ingest_clusters(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
                     overrides: dict[str, float] | None = None, progress: bool = False,
-                    level: str = "copy") -> list[int]:
+                    level: str = "copy", settle: bool = False) -> list[int]:
     """Ingest the items in file order into a fresh store, each with its time when it has one;
     the engine's copy group (``level="copy"``) or story (``"story"``, as the store holds it at
-    the end) id of each."""
+    the end; ``settle``: once settled) id of each."""
     if level not in ("copy", "story"):
         raise ValueError(f"level must be 'copy' or 'story', got {level!r}")
-    copy, story = ingest_levels(items, guards, model, overrides, progress)
+    copy, story = ingest_levels(items, guards, model, overrides, progress, settle=settle)
     return copy if level == "copy" else story
 
 
@@ -188,19 +191,36 @@ def ingest_levels(items: Sequence[ClusterItem], guards: bool = True, model: str 
     """One ingest of the items in the given order (``ingest_clusters``): each item's copy group and
     its story as the store holds it once the feed is in (``settle``: and then settled,
     ``Deduper.settle_stories``)."""
+    copy, streamed, settled = ingest_stories(items, guards, model, overrides, progress, settle=settle)
+    return copy, settled if settle else streamed
+
+
+def ingest_stories(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
+                   overrides: dict[str, float] | None = None, progress: bool = False, *,
+                   settle: bool = True) -> tuple[list[int], list[int], list[int]]:
+    """One ingest of the items in the given order: each item's copy group, its story once the feed
+    is in, and (``settle``) its story once the stories are settled (else the streamed one again)."""
     articles = cluster_articles(items)
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
+        streamed = _stored_stories(d, results)
         if settle:
             d.settle_stories(progress=progress)
-        # An item's story is its copy group's once the feed is in: a story revision may have
-        # moved the group after the item's own result was returned.
-        final: dict[int, int] = {}
-        for r in results:
-            if r.cluster_id not in final:
-                c = d.store.get_cluster(r.cluster_id)
-                final[r.cluster_id] = int(c.story_id if c is not None and c.story_id is not None else r.story_id)
-        return [int(r.cluster_id) for r in results], [final[r.cluster_id] for r in results]
+        return [int(r.cluster_id) for r in results], streamed, _stored_stories(d, results) if settle else streamed
+
+
+def _stored_stories(d: Deduper, results: Sequence[IngestResult]) -> list[int]:
+    """Each result's story as the store holds it now: an item's story is its copy group's, and a
+    story revision (or settling) may have moved the group after the item's result was returned."""
+    final: dict[int, int] = {}
+    for r in results:
+        if r.cluster_id not in final:
+            c = d.store.get_cluster(r.cluster_id)
+            sid = c.story_id if c is not None and c.story_id is not None else r.story_id
+            if sid is None:
+                raise RuntimeError(f"copy group {r.cluster_id} is in no story")
+            final[r.cluster_id] = int(sid)
+    return [final[r.cluster_id] for r in results]
 
 
 def ingest_units(items: Sequence[ClusterItem], model: str = "use",

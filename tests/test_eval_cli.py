@@ -52,6 +52,18 @@ def test_eval_clusters_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert -1.0 <= obj["ari"] <= 1.0 and obj["items"] >= 40
 
 
+def test_eval_clusters_settled_stories(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--settle`` scores the stories once settled (UCI items carry their times); it is refused
+    at the copy level, which settling never changes."""
+    path = str(DATA / "uci-news-aggregator-subset" / "dev.clusters.jsonl")
+    rc = main(["eval", "clusters", path, "--sample", "60", "--level", "story", "--settle", "--json", "--no-progress"])
+    assert rc == 0
+    obj = _last_json(capsys)
+    assert obj["settled"] is True and obj["level"] == "story" and obj["method"].endswith("stories, settled")
+    with pytest.raises(SystemExit, match="--settle applies to --level story"):
+        main(["eval", "clusters", path, "--settle"])
+
+
 def test_eval_sweep_table_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plot = tmp_path / "sweep.png"
     rc = main(["eval", "sweep", str(DATA / "tatoeba-kor-eng" / "dev.jsonl"), "--stage", "embedding",
@@ -73,6 +85,7 @@ def test_eval_report_cites_ids_never_texts(tmp_path: Path, capsys: pytest.Captur
     text = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
     assert "## Summary" in text and "## Clusters" in text and "(no guards)" in text
     assert "## Stories (the event level)" in text and "| samestory stories |" in text
+    assert "| samestory stories, settled |" in text
     assert "## Cross-lingual scorers tried (issue 8)" in text
     assert (tmp_path / "figures" / "f1_by_set.png").is_file()
     # No eval text may leak into the report (licences; the data stays in its folder).
