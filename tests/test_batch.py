@@ -120,3 +120,30 @@ def test_batch_seeds_a_postgres_store(tmp_path: Path, pg_url: str) -> None:
         assert later.status == "duplicate" and later.cluster_id == out.results[6]["copy_group_id"]
     finally:
         live.close()
+
+
+def test_batch_settle_gives_one_story_level_whatever_the_input_order(tmp_path: Path) -> None:
+    """``--settle``: the rows' stories are the settled ones (re-decided in publication order), the
+    same in every input order of a feed whose streamed stories depend on it; the summary carries
+    the settling's report."""
+    import itertools
+    from datetime import datetime, timedelta, timezone
+
+    from service.config import EngineConfig
+    from tests.test_stories import _TWO_EVENTS, _FixedEmbedder
+
+    t0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+    rows = {k: {"title": title, "lang": lang, "url": f"https://x.example/{k}",
+                "published_at": (t0 + timedelta(minutes=i)).isoformat()}
+            for i, (k, (title, lang, _)) in enumerate(_TWO_EVENTS.items())}
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
+    streamed, settled = set(), set()
+    for n, order in enumerate(itertools.permutations(rows)):
+        records = read_records([_jsonl(tmp_path / f"feed{n}.jsonl", [rows[k] for k in order])])
+        for settle, seen in ((False, streamed), (True, settled)):
+            out = run_batch(records, config=cfg, make_embedder=_FixedEmbedder, settle=settle)
+            labels = dict(zip(order, (r["story_id"] for r in out.results), strict=True))
+            seen.add(frozenset(_partition([labels[k] for k in rows])))
+            assert (out.summary["settled"] is not None) == settle
+        assert out.summary["settled"]["items"] == 4 and "moves" not in out.summary["settled"]
+    assert len(streamed) > 1 and len(settled) == 1

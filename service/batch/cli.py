@@ -26,7 +26,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
                         ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus,
                         search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size,
-                        exact_scores=args.exact_scores)
+                        exact_scores=args.exact_scores, settle=args.settle)
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
     files = write_parquet(args.out, records, out.results)
@@ -99,6 +99,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "nothing differently)")
     p.add_argument("--no-search-stage", action="store_true",
                    help="no sharded vector search: the decide step searches its own index for every item")
+    p.add_argument("--settle", action="store_true",
+                   help="once every record is decided, settle the stories (as `samestory settle`: re-decided in "
+                        "publication order, so they do not depend on the input's order; items without a "
+                        "publication time stay as decided); story_id is then the settled story")
     p.add_argument("--batch-size", type=int, default=1024, help="items per batch of the parallel stages")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -77,13 +77,17 @@ class Decided:
     counters: dict[str, int] = field(default_factory=dict)
     late_embedded: int = 0
     searches: dict[str, int] = field(default_factory=dict)  # answered from the pairs / fell back
+    settled: dict[str, Any] | None = None  # the settling's report (``settle``), else None
 
 
 def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embedder: Any,
            guards: bool = True, progress: bool = False, neighbours: Neighbours | None = None,
-           floor: float = -1.0, exact_scores: bool = False) -> Decided:
+           floor: float = -1.0, exact_scores: bool = False, settle: bool = False) -> Decided:
     """Ingest ``records`` in order into ``store`` (``:memory:`` for a result only, or the store
-    to seed) with the streaming engine; map its results to rows of the input.
+    to seed) with the streaming engine; map its results to rows of the input. Each row's
+    ``story_id`` is its copy group's story once every record is in (a story revision may move a
+    group after a row's own decision); ``settle``: once the stories are settled
+    (``Deduper.settle_stories``: re-decided in publication order).
 
     ``neighbours``: the sharded search stage's candidate pairs (cosine >= ``floor``); the
     engine's vector searches are then answered from them (``service.batch.candidates``).
@@ -100,11 +104,18 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             wrapped = CandidateVectors(engine.state.vectors, neighbours, floor=floor, exact_scores=exact_scores)
             engine.state.vectors = wrapped  # type: ignore[assignment]
         out = engine.ingest_many([r.article for r in records], progress=progress)
-        counters = {k: int(v) for k, v in engine.counters.items()}
         if wrapped is not None:
             searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
                         "own_search_for_score": wrapped.for_score}
             engine.state.vectors = wrapped.inner
+        late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
+        settled = engine.settle_stories(progress=progress).to_dict() if settle else None
+        counters = {k: int(v) for k, v in engine.counters.items()}
+        story_of: dict[int, int | None] = {}
+        for r in out:
+            if r.cluster_id not in story_of:
+                c = engine.store.get_cluster(r.cluster_id)
+                story_of[r.cluster_id] = c.story_id if c is not None and c.story_id is not None else r.story_id
     finally:
         engine.close()
     first_row: dict[int, int] = {}
@@ -116,7 +127,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         results.append({
             "row": row,
             "copy_group_id": r.cluster_id,
-            "story_id": r.story_id,
+            "story_id": story_of[r.cluster_id],
             "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
             "status": r.status,
             "stage": d.stage,
@@ -128,5 +139,4 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             "blocked_by": list(d.blocked_by),
             "reasons": list(d.reasons),
         })
-    late = int(getattr(embedder, "late", 0) or 0)
-    return Decided(results, counters, late, searches)
+    return Decided(results, counters, late, searches, settled)

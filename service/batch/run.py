@@ -89,7 +89,8 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
               into: str = ":memory:", level: str = "copy", batch_size: int = 1024, progress: bool = False,
               ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0,
               search: bool = True, nprobe: int = NPROBE, list_size: int = LIST_SIZE,
-              exact_scores: bool = False, make_embedder: Callable[[], Any] | None = None) -> BatchOutput:
+              exact_scores: bool = False, make_embedder: Callable[[], Any] | None = None,
+              settle: bool = False) -> BatchOutput:
     """Deduplicate ``records``: the plan's parallel stages on ``engine``, then the decide step.
 
     ``into``: the store the decide step writes (``:memory:`` keeps only the result; a SQLite or
@@ -98,6 +99,10 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     vector searches from its pairs; False leaves every search to the decide step's own index.
     ``exact_scores``: an item the pairs give no hit is searched again by the engine's own index,
     so that its ``score`` (the nearest group's cosine) is streaming's too (docs/scale.md).
+    ``settle``: once every record is decided, settle the stories (``Deduper.settle_stories``: the
+    story level re-decided in publication order, so it does not depend on the input's order); the
+    rows' ``story_id`` are then the settled stories, and the summary's ``settled`` is its report
+    without the list of moves.
     ``make_embedder``: builds the embedder in each process that embeds (the driver, every Ray
     embedding actor: picklable for Ray) instead of ``model``'s; the equivalence tests pass one
     that serves the vectors an earlier run computed (``bench.batch_scale.SavedVectors``).
@@ -138,7 +143,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     t0, c0 = time.perf_counter(), time.process_time()
     decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress,
                      neighbours=neighbours, floor=plan.floor if plan is not None else -1.0,
-                     exact_scores=exact_scores)
+                     exact_scores=exact_scores, settle=settle)
     timings = {k: round(v, 3) for k, v in prepared.timings.items()}
     timings["decide_s"] = round(time.perf_counter() - t0, 3)
     timings["decide_cpu_s"] = round(time.process_time() - c0, 3)
@@ -160,6 +165,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         # the sharded vector search: its lists and pairs, and how the decide step's searches were answered
         "vector_search": {**prepared.search, **({"floor": plan.floor} if plan is not None else {}),
                           **decided.searches},
+        "settled": None if decided.settled is None else {k: v for k, v in decided.settled.items() if k != "moves"},
         "timings": timings,
         "items_per_s": round(len(results) / max(timings["total_s"], 1e-9), 1),
         # peak resident memory of this (the driver) process, in MiB: the decide step's state lives here
