@@ -255,6 +255,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
 
     if args.show < 0:
         raise SystemExit(f"samestory settle: --show must be >= 0, got {args.show}")
+    if args.hours is not None and not args.hours > 0:
+        raise SystemExit(f"samestory settle: --hours must be > 0, got {args.hours}")
 
     try:
         require_existing(args.db)  # settling an absent store would create an empty one
@@ -262,7 +264,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise SystemExit(f"samestory settle: {exc}") from exc
     engine = open_engine(args)
     try:
-        report = engine.settle_stories(progress=args.progress or sys.stderr.isatty())
+        report = engine.settle_stories(hours=args.hours, progress=args.progress or sys.stderr.isatty())
     finally:
         engine.close()
     if args.json:
@@ -271,8 +273,9 @@ def cmd_settle(args: argparse.Namespace) -> int:
     if report.skipped is not None:
         print(f"not settled: {report.skipped}")
         return 0
+    held = f", {report.held} older items held as context" if report.held else ""
     print(f"settled {report.items} items in {report.groups} copy groups ({report.untimed} without a publication "
-          f"time left as they were): {report.stories_before} -> {report.stories_after} stories, "
+          f"time left as they were{held}): {report.stories_before} -> {report.stories_after} stories, "
           f"{report.moved} copy groups moved, {report.new_stories} new stories, {report.embedded} items embedded, "
           f"{report.seconds:.1f} s")
     for mv in report.moves[: args.show]:
@@ -458,6 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "workers read the settled stories at their next start.")
     _add_engine_args(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object, every move included")
+    p.add_argument("--hours", type=float, default=None,
+                   help="replay only the copy groups published within the last HOURS before the newest item; "
+                        "older groups stay where they are, as context (default: every open story)")
     p.add_argument("--show", type=int, default=20, help="moves to list (default %(default)s)")
     p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
     p.set_defaults(func=cmd_settle)

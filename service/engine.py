@@ -34,7 +34,7 @@ from service.corrections import Constraints, load_constraints
 from service.representative import Candidate, better, rank
 from service.restart import StateRestart
 from service.scoring import CosineScorer, EmbeddingScorer, make_scorer
-from service.settle import SettleItem, SettleReport, keep_ids, publication_order, replay
+from service.settle import SettleItem, SettleReport, hold, keep_ids, publication_order, replay
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
@@ -716,7 +716,7 @@ class Deduper:
         self.stories.next_id = 1 + max(self.stories.stories, default=0)
         return added
 
-    def settle_stories(self, *, progress: bool = False) -> SettleReport:
+    def settle_stories(self, *, hours: float | None = None, progress: bool = False) -> SettleReport:
         """Re-decide the open stories in publication order (``service/settle.py``): the story
         level as if the feed had arrived in time order, whatever order it came in.
 
@@ -731,6 +731,11 @@ class Deduper:
         with. Stores with editors' corrections are not settled (a replay must never undo an
         editor's split or merge): the report says so.
 
+        ``hours``: replay only the copy groups whose items were all published within the last
+        ``hours`` before the newest item; older groups are held where they are, as context the
+        replayed ones may join (the settling's cost then follows the recent items, not the
+        open stories' whole window).
+
         >>> d = Deduper.open(":memory:", model=None)
         >>> _ = d.ingest({"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1",
         ...               "published_at": "2026-03-11T09:00:00Z"})
@@ -740,7 +745,8 @@ class Deduper:
         (1, 1, 1, 0, None)
         >>> d.close()
         """
-
+        if hours is not None and not (isinstance(hours, (int, float)) and hours > 0):
+            raise ValueError(f"hours must be a number > 0, got {hours!r}")
         started = _time.perf_counter()
         if self.constraints:
             return SettleReport(skipped="the store holds editors' corrections: settling could undo them")
@@ -775,13 +781,22 @@ class Deduper:
                                                vec.astype(np.float32).tobytes())
                     items[i] = replace(items[i], evidence=replace(items[i].evidence, vector=vec))
             embedded = len(missing)
+        held: set[int] = set()
+        if hours is not None and items:
+            cut = max(it.evidence.time for it in items) - hours * 3600.0
+            held = {it.group for it in items if it.evidence.time < cut}
         tracker = self._new_tracker()
         tracker.allocate = None  # the replay's own ids; stored ids are chosen after (keep_ids)
-        placed = replay(tracker, publication_order(items))
+        context = [it for it in items if it.group in held]
+        hold(tracker, publication_order(context), before)
+        placed = replay(tracker, publication_order([it for it in items if it.group not in held]))
         weight = Counter(it.group for it in items)
-        ids = keep_ids(before, {g: p.story for g, p in placed.items()}, weight)
+        taken = {before[g] for g in held}
+        ids = {sid: sid for sid in taken}  # a replayed group that joined a held story goes there
+        ids.update(keep_ids(before, {g: p.story for g, p in placed.items() if p.story not in taken}, weight, taken))
         now = _time.time()
-        report = SettleReport(items=len(items), untimed=untimed, groups=len(placed), stories_before=len(set(before.values())),
+        report = SettleReport(items=len(items) - len(context), untimed=untimed, held=len(context), groups=len(placed),
+                              stories_before=len({before[g] for g in placed}),
                               stories_after=len({p.story for p in placed.values()}), embedded=embedded)
         with self.store.transaction():
             for new in sorted({p.story for p in placed.values()} - set(ids)):

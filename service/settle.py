@@ -66,11 +66,13 @@ class Placement:
 @dataclass
 class SettleReport:
     """What one settling did. ``items``: those replayed; ``untimed``: live items of the open
-    stories left as they were (no publication time); ``moved``: copy groups whose story changed;
+    stories left as they were (no publication time); ``held``: items of copy groups older than
+    the settling's ``hours``, kept where they are as context; ``moved``: copy groups whose story changed;
     ``skipped``: why nothing was done (None: it ran)."""
 
     items: int = 0
     untimed: int = 0
+    held: int = 0
     groups: int = 0
     stories_before: int = 0
     stories_after: int = 0
@@ -82,7 +84,7 @@ class SettleReport:
     moves: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "untimed": self.untimed, "groups": self.groups, "stories_before": self.stories_before,
+        return {"items": self.items, "untimed": self.untimed, "held": self.held, "groups": self.groups, "stories_before": self.stories_before,
                 "stories_after": self.stories_after, "moved": self.moved, "new_stories": self.new_stories,
                 "embedded": self.embedded, "seconds": round(self.seconds, 3), "skipped": self.skipped,
                 "moves": self.moves}
@@ -92,6 +94,17 @@ def publication_order(items: Iterable[SettleItem]) -> list[SettleItem]:
     """The items by publication time, then content hash, then document id: an order that depends
     on the items, not on when they arrived (only items with a publication time are settled)."""
     return sorted(items, key=lambda i: (i.evidence.time, i.content_hash, i.doc_id))
+
+
+def hold(tracker: StoryTracker, items: Sequence[SettleItem], stories: Mapping[int, int]) -> None:
+    """Put ``items`` (in the order given) into ``tracker`` as fixed context: each in its copy
+    group's stored story (``stories``, by group), never revised. The replay that follows can join
+    those stories but moves none of their groups (``Deduper.settle_stories(hours=...)``)."""
+    for it in items:
+        tracker.add(stories[it.group], it.evidence, unit=it.group, settle=False)
+        unit = tracker.units.get(it.group)
+        if unit is not None:
+            unit.pinned = True
 
 
 def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Placement]:
@@ -113,17 +126,19 @@ def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Plac
     return placed
 
 
-def keep_ids(before: Mapping[int, int], after: Mapping[int, int], weight: Mapping[int, int]) -> dict[int, int]:
+def keep_ids(before: Mapping[int, int], after: Mapping[int, int], weight: Mapping[int, int],
+             taken: Iterable[int] = ()) -> dict[int, int]:
     """Which existing story id each replayed story keeps: greedily by the number of items
     (``weight`` per group) the two share, largest first, each id used once, so a story that
     settled where it was keeps its id and readers' links stay valid. Replayed stories left out get
-    new ids. ``before`` and ``after`` map each group to its story before and in the replay."""
+    new ids. ``before`` and ``after`` map each group to its story before and in the replay;
+    ``taken``: ids no replayed story may take (the held stories', which keep their own)."""
     shared: Counter[tuple[int, int]] = Counter()
     for g, new in after.items():
         if g in before:
             shared[(new, before[g])] += weight.get(g, 1)
     out: dict[int, int] = {}
-    used: set[int] = set()
+    used: set[int] = set(taken)
     for (new, old), _ in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):
         if new not in out and old not in used:
             out[new] = old

@@ -176,6 +176,10 @@ def test_cli_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["settle", "--db", db, "--model", "none", "--json"]) == 0
     got: dict[str, Any] = json.loads(capsys.readouterr().out)
     assert (got["items"], got["untimed"], got["moved"], got["skipped"]) == (1, 1, 0, None)
+    assert main(["settle", "--db", db, "--model", "none", "--hours", "24", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["held"] == 0
+    with pytest.raises(SystemExit, match="--hours must be > 0"):
+        main(["settle", "--db", db, "--model", "none", "--hours", "0"])
     with pytest.raises(SystemExit, match="--show must be >= 0"):
         main(["settle", "--db", db, "--model", "none", "--show", "-1"])
     with pytest.raises(SystemExit, match=r"samestory settle: no SQLite store at .*absent\.db"):
@@ -190,6 +194,37 @@ def test_api_settle(make_client: Any) -> None:
     assert r.status_code == 200, r.text
     body = r.json()
     assert (body["items"], body["groups"], body["moved"], body["skipped"]) == (1, 1, 0, None)
+    assert client.post("/v1/settlements", params={"hours": 24}).json()["items"] == 1
+    assert client.post("/v1/settlements", params={"hours": 0}).status_code == 422
     locked = make_client(items, api_key="k")
     assert locked.post("/v1/settlements").status_code == 401
     assert locked.post("/v1/settlements", headers={"X-API-Key": "k"}).status_code == 200
+
+
+def test_hours_replays_only_the_recent_groups_and_holds_the_rest() -> None:
+    """``hours``: groups published before the window stay in their stories (context the recent
+    ones may join); a window that covers everything is a whole settling."""
+    for order in itertools.permutations(_TWO_EVENTS):
+        whole = _ingest_two_events(order, revise=False)
+        report = whole.settle_stories()
+        settled = _stories(whole)
+        whole.close()
+        d = _ingest_two_events(order, revise=False)
+        before = {g: d.store.get_cluster(g).story_id for g in range(1, 5)}
+        # published at minutes 0-3 (fixture order); the last 90 s hold minutes 2 and 3
+        part = d.settle_stories(hours=1.5 / 60)
+        assert (part.items, part.held, part.groups) == (2, 2, 2)
+        moved = {m["copy_group_id"] for m in part.moves}
+        # one copy group per document here, numbered alike
+        held_groups = {g for g in range(1, 5) if d.store.get_document(g).published_at < T0.timestamp() + 120}
+        assert not moved & held_groups
+        assert all(d.store.get_cluster(g).story_id == before[g] for g in held_groups)
+        d.close()
+        d = _ingest_two_events(order, revise=False)
+        assert d.settle_stories(hours=1.0).moved == report.moved and _stories(d) == settled
+        d.close()
+    d = Deduper.open(":memory:", model=None)
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="hours must be a number > 0"):
+            d.settle_stories(hours=bad)
+    d.close()

@@ -501,6 +501,7 @@ class SettleMoveOut(BaseModel):
 class SettleOut(BaseModel):
     items: int = Field(description="live items of the open stories replayed (those with a publication time)")
     untimed: int = Field(description="live items of the open stories without a publication time, left as they were")
+    held: int = Field(description="items of copy groups older than `hours`, kept where they are as context")
     groups: int = Field(description="copy groups replayed")
     stories_before: int
     stories_after: int

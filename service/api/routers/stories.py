@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from service.api.dependencies import ServiceDep, require_api_key
 from service.api.routers.listing import add_listing
@@ -25,5 +25,9 @@ add_listing(router, what="story", plural="stories", page_of=story_page, view_of=
                          "(`Deduper.settle_stories`). A copy group whose story changes is moved with the reason "
                          "`story: settled ...`; items without a publication time stay as they were; a store with "
                          "editors' corrections is not settled (`skipped` says so).")
-def settle_stories(service: ServiceDep, who: Annotated[str, Depends(require_api_key)]) -> SettleOut:
-    return SettleOut.model_validate(service.call("settle", lambda: service.engine.settle_stories().to_dict()))
+def settle_stories(service: ServiceDep, who: Annotated[str, Depends(require_api_key)],
+                   hours: Annotated[float | None, Query(gt=0, le=1e6, description=(
+                       "replay only the copy groups published within the last `hours` before the newest "
+                       "item; older ones stay where they are, as context (default: every open story)"))] = None,
+                   ) -> SettleOut:
+    return SettleOut.model_validate(service.call("settle", lambda: service.engine.settle_stories(hours=hours).to_dict()))
