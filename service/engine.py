@@ -748,6 +748,8 @@ class Deduper:
         if hours is not None and not (isinstance(hours, (int, float)) and hours > 0):
             raise ValueError(f"hours must be a number > 0, got {hours!r}")
         started = _time.perf_counter()
+        self._catch_up()  # other workers' items into the state first: their anchors time re-runs
+        self._sync_corrections()
         if self.constraints:
             return SettleReport(skipped="the store holds editors' corrections: settling could undo them")
         rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]

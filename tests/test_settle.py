@@ -228,3 +228,17 @@ def test_hours_replays_only_the_recent_groups_and_holds_the_rest() -> None:
         with pytest.raises(ValueError, match="hours must be a number > 0"):
             d.settle_stories(hours=bad)
     d.close()
+
+
+def test_a_correction_made_by_another_worker_stops_the_settling(tmp_path: Path) -> None:
+    from service.corrections import Editor
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    a = _ingest_two_events(("A-ko", "B-ko", "B-en", "A-en"), revise=False, db=db)
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)
+    b = Deduper.open(db, model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+    Editor(b).split(4, who="editor", note="on the other worker")
+    b.close()
+    report = a.settle_stories()
+    assert report.skipped is not None and "corrections" in report.skipped
+    a.close()
