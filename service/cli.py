@@ -265,6 +265,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     try:
         report = engine.settle_stories(hours=args.hours, progress=args.progress or sys.stderr.isatty())
+    except ValueError as exc:
+        raise SystemExit(f"samestory settle: {exc}") from None
     finally:
         engine.close()
     if args.json:

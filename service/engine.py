@@ -758,6 +758,13 @@ class Deduper:
         # (service/settle.py), and a copy group with no timed item stays where it is.
         rows = [(doc, ver) for doc, ver in rows if doc.published_at is not None]
         versions = {doc.id: ver for doc, ver in rows}
+        # The stories were decided on one model's vectors (the story weights were fitted on USE's);
+        # replaying them on another model's, or on words alone, would re-decide them on evidence
+        # they were never decided on.
+        stored = {m.split("#", 1)[0] for m in self.store.vector_models([v.id for v in versions.values()])}
+        if stored and (self.model_name or "none") not in stored:
+            raise ValueError(f"the store's items were embedded with {', '.join(sorted(stored))}: settle with "
+                             f"that model, not {self.model_name or 'none'}")
         before: dict[int, int] = {}
         for doc, _ in rows:
             g = int(doc.cluster_id)  # type: ignore[arg-type]

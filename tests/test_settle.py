@@ -242,3 +242,13 @@ def test_a_correction_made_by_another_worker_stops_the_settling(tmp_path: Path) 
     report = a.settle_stories()
     assert report.skipped is not None and "corrections" in report.skipped
     a.close()
+
+
+def test_settling_with_another_model_than_the_stores_is_refused(tmp_path: Path) -> None:
+    """Stories decided on one model's vectors are not re-decided on another's, nor on words alone."""
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    _ingest_two_events(("A-ko", "B-ko", "B-en", "A-en"), revise=False, db=db).close()
+    d = Deduper.open(db, model=None)
+    with pytest.raises(ValueError, match="embedded with fixed: settle with that model, not none"):
+        d.settle_stories()
+    d.close()

@@ -151,6 +151,10 @@ class Store(Protocol):
         """The stored vectors of these versions for ``model``, by version id (absent: no key)."""
         ...
 
+    def vector_models(self, version_ids: list[int]) -> set[str]:
+        """The models any of these versions has a stored vector for (``use``, ``use#story``, ...)."""
+        ...
+
     def record_change(self, document_id: int, now: float) -> int: ...
     def changes_since(self, seq: int, limit: int | None = None) -> list[tuple[int, int]]:
         """``(seq, document_id)`` of the changes after ``seq``, oldest first; at most ``limit``."""

@@ -277,6 +277,15 @@ class SQLStoreBase:
                 out[int(r[0])] = bytes(r[1])
         return out
 
+    def vector_models(self, version_ids: list[int]) -> set[str]:
+        out: set[str] = set()
+        for start in range(0, len(version_ids), 500):
+            chunk = version_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            out.update(str(r[0]) for r in self._all(
+                f"SELECT DISTINCT model FROM vectors WHERE version_id IN ({marks})", tuple(chunk)))
+        return out
+
     def counts(self) -> dict[str, int]:
         out = {}
         for table in ("documents", "versions", "observations", "clusters", "stories"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, HTTPException, Query, status
 
 from service.api.dependencies import ServiceDep, require_api_key
 from service.api.routers.listing import add_listing
@@ -19,6 +19,7 @@ add_listing(router, what="story", plural="stories", page_of=story_page, view_of=
 
 
 @router.post("/settlements", response_model=SettleOut,
+             responses={409: {"description": "the store's items were embedded with another model (the detail says which)"}},
              summary="Re-decide the open stories in publication order (copy groups untouched)",
              description="Settles the open stories and returns the report (a settling is not stored as a resource). Replays the story decisions of every live item of the open stories by publication time, "
                          "then content hash, so the stories no longer depend on the order items arrived in "
@@ -30,4 +31,8 @@ def settle_stories(service: ServiceDep, who: Annotated[str, Depends(require_api_
                        "replay only the copy groups published within the last `hours` before the newest "
                        "item; older ones stay where they are, as context (default: every open story)"))] = None,
                    ) -> SettleOut:
-    return SettleOut.model_validate(service.call("settle", lambda: service.engine.settle_stories(hours=hours).to_dict()))
+    try:
+        report = service.call("settle", lambda: service.engine.settle_stories(hours=hours).to_dict())
+    except ValueError as exc:  # the service's model is not the one the store's items were embedded with
+        raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
+    return SettleOut.model_validate(report)
