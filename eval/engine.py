@@ -203,24 +203,21 @@ def ingest_stories(items: Sequence[ClusterItem], guards: bool = True, model: str
     articles = cluster_articles(items)
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
-        streamed = _stored_stories(d, results)
+        streamed = _stories_of(d, results)
         if settle:
             d.settle_stories(progress=progress)
-        return [int(r.cluster_id) for r in results], streamed, _stored_stories(d, results) if settle else streamed
+        return [int(r.cluster_id) for r in results], streamed, _stories_of(d, results) if settle else streamed
 
 
-def _stored_stories(d: Deduper, results: Sequence[IngestResult]) -> list[int]:
-    """Each result's story as the store holds it now: an item's story is its copy group's, and a
-    story revision (or settling) may have moved the group after the item's result was returned."""
-    final: dict[int, int] = {}
-    for r in results:
-        if r.cluster_id not in final:
-            c = d.store.get_cluster(r.cluster_id)
-            sid = c.story_id if c is not None and c.story_id is not None else r.story_id
-            if sid is None:
-                raise RuntimeError(f"copy group {r.cluster_id} is in no story")
-            final[r.cluster_id] = int(sid)
-    return [final[r.cluster_id] for r in results]
+def _stories_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:
+    """Each result's story as the store holds it now (``Deduper.stored_stories``); every copy
+    group of an eval ingest is in a story."""
+    out: list[int] = []
+    for r, sid in zip(results, d.stored_stories(results), strict=True):
+        if sid is None:
+            raise RuntimeError(f"copy group {r.cluster_id} is in no story")
+        out.append(sid)
+    return out
 
 
 def ingest_units(items: Sequence[ClusterItem], model: str = "use",

@@ -681,6 +681,17 @@ class Deduper:
         for part in dict.fromkeys([*wanted, *parts]):
             self.stories.rebuild(part, [ev for _, ev in self._stored_evidence(parts.get(part, []))])
 
+    def stored_stories(self, results: Sequence[IngestResult]) -> list[int | None]:
+        """Each result's story as the store holds it now: an item's story is its copy group's, and
+        a story revision (or settling) may have moved the group after the result was returned (a
+        group the store has no story for keeps the result's)."""
+        story_of: dict[int, int | None] = {}
+        for r in results:
+            if r.cluster_id not in story_of:
+                c = self.store.get_cluster(r.cluster_id)
+                story_of[r.cluster_id] = c.story_id if c is not None and c.story_id is not None else r.story_id
+        return [story_of[r.cluster_id] for r in results]
+
     def _open_story_rows(self) -> list[tuple[DocumentRow, Any]]:
         """The live items a warm restart reads into the open stories (and settling replays):
         those first seen or published within the last ``max(warmup_days, story_window_days)``."""
@@ -782,12 +793,12 @@ class Deduper:
             texts = [story_text(versions[items[i].doc_id].title, versions[items[i].doc_id].body) for i in missing]
             vecs = np.concatenate([self._encode(texts[k:k + 256]) for k in
                                    tqdm(range(0, len(texts), 256), desc="embedding", unit="batch",
-                                        disable=not progress)]) if texts else np.zeros((0, 0), np.float32)
+                                        disable=not progress)])
             with self.store.transaction():
                 for i, vec in zip(missing, vecs, strict=True):
                     if self.model_name:
                         self.store.save_vector(versions[items[i].doc_id].id, f"{self.model_name}#story",
-                                               vec.astype(np.float32).tobytes())
+                                               vec.tobytes())
                     items[i] = replace(items[i], evidence=replace(items[i].evidence, vector=vec))
             embedded = len(missing)
         held: set[int] = set()

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from service.stories import StoryEvidence, StoryTracker
@@ -67,8 +67,8 @@ class Placement:
 class SettleReport:
     """What one settling did. ``items``: those replayed; ``untimed``: live items of the open
     stories left as they were (no publication time); ``held``: items of copy groups older than
-    the settling's ``hours``, kept where they are as context; ``moved``: copy groups whose story changed;
-    ``skipped``: why nothing was done (None: it ran)."""
+    the settling's ``hours``, kept where they are as context; ``moved``: copy groups whose story
+    changed; ``skipped``: why nothing was done (None: it ran)."""
 
     items: int = 0
     untimed: int = 0
@@ -84,10 +84,7 @@ class SettleReport:
     moves: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "untimed": self.untimed, "held": self.held, "groups": self.groups, "stories_before": self.stories_before,
-                "stories_after": self.stories_after, "moved": self.moved, "new_stories": self.new_stories,
-                "embedded": self.embedded, "seconds": round(self.seconds, 3), "skipped": self.skipped,
-                "moves": self.moves}
+        return {**asdict(self), "seconds": round(self.seconds, 3)}
 
 
 def publication_order(items: Iterable[SettleItem]) -> list[SettleItem]:

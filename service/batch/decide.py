@@ -111,11 +111,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
         settled = engine.settle_stories(progress=progress).to_dict() if settle else None
         counters = {k: int(v) for k, v in engine.counters.items()}
-        story_of: dict[int, int | None] = {}
-        for r in out:
-            if r.cluster_id not in story_of:
-                c = engine.store.get_cluster(r.cluster_id)
-                story_of[r.cluster_id] = c.story_id if c is not None and c.story_id is not None else r.story_id
+        stories = engine.stored_stories(out)
     finally:
         engine.close()
     first_row: dict[int, int] = {}
@@ -127,7 +123,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         results.append({
             "row": row,
             "copy_group_id": r.cluster_id,
-            "story_id": story_of[r.cluster_id],
+            "story_id": stories[row],
             "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
             "status": r.status,
             "stage": d.stage,
