@@ -8,7 +8,7 @@ Used in two ways with the same stage functions and the same guards:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -45,6 +45,13 @@ class Match:
     decision: Decision
     cluster_id: int | None = None
     matched_doc: int | None = None
+
+
+# A last check on a candidate every guard let through, given its document id: (the merge
+# stands, a note for the reasons or None). A refusal is a veto like a guard's, named
+# ``blocked_by`` "body", and the walk goes on to the next candidate (the ingest's body check,
+# ``Deduper._body_confirm``).
+Confirm = Callable[[int], tuple[bool, str | None]]
 
 
 def guard_input(f: ItemFeatures) -> GuardInput:
@@ -112,7 +119,19 @@ class Cascade:
         return (f"embedding: cosine {cosine:.3f} >= {self.config.slot_confirm_threshold} (slot-confirmed band, "
                 f"below {self.config.embedding_threshold})")
 
-    def _confirm_hits(self, probe: Probe) -> Match | None:
+    @staticmethod
+    def _confirmed(trace: Trace, confirm: Confirm | None, doc: int) -> bool:
+        """``confirm``'s answer on ``doc``, its note on the trace and a refusal as a ``body`` veto."""
+        if confirm is None:
+            return True
+        ok, note = confirm(doc)
+        if note:
+            trace.reasons.append(note)
+        if not ok and "body" not in trace.blocked_by:
+            trace.blocked_by.append("body")
+        return ok
+
+    def _confirm_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The embedding hits no stage took whose cosine is in the slot-confirmed band, best
         first: the first one whose slots all align (and every guard passes) is the match."""
         trace, entries = probe.trace, probe.state.entries
@@ -132,6 +151,8 @@ class Cascade:
                                      f"(representative {doc}), {why}")
                 trace.reasons.extend(guard_notes(verdicts))
                 trace.guards = verdicts
+                if not self._confirmed(trace, confirm, doc):
+                    continue
                 return Match(Decision(True, "embedding", sc.cosine, trace.reasons, trace.blocked_by, matched_id=doc,
                                       scores=trace.scores, guards=trace.guards), cluster, doc)
         return None
@@ -183,9 +204,11 @@ class Cascade:
 
     # one item against the candidate state ----------------------------------------------------------
     def match(self, f: ItemFeatures, state: CandidateState, vector_fn: VectorFn,
-              window: Window | None, *, exclude_doc: int | None = None) -> Match:
+              window: Window | None, *, exclude_doc: int | None = None, confirm: Confirm | None = None) -> Match:
         """Walk the stages in order; in each, propose the candidates at or above its threshold,
-        best first, one per cluster, until a guard lets one through."""
+        best first, one per cluster, until the guards (and ``confirm``, when given) let one through.
+        A candidate vetoed does not end the walk: the next one is tried, so an item finds the copy
+        it is of even when another report of the same event came in first and scores higher."""
         probe = Probe(f, state, vector_fn, window, exclude_doc)
         trace, entries = probe.trace, state.entries
         last_stage: StageName = "minhash"
@@ -202,11 +225,12 @@ class Cascade:
                 if doc == exclude_doc or cluster in trace.tried:
                     continue
                 trace.tried.add(cluster)
-                if self._propose(trace, stage.describe(probe, doc, score), f, entries.features(doc)):
+                if (self._propose(trace, stage.describe(probe, doc, score), f, entries.features(doc))
+                        and self._confirmed(trace, confirm, doc)):
                     return Match(Decision(True, stage.name, score, trace.reasons, trace.blocked_by, matched_id=doc,
                                           scores=trace.scores, guards=trace.guards), cluster, doc)
             if isinstance(stage, EmbeddingStage) and probe.scored and self.has_confirm_band():
-                found = self._confirm_hits(probe)
+                found = self._confirm_hits(probe, confirm)
                 if found is not None:
                     return found
         if not trace.reasons:

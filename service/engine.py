@@ -28,7 +28,7 @@ from tqdm import tqdm
 from index.features import ItemFeatures
 from index.urls import InvalidUrlError, UrlRules
 from models.base import Embedder
-from service.cascade import Cascade, Match
+from service.cascade import Cascade, Confirm, Match
 from service.config import DAY, EngineConfig
 from service.corrections import Constraints, load_constraints
 from service.representative import Candidate, better, rank
@@ -48,6 +48,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("samestory.engine")
 
 # The story reason service.corrections.Editor.merge gives each copy group it moves.
+# Bodies compared per ingested item (``Deduper._body_confirm``): each costs a passage comparison,
+# and a cross-lingual one the encoder for both bodies' sentences. With it, NTREX dev's copy groups
+# are the same in file order and shuffles 1-3 (docs/stories.md, "Copy decisions that do not hang
+# on arrival order"). A candidate past the cap is refused unchecked, so raising it can only add
+# merges and lowering it to 1 brings back the arrival-order dependence (the first candidate's
+# veto ends the walk).
+MAX_BODY_CHECKS = 3
 _MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 
 
@@ -394,9 +401,8 @@ class Deduper:
             return vector
 
         window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
-        match: Match = self.cascade.match(f, state, vector_fn, window)
-        if self.config.body_passages and match.decision.same and match.matched_doc is not None:
-            match = self._body_check(article, match)
+        confirm = self._body_confirm(article) if self.config.body_passages else None
+        match: Match = self.cascade.match(f, state, vector_fn, window, confirm=confirm)
         apart = None
         disputed = self._disputed_twins(f, match) if self.constraints.cannot else None
         if disputed is not None and disputed[1] is not None:
@@ -468,28 +474,46 @@ class Deduper:
                             id=article.id, story_id=story_id,
                             matched_copy=match.matched_doc if decision.same else None)
 
-    def _body_check(self, article: Article, match: Match) -> Match:
-        """``EngineConfig.body_passages``: the cascade's merge stands when the new body is a
-        passage copy of the matched document's body, and is vetoed when it is not; unchanged when
-        either side has no body of two or more sentences (nothing to compare as a passage)."""
+    def _body_confirm(self, article: Article) -> Confirm | None:
+        """``EngineConfig.body_passages``: a merge the cascade proposes stands when the new body is
+        a passage copy of the candidate document's body, and is vetoed (``blocked_by`` "body")
+        when it is not, and the cascade goes on to its next candidate; a candidate stands
+        unchecked when either side has no body of two or more sentences (nothing to compare as a
+        passage). None when the article has no such body.
+
+        The walk goes on after a veto so that the decision does not hang on arrival order: a
+        Korean article whose English source is in the state is first compared with the
+        best-scoring candidate, which can be another outlet's Korean article on the same event
+        (its headline closer in words), and used to end there as a new group whenever that other
+        article had come in first (NTREX dev, ``rt.com.91337``: joined its source in file order,
+        alone in shuffle 1). At most ``MAX_BODY_CHECKS`` bodies are compared per item; a
+        candidate past that is refused unchecked (over-splitting, never over-merging).
+        """
         from index.passages import split_sentences
 
         body = (article.body or "").strip()
-        versions = self.store.versions_of(match.matched_doc) if match.matched_doc is not None else []
-        other = versions[-1] if versions else None
-        if other is None or len(split_sentences(body)) < 2 or len(split_sentences(other.body or "")) < 2:
-            return match
-        v = self.passages.dedupe([{"text": other.body, "lang": other.lang if other.lang != "und" else None},
-                                  {"text": body, "lang": article.lang}]).verdicts[1]
-        d = match.decision
-        why = v.reasons[0] if v.reasons else ""
-        if v.duplicate_of == 0:
-            return Match(replace(d, reasons=[*d.reasons, f"body: a passage copy of document {match.matched_doc}'s "
-                                                         f"body ({why})"]), match.cluster_id, match.matched_doc)
-        return Match(Decision(False, d.stage, d.score,
-                              [*d.reasons, f"body veto: not a passage copy of document {match.matched_doc}'s body "
-                                           f"({why})"],
-                              [*d.blocked_by, "body"], scores=dict(d.scores), guards=list(d.guards)))
+        if len(split_sentences(body)) < 2:
+            return None
+        checked = 0
+
+        def confirm(doc_id: int) -> tuple[bool, str | None]:
+            nonlocal checked
+            versions = self.store.versions_of(doc_id)
+            other = versions[-1] if versions else None
+            if other is None or len(split_sentences(other.body or "")) < 2:
+                return True, None
+            if checked >= MAX_BODY_CHECKS:
+                return False, f"body veto: document {doc_id}'s body not compared ({MAX_BODY_CHECKS} bodies " \
+                              f"compared already)"
+            checked += 1
+            v = self.passages.dedupe([{"text": other.body, "lang": other.lang if other.lang != "und" else None},
+                                      {"text": body, "lang": article.lang}]).verdicts[1]
+            why = v.reasons[0] if v.reasons else ""
+            if v.duplicate_of == 0:
+                return True, f"body: a passage copy of document {doc_id}'s body ({why})"
+            return False, f"body veto: not a passage copy of document {doc_id}'s body ({why})"
+
+        return confirm
 
     # stories ---------------------------------------------------------------------------------------------
     def _new_tracker(self) -> StoryTracker:

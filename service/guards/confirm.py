@@ -89,6 +89,14 @@ class SlotConfirmer:
         ha, hb = a.headline, b.headline
         if bool(HANGUL_RE.search(ha)) == bool(HANGUL_RE.search(hb)):
             return Confirmation(False, "slots: not a Korean-English pair")
+        # The English side first, whichever came in first: the alignment is read from the first
+        # side's values (a Latin name is found spelt in Hangul on the other side, a Korean name
+        # the analyser does not know as one is not), so a pair must not be confirmed one way
+        # round and refused the other. NTREX dev bbc.381680 (Brexit / 브렉시트, UK / 영국): two
+        # aligned values English first, one Korean first, so the pair was a copy only when the
+        # English article arrived second.
+        if HANGUL_RE.search(ha):
+            ha, hb = hb, ha
         ta, tb = sa.analyse(ha), sa.analyse(hb)
         if max(ta.words, tb.words) > self.max_words:
             return Confirmation(False, f"slots: longer than {self.max_words} words")
