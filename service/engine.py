@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("samestory.engine")
 
-# The story reason service.corrections.Editor.merge gives each copy group it moves.
 # Bodies compared per ingested item (``Deduper._body_confirm``): each costs a passage comparison,
 # and a cross-lingual one the encoder for both bodies' sentences. With it, NTREX dev's copy groups
 # are the same in file order and shuffles 1-3 (docs/stories.md, "Copy decisions that do not hang
@@ -55,6 +54,7 @@ log = logging.getLogger("samestory.engine")
 # merges and lowering it to 1 brings back the arrival-order dependence (the first candidate's
 # veto ends the walk).
 MAX_BODY_CHECKS = 3
+# The story reason service.corrections.Editor.merge gives each copy group it moves.
 _MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 
 
