@@ -277,7 +277,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
         return 0
     held = f", {report.held} older items held as context" if report.held else ""
     print(f"settled {report.items} items in {report.groups} copy groups ({report.untimed} without a publication "
-          f"time left as they were{held}): {report.stories_before} -> {report.stories_after} stories, "
+          f"time, replayed after the timed ones by copy group{held}): {report.stories_before} -> {report.stories_after} stories, "
           f"{report.moved} copy groups moved, {report.new_stories} new stories, {report.embedded} items embedded, "
           f"{report.seconds:.1f} s")
     for mv in report.moves[: args.show]:
@@ -457,7 +457,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "max(warmup_days, story_window_days)) by publication time, then content hash, "
                                    "so the stories no longer depend on the order the items arrived in. Copy groups "
                                    "are not touched; a copy group whose story changes is moved, with the reason "
-                                   "'story: settled ...'; items without a publication time are left as they were. "
+                                   "'story: settled ...'; items without a publication time follow the timed ones, copy "
+                                   "group by copy group in content-hash order. "
                                    "Items without a story vector are embedded (their vectors stored). Stores with "
                                    "editors' corrections are not settled. Run it on one worker at a time; other "
                                    "workers read the settled stories at their next start.")

@@ -34,7 +34,7 @@ from service.corrections import Constraints, load_constraints
 from service.representative import Candidate, better, rank
 from service.restart import StateRestart
 from service.scoring import CosineScorer, EmbeddingScorer, make_scorer
-from service.settle import SettleItem, SettleReport, hold, keep_ids, publication_order, replay
+from service.settle import SettleItem, SettleReport, hold, keep_ids, replay, settle_order
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
 from service.store.base import DocumentRow
@@ -758,7 +758,8 @@ class Deduper:
         Every live item of the open stories (what a warm restart reads) is replayed through a
         fresh story tracker by publication time, then content hash; each copy group is placed by
         its first item there, with revision as in streaming; items without a publication time
-        are not replayed (their only order is their arrival). Items without a story vector (copies
+        (whose only order is their arrival) follow, copy group by copy group in the order of the
+        groups' content hashes (``settle_order``). Items without a story vector (copies
         a cheap stage settled) are embedded now and their vectors stored, so that every member's
         evidence counts whichever member came first. Copy groups are not touched. A group whose
         story changes is moved as a revision is (its story, score and reason stored, ``story:
@@ -777,7 +778,7 @@ class Deduper:
         >>> _ = d.ingest({"title": "Volcano erupts in Iceland", "url": "https://b.example/2"})
         >>> r = d.settle_stories()
         >>> (r.items, r.untimed, r.groups, r.moved, r.skipped)
-        (1, 1, 1, 0, None)
+        (2, 1, 2, 0, None)
         >>> d.close()
         """
         if hours is not None and not (isinstance(hours, (int, float)) and hours > 0):
@@ -788,10 +789,9 @@ class Deduper:
         if self.constraints:
             return SettleReport(skipped="the store holds editors' corrections: settling could undo them")
         rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
+        # Without a publication time an item's only order is its arrival: such items are replayed
+        # after the timed ones, copy group by copy group (service/settle.py, settle_order).
         untimed = sum(doc.published_at is None for doc, _ in rows)
-        # Without a publication time an item's only order is its arrival: it is not replayed
-        # (service/settle.py), and a copy group with no timed item stays where it is.
-        rows = [(doc, ver) for doc, ver in rows if doc.published_at is not None]
         versions = {doc.id: ver for doc, ver in rows}
         # The stories were decided on one model's vectors (the story weights were fitted on USE's);
         # replaying them on another model's, or on words alone, would re-decide them on evidence
@@ -810,7 +810,7 @@ class Deduper:
         items: list[SettleItem] = []
         for doc, ev in self._stored_evidence([(d, v) for d, v in rows if d.cluster_id in before]):
             items.append(SettleItem(doc.id, int(doc.cluster_id), ev,  # type: ignore[arg-type]
-                                    versions[doc.id].content_hash))
+                                    versions[doc.id].content_hash, timed=doc.published_at is not None))
         missing = [i for i, it in enumerate(items) if it.evidence.vector is None]
         embedded = 0
         if missing and self.embedder is not None:
@@ -832,8 +832,8 @@ class Deduper:
         tracker = self._new_tracker()
         tracker.allocate = None  # the replay's own ids; stored ids are chosen after (keep_ids)
         context = [it for it in items if it.group in held]
-        hold(tracker, publication_order(context), before)
-        placed = replay(tracker, publication_order([it for it in items if it.group not in held]))
+        hold(tracker, settle_order(context), before)
+        placed = replay(tracker, settle_order([it for it in items if it.group not in held]))
         weight = Counter(it.group for it in items)
         taken = {before[g] for g in held}
         ids = {sid: sid for sid in taken}  # a replayed group that joined a held story goes there

@@ -15,7 +15,7 @@ import pytest
 
 from service.config import EngineConfig
 from service.engine import Deduper
-from service.settle import SettleItem, keep_ids, publication_order
+from service.settle import SettleItem, keep_ids, publication_order, settle_order
 from service.stories import StoryEvidence
 from service.types import Article
 from tests.test_stories import _TWO_EVENTS, _FixedEmbedder, _partition
@@ -111,17 +111,37 @@ def test_a_settled_move_is_stored_with_its_reason_and_survives_a_restart(tmp_pat
     d.close()
 
 
-def test_items_without_a_publication_time_are_left_as_they_were() -> None:
-    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)
-    d = Deduper.open(":memory:", model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
-    for k in ("A-ko", "B-ko", "B-en", "A-en"):
-        title, lang, _ = _TWO_EVENTS[k]
-        d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang))
-    before = _stories(d)
-    report = d.settle_stories()
-    assert (report.items, report.untimed, report.moved) == (0, 4, 0)
-    assert _stories(d) == before
-    d.close()
+def test_items_without_a_publication_time_settle_to_one_story_level_in_every_order() -> None:
+    """Untimed items follow the timed ones copy group by copy group (``settle_order``): the 24
+    arrival orders of the fixture, which stream to different stories, settle to one."""
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
+    streamed, settled = set(), set()
+    for order in itertools.permutations(_TWO_EVENTS):
+        d = Deduper.open(":memory:", model=_FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+        for k in order:
+            title, lang, _ = _TWO_EVENTS[k]
+            d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang))
+        streamed.add(repr(_stories(d)))
+        report = d.settle_stories()
+        assert (report.items, report.untimed, report.groups, report.skipped) == (4, 4, 4, None)
+        settled.add(repr(_stories(d)))
+        assert d.settle_stories().moved == 0
+        d.close()
+    assert len(streamed) > 1
+    assert len(settled) == 1
+
+
+def test_settle_order_puts_untimed_groups_after_the_timed_items_whole_and_by_hash() -> None:
+    timed = [_item(1, 1, 50.0, "c"), _item(2, 2, 10.0, "b")]
+    untimed = [SettleItem(3, 3, StoryEvidence.build("x", "", "en", 5.0, None), "e", timed=False),
+               SettleItem(4, 4, StoryEvidence.build("y", "", "en", 1.0, None), "d", timed=False),
+               SettleItem(5, 3, StoryEvidence.build("z", "", "en", 9.0, None), "a", timed=False),
+               SettleItem(6, 1, StoryEvidence.build("w", "", "en", 2.0, None), "f", timed=False)]
+    orders = {tuple(i.doc_id for i in settle_order(random.Random(s).sample([*timed, *untimed], 6)))
+              for s in range(20)}
+    # timed by time; then group 3 (smallest hash "a": items "a", "e"), group 4 ("d"), then the
+    # untimed member of timed group 1 ("f"), whatever their first-seen times
+    assert orders == {(2, 1, 5, 3, 4, 6)}
 
 
 def test_a_store_with_editors_corrections_is_not_settled() -> None:
@@ -172,12 +192,14 @@ def test_cli_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["settle", "--db", db, "--model", "none"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("settled 1 items in 1 copy groups (1 without a publication time left as they were)")
+    assert out.startswith("settled 2 items in 2 copy groups (1 without a publication time, replayed after the "
+                          "timed ones by copy group)")
     assert main(["settle", "--db", db, "--model", "none", "--json"]) == 0
     got: dict[str, Any] = json.loads(capsys.readouterr().out)
-    assert (got["items"], got["untimed"], got["moved"], got["skipped"]) == (1, 1, 0, None)
+    assert (got["items"], got["untimed"], got["moved"], got["skipped"]) == (2, 1, 0, None)
     assert main(["settle", "--db", db, "--model", "none", "--hours", "24", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["held"] == 0
+    # an untimed item counts at its first sight (today): the March item is older than 24 h before it
+    assert json.loads(capsys.readouterr().out)["held"] == 1
     with pytest.raises(SystemExit, match="--hours must be > 0"):
         main(["settle", "--db", db, "--model", "none", "--hours", "0"])
     with pytest.raises(SystemExit, match="--show must be >= 0"):

@@ -499,8 +499,9 @@ class SettleMoveOut(BaseModel):
 
 # A ``service.settle.SettleReport`` (its ``to_dict()``).
 class SettleOut(BaseModel):
-    items: int = Field(description="live items of the open stories replayed (those with a publication time)")
-    untimed: int = Field(description="live items of the open stories without a publication time, left as they were")
+    items: int = Field(description="live items of the open stories replayed")
+    untimed: int = Field(description="of those, the items without a publication time (replayed after the timed "
+                                     "ones, copy group by copy group in content-hash order)")
     held: int = Field(description="items of copy groups older than `hours`, kept where they are as context")
     groups: int = Field(description="copy groups replayed")
     stories_before: int

@@ -24,7 +24,8 @@ add_listing(router, what="story", plural="stories", page_of=story_page, view_of=
              description="Settles the open stories and returns the report (a settling is not stored as a resource). Replays the story decisions of every live item of the open stories by publication time, "
                          "then content hash, so the stories no longer depend on the order items arrived in "
                          "(`Deduper.settle_stories`). A copy group whose story changes is moved with the reason "
-                         "`story: settled ...`; items without a publication time stay as they were; a store with "
+                         "`story: settled ...`; items without a publication time follow the timed ones, copy "
+                         "group by copy group in content-hash order; a store with "
                          "editors' corrections is not settled (`skipped` says so).")
 def settle_stories(service: ServiceDep, who: Annotated[str, Depends(require_api_key)],
                    hours: Annotated[float | None, Query(gt=0, le=1e6, description=(
