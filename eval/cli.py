@@ -70,7 +70,8 @@ def register(subparsers: Any) -> None:
     c.add_argument("--no-guards", action="store_true")
     c.add_argument("--baselines", action="store_true")
     c.add_argument("--settle", action="store_true",
-                   help="with --level story: settle the stories once the file is in (samestory settle), then score")
+                   help="settle the copy groups and stories once the file is in (samestory settle: re-decided in "
+                        "publication order), then score the level asked for")
     _common(c)
     c.set_defaults(func=cmd_clusters)
 
@@ -213,14 +214,13 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 def cmd_clusters(args: argparse.Namespace) -> int:
     from eval import clusters as cluster_eval
 
-    if args.settle and args.level != "story":
-        raise SystemExit("samestory eval clusters: --settle applies to --level story (settling moves stories, "
-                         "never copy groups)")
     items = _sampled_clusters(args)
     progress = not args.no_progress
     name = _engine_label(args)
     if args.level == "story":
-        name += " stories, settled" if args.settle else " stories"
+        name += " stories"
+    if args.settle:
+        name += ", settled" if args.level == "story" else " copy groups, settled"
     results = [cluster_eval.evaluate(name, items, cluster_eval.predict_samestory(
         items, guards=not args.no_guards, model=args.model, progress=progress, level=args.level,
         settle=args.settle))]

@@ -44,8 +44,8 @@ def predict_samestory(items: Sequence[ClusterItem], guards: bool = True, model: 
                       overrides: dict[str, float] | None = None, progress: bool = False,
                       level: str = "copy", settle: bool = False) -> list[int]:
     """samestory's copy group (``level="copy"``) or story (``"story"``) id for every item, ingested
-    in order (with its time when it has one) into a fresh store; ``settle``: the stories once
-    settled (``Deduper.settle_stories``)."""
+    in order (with its time when it has one) into a fresh store; ``settle``: the level once
+    settled (``Deduper.settle``: both levels re-decided in publication order)."""
     from eval.engine import ingest_clusters
 
     return ingest_clusters(items, guards=guards, model=model, overrides=overrides, progress=progress, level=level,

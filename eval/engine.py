@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -189,24 +189,41 @@ def ingest_levels(items: Sequence[ClusterItem], guards: bool = True, model: str 
                   overrides: dict[str, float] | None = None, progress: bool = False,
                   settle: bool = False) -> tuple[list[int], list[int]]:
     """One ingest of the items in the given order (``ingest_clusters``): each item's copy group and
-    its story as the store holds it once the feed is in (``settle``: and then settled,
-    ``Deduper.settle_stories``)."""
-    copy, streamed, settled = ingest_stories(items, guards, model, overrides, progress, settle=settle)
-    return copy, settled if settle else streamed
+    its story as the store holds them once the feed is in (``settle``: and then settled,
+    ``Deduper.settle``)."""
+    lv = ingest_stories(items, guards, model, overrides, progress, settle=settle)
+    return (lv.settled_copy, lv.settled_story) if settle else (lv.copy, lv.story)
+
+
+@dataclass(frozen=True)
+class Levels:
+    """One ingest's labels, one per item: its copy group and story once the feed is in, and once
+    settled (``Deduper.settle``; without settling, the same lists again)."""
+
+    copy: list[int]
+    story: list[int]
+    settled_copy: list[int]
+    settled_story: list[int]
 
 
 def ingest_stories(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
                    overrides: dict[str, float] | None = None, progress: bool = False, *,
-                   settle: bool = True) -> tuple[list[int], list[int], list[int]]:
-    """One ingest of the items in the given order: each item's copy group, its story once the feed
-    is in, and (``settle``) its story once the stories are settled (else the streamed one again)."""
+                   settle: bool = True) -> Levels:
+    """One ingest of the items in the given order, both levels as streamed and (``settle``) once
+    settled."""
     articles = cluster_articles(items)
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles, progress=progress)
-        streamed = _stories_of(d, results)
-        if settle:
-            d.settle_stories(progress=progress)
-        return [int(r.cluster_id) for r in results], streamed, _stories_of(d, results) if settle else streamed
+        copy, story = _groups_of(d, results), _stories_of(d, results)
+        if not settle:
+            return Levels(copy, story, copy, story)
+        d.settle(progress=progress)
+        return Levels(copy, story, _groups_of(d, results), _stories_of(d, results))
+
+
+def _groups_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:
+    """Each result's copy group as the store holds it now (settling may have moved the item)."""
+    return d.stored_groups(results)
 
 
 def _stories_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:

@@ -131,9 +131,9 @@ def run_set_stories(rep: SetReport, items: Sequence[ClusterItem], baselines: Seq
     from eval.engine import ingest_stories
 
     t0 = time.perf_counter()
-    _, streamed, settled = ingest_stories(items, guards=True, model=model, progress=progress, settle=True)
-    rep.stories[SAMESTORY_STORIES] = cluster_eval.evaluate(SAMESTORY_STORIES, items, streamed)
-    rep.stories[SAMESTORY_SETTLED] = cluster_eval.evaluate(SAMESTORY_SETTLED, items, settled)
+    levels = ingest_stories(items, guards=True, model=model, progress=progress, settle=True)
+    rep.stories[SAMESTORY_STORIES] = cluster_eval.evaluate(SAMESTORY_STORIES, items, levels.story)
+    rep.stories[SAMESTORY_SETTLED] = cluster_eval.evaluate(SAMESTORY_SETTLED, items, levels.settled_story)
     rep.story_seconds[SAMESTORY_STORIES] = rep.story_seconds[SAMESTORY_SETTLED] = time.perf_counter() - t0
     for b in baselines:
         if b.name in rep.clusters:

@@ -368,7 +368,7 @@ def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Pat
     """The engine's story and copy-level scores on one dev cluster file, per order: seed 0 is file
     order, any other seed the items shuffled with ``random.Random(seed)`` (as ``shuffled``), each
     ingested into a fresh store (``eval.engine.ingest_levels``); ``settle``: the stories once
-    settled after the ingest (``Deduper.settle_stories``)."""
+    settled after the ingest (``Deduper.settle``: copy groups and stories)."""
     from eval.engine import ingest_levels
 
     items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
@@ -420,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--model", default="use")
     e.add_argument("--seeds", default="0,1,2,3", help="0: file order; others: random.Random(seed) shuffles")
     e.add_argument("--settle", action="store_true",
-                   help="settle the stories once the feed is in (Deduper.settle_stories), then score them")
+                   help="settle both levels once the feed is in (Deduper.settle), then score them")
     args = p.parse_args(argv)
     if args.cmd == "engine":
         print(json.dumps({n: engine_orders(n, [int(x) for x in args.seeds.split(",") if x], args.model, args.data,

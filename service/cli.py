@@ -250,7 +250,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
-    """Re-decide a store's open stories in publication order and print what moved."""
+    """Re-decide a store's open copy groups and stories in publication order and print what moved."""
     from service.store import require_existing
 
     if args.show < 0:
@@ -264,7 +264,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise SystemExit(f"samestory settle: {exc}") from exc
     engine = open_engine(args)
     try:
-        report = engine.settle_stories(hours=args.hours, progress=args.progress or sys.stderr.isatty())
+        report = engine.settle(hours=args.hours, copies=not args.keep_copy_groups,
+                               progress=args.progress or sys.stderr.isatty())
     except ValueError as exc:
         raise SystemExit(f"samestory settle: {exc}") from None
     finally:
@@ -275,11 +276,22 @@ def cmd_settle(args: argparse.Namespace) -> int:
     if report.skipped is not None:
         print(f"not settled: {report.skipped}")
         return 0
+    c = report.copies
+    if c is not None:
+        held = f", {c.held} items of groups with an untimed or older item held as they are" if c.held else ""
+        print(f"copy groups: replayed {c.items} items of {c.groups_before} copy groups{held}: {c.groups_before} -> "
+              f"{c.groups_after} groups, {c.moved} items moved, {c.anchors} anchors changed, {c.new_groups} new "
+              f"groups, {c.embedded} items embedded, {c.seconds:.1f} s")
+        for mv in c.moves[: args.show]:
+            print(f"  document {mv['document_id']}: copy group {mv['from_copy_group']} -> {mv['to_copy_group']} "
+                  f"({mv['stage']} {mv['score'] if mv['score'] is not None else '-'})")
+        if len(c.moves) > args.show:
+            print(f"  ... and {len(c.moves) - args.show} more (--show N, or --json for all)")
     held = f", {report.held} older items held as context" if report.held else ""
-    print(f"settled {report.items} items in {report.groups} copy groups ({report.untimed} without a publication "
-          f"time, replayed after the timed ones by copy group{held}): {report.stories_before} -> {report.stories_after} stories, "
-          f"{report.moved} copy groups moved, {report.new_stories} new stories, {report.embedded} items embedded, "
-          f"{report.seconds:.1f} s")
+    print(f"stories: settled {report.items} items in {report.groups} copy groups ({report.untimed} without a "
+          f"publication time, replayed after the timed ones by copy group{held}): {report.stories_before} -> "
+          f"{report.stories_after} stories, {report.moved} copy groups moved, {report.new_stories} new stories, "
+          f"{report.embedded} items embedded, {report.seconds - (c.seconds if c is not None else 0.0):.1f} s")
     for mv in report.moves[: args.show]:
         print(f"  copy group {mv['copy_group_id']}: story {mv['from_story']} -> {mv['to_story']} "
               f"(score {mv['score']:.3f})")
@@ -452,22 +464,28 @@ def build_parser() -> argparse.ArgumentParser:
                              "with --id one story's copy groups (same report again), each with its "
                              "representative and why, its languages and outlets, and why it is in the story.")
 
-    p = sub.add_parser("settle", help="re-decide a store's open stories in publication order",
-                       description="Replay the story decisions of every live item of the open stories (the last "
+    p = sub.add_parser("settle", help="re-decide a store's open copy groups and stories in publication order",
+                       description="Replay the decisions of every live item of the open window (the last "
                                    "max(warmup_days, story_window_days)) by publication time, then content hash, "
-                                   "so the stories no longer depend on the order the items arrived in. Copy groups "
-                                   "are not touched; a copy group whose story changes is moved, with the reason "
-                                   "'story: settled ...'; items without a publication time follow the timed ones, copy "
-                                   "group by copy group in content-hash order. "
-                                   "Items without a story vector are embedded (their vectors stored). Stores with "
-                                   "editors' corrections are not settled. Run it on one worker at a time; other "
-                                   "workers read the settled stories at their next start.")
+                                   "so that neither level depends on the order the items arrived in. First the copy "
+                                   "groups: the timed items go through the cascade and guards again, each group's "
+                                   "anchor becomes its earliest report, and a moved item's membership says "
+                                   "'copy: settled in publication order, moved from copy group N' (groups with an "
+                                   "item without a publication time are kept as they are; --keep-copy-groups keeps "
+                                   "them all). Then the stories: a copy group whose story changes is moved, with the "
+                                   "reason 'story: settled ...'; items without a publication time follow the timed "
+                                   "ones, copy group by copy group in content-hash order. Items without a vector "
+                                   "are embedded (their vectors stored). Stores with editors' corrections are not "
+                                   "settled. Run it on one worker at a time; other workers read the settled store "
+                                   "at their next start.")
     _add_engine_args(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object, every move included")
     p.add_argument("--hours", type=float, default=None,
                    help="replay only the copy groups published within the last HOURS before the newest item; "
-                        "older groups stay where they are, as context (default: every open story)")
-    p.add_argument("--show", type=int, default=20, help="moves to list (default %(default)s)")
+                        "older groups stay where they are, as context (default: the whole open window)")
+    p.add_argument("--keep-copy-groups", action="store_true",
+                   help="settle the stories only, over the copy groups as they streamed")
+    p.add_argument("--show", type=int, default=20, help="moves to list per level (default %(default)s)")
     p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
     p.set_defaults(func=cmd_settle)
 

@@ -245,6 +245,11 @@ class Editor:
     def _group_docs(self, group_id: int) -> list[int]:
         return [m.document_id for m in self.store.members_of(group_id)]
 
+    def _live_groups(self, story_id: int) -> list[Any]:
+        """The story's copy groups that have live members (a group whose members were all deleted,
+        or moved to other groups by a settling, stays a row in its story, empty)."""
+        return [c for c in self.store.clusters_of_story(story_id) if self.store.members_of(c.id)]
+
     def _story_docs(self, story_id: int) -> list[int]:
         return [d for c in self.store.clusters_of_story(story_id) for d in self._group_docs(c.id)]
 
@@ -320,7 +325,7 @@ class Editor:
         store, now = self.store, _time.time()
         group = doc.cluster_id
         story = self._story_of(doc)
-        groups = [c.id for c in store.clusters_of_story(story)]
+        groups = [c.id for c in self._live_groups(story)]
         group_docs = self._group_docs(group)
         leave_group = not keep_group and group_docs != [doc.id]
         if not leave_group and groups == [group]:
@@ -345,7 +350,7 @@ class Editor:
                 pair = new_rep
         else:
             moved, changed = group, []
-            pair = next(c.representative_id for c in store.clusters_of_story(story) if c.id != group)
+            pair = next(c.representative_id for c in self._live_groups(story) if c.id != group)
         store.set_cluster_story(moved, new_story, None, why, now)
         a, b = (doc.id, pair) if other is None else (other, doc.id)  # not_same keeps the editor's order
         c = _insert(store, kind, a, b, story, new_story, who, now, note)
@@ -377,7 +382,8 @@ class Editor:
             for sid in (into_story, from_story):
                 if store.get_story(sid) is None:
                     raise CorrectionError(f"story {sid} does not exist")
-            into_groups, src_groups = store.clusters_of_story(into_story), store.clusters_of_story(from_story)
+            src_groups = store.clusters_of_story(from_story)
+            into_live, src_live = self._live_groups(into_story), self._live_groups(from_story)
             into_docs, src_docs = self._story_docs(into_story), self._story_docs(from_story)
             if not src_docs:
                 raise CorrectionError(f"story {from_story} has no members left to merge")
@@ -394,7 +400,7 @@ class Editor:
             # reason's wording is read back by Deduper._evidence_part: keep the two together.
             for g in src_groups:
                 store.set_cluster_story(g.id, into_story, None, why, now)
-            c = _insert(store, "merge", into_groups[0].representative_id, src_groups[0].representative_id,
+            c = _insert(store, "merge", into_live[0].representative_id, src_live[0].representative_id,
                         from_story, into_story, who, now, note)
             return self._done(c, [into_story, from_story])
 

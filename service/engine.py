@@ -32,12 +32,24 @@ from service.cascade import Cascade, Confirm, Match
 from service.config import DAY, EngineConfig
 from service.corrections import Constraints, load_constraints
 from service.representative import Candidate, better, rank
-from service.restart import StateRestart
+from service.restart import StateRestart, anchor_of
 from service.scoring import CosineScorer, EmbeddingScorer, make_scorer
-from service.settle import SettleItem, SettleReport, hold, keep_ids, replay, settle_order
+from service.settle import (
+    REPLAY_IDS,
+    CopyItem,
+    CopySettleReport,
+    SettleItem,
+    SettleReport,
+    copy_order,
+    hold,
+    keep_ids,
+    replay,
+    replay_copies,
+    settle_order,
+)
 from service.state import CandidateState, Entry
 from service.store import Store, open_store
-from service.store.base import DocumentRow
+from service.store.base import DocumentRow, MembershipRow
 from service.stories import StoryEvidence, StoryMatch, StoryTracker, story_text
 from service.types import Article, ArticleError, Decision, IngestResult, Status
 
@@ -54,6 +66,23 @@ log = logging.getLogger("samestory.engine")
 # merges and lowering it to 1 brings back the arrival-order dependence (the first candidate's
 # veto ends the walk).
 MAX_BODY_CHECKS = 3
+# Why a store with editors' corrections is not settled: a replay could undo a split or a merge,
+# which neither the cascade nor a story revision ever does.
+_CORRECTED = "the store holds editors' corrections: settling could undo them"
+
+
+def _check_hours(hours: float | None) -> None:
+    if hours is not None and not (isinstance(hours, (int, float)) and not isinstance(hours, bool) and hours > 0):
+        raise ValueError(f"hours must be a number > 0, got {hours!r}")
+
+
+def _copy_item(doc: DocumentRow, ver: Any) -> CopyItem:
+    """A stored, timed document as the copy replay reads it (features timed at its publication)."""
+    assert doc.cluster_id is not None and doc.published_at is not None
+    f = ItemFeatures.build(ver.title, ver.body, ver.lang, doc.published_at, content_sha=ver.content_hash)
+    return CopyItem(doc.id, ver.id, doc.cluster_id, f, doc.url, doc.source, ver.body, ver.lang)
+
+
 # The story reason service.corrections.Editor.merge gives each copy group it moves.
 _MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 
@@ -401,7 +430,7 @@ class Deduper:
             return vector
 
         window = (f.time - self.config.window_days * DAY, f.time + self.config.window_days * DAY)
-        confirm = self._body_confirm(article) if self.config.body_passages else None
+        confirm = self._body_confirm(article.body, article.lang) if self.config.body_passages else None
         match: Match = self.cascade.match(f, state, vector_fn, window, confirm=confirm)
         apart = None
         disputed = self._disputed_twins(f, match) if self.constraints.cannot else None
@@ -474,12 +503,12 @@ class Deduper:
                             id=article.id, story_id=story_id,
                             matched_copy=match.matched_doc if decision.same else None)
 
-    def _body_confirm(self, article: Article) -> Confirm | None:
+    def _body_confirm(self, body: str | None, lang: str | None) -> Confirm | None:
         """``EngineConfig.body_passages``: a merge the cascade proposes stands when the new body is
         a passage copy of the candidate document's body, and is vetoed (``blocked_by`` "body")
         when it is not, and the cascade goes on to its next candidate; a candidate stands
         unchecked when either side has no body of two or more sentences (nothing to compare as a
-        passage). None when the article has no such body.
+        passage). None when the item's ``body`` has no such body.
 
         The walk goes on after a veto so that the decision does not hang on arrival order: a
         Korean article whose English source is in the state is first compared with the
@@ -491,7 +520,7 @@ class Deduper:
         """
         from index.passages import split_sentences
 
-        body = (article.body or "").strip()
+        body = (body or "").strip()
         if len(split_sentences(body)) < 2:
             return None
         checked = 0
@@ -507,7 +536,7 @@ class Deduper:
                               f"compared already)"
             checked += 1
             v = self.passages.dedupe([{"text": other.body, "lang": other.lang if other.lang != "und" else None},
-                                      {"text": body, "lang": article.lang}]).verdicts[1]
+                                      {"text": body, "lang": lang if lang != "und" else None}]).verdicts[1]
             why = v.reasons[0] if v.reasons else ""
             if v.duplicate_of == 0:
                 return True, f"body: a passage copy of document {doc_id}'s body ({why})"
@@ -705,16 +734,27 @@ class Deduper:
         for part in dict.fromkeys([*wanted, *parts]):
             self.stories.rebuild(part, [ev for _, ev in self._stored_evidence(parts.get(part, []))])
 
-    def stored_stories(self, results: Sequence[IngestResult]) -> list[int | None]:
-        """Each result's story as the store holds it now: an item's story is its copy group's, and
-        a story revision (or settling) may have moved the group after the result was returned (a
-        group the store has no story for keeps the result's)."""
-        story_of: dict[int, int | None] = {}
+    def stored_groups(self, results: Sequence[IngestResult]) -> list[int]:
+        """Each result's copy group as the store holds it now: a settling (``settle_copies``) may
+        have moved the item after its result was returned (a deleted item keeps the result's)."""
+        out = []
         for r in results:
-            if r.cluster_id not in story_of:
-                c = self.store.get_cluster(r.cluster_id)
-                story_of[r.cluster_id] = c.story_id if c is not None and c.story_id is not None else r.story_id
-        return [story_of[r.cluster_id] for r in results]
+            doc = self.store.get_document(r.document_id)
+            out.append(int(doc.cluster_id) if doc is not None and doc.cluster_id is not None else r.cluster_id)
+        return out
+
+    def stored_stories(self, results: Sequence[IngestResult]) -> list[int | None]:
+        """Each result's story as the store holds it now: an item's story is its copy group's
+        (``stored_groups``), and a story revision (or settling) may have moved the group after the
+        result was returned (a group the store has no story for keeps the result's)."""
+        story_of: dict[int, int | None] = {}
+        out: list[int | None] = []
+        for r, g in zip(results, self.stored_groups(results), strict=True):
+            if g not in story_of:
+                c = self.store.get_cluster(g)
+                story_of[g] = c.story_id if c is not None and c.story_id is not None else r.story_id
+            out.append(story_of[g])
+        return out
 
     def _open_story_rows(self) -> list[tuple[DocumentRow, Any]]:
         """The live items a warm restart reads into the open stories (and settling replays):
@@ -751,6 +791,210 @@ class Deduper:
         self.stories.next_id = 1 + max(self.stories.stories, default=0)
         return added
 
+    def settle(self, *, hours: float | None = None, copies: bool = True, progress: bool = False) -> SettleReport:
+        """Settle the open window in publication order, both levels: the copy groups
+        (``settle_copies``; ``copies=False`` keeps them as they streamed), then the stories over
+        them (``settle_stories``). The result is what a feed in time order would have given,
+        whatever order the items came in. The report is the stories' with the copy level's part in
+        ``copies``; ``seconds`` covers both.
+
+        >>> d = Deduper.open(":memory:", model=None)
+        >>> for url, title, at in [("https://a.example/2", "Fed raises rates by 25 basis points", "09:40"),
+        ...                        ("https://a.example/1", "Fed raises rates by 25 basis points", "09:00")]:
+        ...     _ = d.ingest({"title": title, "url": url, "published_at": f"2026-03-11T{at}:00Z"})
+        >>> r = d.settle()
+        >>> (r.copies.items, r.copies.moved, r.copies.anchors, r.groups, r.moved)
+        (2, 0, 1, 1, 0)
+        >>> d.close()
+        """
+        _check_hours(hours)
+        copy_report = self.settle_copies(hours=hours, progress=progress) if copies else None
+        report = self.settle_stories(hours=hours, progress=progress)
+        report.copies = copy_report
+        if copy_report is not None:
+            report.seconds += copy_report.seconds
+        return report
+
+    def settle_copies(self, *, hours: float | None = None, progress: bool = False) -> CopySettleReport:
+        """Re-decide the open window's copy groups in publication order (``service/settle.py``).
+
+        The live items of the open window (what a warm restart reads) whose copy groups are wholly
+        timed and in the window are replayed through the engine's cascade and guards over a fresh
+        candidate state, by publication time, then content hash; the other groups are held there
+        as they are, as context the replayed items may join. A replayed group keeps the stored id
+        it shares most items with; a moved item's membership is rewritten with the replay's
+        decision and the reason ``copy: settled in publication order, moved from copy group N``,
+        and its previous membership kept in ``decision["previous"]``; a group's anchor becomes its
+        earliest report (``service.restart.anchor_of``). A new group starts in the story of the
+        group most of its items came from until the stories are settled (``settle``). Items the
+        replay embeds have their vectors stored. Nothing is deleted; a group whose items all moved
+        stays as a row without members. Stores with editors' corrections are not settled.
+
+        ``hours``: replay only the copy groups whose items were all published within the last
+        ``hours`` before the newest item.
+        """
+        _check_hours(hours)
+        started = _time.perf_counter()
+        self._catch_up()
+        self._sync_corrections()
+        if self.constraints:
+            return CopySettleReport(skipped=_CORRECTED)
+        store = self.store
+        rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
+        self._check_settle_model([ver.id for _, ver in rows])
+        published = {doc.id: doc.published_at for doc, _ in rows}
+        members: dict[int, list[MembershipRow]] = {}
+        for doc, _ in rows:
+            if doc.cluster_id not in members:
+                members[int(doc.cluster_id)] = store.members_of(int(doc.cluster_id))  # type: ignore[arg-type]
+        times = [t for t in published.values() if t is not None]
+        cut = max(times) - hours * 3600.0 if hours is not None and times else None
+
+        def replayable(group: int) -> bool:
+            # Without a publication time a member's only order is its arrival; a member outside the
+            # window is not read: either way the group stays as it is.
+            return all((t := published.get(m.document_id)) is not None and (cut is None or t >= cut)
+                       for m in members[group])
+
+        replayed = {g for g in members if replayable(g)}
+        held_rows = [(doc, ver) for doc, ver in rows if doc.cluster_id not in replayed]
+        items = copy_order(_copy_item(doc, ver) for doc, ver in rows if doc.cluster_id in replayed)
+        report = CopySettleReport(items=len(items), held=len(held_rows), groups_before=len(replayed))
+        if not items:
+            report.seconds = _time.perf_counter() - started
+            return report
+        state = self._new_state()
+        self._load_context(state, held_rows, members)
+        vectors = self._replay_vectors(items, progress)
+        report.embedded = sum(fresh for _, fresh in vectors.values())
+        confirm_of = (lambda it: self._body_confirm(it.body, it.lang)) if self.config.body_passages else (lambda it: None)
+        placed = replay_copies(self.cascade, state, tqdm(items, desc="settling copies", unit="item",
+                                                         disable=not progress),
+                               vector_of=lambda it: vectors[it.version_id][0] if it.version_id in vectors else None,
+                               confirm_of=confirm_of, window_days=self.config.window_days)
+        before = {it.doc_id: it.group for it in items}
+        held = {int(doc.cluster_id) for doc, _ in held_rows}  # type: ignore[arg-type]
+        ids = {g: g for g in held}
+        # Each item counts 1; a replayed group's founder half again, so that of two stored groups
+        # sharing as many items with it, the one its anchor comes from keeps its id (fewer moves).
+        weight = {d: 1.5 if p.matched is None else 1.0 for d, p in placed.items()}
+        ids.update(keep_ids(before, {d: p.group for d, p in placed.items() if p.group >= REPLAY_IDS}, weight, held))
+        founded = {m.document_id: m.matched_id is None for g in replayed for m in members[g]}
+        anchors = {g: anchor_of(members[g]) for g in replayed}
+        report.groups_after = len({p.group for p in placed.values()})
+        now = _time.time()
+        touched: set[int] = set()
+        try:
+            with store.transaction():
+                for it in items:
+                    vec, fresh = vectors.get(it.version_id, (None, False))
+                    if fresh and vec is not None and self.model_name:
+                        store.save_vector(it.version_id, self.model_name, vec.tobytes())
+                for new in sorted({p.group for p in placed.values()} - set(ids)):
+                    docs = [it.doc_id for it in items if placed[it.doc_id].group == new]
+                    source = max(Counter(before[d] for d in docs).items(), key=lambda kv: (kv[1], -kv[0]))[0]
+                    ids[new] = store.create_cluster(docs[0], now)
+                    src = store.get_cluster(source)
+                    if src is not None and src.story_id is not None:
+                        store.set_cluster_story(ids[new], src.story_id, None,
+                                                f"copy group settled out of copy group {source}: its story until "
+                                                f"the stories are settled", now)
+                    report.new_groups += 1
+                for it in items:
+                    p = placed[it.doc_id]
+                    target, founder = ids[p.group], p.matched is None
+                    if target == it.group and founder == founded[it.doc_id]:
+                        continue
+                    old = next(m for m in members[it.group] if m.document_id == it.doc_id)
+                    why = (f"copy: settled in publication order, moved from copy group {it.group}" if target != it.group
+                           else "copy: settled in publication order, " + (
+                               "founds its copy group (its earliest report)" if founder else
+                               f"a copy of document {p.matched}, its copy group's earliest report"))
+                    decision = p.decision.to_dict()
+                    decision["reasons"].append(why)
+                    decision["previous"] = {"cluster_id": old.cluster_id, "stage": old.stage, "score": old.score,
+                                            "matched_id": old.matched_id, "decision": old.decision}
+                    store.set_membership(it.doc_id, target, now, p.decision.stage, p.decision.score, p.matched,
+                                         decision)
+                    touched |= {target, it.group}
+                    if target != it.group:
+                        report.moved += 1
+                        report.moves.append({"document_id": it.doc_id, "from_copy_group": it.group,
+                                             "to_copy_group": target, "stage": p.decision.stage,
+                                             "score": None if p.decision.score is None else round(p.decision.score, 4)})
+                for g in sorted(touched):
+                    live = store.members_of(g)
+                    if g in anchors and anchor_of(live) != anchors[g]:
+                        report.anchors += 1
+                    self._settle_representative(g, live, now)
+                    for m in live:
+                        store.record_change(m.document_id, now)
+                if self.state.vectors is not None:
+                    self.state.vectors.remove(sorted(touched))
+                self._catch_up()  # the live state reads the settled groups back, as a restart would
+        except BaseException:
+            self.warm_up()
+            raise
+        report.seconds = _time.perf_counter() - started
+        return report
+
+    def _load_context(self, state: CandidateState, rows: list[tuple[DocumentRow, Any]],
+                      members: Mapping[int, list[MembershipRow]]) -> None:
+        """Put the held copy groups' items into a replay's candidate state as a restart loads them:
+        each group's anchor indexed, its vector the anchor's, else the first member's stored."""
+        if not rows:
+            return
+        anchors = {g: anchor_of(m) for g, m in members.items()}
+        is_rep = [anchors.get(int(doc.cluster_id)) == doc.id for doc, _ in rows]  # type: ignore[arg-type]
+        state.add_loaded([StateRestart.entry_of(doc, ver) for doc, ver in rows], is_rep)
+        if state.vectors is None or not self.model_name:
+            return
+        stored = self.store.load_vectors([ver.id for _, ver in rows], self.model_name)
+        for (doc, ver), rep in sorted(zip(rows, is_rep, strict=True), key=lambda r: (not r[1], r[0][0].id)):
+            raw = stored.get(ver.id)
+            if raw is not None and (rep or not state.has_cluster_vector(int(doc.cluster_id))):  # type: ignore[arg-type]
+                state.set_cluster_vector(int(doc.cluster_id), doc.id, np.frombuffer(raw, dtype=np.float32))  # type: ignore[arg-type]
+
+    def _replay_vectors(self, items: Sequence[CopyItem], progress: bool) -> dict[int, tuple[np.ndarray, bool]]:
+        """Each replayed item's copy-level vector by version id, and whether it was embedded now:
+        the stored one, else the text the model sees embedded in batches (streaming embeds only the
+        items no cheap stage settled; the replay may need any of them, and the stories' settling
+        then reads the same vectors for headlines)."""
+        if self.embedder is None or not self.model_name:
+            return {}
+        stored = self.store.load_vectors([it.version_id for it in items], self.model_name)
+        out = {v: (np.frombuffer(raw, dtype=np.float32), False) for v, raw in stored.items()}
+        missing = [it for it in items if it.version_id not in out]
+        texts = [self._embed_text(it.features) for it in missing]
+        for k in tqdm(range(0, len(texts), 256), desc="embedding", unit="batch", disable=not progress or not texts):
+            for it, vec in zip(missing[k:k + 256], self._encode(texts[k:k + 256]), strict=True):
+                out[it.version_id] = (vec, True)
+        return out
+
+    def _settle_representative(self, group: int, live: Sequence[MembershipRow], now: float) -> None:
+        """After settling moved members: the group's displayed representative by seed 000's rules
+        over its members now (the current one kept on a tie)."""
+        cands = [c for c in (self._rep_candidate(m.document_id) for m in live) if c is not None]
+        cluster = self.store.get_cluster(group)
+        if not cands or cluster is None:
+            return
+        best = max(cands, key=lambda c: (rank(c, self.url_rules), -c.doc_id))
+        current = next((c for c in cands if c.doc_id == cluster.representative_id), None)
+        why = better(best, current, self.url_rules) if current is not None else "the representative left the group"
+        if why is not None:
+            self.store.set_representative(group, cluster.representative_id, best.doc_id,
+                                          f"settled in publication order: {why}", now)
+
+    def _check_settle_model(self, version_ids: list[int]) -> None:
+        """Refuse to settle on another model than the store's items were embedded with: both
+        levels were decided on that model's vectors (the story weights were fitted on USE's), and
+        a replay on another model's, or on words alone, would re-decide them on evidence they were
+        never decided on."""
+        stored = {m.split("#", 1)[0] for m in self.store.vector_models(version_ids)}
+        if stored and (self.model_name or "none") not in stored:
+            raise ValueError(f"the store's items were embedded with {', '.join(sorted(stored))}: settle with "
+                             f"that model, not {self.model_name or 'none'}")
+
     def settle_stories(self, *, hours: float | None = None, progress: bool = False) -> SettleReport:
         """Re-decide the open stories in publication order (``service/settle.py``): the story
         level as if the feed had arrived in time order, whatever order it came in.
@@ -781,25 +1025,18 @@ class Deduper:
         (2, 1, 2, 0, None)
         >>> d.close()
         """
-        if hours is not None and not (isinstance(hours, (int, float)) and hours > 0):
-            raise ValueError(f"hours must be a number > 0, got {hours!r}")
+        _check_hours(hours)
         started = _time.perf_counter()
         self._catch_up()  # other workers' items into the state first: their anchors time re-runs
         self._sync_corrections()
         if self.constraints:
-            return SettleReport(skipped="the store holds editors' corrections: settling could undo them")
+            return SettleReport(skipped=_CORRECTED)
         rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
         # Without a publication time an item's only order is its arrival: such items are replayed
         # after the timed ones, copy group by copy group (service/settle.py, settle_order).
         untimed = sum(doc.published_at is None for doc, _ in rows)
         versions = {doc.id: ver for doc, ver in rows}
-        # The stories were decided on one model's vectors (the story weights were fitted on USE's);
-        # replaying them on another model's, or on words alone, would re-decide them on evidence
-        # they were never decided on.
-        stored = {m.split("#", 1)[0] for m in self.store.vector_models([v.id for v in versions.values()])}
-        if stored and (self.model_name or "none") not in stored:
-            raise ValueError(f"the store's items were embedded with {', '.join(sorted(stored))}: settle with "
-                             f"that model, not {self.model_name or 'none'}")
+        self._check_settle_model([v.id for v in versions.values()])
         before: dict[int, int] = {}
         for doc, _ in rows:
             g = int(doc.cluster_id)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ import logging
 import threading
 import time as _time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,28 @@ from index.files import PendingFile, write_together
 from service.config import DAY, EngineConfig
 from service.state import CandidateState, Entry
 from service.store import Store
-from service.store.base import DocumentRow, VersionRow
+from service.store.base import DocumentRow, MembershipRow, VersionRow
 
 log = logging.getLogger("samestory.engine")
 
-__all__ = ["DAY", "StateRestart", "release_free_memory"]
+__all__ = ["DAY", "StateRestart", "anchor_of", "release_free_memory"]
+
+
+def anchor_of(members: Sequence[MembershipRow]) -> int | None:
+    """A copy group's anchor among its live ``members`` (``Store.members_of``, by document id):
+    the member it was founded on, whose membership matched no document; else (the founder was
+    deleted or split off) the earliest remaining member. In a streamed group the founder is the
+    first arrival, the smallest id, as before; a settled group's founder is its earliest report,
+    which may have arrived later (``Deduper.settle_copies``).
+
+    >>> row = lambda doc, matched: MembershipRow(doc, 1, 0.0, "exact", 1.0, matched, {})
+    >>> anchor_of([row(3, 7), row(7, None), row(9, 7)]), anchor_of([row(3, 5), row(9, 5)]), anchor_of([])
+    (7, 3, None)
+    """
+    founders = [m.document_id for m in members if m.matched_id is None]
+    if founders:
+        return min(founders)
+    return members[0].document_id if members else None
 
 
 class StateRestart:
@@ -292,22 +310,22 @@ class StateRestart:
     def _load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
         if not rows:
             return 0
-        # A cluster is compared through its anchor, its earliest live member (service/state.py).
+        # A cluster is compared through its anchor, the member it was founded on (anchor_of).
         reps: dict[int, int] = {}
         for doc, _ in rows:
             if doc.cluster_id is not None and doc.cluster_id not in reps:
-                members = self.store.members_of(doc.cluster_id)
-                if members:
-                    reps[doc.cluster_id] = members[0].document_id
+                anchor = anchor_of(self.store.members_of(doc.cluster_id))
+                if anchor is not None:
+                    reps[doc.cluster_id] = anchor
         vectors = {}
         if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
         loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
-        entries = [self._entry_of(doc, ver) for doc, ver in loaded]
+        entries = [self.entry_of(doc, ver) for doc, ver in loaded]
         is_rep = [doc.cluster_id is not None and reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
         self.state.add_loaded(entries, is_rep)
         # A replay that moved a cluster's anchor out (an editor's split, another writer's move)
-        # leaves the cluster without one when the new anchor, its earliest remaining member, was
+        # leaves the cluster without one when the new anchor (``anchor_of``: its earliest remaining member) was
         # not among the changed rows: it is in memory already, so make it the anchor.
         for cluster_id, anchor in reps.items():
             if cluster_id not in self.state.reps and anchor in self.state.entries:
@@ -318,7 +336,8 @@ class StateRestart:
         return len(rows)
 
     @staticmethod
-    def _entry_of(doc: DocumentRow, ver: VersionRow) -> Entry:
+    def entry_of(doc: DocumentRow, ver: VersionRow) -> Entry:
+        """A stored document's candidate-state entry (its time: published, else first seen)."""
         t = doc.published_at if doc.published_at is not None else doc.first_seen
         feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
         assert doc.cluster_id is not None
@@ -337,7 +356,7 @@ class StateRestart:
 
         Each changed document is read as it is now in the store: a deleted one is removed; the
         others are forgotten and loaded again in one batch, through the warm-up's own path
-        (``_load_docs``), with their cluster's anchor (its earliest live member).
+        (``_load_docs``), with their cluster's anchor (``anchor_of``).
         """
         changes = self.store.changes_since(self.cursor, limit)
         if not changes:

@@ -1,26 +1,31 @@
-"""Settling the story level: the open stories re-decided in publication order (issue 17).
+"""Settling: the open copy groups and stories re-decided in publication order (issue 17).
 
-A streaming story decision depends on the order items arrive in: the first copy group of an
-event that arrives founds its story, and a group that arrives before the members it fits best
-joins something else. Settling replays the story decisions of every live item of the open
-stories through a fresh :class:`~service.stories.StoryTracker`, in *publication order* (time,
-then the text's content hash, so that the same items give the same order however they
-arrived), each copy group placed by its first item there, later members following, with
-revision as in streaming. Copy groups are not touched: a copy group is the same report in every
-order (``tests/test_stories.py``), and the story level is a function of them once settled.
+Both levels are streaming decisions, and both depend on the order items arrive in.
 
-Items without a publication time have no order of their own (their time is when they were first
-seen, their arrival), so they are replayed after the timed ones, *copy group by copy group* in
-the order of each group's smallest content hash, a group's members together (``settle_order``).
-Copy groups do not depend on arrival order (``tests/test_stories.py``), so an untimed feed then
-settles to one story level whatever order it came in. On NTREX dev (no times; copy groups
-identical in file order and shuffles 1-3) that is story ARI 0.948 in every order, against 0.973 /
-0.959 / 0.958 / 0.923 streamed; replaying the items one by one in content-hash order, the
-groups' members interleaved, gave 0.923 (docs/stories.md, "Settling").
+**Copy groups.** A copy group is matched through its anchor, the report it was founded on. In a
+shuffled feed that is whichever report of the group arrived first, not the earliest published:
+a copy within ``copy_gap_hours`` of a middle report but not of the original joins in one order
+and not in another, and the groups' stories follow. Settling first replays the copy decisions of
+the open window's timed items in publication order (time, then content hash) through the
+engine's own cascade and guards, over a fresh candidate state (:func:`replay_copies`). Each
+group is then what a feed in time order forms, its anchor its earliest report, whatever order
+the items came in. Groups with a member that has no publication time (no order but arrival), or
+a member outside the open window, are held as they are: the replayed items may join them, and
+they lose no member.
 
-These are the pure parts: the order, the replay and keeping story ids. The engine reads the
-store, embeds the items that have no story vector and stores the moves
-(``Deduper.settle_stories``); ``samestory settle`` and ``POST /v1/settlements`` call it.
+**Stories.** Then the story decisions of every live item of the open stories are replayed
+through a fresh :class:`~service.stories.StoryTracker`, in publication order, each copy group
+placed by its first item there, later members following, with revision as in streaming. Items
+without a publication time have no order of their own (their time is when they were first
+seen), so they are replayed after the timed ones, *copy group by copy group* in the order of
+each group's smallest content hash, a group's members together (``settle_order``). On NTREX dev
+(no times; copy groups identical in file order and shuffles 1-3) that is story ARI 0.948 in every
+order, against 0.973 / 0.959 / 0.958 / 0.923 streamed; replaying the items one by one in
+content-hash order, the groups' members interleaved, gave 0.923 (docs/stories.md, "Settling").
+
+These are the pure parts: the orders, the two replays and keeping ids. The engine reads the
+store, embeds what has no vector and stores the moves (``Deduper.settle``, ``settle_copies``,
+``settle_stories``); ``samestory settle`` and ``POST /v1/settlements`` call it.
 
 >>> from service.stories import StoryEvidence, StoryTracker
 >>> ev = lambda title, t: StoryEvidence.build(title, "", "en", t, None)
@@ -42,12 +47,26 @@ True
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from service.config import DAY
+from service.doctable import Entry
 from service.stories import StoryEvidence, StoryTracker
+from service.types import Decision
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from index.features import ItemFeatures
+    from service.cascade import Cascade, Confirm
+    from service.state import CandidateState
+
+# Replayed copy groups get ids from here up while the replay runs (the store's own ids are
+# chosen after, ``keep_ids``): far above any store id, so a replayed group and a held one
+# never share an id in the replay's candidate state.
+REPLAY_IDS = 1 << 40
 
 
 @dataclass(frozen=True)
@@ -73,6 +92,97 @@ class Placement:
     reason: str
 
 
+@dataclass(frozen=True)
+class CopyItem:
+    """One live item replayed at the copy level: its document and version, the copy group the
+    store has it in, its features (``time``: its publication), where it came from, and its body
+    and language (the body check, ``EngineConfig.body_passages``)."""
+
+    doc_id: int
+    version_id: int
+    group: int
+    features: ItemFeatures
+    url: str | None = None
+    source: str | None = None
+    body: str = ""
+    lang: str = "und"
+
+
+@dataclass(frozen=True)
+class CopyPlacement:
+    """Where the copy replay put one item: its group (a held group's stored id, or a replayed
+    group's id from ``REPLAY_IDS`` up), the cascade's decision, and the document it matched (None
+    for the report a group was founded on)."""
+
+    group: int
+    decision: Decision
+    matched: int | None = None
+
+
+@dataclass
+class CopySettleReport:
+    """What the copy level of one settling did. ``items``: replayed; ``held``: items of groups
+    kept as they are (a member without a publication time or outside the open window, or older
+    than ``hours``); ``groups_before``/``groups_after``: the replayed items' copy groups before
+    and after; ``moved``: documents now in another copy group; ``anchors``: groups whose anchor
+    changed; ``skipped``: why nothing was done (None: it ran)."""
+
+    items: int = 0
+    held: int = 0
+    groups_before: int = 0
+    groups_after: int = 0
+    moved: int = 0
+    anchors: int = 0
+    new_groups: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    skipped: str | None = None
+    moves: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "seconds": round(self.seconds, 3)}
+
+
+def copy_order(items: Iterable[CopyItem]) -> list[CopyItem]:
+    """The items by publication time, then content hash, then document id: the copy replay's
+    order, which depends on the items, not on when they arrived."""
+    return sorted(items, key=lambda i: (i.features.time, i.features.content_sha, i.doc_id))
+
+
+def replay_copies(cascade: Cascade, state: CandidateState, items: Sequence[CopyItem], *,
+                  vector_of: Callable[[CopyItem], np.ndarray | None],
+                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float) -> dict[int, CopyPlacement]:
+    """Stream ``items`` (in the order given) through ``cascade`` over ``state`` as the engine's
+    ingest does: a match joins the group it names (in the state: a held group, or one this replay
+    founded), anything else founds a group, the item its anchor (and its vector the group's).
+    ``vector_of`` gives an item's copy-level vector (asked only when the cascade needs it),
+    ``confirm_of`` its body check. Returns each item's placement, by document id."""
+    placed: dict[int, CopyPlacement] = {}
+    next_id = REPLAY_IDS
+    for it in items:
+        f = it.features
+        vector: list[np.ndarray | None] = []
+
+        def vector_fn(it: CopyItem = it, vector: list[np.ndarray | None] = vector) -> np.ndarray | None:
+            if not vector:
+                vector.append(vector_of(it))
+            return vector[0]
+
+        window = (f.time - window_days * DAY, f.time + window_days * DAY)
+        m = cascade.match(f, state, vector_fn, window, confirm=confirm_of(it))
+        if m.decision.same and m.cluster_id is not None:
+            state.put(Entry(it.doc_id, it.version_id, m.cluster_id, f, it.url, it.source))
+            placed[it.doc_id] = CopyPlacement(m.cluster_id, m.decision, m.matched_doc)
+            continue
+        group, next_id = next_id, next_id + 1
+        state.put(Entry(it.doc_id, it.version_id, group, f, it.url, it.source))
+        state.set_rep(group, it.doc_id)
+        if vector and vector[0] is not None:
+            state.set_cluster_vector(group, it.doc_id, vector[0])
+        placed[it.doc_id] = CopyPlacement(group, m.decision, None)
+    return placed
+
+
 @dataclass
 class SettleReport:
     """What one settling did. ``items``: those replayed; ``untimed``: how many of them have no
@@ -92,9 +202,11 @@ class SettleReport:
     seconds: float = 0.0
     skipped: str | None = None
     moves: list[dict[str, Any]] = field(default_factory=list)
+    copies: CopySettleReport | None = None  # the copy level's part (None: copy groups were kept)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "seconds": round(self.seconds, 3)}
+        return {**asdict(self), "seconds": round(self.seconds, 3),
+                "copies": None if self.copies is None else self.copies.to_dict()}
 
 
 def publication_order(items: Iterable[SettleItem]) -> list[SettleItem]:
@@ -155,17 +267,17 @@ def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Plac
     return placed
 
 
-def keep_ids(before: Mapping[int, int], after: Mapping[int, int], weight: Mapping[int, int],
+def keep_ids(before: Mapping[int, int], after: Mapping[int, int], weight: Mapping[int, float],
              taken: Iterable[int] = ()) -> dict[int, int]:
-    """Which existing story id each replayed story keeps: greedily by the number of items
-    (``weight`` per group) the two share, largest first, each id used once, so a story that
-    settled where it was keeps its id and readers' links stay valid. Replayed stories left out get
-    new ids. ``before`` and ``after`` map each group to its story before and in the replay;
-    ``taken``: ids no replayed story may take (the held stories', which keep their own)."""
-    shared: Counter[tuple[int, int]] = Counter()
+    """Which existing id each replayed story (or copy group) keeps: greedily by the items the two
+    share (``weight`` per unit, 1 when absent), largest first, each id used once, so a story that
+    settled where it was keeps its id and readers' links stay valid. Replayed ones left out get
+    new ids. ``before`` and ``after`` map each unit (a copy group; for the copy level, a
+    document) to its id before and in the replay; ``taken``: ids none may take (the held ones')."""
+    shared: dict[tuple[int, int], float] = {}
     for g, new in after.items():
         if g in before:
-            shared[(new, before[g])] += weight.get(g, 1)
+            shared[(new, before[g])] = shared.get((new, before[g]), 0.0) + weight.get(g, 1)
     out: dict[int, int] = {}
     used: set[int] = set(taken)
     for (new, old), _ in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):

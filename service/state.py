@@ -1,9 +1,10 @@
 """In-memory candidate state: what the cascade searches. Rebuilt from the store at start-up.
 
-The cheap indices (n-gram buckets, MinHash LSH) hold each cluster's *anchor* only: its earliest
-live member, the original it was founded on. Every similarity is measured against the anchor,
-which never moves to a newer member, so items never chain (A ~ B and B ~ C do not put C with A
-unless C ~ A; issue 17). The *displayed* representative (seed 000's rules: original outlet over
+The cheap indices (n-gram buckets, MinHash LSH) hold each cluster's *anchor* only: the member
+it was founded on (its first arrival; once settled, its earliest report:
+``service.restart.anchor_of``). Every similarity is measured against the anchor, which never
+moves to a newer member, so items never chain (A ~ B and B ~ C do not put C with A unless
+C ~ A; issue 17). The *displayed* representative (seed 000's rules: original outlet over
 syndicator, direct over redirect, newest) is the store's ``clusters.representative_id`` and is
 kept apart from what is compared. ``reps`` maps cluster id -> anchor document id.
 The exact-hash index holds every member: an identical text relates to the cluster exactly as
@@ -31,7 +32,7 @@ class CandidateState:
     def __init__(self, config: EngineConfig, dim: int | None) -> None:
         self.config = config
         self.entries = DocTable()
-        self.reps = IdDict()  # cluster id -> anchor doc id (earliest live member; what is compared)
+        self.reps = IdDict()  # cluster id -> anchor doc id (the member founded on; what is compared)
         self.exact = ExactIndex()
         self.ngram = GatedNgramIndex()
         # The MinHash pass verifies its hits with the documents' own gram arrays, read from the
@@ -124,7 +125,8 @@ class CandidateState:
         self.exact.remove(doc_id, exact_keys(e))
         if self.reps.get(e.cluster_id) == doc_id:
             del self.reps[e.cluster_id]
-            # The earliest remaining live member becomes the anchor, so the cluster stays findable.
+            # The earliest remaining live member becomes the anchor, so the cluster stays findable
+            # (as ``service.restart.anchor_of`` reads it back: the founder is gone).
             members = self.entries.docs_of_cluster(e.cluster_id)
             if members:
                 self.set_rep(e.cluster_id, min(members))

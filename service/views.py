@@ -173,6 +173,8 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
     times: list[float] = []
     for c in store.clusters_of_story(story_id):
         rows = _members(store, c, facts=True)
+        if not rows:  # every member deleted, or moved to another group by a settling
+            continue
         events = _events(store, c)
         group_langs = {m.lang for m in rows}
         group_outlets = {m.outlet for m in rows if m.outlet != "unknown"}
@@ -200,10 +202,11 @@ def story_page(store: Store, limit: int, offset: int) -> StoryPage:
     rows = store.list_stories(limit + 1, offset)
     out = []
     for s in rows[:limit]:
-        groups = store.clusters_of_story(s.id)
+        # Groups without live members (every member deleted, or moved by a settling) are not shown.
+        sizes = [(g, len(store.members_of(g.id))) for g in store.clusters_of_story(s.id)]
+        groups = [g for g, n in sizes if n]
         title = _title(store, groups[0].representative_id)[1] if groups else None
-        out.append(from_row(StorySummaryOut, s, title=title, copy_groups=len(groups),
-                            items=sum(len(store.members_of(g.id)) for g in groups)))
+        out.append(from_row(StorySummaryOut, s, title=title, copy_groups=len(groups), items=sum(n for _, n in sizes)))
     return StoryPage(stories=out, limit=limit, offset=offset,
                      next_offset=offset + limit if len(rows) > limit else None)
 

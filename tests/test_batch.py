@@ -147,3 +147,25 @@ def test_batch_settle_gives_one_story_level_whatever_the_input_order(tmp_path: P
             assert (out.summary["settled"] is not None) == settle
         assert out.summary["settled"]["items"] == 4 and "moves" not in out.summary["settled"]
     assert len(streamed) > 1 and len(settled) == 1
+
+
+def test_batch_settle_gives_one_copy_level_whatever_the_input_order(tmp_path: Path) -> None:
+    """``--settle`` re-decides the copy groups too: a report re-run through the day, whose
+    streamed copy groups hang on which version came first, gives one set of copy groups in every
+    input order, and the rows' ``copy_group_id`` are the settled groups."""
+    import itertools
+    from datetime import timedelta
+
+    from tests.test_settle import _CHAIN, _CHAIN_T0
+
+    rows = {k: {"title": title, "url": f"https://x.example/{k}",
+                "published_at": (_CHAIN_T0 + timedelta(hours=h)).isoformat()} for k, (title, h) in _CHAIN.items()}
+    streamed, settled = set(), set()
+    for n, order in enumerate(itertools.permutations(rows)):
+        records = read_records([_jsonl(tmp_path / f"chain{n}.jsonl", [rows[k] for k in order])])
+        for settle, seen in ((False, streamed), (True, settled)):
+            out = run_batch(records, model=None, settle=settle)
+            labels = dict(zip(order, (r["copy_group_id"] for r in out.results), strict=True))
+            seen.add(frozenset(_partition([labels[k] for k in rows])))
+        assert out.summary["settled"]["copies"]["items"] == 3 and "moves" not in out.summary["settled"]["copies"]
+    assert len(streamed) == 3 and settled == {frozenset({frozenset({0, 1}), frozenset({2})})}

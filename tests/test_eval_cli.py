@@ -53,15 +53,18 @@ def test_eval_clusters_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_eval_clusters_settled_stories(capsys: pytest.CaptureFixture[str]) -> None:
-    """``--settle`` scores the stories once settled (UCI items carry their times); it is refused
-    at the copy level, which settling never changes."""
+    """``--settle`` scores the level asked for once both are settled (UCI items carry their
+    times): the stories, and the copy groups settling re-decided in publication order."""
     path = str(DATA / "uci-news-aggregator-subset" / "dev.clusters.jsonl")
     rc = main(["eval", "clusters", path, "--sample", "60", "--level", "story", "--settle", "--json", "--no-progress"])
     assert rc == 0
     obj = _last_json(capsys)
     assert obj["settled"] is True and obj["level"] == "story" and obj["method"].endswith("stories, settled")
-    with pytest.raises(SystemExit, match="--settle applies to --level story"):
-        main(["eval", "clusters", path, "--settle"])
+    rc = main(["eval", "clusters", path, "--sample", "60", "--level", "copy", "--settle", "--json", "--no-progress"])
+    assert rc == 0
+    obj = _last_json(capsys)
+    assert obj["settled"] is True and obj["level"] == "copy" and obj["method"].endswith("copy groups, settled")
+    assert 1 <= obj["predicted_clusters"] <= 60
 
 
 def test_eval_sweep_table_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,6 @@
-"""Settling: the open stories re-decided in publication order (``service/settle.py``,
-``Deduper.settle_stories``, ``samestory settle``, ``POST /v1/settlements``)."""
+"""Settling: the open copy groups and stories re-decided in publication order
+(``service/settle.py``, ``Deduper.settle``, ``settle_copies``, ``settle_stories``, ``samestory
+settle``, ``POST /v1/settlements``)."""
 
 from __future__ import annotations
 
@@ -191,15 +192,21 @@ def test_cli_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ingest", str(path), "--db", db, "--model", "none", "--quiet"]) == 0
     capsys.readouterr()
     assert main(["settle", "--db", db, "--model", "none"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("settled 2 items in 2 copy groups (1 without a publication time, replayed after the "
-                          "timed ones by copy group)")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("copy groups: replayed 1 items of 1 copy groups, 1 items of groups with an untimed "
+                             "or older item held as they are: 1 -> 1 groups, 0 items moved")
+    assert out[1].startswith("stories: settled 2 items in 2 copy groups (1 without a publication time, replayed "
+                             "after the timed ones by copy group)")
     assert main(["settle", "--db", db, "--model", "none", "--json"]) == 0
     got: dict[str, Any] = json.loads(capsys.readouterr().out)
     assert (got["items"], got["untimed"], got["moved"], got["skipped"]) == (2, 1, 0, None)
+    assert (got["copies"]["items"], got["copies"]["held"], got["copies"]["moved"]) == (1, 1, 0)
+    assert main(["settle", "--db", db, "--model", "none", "--keep-copy-groups", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["copies"] is None
     assert main(["settle", "--db", db, "--model", "none", "--hours", "24", "--json"]) == 0
     # an untimed item counts at its first sight (today): the March item is older than 24 h before it
-    assert json.loads(capsys.readouterr().out)["held"] == 1
+    got = json.loads(capsys.readouterr().out)
+    assert got["held"] == 1 and got["copies"]["items"] == 1  # the only timed group is the newest timed item
     with pytest.raises(SystemExit, match="--hours must be > 0"):
         main(["settle", "--db", db, "--model", "none", "--hours", "0"])
     with pytest.raises(SystemExit, match="--show must be >= 0"):
@@ -216,6 +223,8 @@ def test_api_settle(make_client: Any) -> None:
     assert r.status_code == 200, r.text
     body = r.json()
     assert (body["items"], body["groups"], body["moved"], body["skipped"]) == (1, 1, 0, None)
+    assert (body["copies"]["items"], body["copies"]["moved"], body["copies"]["skipped"]) == (1, 0, None)
+    assert client.post("/v1/settlements", params={"copies": "false"}).json()["copies"] is None
     assert client.post("/v1/settlements", params={"hours": 24}).json()["items"] == 1
     assert client.post("/v1/settlements", params={"hours": 0}).status_code == 422
     locked = make_client(items, api_key="k")
@@ -273,4 +282,148 @@ def test_settling_with_another_model_than_the_stores_is_refused(tmp_path: Path) 
     d = Deduper.open(db, model=None)
     with pytest.raises(ValueError, match="embedded with fixed: settle with that model, not none"):
         d.settle_stories()
+    d.close()
+
+
+# A report re-run through the day: each version within copy_gap_hours (12) of the one before, the
+# first and the last 20 hours apart, and none the same words as another. Streamed, the group is
+# compared through whichever version arrived first, so its copy groups hang on the arrival order.
+_CHAIN = {"a": ("Volcano erupts near Reykjavik, flights grounded across Iceland", 0),
+          "b": ("Volcano erupts near Reykjavik, flights grounded across Iceland today", 10),
+          "c": ("Volcano erupts near Reykjavik, flights grounded across Iceland today, officials say", 20)}
+_CHAIN_T0 = datetime(2026, 3, 1, 0, 0, tzinfo=timezone.utc)
+
+
+def _ingest_chain(order: tuple[str, ...], db: str = ":memory:") -> tuple[Deduper, dict[str, int]]:
+    d = Deduper.open(db, model=None)
+    docs = {}
+    for k in order:
+        title, hours = _CHAIN[k]
+        r = d.ingest(Article(title=title, url=f"https://x.example/{k}", published_at=_CHAIN_T0 + timedelta(hours=hours)))
+        docs[k] = r.document_id
+    return d, docs
+
+
+def _copy_groups(d: Deduper, docs: dict[str, int]) -> list[list[str]]:
+    groups: dict[int, list[str]] = {}
+    for k, doc in sorted(docs.items()):
+        row = d.store.get_document(doc)
+        assert row is not None and row.cluster_id is not None
+        groups.setdefault(row.cluster_id, []).append(k)
+    return sorted(groups.values())
+
+
+def test_settled_copy_groups_do_not_depend_on_arrival_order() -> None:
+    """The six arrival orders of the chain stream to three different partitions; settled, every
+    order gives the publication-order groups ({a, b}: c is 20 h from a), anchored on a, and
+    settling again changes nothing."""
+    streamed, settled = set(), set()
+    for order in itertools.permutations(_CHAIN):
+        d, docs = _ingest_chain(order)
+        streamed.add(repr(_copy_groups(d, docs)))
+        report = d.settle()
+        assert report.copies is not None and report.copies.skipped is None
+        assert (report.copies.items, report.copies.held, report.copies.groups_after) == (3, 0, 2)
+        groups = _copy_groups(d, docs)
+        settled.add(repr(groups))
+        group_a = d.store.get_document(docs["a"]).cluster_id
+        assert d.state.reps[group_a] == docs["a"]  # the live state compares the group through its earliest report
+        assert d.store.members_of(group_a)[0].document_id == min(docs["a"], docs["b"])
+        again = d.settle()
+        assert again.copies is not None and (again.copies.moved, again.copies.anchors, again.moved) == (0, 0, 0)
+        assert _copy_groups(d, docs) == groups
+        # every document is still in a copy group, and every copy group in a story
+        for doc in docs.values():
+            row = d.store.get_document(doc)
+            assert row is not None and d.store.get_cluster(row.cluster_id).story_id is not None
+        d.close()
+    assert len(streamed) == 3
+    assert settled == {repr([["a", "b"], ["c"]])}
+
+
+def test_a_settled_copy_move_is_stored_with_its_reason_and_its_anchor_survives_a_restart(tmp_path: Path) -> None:
+    """Order c, b, a streams to {a}, {b, c}: b, compared with c first, joined it. Settled, b is a's
+    copy: its membership says so, keeps the streamed one as ``previous``, and after a restart the
+    group is compared through a (its founder), not through b, its smallest document id."""
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    d, docs = _ingest_chain(("c", "b", "a"), db=db)
+    assert _copy_groups(d, docs) == [["a"], ["b", "c"]]
+    streamed_group_of_b = d.store.get_document(docs["b"]).cluster_id
+    report = d.settle()
+    assert report.copies is not None and report.copies.moved == 1
+    mv = report.copies.moves[0]
+    group_a = d.store.get_document(docs["a"]).cluster_id
+    assert (mv["document_id"], mv["from_copy_group"], mv["to_copy_group"]) == (docs["b"], streamed_group_of_b, group_a)
+    m = next(m for m in d.store.members_of(group_a) if m.document_id == docs["b"])
+    assert m.matched_id == docs["a"] and m.stage == mv["stage"]
+    assert m.decision["reasons"][-1] == f"copy: settled in publication order, moved from copy group {streamed_group_of_b}"
+    assert m.decision["previous"]["cluster_id"] == streamed_group_of_b
+    assert m.decision["previous"]["matched_id"] == docs["c"]
+    # b's old group lost b, its displayed representative was chosen again from what is left
+    assert d.store.get_cluster(streamed_group_of_b).representative_id == docs["c"]
+    d.close()
+    d = Deduper.open(db, model=None)
+    assert _copy_groups(d, docs) == [["a", "b"], ["c"]]
+    assert docs["b"] < docs["a"] and d.state.reps[group_a] == docs["a"]
+    # a new rewrite an hour after a joins a's group through its anchor
+    r = d.ingest(Article(title=_CHAIN["a"][0] + ", airlines say", url="https://y.example/d",
+                         published_at=_CHAIN_T0 + timedelta(hours=1)))
+    assert r.cluster_id == group_a and r.matched_copy == docs["a"]
+    d.close()
+
+
+def test_copy_groups_with_an_item_without_a_publication_time_are_held() -> None:
+    """An untimed item's only order is its arrival: its copy group is not replayed; timed items
+    may still join it, and it loses no member."""
+    d = Deduper.open(":memory:", model=None)
+    now = datetime.now(timezone.utc)  # an untimed item counts at its first sight
+    untimed = d.ingest(Article(title=_CHAIN["b"][0], url="https://x.example/untimed"))
+    timed = d.ingest(Article(title=_CHAIN["b"][0] + ".", url="https://x.example/b", published_at=now))
+    other = d.ingest(Article(title="Fed raises rates by 25 basis points", url="https://x.example/fed",
+                             published_at=now - timedelta(hours=1)))
+    assert timed.cluster_id == untimed.cluster_id  # an exact copy of the untimed one
+    report = d.settle()
+    assert report.copies is not None and (report.copies.items, report.copies.held) == (1, 2)
+    assert {m.document_id for m in d.store.members_of(untimed.cluster_id)} == {untimed.document_id, timed.document_id}
+    assert d.store.get_document(other.document_id).cluster_id == other.cluster_id
+    d.close()
+
+
+def test_keep_copy_groups_settles_the_stories_only() -> None:
+    d, docs = _ingest_chain(("c", "b", "a"))
+    streamed = _copy_groups(d, docs)
+    report = d.settle(copies=False)
+    assert report.copies is None and report.skipped is None
+    assert _copy_groups(d, docs) == streamed
+    d.close()
+
+
+def test_copy_hours_replays_only_the_recent_groups() -> None:
+    """``hours`` at the copy level: a group with an item older than the window is held whole, as
+    context the replayed items may join."""
+    d, docs = _ingest_chain(("c", "b", "a"))  # {a}, {b, c}: b at 10 h and c at 20 h
+    group_a = d.store.get_document(docs["a"]).cluster_id
+    report = d.settle(hours=15.0)  # newest item at 20 h: the window starts at 5 h, so a's group is held
+    assert report.copies is not None and (report.copies.items, report.copies.held) == (2, 1)
+    # b, replayed first, is compared with a's held group (10 h) and joins it; c is 20 h from a
+    assert _copy_groups(d, docs) == [["a", "b"], ["c"]]
+    assert d.store.get_document(docs["a"]).cluster_id == group_a and d.state.reps[group_a] == docs["a"]
+    d.close()
+
+
+def test_a_copy_group_without_members_is_not_shown_in_its_story() -> None:
+    """A group whose members all left (deleted, or moved by a settling) stays a row, but a story
+    shows, counts and titles only groups with members."""
+    from service.views import story_page, story_view
+
+    d = Deduper.open(":memory:", model=None)
+    a = d.ingest(Article(title="Volcano erupts near Reykjavik", url="https://x.example/1", published_at=_CHAIN_T0))
+    b = d.ingest(Article(title="Vulkan bricht bei Reykjavik aus", url="https://x.example/2", published_at=_CHAIN_T0))
+    d.store.set_cluster_story(b.cluster_id, a.story_id, None, "test: the same story", 0.0)
+    assert len(story_view(d.store, a.story_id).copy_groups) == 2
+    d.delete_document(b.document_id)
+    view = story_view(d.store, a.story_id)
+    assert [g.id for g in view.copy_groups] == [a.cluster_id]
+    summary = next(s for s in story_page(d.store, 10, 0).stories if s.id == a.story_id)
+    assert (summary.copy_groups, summary.items) == (1, 1)
     d.close()

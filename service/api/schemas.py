@@ -497,6 +497,30 @@ class SettleMoveOut(BaseModel):
     score: float = Field(description="the story score of the decision that put the group there in the replay")
 
 
+class CopySettleMoveOut(BaseModel):
+    document_id: int
+    from_copy_group: int
+    to_copy_group: int
+    stage: str = Field(description="the cascade stage that decided the item in the replay")
+    score: float | None = Field(description="that stage's score (null for a stage without one)")
+
+
+# A ``service.settle.CopySettleReport`` (its ``to_dict()``).
+class CopySettleOut(BaseModel):
+    items: int = Field(description="live items of the open window replayed through the cascade, by publication time")
+    held: int = Field(description="items of copy groups kept as they are (an item without a publication time, "
+                                  "outside the open window, or older than `hours`), as context")
+    groups_before: int = Field(description="the replayed items' copy groups before")
+    groups_after: int = Field(description="and after")
+    moved: int = Field(description="items now in another copy group")
+    anchors: int = Field(description="copy groups whose anchor (the report they are compared through) changed")
+    new_groups: int = Field(description="copy groups the settling opened")
+    embedded: int = Field(description="items embedded for the replay (copies a cheap stage had settled)")
+    seconds: float
+    skipped: str | None = Field(description="why nothing was done (editors' corrections), else null")
+    moves: list[CopySettleMoveOut]
+
+
 # A ``service.settle.SettleReport`` (its ``to_dict()``).
 class SettleOut(BaseModel):
     items: int = Field(description="live items of the open stories replayed")
@@ -509,9 +533,11 @@ class SettleOut(BaseModel):
     moved: int = Field(description="copy groups whose story changed")
     new_stories: int = Field(description="stories the settling opened")
     embedded: int = Field(description="items embedded for their story vector (copies a cheap stage had settled)")
-    seconds: float
+    seconds: float = Field(description="both levels together")
     skipped: str | None = Field(description="why nothing was done (editors' corrections), else null")
     moves: list[SettleMoveOut]
+    copies: CopySettleOut | None = Field(description="the copy level's part, settled first (null with "
+                                                     "`copies=false`: the copy groups as they streamed)")
 
 
 # A ``service.corrections.Correction`` (its ``to_dict()``).

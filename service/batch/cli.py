@@ -100,9 +100,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-search-stage", action="store_true",
                    help="no sharded vector search: the decide step searches its own index for every item")
     p.add_argument("--settle", action="store_true",
-                   help="once every record is decided, settle the stories (as `samestory settle`: re-decided in "
-                        "publication order, so they do not depend on the input's order; items without a "
-                        "publication time stay as decided); story_id is then the settled story")
+                   help="once every record is decided, settle the copy groups and the stories (as `samestory "
+                        "settle`: re-decided in publication order, so they do not depend on the input's order; "
+                        "copy groups with an item without a publication time stay as decided); copy_group_id "
+                        "and story_id are then the settled ones")
     p.add_argument("--batch-size", type=int, default=1024, help="items per batch of the parallel stages")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -85,9 +85,10 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
            floor: float = -1.0, exact_scores: bool = False, settle: bool = False) -> Decided:
     """Ingest ``records`` in order into ``store`` (``:memory:`` for a result only, or the store
     to seed) with the streaming engine; map its results to rows of the input. Each row's
-    ``story_id`` is its copy group's story once every record is in (a story revision may move a
-    group after a row's own decision); ``settle``: once the stories are settled
-    (``Deduper.settle_stories``: re-decided in publication order).
+    ``copy_group_id`` and ``story_id`` are its item's copy group and that group's story once every
+    record is in (a story revision may move a group after a row's own decision; its status,
+    stage and score are that decision); ``settle``: once both levels are settled
+    (``Deduper.settle``: re-decided in publication order).
 
     ``neighbours``: the sharded search stage's candidate pairs (cosine >= ``floor``); the
     engine's vector searches are then answered from them (``service.batch.candidates``).
@@ -109,9 +110,9 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
                         "own_search_for_score": wrapped.for_score}
             engine.state.vectors = wrapped.inner
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
-        settled = engine.settle_stories(progress=progress).to_dict() if settle else None
+        settled = engine.settle(progress=progress).to_dict() if settle else None
         counters = {k: int(v) for k, v in engine.counters.items()}
-        stories = engine.stored_stories(out)
+        groups, stories = engine.stored_groups(out), engine.stored_stories(out)
     finally:
         engine.close()
     first_row: dict[int, int] = {}
@@ -122,7 +123,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         d = r.decision
         results.append({
             "row": row,
-            "copy_group_id": r.cluster_id,
+            "copy_group_id": groups[row],
             "story_id": stories[row],
             "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
             "status": r.status,

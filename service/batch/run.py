@@ -99,10 +99,10 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     vector searches from its pairs; False leaves every search to the decide step's own index.
     ``exact_scores``: an item the pairs give no hit is searched again by the engine's own index,
     so that its ``score`` (the nearest group's cosine) is streaming's too (docs/scale.md).
-    ``settle``: once every record is decided, settle the stories (``Deduper.settle_stories``: the
-    story level re-decided in publication order, so it does not depend on the input's order); the
-    rows' ``story_id`` are then the settled stories, and the summary's ``settled`` is its report
-    without the list of moves.
+    ``settle``: once every record is decided, settle both levels (``Deduper.settle``: the copy
+    groups and the stories re-decided in publication order, so they do not depend on the input's
+    order); the rows' ``copy_group_id`` and ``story_id`` are then the settled ones, and the
+    summary's ``settled`` is its report without the lists of moves.
     ``make_embedder``: builds the embedder in each process that embeds (the driver, every Ray
     embedding actor: picklable for Ray) instead of ``model``'s; the equivalence tests pass one
     that serves the vectors an earlier run computed (``bench.batch_scale.SavedVectors``).
@@ -165,10 +165,19 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         # the sharded vector search: its lists and pairs, and how the decide step's searches were answered
         "vector_search": {**prepared.search, **({"floor": plan.floor} if plan is not None else {}),
                           **decided.searches},
-        "settled": None if decided.settled is None else {k: v for k, v in decided.settled.items() if k != "moves"},
+        "settled": None if decided.settled is None else _without_moves(decided.settled),
         "timings": timings,
         "items_per_s": round(len(results) / max(timings["total_s"], 1e-9), 1),
         # peak resident memory of this (the driver) process, in MiB: the decide step's state lives here
         "driver_peak_rss_mib": round(_peak_rss_mib(), 1),
     }
     return BatchOutput(results, summary)
+
+
+def _without_moves(report: dict[str, Any]) -> dict[str, Any]:
+    """A settling's report for the summary: its counts, without the lists of moves (the rows say
+    where every item ended)."""
+    out = {k: v for k, v in report.items() if k != "moves"}
+    if isinstance(out.get("copies"), dict):
+        out["copies"] = {k: v for k, v in out["copies"].items() if k != "moves"}
+    return out
