@@ -17,6 +17,7 @@ run time, not results.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -30,6 +31,7 @@ from service.types import MAX_BODY_CHARS, MAX_TITLE_CHARS, Article, IngestResult
 
 if TYPE_CHECKING:
     from service.engine import Deduper
+    from service.settle import SettleReport
 
 
 class CachedEmbedder:
@@ -204,21 +206,25 @@ class Levels:
     story: list[int]
     settled_copy: list[int]
     settled_story: list[int]
+    ingest_seconds: float = 0.0
+    settled: SettleReport | None = None  # the settling's report (None: not settled)
 
 
 def ingest_stories(items: Sequence[ClusterItem], guards: bool = True, model: str = "use",
                    overrides: dict[str, float] | None = None, progress: bool = False, *,
-                   settle: bool = True) -> Levels:
+                   settle: bool = True, settle_hours: float | None = None) -> Levels:
     """One ingest of the items in the given order, both levels as streamed and (``settle``) once
-    settled."""
+    settled (``settle_hours``: ``Deduper.settle(hours=...)``)."""
     articles = cluster_articles(items)
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
+        started = time.perf_counter()
         results = d.ingest_many(articles, progress=progress)
+        seconds = time.perf_counter() - started
         copy, story = _groups_of(d, results), _stories_of(d, results)
         if not settle:
-            return Levels(copy, story, copy, story)
-        d.settle(progress=progress)
-        return Levels(copy, story, _groups_of(d, results), _stories_of(d, results))
+            return Levels(copy, story, copy, story, seconds)
+        report = d.settle(hours=settle_hours, progress=progress)
+        return Levels(copy, story, _groups_of(d, results), _stories_of(d, results), seconds, report)
 
 
 def _groups_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:

@@ -364,26 +364,49 @@ def order_aris(s: StorySet, weights: Sequence[float], threshold: float, window_d
 
 
 def engine_orders(name: str, seeds: Sequence[int], model: str = "use", data: Path | None = None,
-                  settle: bool = False) -> dict[str, dict[str, float | None]]:
+                  settle: bool = False, hours: float | None = None) -> dict[str, dict[str, float | bool | None]]:
     """The engine's story and copy-level scores on one dev cluster file, per order: seed 0 is file
     order, any other seed the items shuffled with ``random.Random(seed)`` (as ``shuffled``), each
-    ingested into a fresh store (``eval.engine.ingest_levels``); ``settle``: the stories once
-    settled after the ingest (``Deduper.settle``: copy groups and stories)."""
-    from eval.engine import ingest_levels
+    ingested into a fresh store (``eval.engine.ingest_stories``); ``settle``: both levels once
+    settled after the ingest (``Deduper.settle``). ``copy_same`` / ``story_same``: whether the
+    order's partition of the items is exactly the first order's (by item id); the ingest's and
+    (``settle``) each level's settling's seconds and moves; ``hours``: the settling's window
+    (``Deduper.settle(hours=...)``), with the items each level replayed and held."""
+    from eval.engine import ingest_stories
 
     items = load_clusters(eval_data_dir(data) / name / "dev.clusters.jsonl")
     def r4(v: float | None) -> float | None:
         return None if v is None else round(v, 4)
 
-    out: dict[str, dict[str, float | None]] = {}
+    def partition(order: Sequence[ClusterItem], labels: Sequence[int]) -> frozenset[frozenset[str]]:
+        groups: dict[int, set[str]] = {}
+        for it, label in zip(order, labels, strict=True):
+            groups.setdefault(label, set()).add(it.id)
+        return frozenset(frozenset(g) for g in groups.values())
+
+    out: dict[str, dict[str, float | bool | None]] = {}
+    first: tuple[frozenset[frozenset[str]], frozenset[frozenset[str]]] | None = None
     for seed in seeds:
         order = [items[i] for i in shuffle_order(len(items), seed)] if seed else list(items)
-        copy, story = ingest_levels(order, model=model, settle=settle)
+        lv = ingest_stories(order, model=model, settle=settle, settle_hours=hours)
+        copy, story = (lv.settled_copy, lv.settled_story) if settle else (lv.copy, lv.story)
         gold = [it.cluster for it in order]
         c, st = cluster_scores(gold, copy), cluster_scores(gold, story)
+        parts = (partition(order, copy), partition(order, story))
+        first = first or parts
         out[str(seed)] = {"story_ari": r4(st.ari), "story_p": r4(st.pairwise_precision),
                           "story_r": r4(st.pairwise_recall), "stories": st.predicted_clusters,
-                          "copy_ari": r4(c.ari), "copy_p": r4(c.pairwise_precision), "copy_r": r4(c.pairwise_recall)}
+                          "copy_ari": r4(c.ari), "copy_p": r4(c.pairwise_precision), "copy_r": r4(c.pairwise_recall),
+                          "copy_same": parts[0] == first[0], "story_same": parts[1] == first[1],
+                          "ingest_s": round(lv.ingest_seconds, 1)}
+        if lv.settled is not None:  # what the settling did and took, per level
+            cp = lv.settled.copies
+            out[str(seed)].update({
+                "settle_stories_s": round(lv.settled.seconds - (cp.seconds if cp is not None else 0.0), 1),
+                "story_moves": lv.settled.moved, "stories_replayed": lv.settled.items, "stories_held": lv.settled.held,
+                **({"settle_copies_s": round(cp.seconds, 1), "copy_moves": cp.moved, "anchors_changed": cp.anchors,
+                    "new_copy_groups": cp.new_groups, "copies_embedded": cp.embedded, "copies_replayed": cp.items,
+                    "copies_held": cp.held} if cp is not None else {})})
         print(name, seed, out[str(seed)], file=sys.stderr, flush=True)
     return out
 
@@ -421,10 +444,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--seeds", default="0,1,2,3", help="0: file order; others: random.Random(seed) shuffles")
     e.add_argument("--settle", action="store_true",
                    help="settle both levels once the feed is in (Deduper.settle), then score them")
+    e.add_argument("--hours", type=float, default=None,
+                   help="with --settle: replay only the copy groups of the last HOURS (samestory settle --hours)")
     args = p.parse_args(argv)
     if args.cmd == "engine":
+        if args.hours is not None and not (args.settle and args.hours > 0):
+            raise SystemExit("python -m eval.stories engine: --hours needs --settle and a number > 0")
         print(json.dumps({n: engine_orders(n, [int(x) for x in args.seeds.split(",") if x], args.model, args.data,
-                                           args.settle)
+                                           args.settle, args.hours)
                           for n in args.sets.split(",") if n}))
         return 0
     sets = [load_set(n, args.model, args.data) for n in args.sets.split(",") if n]

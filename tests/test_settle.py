@@ -361,10 +361,16 @@ def test_a_settled_copy_move_is_stored_with_its_reason_and_its_anchor_survives_a
     assert m.decision["previous"]["matched_id"] == docs["c"]
     # b's old group lost b, its displayed representative was chosen again from what is left
     assert d.store.get_cluster(streamed_group_of_b).representative_id == docs["c"]
+    live_anchors = dict(d.state.reps)
     d.close()
+    for saved in tmp_path.glob("s.db.*"):  # the state snapshot: rebuild the state from the store's rows
+        if saved.suffix in (".npz", ".faiss"):
+            saved.unlink()
     d = Deduper.open(db, model=None)
+    assert d.warmup_report["state"] == "store"
     assert _copy_groups(d, docs) == [["a", "b"], ["c"]]
     assert docs["b"] < docs["a"] and d.state.reps[group_a] == docs["a"]
+    assert dict(d.state.reps) == live_anchors  # the settled live state is what a restart builds
     # a new rewrite an hour after a joins a's group through its anchor
     r = d.ingest(Article(title=_CHAIN["a"][0] + ", airlines say", url="https://y.example/d",
                          published_at=_CHAIN_T0 + timedelta(hours=1)))
@@ -427,3 +433,20 @@ def test_a_copy_group_without_members_is_not_shown_in_its_story() -> None:
     summary = next(s for s in story_page(d.store, 10, 0).stories if s.id == a.story_id)
     assert (summary.copy_groups, summary.items) == (1, 1)
     d.close()
+
+
+def test_another_worker_reads_the_settled_copy_groups_before_its_next_decision(tmp_path: Path) -> None:
+    """The copy moves go through the change feed: a second engine on the same store, opened before
+    the settling, compares through the settled groups and anchors at its next decision."""
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    a, docs = _ingest_chain(("c", "b", "a"), db=db)
+    b = Deduper.open(db, model=None)
+    assert b.state.entries.cluster_of(docs["b"]) == b.state.entries.cluster_of(docs["c"])  # as streamed
+    a.settle()
+    r = b.ingest(Article(title="Fed raises rates by 25 basis points", url="https://y.example/fed",
+                         published_at=_CHAIN_T0))
+    group_a = a.store.get_document(docs["a"]).cluster_id
+    assert b.state.entries.cluster_of(docs["b"]) == group_a and b.state.reps[group_a] == docs["a"]
+    assert {g: d for g, d in b.state.reps.items() if g != r.cluster_id} == dict(a.state.reps)
+    a.close()
+    b.close()
