@@ -115,6 +115,8 @@ def register(subparsers: Any) -> None:
     r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
                    "back to kiwipiepy where KoNLPy/Java are missing)")
     r.add_argument("--no-stories", action="store_true", help="leave out the story level (the Stories section)")
+    r.add_argument("--orders", default="1,2,3", help="shuffle seeds the story level is also ingested in, streamed "
+                                                     "and settled (the Arrival order table; empty: file order only)")
     r.add_argument("--json", action="store_true")
     _common(r)
     r.set_defaults(func=cmd_report)
@@ -320,13 +322,25 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0 if best is not None else 1
 
 
+def _seeds(text: str) -> list[int]:
+    """``--orders``: comma-separated positive shuffle seeds (0 is file order, always run)."""
+    try:
+        seeds = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"samestory eval report: --orders takes comma-separated integers, got {text!r}") from None
+    if any(x <= 0 for x in seeds):
+        raise SystemExit(f"samestory eval report: --orders seeds must be > 0 (file order is always run), got {text!r}")
+    return seeds
+
+
 def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
     from eval.report import losses, run_report, write_report
 
     only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
     report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
-                        tokenizer=args.tokenizer, progress=not args.no_progress, stories=not args.no_stories)
+                        tokenizer=args.tokenizer, progress=not args.no_progress, stories=not args.no_stories,
+                        story_orders=_seeds(args.orders))
     command = "samestory " + " ".join(shlex.quote(a) for a in (argv or getattr(args, "argv", None) or sys.argv[1:]))
     path = write_report(report, args.out, command, name=args.name)
     print(f"wrote {path}")

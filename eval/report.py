@@ -44,7 +44,7 @@ from eval.data import (
     subsample_clusters,
     subsample_pairs,
 )
-from eval.metrics import ClusterScores, Confusion, PRCurve, pr_curve
+from eval.metrics import ClusterScores, Confusion, PRCurve, cluster_scores, pr_curve
 
 SAMESTORY = "samestory"
 SAMESTORY_NO_GUARDS = "samestory (no guards)"
@@ -80,6 +80,10 @@ class SetReport:
     # baselines (seed 000, seed 003, the USE centroid stream).
     stories: dict[str, cluster_eval.ClusterResult] = field(default_factory=dict)
     story_seconds: dict[str, float] = field(default_factory=dict)
+    # The same items in other arrival orders (issue 17's order independence): per order ("0" is
+    # file order; others random.Random(seed) shuffles), story ARI streamed and settled, and
+    # whether the settled copy groups and stories are exactly file order's.
+    story_orders: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "is_news": self.is_news, "pairs_total": self.pairs_total,
@@ -89,7 +93,8 @@ class SetReport:
                 "clusters": {m: {**c.to_dict(), "seconds": round(self.cluster_seconds.get(m, 0.0), 2)}
                              for m, c in self.clusters.items()},
                 "stories": {m: {**c.to_dict(), "seconds": round(self.story_seconds.get(m, 0.0), 2)}
-                            for m, c in self.stories.items()}}
+                            for m, c in self.stories.items()},
+                "story_orders": self.story_orders}
 
 
 @dataclass
@@ -121,20 +126,39 @@ def run_set_pairs(pairs: Sequence[Pair], baselines: Sequence[Baseline], model: s
     return runs
 
 
+def _partition(items: Sequence[ClusterItem], labels: Sequence[int]) -> frozenset[frozenset[str]]:
+    groups: dict[int, set[str]] = {}
+    for it, label in zip(items, labels, strict=True):
+        groups.setdefault(label, set()).add(it.id)
+    return frozenset(frozenset(g) for g in groups.values())
+
+
 def run_set_stories(rep: SetReport, items: Sequence[ClusterItem], baselines: Sequence[Baseline], model: str = "use",
-                    progress: bool = False) -> None:
-    """samestory's stories and the story baselines on one cluster file's items (into ``rep``).
+                    progress: bool = False, orders: Sequence[int] = ()) -> None:
+    """samestory's stories and the story baselines on one cluster file's items (into ``rep``);
+    ``orders``: shuffle seeds the items are also ingested in (``random.Random(seed)``), each
+    streamed and settled, for the arrival-order table.
 
     A baseline already run at the copy level on the same items (seed 000, seed 003: they have one
     grouping, no levels) is scored again from that run, not re-run.
     """
     from eval.engine import ingest_stories
+    from eval.stories import shuffle_order
 
     t0 = time.perf_counter()
     levels = ingest_stories(items, guards=True, model=model, progress=progress, settle=True)
     rep.stories[SAMESTORY_STORIES] = cluster_eval.evaluate(SAMESTORY_STORIES, items, levels.story)
     rep.stories[SAMESTORY_SETTLED] = cluster_eval.evaluate(SAMESTORY_SETTLED, items, levels.settled_story)
     rep.story_seconds[SAMESTORY_STORIES] = rep.story_seconds[SAMESTORY_SETTLED] = time.perf_counter() - t0
+    first = (_partition(items, levels.settled_copy), _partition(items, levels.settled_story))
+    for seed in (0, *orders):
+        order = [items[i] for i in shuffle_order(len(items), seed)] if seed else list(items)
+        lv = levels if not seed else ingest_stories(order, guards=True, model=model, progress=progress, settle=True)
+        gold = [it.cluster for it in order]
+        rep.story_orders[str(seed)] = {
+            "streamed_ari": cluster_scores(gold, lv.story).ari, "settled_ari": cluster_scores(gold, lv.settled_story).ari,
+            "settled_copy_same": _partition(order, lv.settled_copy) == first[0],
+            "settled_story_same": _partition(order, lv.settled_story) == first[1]}
     for b in baselines:
         if b.name in rep.clusters:
             rep.stories[b.name] = rep.clusters[b.name]
@@ -149,9 +173,9 @@ def run_set_stories(rep: SetReport, items: Sequence[ClusterItem], baselines: Seq
 def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = True, sample: int | None = None,
                limit: int | None = None, cluster_sample: int | None = None, seed: int = 0,
                model: str = "use", only: Sequence[str] | None = None, tokenizer: str = "okt",
-               progress: bool = True, stories: bool = True) -> Report:
+               progress: bool = True, stories: bool = True, story_orders: Sequence[int] = (1, 2, 3)) -> Report:
     """Evaluate every set of ``data_dir`` (or the ``only`` ones); ``stories``: also the story level
-    on every cluster file."""
+    on every cluster file, in file order and the ``story_orders`` shuffles."""
     from eval.engine import make_config
 
     t_start = time.perf_counter()
@@ -190,7 +214,7 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
                 rep.clusters[b.name] = cluster_eval.evaluate(b.name, items, labels)
                 rep.cluster_seconds[b.name] = time.perf_counter() - t0
             if stories:
-                run_set_stories(rep, items, story_baselines, model=model, progress=progress)
+                run_set_stories(rep, items, story_baselines, model=model, progress=progress, orders=story_orders)
         out.append(rep)
     tok = next((getattr(b, "tokenizer_name", None) for b in baselines if hasattr(b, "tokenizer_name")), None)
     settings = {"data_dir": str(eval_data_dir(data_dir)), "sample": sample, "limit": limit,
@@ -444,7 +468,35 @@ def stories_section(report: Report) -> list[str]:
     lines += _table(["set", "method", "items", "gold", "predicted", "pair P", "pair R", "pair F1", "ARI"], rows,
                     "ll" + "r" * 7)
     lines += ["", *verdicts, ""] if verdicts else [""]
-    return lines
+    return lines + _orders_section(st)
+
+
+def _orders_section(sets: Sequence[SetReport]) -> list[str]:
+    """Issue 17's order independence: the same items in file order and shuffled, streamed and
+    settled (``samestory settle``: both levels re-decided in publication order)."""
+    sets = [s for s in sets if len(s.story_orders) > 1]
+    if not sets:
+        return []
+    seeds = sorted({k for s in sets for k in s.story_orders}, key=int)
+    names = ["file order" if k == "0" else f"shuffle {k}" for k in seeds]
+    lines = ["### Arrival order", "",
+             "The same items ingested in file order and in shuffled orders (`random.Random(seed)`, seeds "
+             f"{', '.join(k for k in seeds if k != '0')}; `python -m eval.stories engine --settle` runs the whole "
+             "files), story ARI as streamed and once settled; 'same': the settled copy groups and stories are "
+             "exactly file order's.", ""]
+    rows = []
+    for s in sets:
+        o = [s.story_orders[k] for k in seeds if k in s.story_orders]
+        for what in ("streamed", "settled"):
+            aris = [s.story_orders[k][f"{what}_ari"] if k in s.story_orders else None for k in seeds]
+            present = [a for a in aris if a is not None]
+            same = ""
+            if what == "settled":
+                same = "copy groups and stories" if all(r["settled_copy_same"] and r["settled_story_same"] for r in o) \
+                    else "stories" if all(r["settled_story_same"] for r in o) else "no"
+            rows.append([s.name, what, *[_f(a) for a in aris], _f(max(present) - min(present)), same])
+    lines += _table(["set", "stories", *names, "spread", "same in every order"], rows, "ll" + "r" * (len(names) + 1) + "l")
+    return [*lines, ""]
 
 
 def _error_rows(errs: Sequence[pair_eval.PairError]) -> list[list[str]]:

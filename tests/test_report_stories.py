@@ -49,3 +49,28 @@ def test_render_markdown_includes_the_stories_section(tmp_path: Path) -> None:
     text = render_markdown(Report(settings, [_set()], [], {}), tmp_path, "samestory eval report --out x")
     assert "## Stories (the event level)" in text
     assert text.index("## Stories (the event level)") < text.index("## Per set")
+
+
+def test_the_arrival_order_table_gives_each_orders_ari_the_spread_and_whether_settling_agreed() -> None:
+    rep = _set()
+    rep.story_orders = {
+        "0": {"streamed_ari": 0.83, "settled_ari": 0.85, "settled_copy_same": True, "settled_story_same": True},
+        "1": {"streamed_ari": 0.86, "settled_ari": 0.85, "settled_copy_same": True, "settled_story_same": True},
+        "2": {"streamed_ari": 0.80, "settled_ari": 0.85, "settled_copy_same": True, "settled_story_same": True}}
+    other = SetReport("ntrex128-kor-eng", True)
+    other.stories = dict(rep.stories)
+    other.story_orders = {
+        "0": {"streamed_ari": 0.97, "settled_ari": 0.95, "settled_copy_same": True, "settled_story_same": True},
+        "2": {"streamed_ari": 0.92, "settled_ari": 0.93, "settled_copy_same": False, "settled_story_same": False}}
+    lines = stories_section(Report({}, [rep, other], [], {}))
+    assert "### Arrival order" in lines
+    header = next(x for x in lines if x.startswith("| set | stories |"))
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "set", "stories", "file order", "shuffle 1", "shuffle 2", "spread", "same in every order"]
+    streamed = next(x for x in lines if x.startswith("| uci-news-aggregator-subset | streamed |"))
+    assert [c.strip() for c in streamed.strip("|").split("|")][2:] == ["0.830", "0.860", "0.800", "0.060", ""]
+    settled = next(x for x in lines if x.startswith("| uci-news-aggregator-subset | settled |"))
+    assert settled.rstrip(" |").endswith("0.000 | copy groups and stories")
+    # a set run in fewer orders fills the columns it has; settling that disagreed says so
+    ntrex = next(x for x in lines if x.startswith("| ntrex128-kor-eng | settled |"))
+    assert [c.strip() for c in ntrex.strip("|").split("|")][2:] == ["0.950", "–", "0.930", "0.020", "no"]
