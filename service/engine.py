@@ -909,7 +909,7 @@ class Deduper:
                     why = (f"copy: settled in publication order, moved from copy group {it.group}" if target != it.group
                            else "copy: settled in publication order, " + (
                                "founds its copy group (its earliest report)" if founder else
-                               f"a copy of document {p.matched}, its copy group's earliest report"))
+                               f"a copy of document {p.matched}, no longer the report its group was founded on"))
                     decision = p.decision.to_dict()
                     decision["reasons"].append(why)
                     decision["previous"] = {"cluster_id": old.cluster_id, "stage": old.stage, "score": old.score,
