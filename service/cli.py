@@ -278,7 +278,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
         return 0
     c = report.copies
     if c is not None:
-        held = f", {c.held} items of groups with an untimed or older item held as they are" if c.held else ""
+        held = f", {c.held} items of groups reaching outside the window held as they are" if c.held else ""
         print(f"copy groups: replayed {c.items} items of {c.groups_before} copy groups{held}: {c.groups_before} -> "
               f"{c.groups_after} groups, {c.moved} items moved, {c.anchors} anchors changed, {c.new_groups} new "
               f"groups, {c.embedded} items embedded, {c.seconds:.1f} s")
@@ -470,9 +470,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "so that neither level depends on the order the items arrived in. First the copy "
                                    "groups: the timed items go through the cascade and guards again, each group's "
                                    "anchor becomes its earliest report, and a moved item's membership says "
-                                   "'copy: settled in publication order, moved from copy group N' (groups with an "
-                                   "item without a publication time are kept as they are; --keep-copy-groups keeps "
-                                   "them all). Then the stories: a copy group whose story changes is moved, with the "
+                                   "'copy: settled in publication order, moved from copy group N' (items without a "
+                                   "publication time follow the timed ones in content-hash order; --keep-copy-groups "
+                                   "keeps every group as it streamed). Then the stories: a copy group whose story changes is moved, with the "
                                    "reason 'story: settled ...'; items without a publication time follow the timed "
                                    "ones, copy group by copy group in content-hash order. Items without a vector "
                                    "are embedded (their vectors stored). Stores with editors' corrections are not "

@@ -77,10 +77,13 @@ def _check_hours(hours: float | None) -> None:
 
 
 def _copy_item(doc: DocumentRow, ver: Any) -> CopyItem:
-    """A stored, timed document as the copy replay reads it (features timed at its publication)."""
-    assert doc.cluster_id is not None and doc.published_at is not None
-    f = ItemFeatures.build(ver.title, ver.body, ver.lang, doc.published_at, content_sha=ver.content_hash)
-    return CopyItem(doc.id, ver.id, doc.cluster_id, f, doc.url, doc.source, ver.body, ver.lang)
+    """A stored document as the copy replay reads it (its features timed at its publication, else
+    when it was first seen)."""
+    assert doc.cluster_id is not None
+    t = doc.published_at if doc.published_at is not None else doc.first_seen
+    f = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
+    return CopyItem(doc.id, ver.id, doc.cluster_id, f, doc.url, doc.source, ver.body, ver.lang,
+                    timed=doc.published_at is not None)
 
 
 # The story reason service.corrections.Editor.merge gives each copy group it moves.
@@ -818,10 +821,11 @@ class Deduper:
     def settle_copies(self, *, hours: float | None = None, progress: bool = False) -> CopySettleReport:
         """Re-decide the open window's copy groups in publication order (``service/settle.py``).
 
-        The live items of the open window (what a warm restart reads) whose copy groups are wholly
-        timed and in the window are replayed through the engine's cascade and guards over a fresh
-        candidate state, by publication time, then content hash; the other groups are held there
-        as they are, as context the replayed items may join. A replayed group keeps the stored id
+        The live items of the open window (what a warm restart reads) whose copy groups lie wholly
+        in the window are replayed through the engine's cascade and guards over a fresh candidate
+        state, by publication time, then content hash, the items without a publication time after
+        them by content hash (``copy_order``); the other groups are held there as they are, as
+        context the replayed items may join. A replayed group keeps the stored id
         it shares most items with; a moved item's membership is rewritten with the replay's
         decision and the reason ``copy: settled in publication order, moved from copy group N``,
         and its previous membership kept in ``decision["previous"]``; a group's anchor becomes its
@@ -830,8 +834,8 @@ class Deduper:
         replay embeds have their vectors stored. Nothing is deleted; a group whose items all moved
         stays as a row without members. Stores with editors' corrections are not settled.
 
-        ``hours``: replay only the copy groups whose items were all published within the last
-        ``hours`` before the newest item.
+        ``hours``: replay only the copy groups whose items were all published (else first seen)
+        within the last ``hours`` before the newest item.
         """
         _check_hours(hours)
         started = _time.perf_counter()
@@ -842,18 +846,18 @@ class Deduper:
         store = self.store
         rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
         self._check_settle_model([ver.id for _, ver in rows])
-        published = {doc.id: doc.published_at for doc, _ in rows}
+        # What each item counts at: its publication, else when it was first seen.
+        when = {doc.id: doc.published_at if doc.published_at is not None else doc.first_seen for doc, _ in rows}
         members: dict[int, list[MembershipRow]] = {}
         for doc, _ in rows:
             if doc.cluster_id not in members:
                 members[int(doc.cluster_id)] = store.members_of(int(doc.cluster_id))  # type: ignore[arg-type]
-        times = [t for t in published.values() if t is not None]
-        cut = max(times) - hours * 3600.0 if hours is not None and times else None
+        cut = max(when.values()) - hours * 3600.0 if hours is not None and when else None
 
         def replayable(group: int) -> bool:
-            # Without a publication time a member's only order is its arrival; a member outside the
-            # window is not read: either way the group stays as it is.
-            return all((t := published.get(m.document_id)) is not None and (cut is None or t >= cut)
+            # A member outside the window is not read, so its group stays as it is (and, with
+            # ``hours``, a group with a member older than the cut).
+            return all((t := when.get(m.document_id)) is not None and (cut is None or t >= cut)
                        for m in members[group])
 
         replayed = {g for g in members if replayable(g)}

@@ -6,11 +6,12 @@ Both levels are streaming decisions, and both depend on the order items arrive i
 shuffled feed that is whichever report of the group arrived first, not the earliest published:
 a copy within ``copy_gap_hours`` of a middle report but not of the original joins in one order
 and not in another, and the groups' stories follow. Settling first replays the copy decisions of
-the open window's timed items in publication order (time, then content hash) through the
-engine's own cascade and guards, over a fresh candidate state (:func:`replay_copies`). Each
-group is then what a feed in time order forms, its anchor its earliest report, whatever order
-the items came in. Groups with a member that has no publication time (no order but arrival), or
-a member outside the open window, are held as they are: the replayed items may join them, and
+the open window's items in publication order (time, then content hash; items without a
+publication time after them, by content hash: an order of the items alone, where their arrival
+is the only other) through the engine's own cascade and guards, over a fresh candidate state
+(:func:`replay_copies`). Each group is then what a feed in that order forms, its anchor its
+earliest report, whatever order the items came in. Groups with a member outside the open window
+(or, with ``hours``, older than it) are held as they are: the replayed items may join them, and
 they lose no member.
 
 **Stories.** Then the story decisions of every live item of the open stories are replayed
@@ -106,6 +107,7 @@ class CopyItem:
     source: str | None = None
     body: str = ""
     lang: str = "und"
+    timed: bool = True  # False: no publication time (``features.time`` is when it was first seen)
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,13 @@ class CopySettleReport:
 
 
 def copy_order(items: Iterable[CopyItem]) -> list[CopyItem]:
-    """The items by publication time, then content hash, then document id: the copy replay's
-    order, which depends on the items, not on when they arrived."""
-    return sorted(items, key=lambda i: (i.features.time, i.features.content_sha, i.doc_id))
+    """The copy replay's order, which depends on the items, not on when they arrived: the timed
+    ones by publication time, then content hash, then document id; then those without a
+    publication time by content hash (their time, when they were first seen, is their arrival).
+    On ParaKQC's dev sample (untimed question sets, whose streamed copy groups differ by arrival
+    order) this gives one set of copy groups and stories in file order and shuffles 1-3."""
+    return sorted(items, key=lambda i: (not i.timed, i.features.time if i.timed else 0.0, i.features.content_sha,
+                                        i.doc_id))
 
 
 def replay_copies(cascade: Cascade, state: CandidateState, items: Sequence[CopyItem], *,

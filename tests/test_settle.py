@@ -193,20 +193,19 @@ def test_cli_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["settle", "--db", db, "--model", "none"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("copy groups: replayed 1 items of 1 copy groups, 1 items of groups with an untimed "
-                             "or older item held as they are: 1 -> 1 groups, 0 items moved")
+    assert out[0].startswith("copy groups: replayed 2 items of 2 copy groups: 2 -> 2 groups, 0 items moved")
     assert out[1].startswith("stories: settled 2 items in 2 copy groups (1 without a publication time, replayed "
                              "after the timed ones by copy group)")
     assert main(["settle", "--db", db, "--model", "none", "--json"]) == 0
     got: dict[str, Any] = json.loads(capsys.readouterr().out)
     assert (got["items"], got["untimed"], got["moved"], got["skipped"]) == (2, 1, 0, None)
-    assert (got["copies"]["items"], got["copies"]["held"], got["copies"]["moved"]) == (1, 1, 0)
+    assert (got["copies"]["items"], got["copies"]["held"], got["copies"]["moved"]) == (2, 0, 0)
     assert main(["settle", "--db", db, "--model", "none", "--keep-copy-groups", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["copies"] is None
     assert main(["settle", "--db", db, "--model", "none", "--hours", "24", "--json"]) == 0
     # an untimed item counts at its first sight (today): the March item is older than 24 h before it
     got = json.loads(capsys.readouterr().out)
-    assert got["held"] == 1 and got["copies"]["items"] == 1  # the only timed group is the newest timed item
+    assert got["held"] == 1 and (got["copies"]["items"], got["copies"]["held"]) == (1, 1)
     with pytest.raises(SystemExit, match="--hours must be > 0"):
         main(["settle", "--db", db, "--model", "none", "--hours", "0"])
     with pytest.raises(SystemExit, match="--show must be >= 0"):
@@ -378,21 +377,56 @@ def test_a_settled_copy_move_is_stored_with_its_reason_and_its_anchor_survives_a
     d.close()
 
 
-def test_copy_groups_with_an_item_without_a_publication_time_are_held() -> None:
-    """An untimed item's only order is its arrival: its copy group is not replayed; timed items
-    may still join it, and it loses no member."""
-    d = Deduper.open(":memory:", model=None)
-    now = datetime.now(timezone.utc)  # an untimed item counts at its first sight
-    untimed = d.ingest(Article(title=_CHAIN["b"][0], url="https://x.example/untimed"))
-    timed = d.ingest(Article(title=_CHAIN["b"][0] + ".", url="https://x.example/b", published_at=now))
-    other = d.ingest(Article(title="Fed raises rates by 25 basis points", url="https://x.example/fed",
-                             published_at=now - timedelta(hours=1)))
-    assert timed.cluster_id == untimed.cluster_id  # an exact copy of the untimed one
-    report = d.settle()
-    assert report.copies is not None and (report.copies.items, report.copies.held) == (1, 2)
-    assert {m.document_id for m in d.store.members_of(untimed.cluster_id)} == {untimed.document_id, timed.document_id}
-    assert d.store.get_document(other.document_id).cluster_id == other.cluster_id
-    d.close()
+# Three headlines in different words whose vectors chain: a ~ b and b ~ c (cosine 0.8), a !~ c
+# (0.28), at an embedding threshold of 0.7. Without times, the copy group a streamed feed forms
+# depends on which of them arrived first.
+_UNTIMED = {"a": ("Volcano erupts in Iceland", (1.0, 0.0, 0.0)),
+            "b": ("Eruption grounds flights over the North Atlantic", (0.8, 0.6, 0.0)),
+            "c": ("Ash cloud closes airports across Europe", (0.28, 0.96, 0.0))}
+
+
+class _TableEmbedder:
+    name = "table"
+    dim = 3
+
+    def encode(self, texts: list[str], **kwargs: object) -> np.ndarray:
+        by_title = {title: np.asarray(v, dtype=np.float32) for title, v in _UNTIMED.values()}
+        return np.stack([by_title[t.strip()] for t in texts])
+
+
+def test_items_without_a_publication_time_settle_to_one_set_of_copy_groups_in_every_order() -> None:
+    """Untimed items have no order but their arrival: they are replayed after the timed ones in
+    content-hash order (``copy_order``), an order of the items alone, so the six arrival orders
+    that stream to three partitions settle to one."""
+    streamed, settled = set(), set()
+    for order in itertools.permutations(_UNTIMED):
+        d = Deduper.open(":memory:", model=_TableEmbedder(), config=EngineConfig(embedding_threshold=0.7),  # type: ignore[arg-type]
+                         guards=None)
+        docs = {k: d.ingest(Article(title=_UNTIMED[k][0], url=f"https://x.example/{k}", lang="en")).document_id
+                for k in order}
+        streamed.add(repr(_copy_groups(d, docs)))
+        report = d.settle()
+        assert report.copies is not None and (report.copies.items, report.copies.held) == (3, 0)
+        settled.add(repr(_copy_groups(d, docs)))
+        d.close()
+    assert len(streamed) == 3 and len(settled) == 1
+
+
+def test_copy_order_puts_the_timed_items_first_then_the_untimed_by_content_hash() -> None:
+    from index.features import ItemFeatures
+    from service.settle import CopyItem, copy_order
+
+    def item(doc: int, title: str, t: float, timed: bool = True) -> CopyItem:
+        return CopyItem(doc, doc, doc, ItemFeatures.build(title, "", "en", t), timed=timed)
+
+    timed = [item(1, "Fed raises rates", 50.0), item(2, "Volcano erupts", 10.0)]
+    untimed = [item(3, "Quake hits Chile", 99.0, timed=False), item(4, "Storm nears Florida", 5.0, timed=False)]
+    orders = {tuple(i.doc_id for i in copy_order(random.Random(k).sample([*timed, *untimed], 4))) for k in range(8)}
+    assert len(orders) == 1
+    (order,) = orders
+    assert order[:2] == (2, 1)  # the timed ones by publication
+    by_hash = sorted(untimed, key=lambda i: i.features.content_sha)
+    assert order[2:] == tuple(i.doc_id for i in by_hash)  # then by content hash, not by first sight
 
 
 def test_keep_copy_groups_settles_the_stories_only() -> None:

@@ -507,9 +507,10 @@ class CopySettleMoveOut(BaseModel):
 
 # A ``service.settle.CopySettleReport`` (its ``to_dict()``).
 class CopySettleOut(BaseModel):
-    items: int = Field(description="live items of the open window replayed through the cascade, by publication time")
-    held: int = Field(description="items of copy groups kept as they are (an item without a publication time, "
-                                  "outside the open window, or older than `hours`), as context")
+    items: int = Field(description="live items of the open window replayed through the cascade, by publication "
+                                   "time (items without one after, by content hash)")
+    held: int = Field(description="items of copy groups kept as they are (a member outside the open window, or "
+                                  "older than `hours`), as context")
     groups_before: int = Field(description="the replayed items' copy groups before")
     groups_after: int = Field(description="and after")
     moved: int = Field(description="items now in another copy group")

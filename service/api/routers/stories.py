@@ -25,7 +25,7 @@ add_listing(router, what="story", plural="stories", page_of=story_page, view_of=
                          "First the copy groups: the timed items are replayed through the cascade and guards by "
                          "publication time, then content hash, each group's anchor becoming its earliest report; a "
                          "moved item's membership says `copy: settled in publication order, moved from copy group "
-                         "N` (groups with an item without a publication time stay as they are). Then the stories: "
+                         "N` (items without a publication time follow the timed ones in content-hash order). Then the stories: "
                          "a copy group whose story changes is moved with the reason `story: settled ...`; items "
                          "without a publication time follow the timed ones, copy group by copy group in "
                          "content-hash order. Neither level then depends on the order items arrived in "
