@@ -220,16 +220,11 @@ def ingest_stories(items: Sequence[ClusterItem], guards: bool = True, model: str
         started = time.perf_counter()
         results = d.ingest_many(articles, progress=progress)
         seconds = time.perf_counter() - started
-        copy, story = _groups_of(d, results), _stories_of(d, results)
+        copy, story = d.stored_groups(results), _stories_of(d, results)
         if not settle:
             return Levels(copy, story, copy, story, seconds)
         report = d.settle(hours=settle_hours, progress=progress)
-        return Levels(copy, story, _groups_of(d, results), _stories_of(d, results), seconds, report)
-
-
-def _groups_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:
-    """Each result's copy group as the store holds it now (settling may have moved the item)."""
-    return d.stored_groups(results)
+        return Levels(copy, story, d.stored_groups(results), _stories_of(d, results), seconds, report)
 
 
 def _stories_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:

@@ -282,22 +282,24 @@ def cmd_settle(args: argparse.Namespace) -> int:
         print(f"copy groups: replayed {c.items} items of {c.groups_before} copy groups{held}: {c.groups_before} -> "
               f"{c.groups_after} groups, {c.moved} items moved, {c.anchors} anchors changed, {c.new_groups} new "
               f"groups, {c.embedded} items embedded, {c.seconds:.1f} s")
-        for mv in c.moves[: args.show]:
-            print(f"  document {mv['document_id']}: copy group {mv['from_copy_group']} -> {mv['to_copy_group']} "
-                  f"({mv['stage']} {mv['score'] if mv['score'] is not None else '-'})")
-        if len(c.moves) > args.show:
-            print(f"  ... and {len(c.moves) - args.show} more (--show N, or --json for all)")
+        _print_moves([f"  document {mv['document_id']}: copy group {mv['from_copy_group']} -> {mv['to_copy_group']} "
+                      f"({mv['stage']} {mv['score'] if mv['score'] is not None else '-'})" for mv in c.moves], args.show)
     held = f", {report.held} older items held as context" if report.held else ""
     print(f"stories: settled {report.items} items in {report.groups} copy groups ({report.untimed} without a "
           f"publication time, replayed after the timed ones by copy group{held}): {report.stories_before} -> "
           f"{report.stories_after} stories, {report.moved} copy groups moved, {report.new_stories} new stories, "
           f"{report.embedded} items embedded, {report.seconds - (c.seconds if c is not None else 0.0):.1f} s")
-    for mv in report.moves[: args.show]:
-        print(f"  copy group {mv['copy_group_id']}: story {mv['from_story']} -> {mv['to_story']} "
-              f"(score {mv['score']:.3f})")
-    if len(report.moves) > args.show:
-        print(f"  ... and {len(report.moves) - args.show} more (--show N, or --json for all)")
+    _print_moves([f"  copy group {mv['copy_group_id']}: story {mv['from_story']} -> {mv['to_story']} "
+                  f"(score {mv['score']:.3f})" for mv in report.moves], args.show)
     return 0
+
+
+def _print_moves(lines: list[str], show: int) -> None:
+    """A settling's moves, one line each, the first ``show`` of them and how many more."""
+    for line in lines[:show]:
+        print(line)
+    if len(lines) > show:
+        print(f"  ... and {len(lines) - show} more (--show N, or --json for all)")
 
 
 def _open_for_reading(args: argparse.Namespace) -> Store:

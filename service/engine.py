@@ -31,7 +31,7 @@ from models.base import Embedder
 from service.cascade import Cascade, Confirm, Match
 from service.config import DAY, EngineConfig
 from service.corrections import Constraints, load_constraints
-from service.representative import Candidate, better, rank
+from service.representative import Candidate, best_of, better
 from service.restart import StateRestart, anchor_of
 from service.scoring import CosineScorer, EmbeddingScorer, make_scorer
 from service.settle import (
@@ -868,7 +868,9 @@ class Deduper:
             report.seconds = _time.perf_counter() - started
             return report
         state = self._new_state()
-        self._load_context(state, held_rows, members)
+        # The held groups, as a restart loads them (their anchors, their stored vectors).
+        StateRestart(store, self.config, state, counters=Counter(), model_name=self.model_name, index_path=None,
+                     snapshot_path=None).load_docs(held_rows)
         vectors = self._replay_vectors(items, progress)
         report.embedded = sum(fresh for _, fresh in vectors.values())
         confirm_of = (lambda it: self._body_confirm(it.body, it.lang)) if self.config.body_passages else (lambda it: None)
@@ -942,23 +944,6 @@ class Deduper:
         report.seconds = _time.perf_counter() - started
         return report
 
-    def _load_context(self, state: CandidateState, rows: list[tuple[DocumentRow, Any]],
-                      members: Mapping[int, list[MembershipRow]]) -> None:
-        """Put the held copy groups' items into a replay's candidate state as a restart loads them:
-        each group's anchor indexed, its vector the anchor's, else the first member's stored."""
-        if not rows:
-            return
-        anchors = {g: anchor_of(m) for g, m in members.items()}
-        is_rep = [anchors.get(int(doc.cluster_id)) == doc.id for doc, _ in rows]  # type: ignore[arg-type]
-        state.add_loaded([StateRestart.entry_of(doc, ver) for doc, ver in rows], is_rep)
-        if state.vectors is None or not self.model_name:
-            return
-        stored = self.store.load_vectors([ver.id for _, ver in rows], self.model_name)
-        for (doc, ver), rep in sorted(zip(rows, is_rep, strict=True), key=lambda r: (not r[1], r[0][0].id)):
-            raw = stored.get(ver.id)
-            if raw is not None and (rep or not state.has_cluster_vector(int(doc.cluster_id))):  # type: ignore[arg-type]
-                state.set_cluster_vector(int(doc.cluster_id), doc.id, np.frombuffer(raw, dtype=np.float32))  # type: ignore[arg-type]
-
     def _replay_vectors(self, items: Sequence[CopyItem], progress: bool) -> dict[int, tuple[np.ndarray, bool]]:
         """Each replayed item's copy-level vector by version id, and whether it was embedded now:
         the stored one, else the text the model sees embedded in batches (streaming embeds only the
@@ -969,11 +954,16 @@ class Deduper:
         stored = self.store.load_vectors([it.version_id for it in items], self.model_name)
         out = {v: (np.frombuffer(raw, dtype=np.float32), False) for v, raw in stored.items()}
         missing = [it for it in items if it.version_id not in out]
-        texts = [self._embed_text(it.features) for it in missing]
-        for k in tqdm(range(0, len(texts), 256), desc="embedding", unit="batch", disable=not progress or not texts):
-            for it, vec in zip(missing[k:k + 256], self._encode(texts[k:k + 256]), strict=True):
-                out[it.version_id] = (vec, True)
+        if missing:
+            vecs = self._encode_batches([self._embed_text(it.features) for it in missing], progress)
+            out.update((it.version_id, (vec, True)) for it, vec in zip(missing, vecs, strict=True))
         return out
+
+    def _encode_batches(self, texts: Sequence[str], progress: bool) -> np.ndarray:
+        """``texts`` (at least one) embedded 256 at a time, with a progress bar: settling's bulk
+        embedding, which streaming never needed."""
+        return np.concatenate([self._encode(texts[k:k + 256]) for k in
+                               tqdm(range(0, len(texts), 256), desc="embedding", unit="batch", disable=not progress)])
 
     def _settle_representative(self, group: int, live: Sequence[MembershipRow], now: float) -> None:
         """After settling moved members: the group's displayed representative by seed 000's rules
@@ -982,7 +972,7 @@ class Deduper:
         cluster = self.store.get_cluster(group)
         if not cands or cluster is None:
             return
-        best = max(cands, key=lambda c: (rank(c, self.url_rules), -c.doc_id))
+        best = best_of(cands, self.url_rules)
         current = next((c for c in cands if c.doc_id == cluster.representative_id), None)
         why = better(best, current, self.url_rules) if current is not None else "the representative left the group"
         if why is not None:
@@ -1056,9 +1046,7 @@ class Deduper:
         embedded = 0
         if missing and self.embedder is not None:
             texts = [story_text(versions[items[i].doc_id].title, versions[items[i].doc_id].body) for i in missing]
-            vecs = np.concatenate([self._encode(texts[k:k + 256]) for k in
-                                   tqdm(range(0, len(texts), 256), desc="embedding", unit="batch",
-                                        disable=not progress)])
+            vecs = self._encode_batches(texts, progress)
             with self.store.transaction():
                 for i, vec in zip(missing, vecs, strict=True):
                     if self.model_name:
@@ -1164,7 +1152,7 @@ class Deduper:
                 if cluster is not None and cluster.representative_id == document_id and live:
                     # The best remaining member by seed 000's rules takes the representative's place.
                     cands = [c for c in map(self._rep_candidate, live) if c is not None]
-                    new_rep = max(cands, key=lambda c: (rank(c, self.url_rules), -c.doc_id)).doc_id
+                    new_rep = best_of(cands, self.url_rules).doc_id
                     self.store.set_representative(doc.cluster_id, document_id, new_rep,
                                                   "previous representative deleted", now)
                     self.store.record_change(new_rep, now)

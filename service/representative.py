@@ -7,6 +7,7 @@ original domain), (3) the newest. Ties keep the current representative, so the c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from index.urls import UrlRules
@@ -43,3 +44,16 @@ def better(challenger: Candidate, current: Candidate, rules: UrlRules) -> str | 
     if rc[1] != rk[1]:
         return "direct link over redirect"
     return "newer"
+
+
+def best_of(candidates: Sequence[Candidate], rules: UrlRules) -> Candidate:
+    """The member that should represent a cluster by ``rank``, the lowest document id on a tie:
+    chosen afresh over the members (a representative deleted, members moved by a settling),
+    rather than challenged one newcomer at a time (``better``).
+
+    >>> rules = UrlRules.default()
+    >>> best_of([Candidate(1, "https://v.daum.net/v/1", None, 30.0), Candidate(2, "https://www.yna.co.kr/a", None, 10.0),
+    ...          Candidate(3, "https://www.hani.co.kr/b", None, 10.0)], rules).doc_id
+    2
+    """
+    return max(candidates, key=lambda c: (rank(c, rules), -c.doc_id))

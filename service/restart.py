@@ -209,9 +209,9 @@ class StateRestart:
                     break
                 pending.append((doc, ver))
                 if len(pending) >= 2_000:
-                    loaded += self._load_docs(pending[::-1])
+                    loaded += self.load_docs(pending[::-1])
                     pending = []
-            loaded += self._load_docs(pending[::-1])
+            loaded += self.load_docs(pending[::-1])
             self.state.ngram.sort_buckets()
         except Exception:  # seed 001: a failed warm-up starts empty rather than not at all
             log.exception("warm-up failed; starting with an empty candidate state")
@@ -307,7 +307,9 @@ class StateRestart:
         self.state.vectors = index
         return True
 
-    def _load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
+    def load_docs(self, rows: list[tuple[DocumentRow, VersionRow]]) -> int:
+        """Put stored documents into the state: each cluster's anchor (``anchor_of``) indexed, its
+        vector the anchor's stored one, else the first stored one read; returns how many rows."""
         if not rows:
             return 0
         # A cluster is compared through its anchor, the member it was founded on (anchor_of).
@@ -356,7 +358,7 @@ class StateRestart:
 
         Each changed document is read as it is now in the store: a deleted one is removed; the
         others are forgotten and loaded again in one batch, through the warm-up's own path
-        (``_load_docs``), with their cluster's anchor (``anchor_of``).
+        (``load_docs``), with their cluster's anchor (``anchor_of``).
         """
         changes = self.store.changes_since(self.cursor, limit)
         if not changes:
@@ -376,7 +378,7 @@ class StateRestart:
             self.state.forget(doc.id)
         loaded, self._vectors_loaded = self._vectors_loaded, False  # replayed items bring their vectors
         try:
-            self._load_docs(rows)
+            self.load_docs(rows)
         finally:
             self._vectors_loaded = loaded
         self.counters["catch_up_documents"] += len(doc_ids)

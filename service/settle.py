@@ -96,7 +96,8 @@ class Placement:
 @dataclass(frozen=True)
 class CopyItem:
     """One live item replayed at the copy level: its document and version, the copy group the
-    store has it in, its features (``time``: its publication), where it came from, and its body
+    store has it in, its features (``time``: its publication, else when it was first seen), where
+    it came from, and its body
     and language (the body check, ``EngineConfig.body_passages``)."""
 
     doc_id: int
@@ -124,8 +125,7 @@ class CopyPlacement:
 @dataclass
 class CopySettleReport:
     """What the copy level of one settling did. ``items``: replayed; ``held``: items of groups
-    kept as they are (a member without a publication time or outside the open window, or older
-    than ``hours``); ``groups_before``/``groups_after``: the replayed items' copy groups before
+    kept as they are (a member outside the open window, or older than ``hours``); ``groups_before``/``groups_after``: the replayed items' copy groups before
     and after; ``moved``: documents now in another copy group; ``anchors``: groups whose anchor
     changed; ``skipped``: why nothing was done (None: it ran)."""
 
