@@ -132,10 +132,18 @@ def _read(loader: Callable[[Path], T], path: Path) -> T:
 
 
 def _sampled_pairs(args: argparse.Namespace, path: Path) -> list[Pair]:
-    """The pair file at ``path``, read (a bad file is a one-line error) and cut by --sample, --limit, --seed."""
-    from eval.data import load_pairs, subsample_pairs
+    """The copy-level pairs of the pair file at ``path``, read (a bad file is a one-line error) and
+    cut by --sample, --limit, --seed. Story-level rows (an editor's story merges and splits across
+    copy groups, ``samestory corrections export``) are left out, with a note on stderr."""
+    from eval.data import copy_rows, load_pairs, subsample_pairs
 
-    return subsample_pairs(_read(load_pairs, path), sample=args.sample, limit=args.limit, seed=args.seed)
+    pairs, story_rows = copy_rows(_read(load_pairs, path))
+    if story_rows:
+        print(f"{path}: left out {story_rows} story-level row(s) (level 'story'): pairs, sweep and calibrate "
+              "judge the copy level", file=sys.stderr)
+    if not pairs:
+        raise SystemExit(f"{path}: no copy-level pairs (every row has level 'story')")
+    return subsample_pairs(pairs, sample=args.sample, limit=args.limit, seed=args.seed)
 
 
 def _sampled_clusters(args: argparse.Namespace) -> list[ClusterItem]:
@@ -291,17 +299,18 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     clusters = [f for f in args.files if _read(is_cluster_file, f)]
     if clusters:
         raise SystemExit(f"calibrate takes pair files; {clusters[0]} is a cluster file (use eval sweep for those)")
-    rows_per_file = []
-    for f in args.files:
+    # eval-data splits are <set>/dev.jsonl: name them by the set; other files by their own name.
+    names = [f.parent.name if f.stem in ("dev", "test", "train") else f.stem for f in args.files]
+    rows_per_file, warnings = [], []
+    for f, name in zip(args.files, names, strict=True):
         pairs = _sampled_pairs(args, f)
+        warnings += sweep.sample_warnings(name, pairs)
         rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
                                                progress=not args.no_progress))
     best = sweep.lowest_meeting(rows_per_file, floors)
     field = sweep.STAGE_FIELDS[args.stage]
     print(f"{args.stage} threshold calibration over {len(args.files)} pair file(s), grid {grid[0]}..{grid[-1]} "
           f"({len(grid)} values), guards {'off' if args.no_guards else 'on'}")
-    # eval-data splits are <set>/dev.jsonl: name them by the set; other files by their own name.
-    names = [f.parent.name if f.stem in ("dev", "test", "train") else f.stem for f in args.files]
     print(f"{'threshold':>9} " + " ".join(f"{'P/R ' + n[:18]:>26}" for n in names))
     for i, t in enumerate(grid):
         mark = " <-" if i == best else ""
@@ -310,16 +319,26 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     files = [{"file": str(f), "floor": fl,
               **({"precision": rows[best].precision, "recall": rows[best].recall} if best is not None else {})}
              for f, fl, rows in zip(args.files, floors, rows_per_file, strict=True)]
+    reliable = not warnings
     if best is None:
         print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}); "
               "widen --thresholds or lower a floor")
+    elif not reliable:
+        print(f"lowest threshold meeting every floor on these pairs: {grid[best]} (not a recommendation)")
     else:
         print(f"lowest threshold meeting every floor: {grid[best]} -> put this in the --config file:")
         print(f"[engine]\n{field} = {grid[best]}")
+    for w in warnings:
+        print(f"UNRELIABLE: {w}")
+    if not reliable:
+        print(f"UNRELIABLE: no threshold recommended; calibrate on at least {sweep.MIN_CALIBRATION_LABELS} "
+              "positive and negative copy-level pairs per file")
+    measured = grid[best] if best is not None else None
     if args.json:
-        print(json.dumps({"stage": args.stage, "field": field, "threshold": grid[best] if best is not None else None,
+        print(json.dumps({"stage": args.stage, "field": field, "threshold": measured if reliable else None,
+                          "measured_threshold": measured, "reliable": reliable, "warnings": warnings,
                           "files": files, "rows": [[r.to_dict() for r in rows] for rows in rows_per_file]}))
-    return 0 if best is not None else 1
+    return 0 if best is not None and reliable else 1
 
 
 def _seeds(text: str) -> list[int]:

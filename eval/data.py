@@ -59,6 +59,9 @@ class Pair:
     label: int
     kind: str
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # What the label is about: "copy" (the same report again; every eval-data set) or "story"
+    # (the same event: an editor's merge of two stories, service.corrections.correction_level).
+    level: str = "copy"
 
 
 @dataclass(frozen=True)
@@ -161,8 +164,24 @@ def _pair(p: Path, number: int, obj: dict[str, Any], pid: str, meta: dict[str, A
     kind = obj.get("kind")
     if not isinstance(kind, str) or not kind:
         raise ValueError(f"{p}:{number}: field 'kind' must be a non-empty string")
+    level = obj.get("level", "copy")
+    if level not in ("copy", "story"):
+        raise ValueError(f"{p}:{number}: field 'level' must be 'copy' or 'story', got {level!r}")
     return Pair(id=pid, a=_side(p, number, obj.get("a"), "a"), b=_side(p, number, obj.get("b"), "b"),
-                label=int(label), kind=kind, meta=meta)
+                label=int(label), kind=kind, meta=meta, level=level)
+
+
+def copy_rows(pairs: Sequence[Pair]) -> tuple[list[Pair], int]:
+    """The pairs whose label is about copies, and how many story-level ones were left out: the
+    engine's pair verdict (``compare``) and the thresholds calibrated on it are the copy level's,
+    so an editor's story merge (label 1: same event, maybe different reports) is no positive there.
+
+    >>> ps = [Pair("1", Side("x", "en"), Side("y", "en"), 1, "k"), Pair("2", Side("x", "en"), Side("y", "en"), 1, "k", level="story")]
+    >>> [p.id for p in copy_rows(ps)[0]], copy_rows(ps)[1]
+    (['1'], 1)
+    """
+    kept = [p for p in pairs if p.level == "copy"]
+    return kept, len(pairs) - len(kept)
 
 
 def load_pairs(path: str | os.PathLike[str]) -> list[Pair]:

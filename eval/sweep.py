@@ -128,6 +128,28 @@ def calibration_grid(stage: str) -> list[float]:
     return [round(lo + i * step, 3) for i in range(n + 1)]
 
 
+# Fewer labelled positives, or negatives, than this in a pair file, and calibrate recommends no
+# threshold. At the shipped 0.97 precision floor one false merge among 30 merges already misses
+# the floor (29/30 = 0.967), so under ~30 a single pair decides the threshold; below ~30 negatives
+# the false merges the floor guards against are barely sampled. 3 exported corrections once gave
+# embedding_threshold = 0.575 (issue 38). Raising it asks editors for more corrections before a
+# recommendation; lowering it lets a handful of pairs move the engine's threshold.
+MIN_CALIBRATION_LABELS = 30
+
+
+def sample_warnings(name: str, pairs: Sequence[Pair]) -> list[str]:
+    """Why ``pairs`` are too few to calibrate on (one sentence each), or [].
+
+    >>> from eval.data import Side
+    >>> sample_warnings("corrections", [Pair(str(i), Side("x", "en"), Side("y", "en"), i % 2, "k") for i in range(3)])
+    ['corrections: 1 positive pair(s) < 30: too few to calibrate on', 'corrections: 2 negative pair(s) < 30: too few to calibrate on']
+    """
+    positives = sum(p.label == 1 for p in pairs)
+    counts = (("positive", positives), ("negative", len(pairs) - positives))
+    return [f"{name}: {n} {what} pair(s) < {MIN_CALIBRATION_LABELS}: too few to calibrate on"
+            for what, n in counts if n < MIN_CALIBRATION_LABELS]
+
+
 def lowest_meeting(rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence[float]) -> int | None:
     """Index of the lowest threshold at which every file's precision reaches its floor, or None.
 

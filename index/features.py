@@ -115,6 +115,7 @@ def _key64(hex_digest: str) -> int:
 
 
 _EMPTY_TITLE_KEY = _key64(hash_normalized(""))
+_EMPTY_CONTENT_KEY = _key64(hash_normalized("", ""))
 
 # How much of the body's lead sentence is kept: what ``guard_text`` reads (the encoder reads
 # the first 200 of these characters). The rest of the body is never read after ingest.
@@ -173,6 +174,14 @@ class ItemFeatures:
         """Nothing left to compare once normalised (no title, or only punctuation)."""
         # The normalised headline is gone; its hash tells whether it was empty.
         return self.title_key == _EMPTY_TITLE_KEY
+
+    @property
+    def exact_keys(self) -> tuple[int, ...]:
+        """The exact stage's keys, whole text first, then title; a key of a text that normalises
+        to nothing is left out: two texts with no words ("...!!!", zero-width spaces) are not
+        copies of each other."""
+        return tuple(k for k, none in ((self.content_key, _EMPTY_CONTENT_KEY), (self.title_key, _EMPTY_TITLE_KEY))
+                     if k != none)
 
     def body_lead(self, max_chars: int) -> str:
         """The body's first sentence, at most ``max_chars`` (<= ``LEAD_CHARS``) characters."""

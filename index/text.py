@@ -40,6 +40,13 @@ _OUTLET_SUFFIX_RE = re.compile(r"\s+[-|–—]\s+([^-|–—]{1,40})$")
 # then only the n-gram and embedding stages can see through.
 _OUTLET_MAX_WORDS = 4
 
+# A letter or digit of any script: Python's Unicode ``\w`` without the underscore. The API
+# contract (service.api.schemas) declares the same pattern, so what the schema accepts is what
+# the engine accepts. A text without one (punctuation, symbols, zero-width spaces) says nothing.
+WORD_CHAR_PATTERN = r"[^\W_]"
+_WORD_CHAR_RE = re.compile(WORD_CHAR_PATTERN)
+_HANGUL_SYLLABLE_RE = re.compile(r"[\uac00-\ud7a3]")
+
 # Lead-token separators (seed 000): spaces, commas, middle dots and colons.
 _LEAD_SPLIT_RE = re.compile(r"[\s,，·•:：]+")
 
@@ -57,6 +64,25 @@ def nfkc(text: str) -> str:
 def tokens(text: str) -> list[str]:
     """Case-folded word and number tokens of ``text`` (numbers keep their punctuation)."""
     return _TOKEN_RE.findall(nfkc(text).casefold())
+
+
+def has_word_chars(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit (see ``WORD_CHAR_PATTERN``).
+
+    >>> has_word_chars("...!!!"), has_word_chars("\u200b\u200b"), has_word_chars("5"), has_word_chars("가")
+    (False, False, True, True)
+    """
+    return _WORD_CHAR_RE.search(text) is not None
+
+
+def content_units(text: str) -> int:
+    """How much ``text`` says: its letters and digits, a Hangul syllable counting 2 (one
+    syllable carries two or three letters' worth of sound; "뉴스" says as much as "news").
+
+    >>> content_units("a"), content_units("Fed!"), content_units("가"), content_units("AI 칩")
+    (1, 3, 2, 4)
+    """
+    return len(_WORD_CHAR_RE.findall(text)) + len(_HANGUL_SYLLABLE_RE.findall(text))
 
 
 def normalize(text: str) -> str:

@@ -31,6 +31,7 @@ from service.stages import (
     default_stages,
     guard_notes,
     same_words,
+    too_little_content,
     veto_reason,
 )
 from service.state import CandidateState
@@ -270,14 +271,16 @@ class Cascade:
         if time_veto is not None and proposal is not None:
             return Decision(False, proposal[0], proposal[1], [proposal[2], veto_reason([time_veto])], ["time"],
                             scores=scores)
-        if proposal is None and time_veto is None and self.confirm_band(scores.get("cosine")):
+        # Too little content on either side: the cosine alone decides nothing (MIN_EMBED_CONTENT).
+        thin = too_little_content(self.embed_text(a)) or too_little_content(self.embed_text(b))
+        if proposal is None and time_veto is None and thin is None and self.confirm_band(scores.get("cosine")):
             cos = scores["cosine"]
             ok, why, verdicts = self.slot_confirm(a, b)
             if ok:
                 return Decision(True, "embedding", cos, [f"{self._confirm_reason(cos)}, {why}", *guard_notes(verdicts)],
                                 scores=scores, guards=verdicts)
         if proposal is None:
-            return Decision(False, last, scores.get(last), ["no stage reached its threshold"], scores=scores)
+            return Decision(False, last, scores.get(last), [thin or "no stage reached its threshold"], scores=scores)
         stage_name, score, reason = proposal
         allowed, verdicts = self.vet(a, b)
         if allowed:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from service.engine import Deduper
     from service.store.base import Store
+    from service.types import Article, IngestResult
 
 DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
@@ -75,6 +76,24 @@ def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]
         yield lineno, obj
 
 
+def shorten(text: str, width: int = 60) -> str:
+    r"""``text`` on one line, cut to ``width`` characters with an ellipsis.
+
+    >>> shorten("Fed raises\nrates"), shorten("x" * 70, 10)
+    ('Fed raises rates', 'xxxxxxxxx…')
+    """
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def ingest_line(article: Article, r: IngestResult) -> str:
+    """One ingested item as a line: status, document, copy group, story, stage, the title (shortened)."""
+    dup = f" (duplicate of {r.duplicate_of})" if r.duplicate_of else ""
+    story = "-" if r.story_id is None else r.story_id
+    return (f"{r.status:<11} doc {r.document_id:<6} copy group {r.cluster_id:<6} story {story:<6} "
+            f"stage {r.decision.stage:<9} {shorten(article.headline)}{dup}")
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from service.types import Article, ArticleError
 
@@ -106,13 +125,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for start in range(0, len(articles), args.chunk_size):
             # Each chunk is one committed transaction; its results are printed (and flushed) only
             # after the commit, so every printed result survives a crash of this process.
-            for r in engine.ingest_many(articles[start : start + args.chunk_size], chunk_size=args.chunk_size):
+            chunk = articles[start : start + args.chunk_size]
+            for article, r in zip(chunk, engine.ingest_many(chunk, chunk_size=args.chunk_size), strict=True):
                 if args.json:
                     print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
                 elif not args.quiet:
-                    dup = f" duplicate of {r.duplicate_of}" if r.duplicate_of else ""
-                    print(f"{r.status:<11} doc {r.document_id:<6} cluster {r.cluster_id:<6} "
-                          f"stage {r.decision.stage:<9}{dup}", flush=True)
+                    print(ingest_line(article, r), flush=True)
             bar.update(min(args.chunk_size, len(articles) - start))
         bar.close()
         if not args.json:

@@ -332,7 +332,7 @@ class Editor:
             what = f"document {doc.id} is the only member" if group_docs == [doc.id] else \
                 f"document {doc.id}'s copy group is the only copy group"
             raise CorrectionError(f"{what} of story {story}: nothing to split")
-        why = f"editor {who} split document {doc.id} off story {story}"
+        why = split_reason(who, doc.id, story)
         new_story = store.create_story(now)
         if leave_group:
             rep_before = store.get_cluster(group).representative_id
@@ -433,7 +433,39 @@ class _EngineTransaction:
         return suppressed
 
 
+def split_reason(who: str, document_id: int, story: int) -> str:
+    """The reason a split writes on the document and, when it leaves its copy group, on the new
+    group's representative event (which :func:`copy_level_splits` reads back: keep the two together)."""
+    return f"editor {who} split document {document_id} off story {story}"
+
+
 # labelled pairs for calibration ------------------------------------------------------------------------
+LEVELS = ("copy", "story")
+
+
+def copy_level_splits(store: Any) -> set[tuple[int, str, float]]:
+    """(document, reason, time) of every split that took a document out of a copy group with other
+    members: the new group's representative event, written at the correction's own time. One
+    scan of the events, however many corrections there are."""
+    rows = store._all("SELECT new_representative, reason, at FROM cluster_events WHERE reason LIKE ?",
+                      ("editor % split document % off story %",))
+    return {(int(r[0]), str(r[1]), float(r[2])) for r in rows}
+
+
+def correction_level(c: Correction, copy_splits: set[tuple[int, str, float]]) -> str:
+    """What the correction's pair label is about, ``copy`` or ``story``.
+
+    copy: a split (or "not the same") that took a document out of a copy group: label 0, the
+    two are not the same report. story: a merge of two stories (label 1: the same event, which
+    says nothing about copies), a split of a whole copy group off its story, or "not the same"
+    across copy groups or stories (label 0: not the same event). Calibrating the copy level
+    (eval pairs, sweep, calibrate) reads copy rows only.
+    """
+    if c.kind == "merge" or c.story_from is None:
+        return "story"
+    moved = c.doc_a if c.kind == "split" else c.doc_b  # _split: not_same moves its second document
+    return "copy" if (moved, split_reason(c.who, moved, c.story_from), float(c.at)) in copy_splits else "story"
+
 def _side(store: Any, doc_id: int) -> dict[str, Any] | None:
     doc = store.get_document(doc_id)
     if doc is None or doc.latest_version_id is None:
@@ -449,15 +481,17 @@ def _side(store: Any, doc_id: int) -> dict[str, Any] | None:
 
 def labelled_pairs(store: Any) -> Iterator[dict[str, Any]]:
     """The corrections as labelled pairs in the eval-data pair format (``eval.data.load_pairs``):
-    ``{"id", "a": {"text", "lang"}, "b": {...}, "label", "kind", "meta"}``; a pair whose document
-    has no text left is skipped. The latest correction of a pair wins (an editor may change their mind)."""
+    ``{"id", "a": {"text", "lang"}, "b": {...}, "label", "kind", "level", "meta"}`` (``level``: see
+    :func:`correction_level`); a pair whose document has no text left is skipped. The latest correction of a pair wins (an editor may change their mind)."""
     latest: dict[frozenset[int], Correction] = {}
     for c in list_corrections(store):
         latest[frozenset((c.doc_a, c.doc_b))] = c
+    copy_splits = copy_level_splits(store) if latest else set()
     for c in sorted(latest.values(), key=lambda x: x.id):
         a, b = _side(store, c.doc_a), _side(store, c.doc_b)
         if a is None or b is None:
             continue
         yield {"id": f"editor/{c.kind}/{c.id}", "a": a, "b": b, "label": c.label, "kind": f"editor_{c.kind}",
+               "level": correction_level(c, copy_splits),
                "meta": {"correction": c.id, "who": c.who, "at": iso(c.at), "documents": [c.doc_a, c.doc_b],
                         "stories": [c.story_from, c.story_to], "note": c.note}}

@@ -24,6 +24,7 @@ from index.exact import ExactIndex
 from index.features import ItemFeatures
 from index.minhash import MinHashIndex, jaccard
 from index.ngram import GatedNgramIndex
+from index.text import content_units
 from service.config import EngineConfig
 from service.scoring import EmbeddingScorer, Scored
 from service.types import GuardVerdict, StageName
@@ -34,6 +35,35 @@ if TYPE_CHECKING:
 VectorFn = Callable[[], "np.ndarray | None"]
 PairVectors = Callable[[], "tuple[np.ndarray, np.ndarray] | None"]
 Window = tuple[float, float]
+
+
+# The fewest letters and digits (a Hangul syllable counts 2: index.text.content_units) the text
+# the encoder reads must hold before the embedding alone may call a pair the same. Below it an
+# encoder's vectors mean little: USE-multilingual scores the single letters "a" and "b" at
+# cosine 0.79, over its 0.625 threshold. 3 is the shortest text that can name something ("Fed",
+# "AI 칩", "북한" = 4). Measured on every dev pair set of /work/shared/eval-data (~130,000 texts):
+# 15 texts fall under it (ko-question-pair and koen-news-park, one-syllable chat like "야"), and
+# two verdicts change: ko-question-pair/kor_pair_train.csv/3642 (label 0, cosine 0.774) is no
+# longer a false positive, kor_pair_train.csv/4979 (label 1, 0.896) becomes a false negative.
+# Raising it stops short-but-real headlines ("Fed" alone, 3) from merging by embedding; lowering
+# it lets two letters merge again. The exact, n-gram and MinHash stages, which read the
+# characters themselves, are not held back.
+MIN_EMBED_CONTENT = 3
+
+
+def too_little_content(text: str) -> str | None:
+    """Why the embedding alone may not judge ``text`` the same as another, or None.
+
+    >>> too_little_content("a")
+    "embedding: too little content to judge by meaning ('a': 1 letters/digits < 3)"
+    >>> too_little_content("가나") is None
+    True
+    """
+    units = content_units(text)
+    if units >= MIN_EMBED_CONTENT:
+        return None
+    shown = text if len(text) <= 40 else text[:39] + "…"
+    return f"embedding: too little content to judge by meaning ({shown!r}: {units} letters/digits < {MIN_EMBED_CONTENT})"
 
 
 @dataclass
@@ -161,7 +191,9 @@ class Stage(ABC):
 def same_words(a: ItemFeatures, b: ItemFeatures) -> bool:
     """The two say the same words: the same normalised title and body, or the same title (the
     exact stage's keys)."""
-    return a.content_key == b.content_key or a.title_key == b.title_key
+    keys = a.exact_keys  # a key of a text with no words is not among them
+    return (a.content_key == b.content_key and a.content_key in keys) or (a.title_key == b.title_key
+                                                                            and a.title_key in keys)
 
 
 class ExactStage(Stage):
@@ -175,7 +207,7 @@ class ExactStage(Stage):
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
         f, state = probe.item, probe.state
-        for key in (f.content_key, f.title_key):
+        for key in f.exact_keys:
             for doc in state.exact.lookup(key):
                 if doc != probe.exclude_doc and doc in state.entries and probe.in_window(doc):
                     yield doc, 1.0
@@ -187,7 +219,7 @@ class ExactStage(Stage):
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         # Any time: a copy outside the window is rare, and then embedded on its own later.
-        return any(d in where.entries for k in (f.content_key, f.title_key) for d in where.exact.lookup(k))
+        return any(d in where.entries for k in f.exact_keys for d in where.exact.lookup(k))
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore:
         if same_words(a, b):
@@ -287,6 +319,10 @@ class EmbeddingStage(Stage):
         vectors = state.vectors
         if vectors is None:
             return []
+        thin = too_little_content(self.embed_text(f))
+        if thin is not None:  # no vector of it is worth a search (MIN_EMBED_CONTENT)
+            trace.reasons.append(thin)
+            return []
         vec = probe.vector()
         if vec is None or not len(vectors):
             return []
@@ -305,8 +341,15 @@ class EmbeddingStage(Stage):
                 trace.scores["cosine"] = hits[0][1]
             return []
         rep_feats = [state.entries.features(r) for r in reps]
-        scored = self.scorer.score(f, vec, rep_feats, vectors.get(clusters),
-                                   (self.embed_text(f), [self.embed_text(rf) for rf in rep_feats]))
+        rep_texts = [self.embed_text(rf) for rf in rep_feats]
+        # A representative with too little content is never joined by its vector alone either.
+        keep = [i for i, t in enumerate(rep_texts) if too_little_content(t) is None]
+        if len(keep) < len(reps):
+            clusters, reps = [clusters[i] for i in keep], [reps[i] for i in keep]
+            rep_feats, rep_texts = [rep_feats[i] for i in keep], [rep_texts[i] for i in keep]
+            if not reps:
+                return []
+        scored = self.scorer.score(f, vec, rep_feats, vectors.get(clusters), (self.embed_text(f), rep_texts))
         probe.scored = dict(zip(reps, scored, strict=True))
         for sc in scored:
             trace.scores["cosine"] = max(sc.cosine, trace.scores.get("cosine", float("-inf")))
@@ -322,8 +365,9 @@ class EmbeddingStage(Stage):
             return None
         va, vb = pair
         sc = self.scorer.score(a, va, [b], vb.reshape(1, -1), (self.embed_text(a), [self.embed_text(b)]))[0]
-        reason = f"embedding: {sc.describe(self.threshold, self.scorer.learned)}" if sc.score >= self.threshold \
-            else None
+        thin = too_little_content(self.embed_text(a)) or too_little_content(self.embed_text(b))
+        reason = f"embedding: {sc.describe(self.threshold, self.scorer.learned)}" \
+            if sc.score >= self.threshold and thin is None else None
         return PairScore(sc.score, {"embedding": sc.score, "cosine": sc.cosine}, reason)
 
 

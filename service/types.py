@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from index.text import detect_lang
+from index.text import detect_lang, has_word_chars
 
 # Stages in cascade order, cheapest first. A stage that settles an item means later stages
 # never see it.
@@ -46,6 +46,10 @@ def text_problem(text: str) -> str | None:
         at = next(i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff")
         return f"contains a lone surrogate (\\u{ord(text[at]):04x}) at position {at}"
     return None
+
+
+# The one message for an article with no letter or digit (the API's validation says the same).
+NO_WORDS = "an article needs a letter or digit in its title or body, not only punctuation, symbols or spaces"
 
 
 class ArticleError(ValueError):
@@ -93,6 +97,9 @@ class Article:
             raise ArticleError(f"lang must be a language tag such as 'ko', 'en' or 'zh-Hant', got {self.lang!r}")
         if not self.title.strip() and not self.body.strip():
             raise ArticleError("an article needs a non-empty title or body")
+        if not has_word_chars(self.title) and not has_word_chars(self.body):
+            # "...!!!" or two zero-width spaces say nothing; stored, every such item would be a copy of the others.
+            raise ArticleError(NO_WORDS)
         if len(self.title) > MAX_TITLE_CHARS:
             raise ArticleError(f"title is {len(self.title)} characters; the limit is {MAX_TITLE_CHARS}")
         if len(self.body) > MAX_BODY_CHARS:

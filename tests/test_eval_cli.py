@@ -112,9 +112,10 @@ def test_malformed_file_is_a_precise_error(tmp_path: Path) -> None:
 def test_eval_calibrate_picks_the_lowest_threshold_meeting_every_floor(capsys: pytest.CaptureFixture[str]) -> None:
     files = [str(DATA / "tatoeba-kor-eng" / "dev.jsonl"), str(DATA / "pawsx-ko" / "dev.jsonl")]
     rc = main(["eval", "calibrate", *files, "--floors", "0.90,0.60", "--thresholds", "0.6,0.7,0.8,0.9",
-               "--sample", "80", "--no-progress", "--json"])
+               "--sample", "120", "--no-progress", "--json"])
     obj = _last_json(capsys)
     assert obj["field"] == "embedding_threshold"
+    assert obj["reliable"] is True and obj["warnings"] == []  # >= 30 positives and negatives per file
     rows = obj["rows"]
     ok = [all(r[i]["precision"] is None or r[i]["precision"] >= fl for r, fl in zip(rows, (0.90, 0.60), strict=True))
           for i in range(4)]

@@ -27,12 +27,14 @@ from pydantic.config import JsonDict
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.json_schema import SkipJsonSchema
 
+from index.text import WORD_CHAR_PATTERN, has_word_chars
 from service.store.base import DocumentRow
 from service.types import (
     LANG_TAG_PATTERN,
     MAX_BODY_CHARS,
     MAX_FIELD_CHARS,
     MAX_TITLE_CHARS,
+    NO_WORDS,
     Article,
     text_problem,
 )
@@ -106,10 +108,10 @@ class ArticleIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={
         "examples": [_ARTICLE_EXAMPLE],
-        # The "title or body" rule of _not_empty, in the contract: a body the schema accepts is
-        # one the service accepts.
-        "anyOf": [{"required": ["title"], "properties": {"title": {"pattern": _NOT_BLANK}}},
-                  {"required": ["body"], "properties": {"body": {"pattern": _NOT_BLANK}}}],
+        # The "title or body, with a letter or digit" rule of _not_empty, in the contract: a body
+        # the schema accepts is one the service accepts (the same pattern as the engine's check).
+        "anyOf": [{"required": ["title"], "properties": {"title": {"pattern": WORD_CHAR_PATTERN}}},
+                  {"required": ["body"], "properties": {"body": {"pattern": WORD_CHAR_PATTERN}}}],
     })
 
     title: Text = Field("", max_length=MAX_TITLE_CHARS, description="headline")
@@ -138,6 +140,8 @@ class ArticleIn(BaseModel):
     def _not_empty(self) -> ArticleIn:
         if not _NOT_BLANK_RE.search(self.title) and not _NOT_BLANK_RE.search(self.body):
             raise ValueError("an article needs a non-empty title or body")
+        if not has_word_chars(self.title) and not has_word_chars(self.body):
+            raise ValueError(NO_WORDS)
         return self
 
     def to_article(self) -> Article:

@@ -53,8 +53,12 @@ def open_store(url: str, *, must_exist: bool = False) -> Store:
     if path is not None:
         return SQLiteStore(path)
     if url.startswith(("postgresql://", "postgres://")):
-        from service.store.postgres import PostgresStore
-
+        try:
+            from service.store.postgres import PostgresStore
+        except ModuleNotFoundError as exc:  # the default install has no psycopg: say how to get it
+            raise StoreOpenError(f"{exc}" if "samestory[postgres]" in str(exc) else
+                                 f"the PostgreSQL store needs psycopg 3 ({exc}): pip install 'samestory[postgres]'"
+                                 ) from exc
         return PostgresStore(url)
     raise StoreOpenError(f"unsupported store URL {url!r}: use ':memory:', 'sqlite:///PATH' or 'postgresql://...'")
 

@@ -32,7 +32,11 @@ class SQLiteStore(SQLStoreBase):
         self.path = str(path)
         self.url = "sqlite:///" + self.path if self.path != ":memory:" else ":memory:"
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # a file where a folder should be, no permission: one line, not a traceback
+                raise StoreOpenError(f"cannot open SQLite store {self.path}: cannot create its folder "
+                                     f"{Path(self.path).parent}: {exc.strerror or exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0
         try:

@@ -19,11 +19,16 @@
     });
   }
 
-  // Corrections change stories for everyone: ask first.
+  // Corrections change stories for everyone: ask first. "{name}" in the question is the value
+  // the form's field of that name has when it is sent (the documents chosen in "Not the same").
   function confirmForms(root) {
     root.querySelectorAll("form[data-confirm]").forEach(function (form) {
       form.addEventListener("submit", function (ev) {
-        if (!window.confirm(form.getAttribute("data-confirm"))) { ev.preventDefault(); }
+        const question = form.getAttribute("data-confirm").replace(/\{(\w+)\}/g, function (all, name) {
+          const field = form.elements.namedItem(name);
+          return field && "value" in field ? field.value : all;
+        });
+        if (!window.confirm(question)) { ev.preventDefault(); }
       });
     });
   }
