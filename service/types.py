@@ -214,7 +214,7 @@ class IngestResult:
     observation_id: int
     document_id: int
     version_id: int
-    cluster_id: int
+    copy_group_id: int
     representative_id: int
     status: Status
     duplicate_of: int | None
@@ -225,9 +225,9 @@ class IngestResult:
     matched_copy: int | None = None
 
     @property
-    def copy_group_id(self) -> int:
-        """The copy group (the cascade's cluster): the same report again."""
-        return self.cluster_id
+    def cluster_id(self) -> int:
+        """Deprecated alias of :attr:`copy_group_id` (the copy group's first name); removed in the next release."""
+        return self.copy_group_id
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -235,8 +235,8 @@ class IngestResult:
             "observation_id": self.observation_id,
             "document_id": self.document_id,
             "version_id": self.version_id,
-            "cluster_id": self.cluster_id,
-            "copy_group_id": self.cluster_id,
+            "copy_group_id": self.copy_group_id,
+            "cluster_id": self.copy_group_id,  # deprecated alias, removed in the next release
             "matched_copy": self.matched_copy,
             "story_id": self.story_id,
             "representative_id": self.representative_id,

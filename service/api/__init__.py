@@ -53,8 +53,8 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
     # (``import service.views`` first would otherwise meet a half-imported service.views).
     from service.api.routers import (
         articles,
-        clusters,
         compare,
+        copy_groups,
         corrections,
         dedupe,
         documents,
@@ -96,7 +96,7 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
 
     protected = [Depends(require_api_key)]
     app.include_router(health.router)
-    for module in (articles, compare, dedupe, documents, clusters, stories, corrections):
+    for module in (articles, compare, dedupe, documents, copy_groups, stories, corrections):
         app.include_router(module.router, dependencies=protected)
     # The editors' pages check the key themselves (a missing one sends the browser to the login
     # form); their assets, and Swagger's and ReDoc's, are served from the package: no CDN.

@@ -80,7 +80,7 @@ class Service:
             return fn(*args, **kwargs)
 
     def read_page(self, page_of: Callable[[Any, int, int], T], page: Page) -> T:
-        """One page of a store listing (``GET /v1/clusters``, ``GET /v1/stories``), read under the lock."""
+        """One page of a store listing (``GET /v1/copy-groups``, ``GET /v1/stories``), read under the lock."""
         return self.call("read", page_of, self.engine.store, page.limit, page.offset)
 
     def read_item(self, what: str, view_of: Callable[[Any, int], T | None], item_id: int) -> T:
@@ -144,7 +144,7 @@ WhoDep = Annotated[str, Depends(require_api_key)]
 
 @dataclass(frozen=True)
 class Page:
-    """One page of a listing (``GET /v1/clusters``, ``GET /v1/stories``)."""
+    """One page of a listing (``GET /v1/copy-groups``, ``GET /v1/stories``)."""
 
     limit: int
     offset: int

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -24,10 +24,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic.config import JsonDict
-from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.json_schema import SkipJsonSchema
 
-from service.store.base import DocumentRow
 from service.types import (
     LANG_TAG_PATTERN,
     MAX_BODY_CHARS,
@@ -41,6 +39,34 @@ from service.types import (
 MAX_ID = 2**63 - 1
 # A store id in a request body (service.api.openapi keeps its bounds integers in the description).
 StoreId = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+# ``cluster_id`` (and ``clusters``) were the first names of the copy group; they stay in every answer
+# for one release as deprecated aliases, with the same value as the primary field.
+DEPRECATED_ALIAS = "deprecated alias of copy_group_id; removed in the next release"
+
+
+def deprecated_alias(of: str = "copy_group_id") -> Any:
+    """A field that repeats ``of`` under its old name: marked ``deprecated`` in the OpenAPI description."""
+    return Field(description=DEPRECATED_ALIAS.replace("copy_group_id", of), json_schema_extra={"deprecated": True})
+
+
+class _CopyGroupAlias(BaseModel):
+    """A model with a primary field and its deprecated alias (``ALIASES``: (primary, alias) pairs):
+    either fills the other, so a view sets one (the store's rows still say ``cluster_id``)."""
+
+    ALIASES: ClassVar[tuple[tuple[str, str], ...]] = (("copy_group_id", "cluster_id"),)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _both_names(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for primary, alias in cls.ALIASES:
+                if primary not in data and alias in data:
+                    data = {**data, primary: data[alias]}
+                elif alias not in data and primary in data:
+                    data = {**data, alias: data[primary]}
+        return data
 
 
 def _clean(value: str) -> str:
@@ -179,18 +205,27 @@ class StoredDecisionOut(_DecisionFields):
     # Left out when absent (never null, hence SkipJsonSchema), so an engine's decision reads
     # exactly as ``Decision.to_dict()`` wrote it.
     previous: dict[str, Any] | SkipJsonSchema[None] = Field(
-        None, exclude_if=lambda v: v is None, description="an editor's correction: the membership it replaced")
+        None, exclude_if=lambda v: v is None, description="an editor's correction: the membership it replaced "
+        "(its copy_group_id; cluster_id is a deprecated alias of it, removed in the next release)")
+
+    @field_validator("previous", mode="before")
+    @classmethod
+    def _previous_copy_group(cls, value: Any) -> Any:
+        # Corrections stored the replaced membership's group as ``cluster_id``; answers name it first by its name.
+        if isinstance(value, dict) and "cluster_id" in value and "copy_group_id" not in value:
+            return {"copy_group_id": value["cluster_id"], **value}
+        return value
 
 
-class IngestResultOut(BaseModel):
+class IngestResultOut(_CopyGroupAlias):
     """What ingesting one article did (``service.types.IngestResult.to_dict()``)."""
 
     id: str | None = Field(description="the caller's id, echoed")
     observation_id: int
     document_id: int
     version_id: int
-    cluster_id: int
-    copy_group_id: int | None = Field(None, description="the copy group (same report again): equals cluster_id")
+    copy_group_id: int = Field(description="the copy group (the same report again): GET /v1/copy-groups/{id}")
+    cluster_id: int = deprecated_alias()
     matched_copy: int | None = Field(None, description="the document the item was matched with (null: new group)")
     story_id: int | None = Field(None, description="the story (same event) the copy group is in: GET /v1/stories/{id}")
     representative_id: int
@@ -322,8 +357,11 @@ class DroppedOut(BaseModel):
     record: Any = Field(description="the input text or record, as given")
 
 
-class DedupeResponse(BaseModel):
-    clusters: list[list[int]] = Field(description="input indices per group")
+class DedupeResponse(_CopyGroupAlias):
+    ALIASES = (("copy_groups", "clusters"),)
+
+    copy_groups: list[list[int]] = Field(description="input indices per copy group")
+    clusters: list[list[int]] = deprecated_alias("copy_groups")
     keep: list[int] = Field(description="the index kept from each group (its first occurrence)")
     decisions: list[DecisionOut] = Field(description="one per input; matched_id is the input it copies")
     duplicate_of: list[int | None] = Field(description="per input: the kept input it copies, or null when kept")
@@ -367,10 +405,11 @@ class ObservationOut(BaseModel):
     decision: StoredDecisionOut
 
 
-class MembershipOut(BaseModel):
-    """How a document joined its cluster: the decision made when it was ingested (or an editor's)."""
+class MembershipOut(_CopyGroupAlias):
+    """How a document joined its copy group: the decision made when it was ingested (or an editor's)."""
 
-    cluster_id: int
+    copy_group_id: int
+    cluster_id: int = deprecated_alias()
     joined_at: float
     stage: str
     score: float | None
@@ -378,13 +417,20 @@ class MembershipOut(BaseModel):
     decision: StoredDecisionOut
 
 
-# The store's document row (its fields, in its order) with its membership, versions and observations:
-# a pydantic dataclass so that it extends the row dataclass instead of repeating its fields. No
-# docstring, which would become the OpenAPI description.
-@pydantic_dataclass(frozen=True)
-class DocumentOut(DocumentRow):
-    # Annotated rather than ``= Field(...)``: a default here would come before the row's other fields.
-    doc_key: Annotated[str | None, Field(description="canonical URL (or id:<caller id>) the document is unique by")]
+# A ``DocumentRow`` (every field, its ``cluster_id`` as ``copy_group_id``) with its membership,
+# versions and observations.
+class DocumentOut(_CopyGroupAlias):
+    id: int
+    channel: str
+    doc_key: str | None = Field(description="canonical URL (or id:<caller id>) the document is unique by")
+    url: str | None
+    source: str | None
+    copy_group_id: int | None = Field(description="the copy group the document is in (null: deleted before it joined one)")
+    cluster_id: int | None = deprecated_alias()
+    latest_version_id: int | None
+    published_at: float | None
+    first_seen: float
+    deleted: bool
     membership: MembershipOut | None
     versions: list[VersionOut]
     observations: list[ObservationOut]
@@ -394,11 +440,11 @@ class DeleteResponse(BaseModel):
     document_id: int
     deleted: bool
     new_representative_id: int | None = Field(
-        None, description="set when the deleted document was its cluster's representative")
+        None, description="set when the deleted document was its copy group's representative")
 
 
-# A ``ClusterEventRow`` (without its cluster id).
-class ClusterEventOut(BaseModel):
+# A ``ClusterEventRow`` (without its copy group id).
+class CopyGroupEventOut(BaseModel):
     id: int
     old_representative: int | None
     new_representative: int
@@ -406,8 +452,8 @@ class ClusterEventOut(BaseModel):
     at: float
 
 
-# A ``MembershipRow`` with the member's URL, source and latest title.
-class ClusterMemberOut(BaseModel):
+# A ``MembershipRow`` (without its copy group id) with the member's URL, source and latest title.
+class CopyGroupMemberOut(BaseModel):
     document_id: int
     url: str | None
     source: str | None
@@ -419,18 +465,20 @@ class ClusterMemberOut(BaseModel):
     decision: StoredDecisionOut
 
 
-class ClusterOut(BaseModel):
-    id: int
+class CopyGroupDetailOut(BaseModel):
+    """A copy group (the same report again): its members, each with how it joined, and its representative."""
+
+    id: int = Field(description="copy group id")
     representative_id: int
     representative_reason: str | None = Field(description="why the current representative was chosen (last event)")
     created_at: float
     updated_at: float
-    members: list[ClusterMemberOut] = Field(description="live members, each with its membership decision")
-    events: list[ClusterEventOut] = Field(description="representative changes, oldest first")
+    members: list[CopyGroupMemberOut] = Field(description="live members, each with its membership decision")
+    events: list[CopyGroupEventOut] = Field(description="representative changes, oldest first")
 
 
-class ClusterSummaryOut(BaseModel):
-    id: int
+class CopyGroupSummaryOut(BaseModel):
+    id: int = Field(description="copy group id")
     representative_id: int
     title: str | None = Field(description="the representative's latest title")
     size: int = Field(description="live members")
@@ -438,8 +486,11 @@ class ClusterSummaryOut(BaseModel):
     updated_at: float
 
 
-class ClusterPage(BaseModel):
-    clusters: list[ClusterSummaryOut] = Field(description="most recently updated first")
+class CopyGroupPage(_CopyGroupAlias):
+    ALIASES = (("copy_groups", "clusters"),)
+
+    copy_groups: list[CopyGroupSummaryOut] = Field(description="most recently updated first")
+    clusters: list[CopyGroupSummaryOut] = deprecated_alias("copy_groups")
     limit: int
     offset: int
     next_offset: int | None = Field(description="offset of the next page, null on the last page")
@@ -448,7 +499,7 @@ class ClusterPage(BaseModel):
 class CopyGroupOut(BaseModel):
     """One copy group of a story: the same report again, shown by its representative."""
 
-    id: int = Field(description="copy group (cluster) id: GET /v1/clusters/{id} lists its members")
+    id: int = Field(description="copy group id: GET /v1/copy-groups/{id} lists its members")
     representative_id: int
     title: str | None = Field(description="the representative's latest title")
     representative_reason: str | None = Field(description="why the representative is the one shown")

@@ -1,0 +1,126 @@
+"""One vocabulary and alike interfaces (issue 38): the HTTP API, the CLI and the pages name the two
+levels copy group and story, keep the old names as deprecated aliases for one release, and answer
+alike where they did not for no reason."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from service.types import Article
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FEED = [Article(title="Fed raises interest rates by a quarter point", url="https://a.example/fed", lang="en"),
+        Article(title="FED RAISES INTEREST RATES BY A QUARTER POINT", url="https://b.example/fed", lang="en"),
+        Article(title="Samsung unveils a foldable phone", url="https://c.example/fold", lang="en")]
+
+
+def cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=None if stdin is None else stdin.decode(),
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def client(make_client):
+    return make_client(FEED)
+
+
+# (1) one vocabulary ------------------------------------------------------------------------------
+def test_copy_groups_routes_answer_and_the_old_routes_are_deprecated_aliases(client):
+    page = client.get("/v1/copy-groups")
+    assert page.status_code == 200 and "Deprecation" not in page.headers
+    body = page.json()
+    assert sorted(g["size"] for g in body["copy_groups"]) == [1, 2]
+    assert body["clusters"] == body["copy_groups"]  # the deprecated alias, same list
+    group = body["copy_groups"][-1]["id"]
+    one = client.get(f"/v1/copy-groups/{group}")
+    assert one.status_code == 200 and one.json()["id"] == group
+
+    old_page, old_one = client.get("/v1/clusters"), client.get(f"/v1/clusters/{group}")
+    for old, new in ((old_page, page), (old_one, one)):
+        assert old.status_code == 200 and old.json() == new.json()
+        assert old.headers["Deprecation"] == "true"
+        assert old.headers["Link"] == '</v1/copy-groups>; rel="successor-version"'
+    missing = client.get("/v1/clusters/999")
+    assert missing.status_code == 404 and missing.json()["detail"] == "copy group 999 does not exist"
+
+
+def test_openapi_marks_the_old_routes_and_fields_deprecated(client):
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
+    assert "/v1/copy-groups" in paths and "/v1/copy-groups/{copy_group_id}" in paths
+    for path in ("/v1/clusters", "/v1/clusters/{cluster_id}"):
+        assert paths[path]["get"]["deprecated"] is True
+        assert {"Deprecation", "Link"} <= set(paths[path]["get"]["responses"]["200"]["headers"])
+    for path in ("/v1/copy-groups", "/v1/copy-groups/{copy_group_id}", "/v1/stories"):
+        assert not paths[path]["get"].get("deprecated")
+    schemas = spec["components"]["schemas"]
+    for model, alias in (("IngestResultOut", "cluster_id"), ("DocumentOut", "cluster_id"),
+                         ("MembershipOut", "cluster_id"), ("DedupeResponse", "clusters"),
+                         ("CopyGroupPage", "clusters")):
+        prop = schemas[model]["properties"][alias]
+        assert prop["deprecated"] is True and "removed in the next release" in prop["description"], model
+        primary = "copy_group_id" if alias == "cluster_id" else "copy_groups"
+        assert not schemas[model]["properties"][primary].get("deprecated"), model
+    # No user-facing "cluster" for a copy group but the deprecated aliases: the description less its
+    # deprecated operations and properties never says it.
+    for path in [p for p, item in paths.items() if item.get("get", {}).get("deprecated")]:
+        del paths[path]
+    for model in schemas.values():
+        for name in [n for n, prop in model.get("properties", {}).items() if prop.get("deprecated")]:
+            del model["properties"][name]
+            model["required"] = [r for r in model.get("required", []) if r != name]
+    text = json.dumps(spec).lower().replace("cluster_id is a deprecated alias", "")  # StoredDecisionOut.previous
+    assert "cluster" not in text, text[max(0, text.find("cluster") - 200):text.find("cluster") + 100]
+
+
+def test_every_answer_names_the_copy_group_first(client):
+    res = client.post("/v1/articles", json={"articles": [{"title": "ECB holds rates", "url": "https://d.example/1"}]})
+    result = res.json()["results"][0]
+    assert result["copy_group_id"] == result["cluster_id"]
+    assert list(result).index("copy_group_id") < list(result).index("cluster_id")
+    doc = client.get(f"/v1/documents/{result['document_id']}").json()
+    assert doc["copy_group_id"] == doc["cluster_id"] == result["copy_group_id"]
+    assert doc["membership"]["copy_group_id"] == doc["membership"]["cluster_id"] == result["copy_group_id"]
+    dedupe = client.post("/v1/dedupe", json={"texts": ["Fed raises rates", "FED raises rates!", "ECB holds"]}).json()
+    assert dedupe["copy_groups"] == dedupe["clusters"] == [[0, 1], [2]]
+
+
+def test_ingest_result_names_the_copy_group_in_python():
+    from service.engine import Deduper
+
+    engine = Deduper.open(":memory:", model=None)
+    try:
+        first, second, _ = engine.ingest_many(FEED)
+        assert second.copy_group_id == first.copy_group_id == second.cluster_id
+        assert second.to_dict()["copy_group_id"] == second.to_dict()["cluster_id"] == first.copy_group_id
+    finally:
+        engine.close()
+
+
+def test_cli_copy_groups_and_the_deprecated_clusters_command(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    feed = "".join(json.dumps(a.to_dict()) + "\n" for a in FEED).encode()
+    done = cli("ingest", "-", "--db", db, "--model", "none", stdin=feed)
+    assert done.returncode == 0, done.stderr
+    assert "copy group" in done.stdout and "cluster" not in done.stdout
+    new = cli("copy-groups", "--db", db, "--json")
+    assert new.returncode == 0 and new.stderr == ""
+    assert sorted(g["size"] for g in json.loads(new.stdout)["copy_groups"]) == [1, 2]
+    table = cli("copy-groups", "--db", db)
+    assert table.stdout.split()[:2] == ["copy", "group"] and "cluster" not in table.stdout
+
+    old = cli("clusters", "--db", db, "--json")
+    assert old.returncode == 0 and old.stdout == new.stdout
+    assert old.stderr == "warning: 'samestory clusters' is deprecated; use 'samestory copy-groups'\n"
+    helps = cli("--help").stdout
+    assert "copy-groups" in helps and "deprecated alias of copy-groups" in helps
+    assert "cluster" not in cli("copy-groups", "--help").stdout
