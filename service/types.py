@@ -148,6 +148,19 @@ def _has_surrogates(text: str) -> bool:
     return False
 
 
+def utc_iso(t: float | None) -> str | None:
+    """Epoch seconds as the ISO 8601 UTC string every JSON answer gives a time as (HTTP, the CLI's
+    ``--json``, the pages' data): a ``Z``, and milliseconds only when the time has a fraction.
+
+    >>> utc_iso(1764202200.0), utc_iso(1764202200.25), utc_iso(None)
+    ('2025-11-27T00:10:00Z', '2025-11-27T00:10:00.250Z', None)
+    """
+    if t is None:
+        return None
+    spec = "seconds" if float(t).is_integer() else "milliseconds"
+    return datetime.fromtimestamp(t, tz=timezone.utc).isoformat(timespec=spec).replace("+00:00", "Z")
+
+
 def parse_time(value: str) -> datetime:
     """Parse ISO-8601 (a trailing Z allowed); naive times are taken as UTC."""
     try:

@@ -26,6 +26,7 @@ from service.api.schemas import (
     StoryOut,
     StoryPage,
     StorySummaryOut,
+    UtcTime,
     VersionOut,
     from_row,
 )
@@ -37,19 +38,21 @@ from service.store.base import ClusterRow, DocumentRow, Store
 class MemberFacts(CopyGroupMemberOut):
     lang: str
     outlet: str
-    when: float  # published, else first seen (else joined)
+    when: UtcTime  # published, else first seen (else joined)
 
 
 class CopyGroupDetail(CopyGroupOut):
     members: list[MemberFacts]
     events: list[CopyGroupEventOut]
-    created_at: float
+    created_at: UtcTime
 
 
 class StoryDetail(StoryFields):
     copy_groups: list[CopyGroupDetail]
-    first: float | None  # the span as epoch seconds (``start``, ``end`` are ISO 8601)
-    last: float | None
+    # The span again (the pages' filters read these names); like every time, epoch seconds in
+    # Python and ISO 8601 in JSON.
+    first: UtcTime | None
+    last: UtcTime | None
 
 
 def _title(store: Store, document_id: int) -> tuple[DocumentRow | None, str | None]:
@@ -130,12 +133,6 @@ def copy_group_page(store: Store, limit: int, offset: int) -> CopyGroupPage:
                        limit=limit, offset=offset, next_offset=offset + limit if len(rows) > limit else None)
 
 
-def _iso(t: float | None) -> str | None:
-    from datetime import datetime, timezone
-
-    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc).isoformat()
-
-
 def outlet_of(url: str | None, source: str | None) -> str:
     """The outlet a reader recognises: the item's source, else its URL's host without ``www.``.
 
@@ -156,13 +153,13 @@ def story_view(store: Store, story_id: int, *, members: Literal[False] = False) 
 def story_view(store: Store, story_id: int, *, members: Literal[True]) -> StoryDetail | None: ...
 def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOut | StoryDetail | None:
     """A story (issue 17) with its copy groups: each group's representative and why, its members'
-    languages and outlets, why the group is in the story, and the story's time span (ISO 8601,
-    from the members' publication times, else first-seen); None when there is no such story.
+    languages and outlets, why the group is in the story, and the story's time span (from the
+    members' publication times, else first-seen); None when there is no such story.
 
     ``members=True`` (the editors' pages) gives a :class:`StoryDetail`: each group also has its
     members as ``copy_group_view`` shows them (with ``lang``, ``outlet`` and ``when``) and its
-    representative history (``events``), and the story its span as epoch seconds (``first``,
-    ``last``): the same reads, so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
+    representative history (``events``), and the story its span again as ``first`` and
+    ``last``: the same reads, so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
     story = store.get_story(story_id)
     if story is None:
         return None
@@ -190,7 +187,7 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
                                  members=sorted(rows, key=lambda m: (m.when, m.document_id))))
         else:
             plain.append(from_row(CopyGroupOut, c, **shown))
-    span = {"start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None}
+    span = {"start": min(times) if times else None, "end": max(times) if times else None}
     if members:
         return from_row(StoryDetail, story, languages=sorted(langs), outlets=sorted(outlets), **span,
                         copy_groups=rich, first=min(times) if times else None, last=max(times) if times else None)

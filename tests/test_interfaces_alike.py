@@ -124,3 +124,65 @@ def test_cli_copy_groups_and_the_deprecated_clusters_command(tmp_path):
     helps = cli("--help").stdout
     assert "copy-groups" in helps and "deprecated alias of copy-groups" in helps
     assert "cluster" not in cli("copy-groups", "--help").stdout
+
+
+# (2) one way to write a time ---------------------------------------------------------------------
+ISO_UTC = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$"
+TIME_FIELDS = {"created_at", "updated_at", "published_at", "first_seen", "observed_at", "joined_at", "at",
+               "start", "end"}
+
+
+def _times(node: object, path: str = "") -> list[tuple[str, object]]:
+    """Every (path, value) of a time field in a JSON answer."""
+    found: list[tuple[str, object]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in TIME_FIELDS:
+                found.append((f"{path}.{key}", value))
+            found += _times(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _times(value, f"{path}[{i}]")
+    return found
+
+
+def test_every_time_in_an_answer_is_iso_8601_utc(make_client):
+    import re
+
+    client = make_client([Article(title="Fed raises rates", url="https://a.example/1", lang="en",
+                                  published_at="2025-11-27T09:10:00+09:00"),
+                          Article(title="FED RAISES RATES", url="https://b.example/1", lang="en",
+                                  published_at="2025-11-27T00:20:00.5Z")])
+    doc = client.get("/v1/documents/1").json()
+    assert doc["published_at"] == "2025-11-27T00:10:00Z"
+    assert client.post("/v1/corrections", json={"kind": "split", "document_id": 2}).status_code == 201
+    answers = [doc, client.get("/v1/documents/2").json(), client.get("/v1/copy-groups").json(),
+               client.get("/v1/copy-groups/1").json(), client.get("/v1/stories").json(),
+               client.get("/v1/stories/1").json(), client.get("/v1/corrections").json()]
+    times = [t for a in answers for t in _times(a)]
+    assert {p.rsplit(".", 1)[1] for p, _ in times} == TIME_FIELDS
+    for where, value in times:
+        assert isinstance(value, str) and re.fullmatch(ISO_UTC, value), (where, value)
+    # The contract says so too: every time field is a date-time string.
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name, model in schemas.items():
+        for field, prop in model.get("properties", {}).items():
+            if field in TIME_FIELDS:
+                kinds = prop.get("anyOf", [prop])
+                assert any(k.get("type") == "string" and k.get("format") == "date-time" for k in kinds), (
+                    name, field, prop)
+
+
+def test_the_cli_prints_times_as_the_api_does(tmp_path):
+    import re
+
+    db = f"sqlite:///{tmp_path}/s.db"
+    feed = json.dumps({"title": "Fed raises rates", "published_at": "2025-11-27T00:10:00Z"}) + "\n"
+    assert cli("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed.encode()).returncode == 0
+    story = json.loads(cli("stories", "--db", db, "--id", "1", "--json").stdout)
+    assert story["start"] == story["end"] == "2025-11-27T00:10:00Z"
+    for args in (("stories",), ("copy-groups",), ("copy-groups", "--id", "1")):
+        answer = json.loads(cli(*args, "--db", db, "--json").stdout)
+        times = _times(answer)
+        assert times and all(re.fullmatch(ISO_UTC, str(v)) for _, v in times), (args, times)
+    assert "2025-11-27T00:10:00Z .. 2025-11-27T00:10:00Z" in cli("stories", "--db", db, "--id", "1").stdout

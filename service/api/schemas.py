@@ -19,7 +19,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainSerializer,
     StrictBool,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -33,7 +35,14 @@ from service.types import (
     MAX_TITLE_CHARS,
     Article,
     text_problem,
+    utc_iso,
 )
+
+# A time in an answer: epoch seconds in the store and in Python (the views, the pages' models), an
+# ISO 8601 UTC string (service.types.utc_iso: "2025-11-27T00:10:00Z") in every JSON answer, so that
+# HTTP, the CLI's --json and the pages' data give every time one way.
+UtcTime = Annotated[float, PlainSerializer(utc_iso, return_type=str, when_used="json"),
+                    WithJsonSchema({"type": "string", "format": "date-time"})]
 
 # Ids are SQL BIGINTs: a larger number can name nothing, and would overflow the database driver.
 MAX_ID = 2**63 - 1
@@ -389,7 +398,7 @@ class VersionOut(BaseModel):
     title: str
     body: str
     lang: str
-    created_at: float = Field(description="Unix time")
+    created_at: UtcTime
 
 
 # An ``ObservationRow`` (without its document id).
@@ -400,7 +409,7 @@ class ObservationOut(BaseModel):
     url: str | None
     source: str | None
     caller_id: str | None
-    observed_at: float = Field(description="Unix time")
+    observed_at: UtcTime
     status: StatusName
     decision: StoredDecisionOut
 
@@ -410,7 +419,7 @@ class MembershipOut(_CopyGroupAlias):
 
     copy_group_id: int
     cluster_id: int = deprecated_alias()
-    joined_at: float
+    joined_at: UtcTime
     stage: str
     score: float | None
     matched_id: int | None
@@ -428,8 +437,8 @@ class DocumentOut(_CopyGroupAlias):
     copy_group_id: int | None = Field(description="the copy group the document is in (null: deleted before it joined one)")
     cluster_id: int | None = deprecated_alias()
     latest_version_id: int | None
-    published_at: float | None
-    first_seen: float
+    published_at: UtcTime | None
+    first_seen: UtcTime
     deleted: bool
     membership: MembershipOut | None
     versions: list[VersionOut]
@@ -449,7 +458,7 @@ class CopyGroupEventOut(BaseModel):
     old_representative: int | None
     new_representative: int
     reason: str
-    at: float
+    at: UtcTime
 
 
 # A ``MembershipRow`` (without its copy group id) with the member's URL, source and latest title.
@@ -458,7 +467,7 @@ class CopyGroupMemberOut(BaseModel):
     url: str | None
     source: str | None
     title: str | None
-    joined_at: float
+    joined_at: UtcTime
     stage: str
     score: float | None
     matched_id: int | None
@@ -471,8 +480,8 @@ class CopyGroupDetailOut(BaseModel):
     id: int = Field(description="copy group id")
     representative_id: int
     representative_reason: str | None = Field(description="why the current representative was chosen (last event)")
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
     members: list[CopyGroupMemberOut] = Field(description="live members, each with its membership decision")
     events: list[CopyGroupEventOut] = Field(description="representative changes, oldest first")
 
@@ -482,8 +491,8 @@ class CopyGroupSummaryOut(BaseModel):
     representative_id: int
     title: str | None = Field(description="the representative's latest title")
     size: int = Field(description="live members")
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
 
 
 class CopyGroupPage(_CopyGroupAlias):
@@ -513,12 +522,12 @@ class CopyGroupOut(BaseModel):
 class StoryFields(BaseModel):
     # What a story answer and the editors' StoryDetail (service.views) share; each adds its groups.
     id: int
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
     languages: list[str]
     outlets: list[str]
-    start: str | None = Field(description="earliest member time, ISO 8601")
-    end: str | None = Field(description="latest member time, ISO 8601")
+    start: UtcTime | None = Field(description="earliest member time (published, else first seen)")
+    end: UtcTime | None = Field(description="latest member time (published, else first seen)")
 
 
 class StoryOut(StoryFields):
@@ -530,8 +539,8 @@ class StorySummaryOut(BaseModel):
     title: str | None = Field(description="the first copy group's representative title")
     copy_groups: int
     items: int
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
 
 
 class StoryPage(BaseModel):
@@ -601,7 +610,7 @@ class CorrectionOut(BaseModel):
     story_from: int | None = Field(description="the story the change left (split, merge)")
     story_to: int | None = Field(description="the story it went to")
     who: str = Field(description="the name of the API key that made it")
-    at: str = Field(description="when, ISO 8601 (UTC)")
+    at: str = Field(description="when, ISO 8601 UTC", json_schema_extra={"format": "date-time"})
     note: str | None
     label: int = Field(description="1: the pair is the same story, 0: it is not")
 
