@@ -186,3 +186,38 @@ def test_the_cli_prints_times_as_the_api_does(tmp_path):
         times = _times(answer)
         assert times and all(re.fullmatch(ISO_UTC, str(v)) for _, v in times), (args, times)
     assert "2025-11-27T00:10:00Z .. 2025-11-27T00:10:00Z" in cli("stories", "--db", db, "--id", "1").stdout
+
+
+# (3) 415 for a body that is not JSON; readable error locations ------------------------------------
+@pytest.mark.parametrize("path", ["/v1/articles", "/v1/compare", "/v1/dedupe", "/v1/corrections"])
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", None])
+def test_a_body_that_is_not_declared_json_gets_415(client, path, content_type):
+    body = json.dumps({"articles": [{"title": "x"}], "texts": ["x"]}).encode()  # valid JSON all the same
+    headers = {} if content_type is None else {"content-type": content_type}
+    r = client.post(path, content=body, headers=headers)
+    assert r.status_code == 415, r.text
+    assert set(r.json()) == {"detail"} and "\n" not in r.json()["detail"]
+    assert "send the body as application/json" in r.json()["detail"]
+    # JSON under any JSON media type is read as before.
+    ok = client.post("/v1/dedupe", content=json.dumps({"texts": ["a", "b"]}).encode(),
+                     headers={"content-type": "application/json; charset=utf-8"})
+    assert ok.status_code == 200
+
+
+def test_415_is_in_the_contract_of_every_route_with_a_body(client):
+    spec = client.get("/openapi.json").json()
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            assert ("415" in op["responses"]) == ("requestBody" in op), (method, path)
+
+
+def test_validation_errors_say_where_in_the_body_not_which_validator(client):
+    texts = ["a", "b", "c", "x" * 200_001]
+    r = client.post("/v1/dedupe", json={"texts": texts})
+    assert r.status_code == 422
+    assert r.json()["errors"] == [{"type": "string_too_long", "loc": ["body", "texts", 3],
+                                   "msg": "String should have at most 200000 characters"}]
+    assert r.json()["detail"] == "texts[3]: String should have at most 200000 characters"
+    r = client.post("/v1/dedupe", json={"records": [{"text": "ok"}, {"text": 5}]})
+    assert [e["loc"] for e in r.json()["errors"]] == [["body", "records", 1, "text"]]
+    assert "function" not in r.text and "partial" not in r.text

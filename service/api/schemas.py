@@ -313,7 +313,10 @@ class DedupeRequest(BaseModel):
         ]})
 
     # SkipJsonSchema[None]: absent is allowed, null is not (the schema says array, not array|null).
-    texts: Annotated[list[Annotated[Text, Field(max_length=MAX_BODY_CHARS)]], Field(min_length=1)] | SkipJsonSchema[
+    # The length before the text check: after it, pydantic would count the text's "items".
+    texts: Annotated[list[Annotated[str, Field(max_length=MAX_BODY_CHARS), AfterValidator(_clean),
+                                    Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]],
+                     Field(min_length=1)] | SkipJsonSchema[
         None] = Field(None, description="e.g. retrieved RAG chunks")
     records: Annotated[list[DedupeRecord], Field(min_length=1)] | SkipJsonSchema[None] = Field(
         None, description="records with their text in ``text``; kept and dropped records come back "
