@@ -37,7 +37,8 @@ def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
                         "for the cheap passes only (env SAMESTORY_MODEL; default %(default)s)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
-    p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+    p.add_argument("--no-guards", action="store_true",
+                   help="disable the guards (for evaluation only: merges more; env SAMESTORY_GUARDS=false)")
 
 
 def _add_listing(sub: Any, plural: str, func: Callable[[argparse.Namespace], int], what: str, *,
@@ -63,7 +64,14 @@ def open_engine(args: argparse.Namespace, db: str | None = None) -> Deduper:
     # The effective thresholds, once per command (shown with -v).
     logging.getLogger("samestory").info("configuration: %s",
                                         json.dumps(config.for_model(model).public(), ensure_ascii=False))
-    return Deduper.open(db or args.db, model=model, config=config, guards=guards_on(not args.no_guards), device=args.device)
+    return Deduper.open(db or args.db, model=model, config=config, guards=guards_on(guards_wanted(args)), device=args.device)
+
+
+def guards_wanted(args: argparse.Namespace) -> bool:
+    """Guards on unless ``--no-guards`` or ``SAMESTORY_GUARDS=false`` (read as ``serve`` reads it)."""
+    from service.config import env_setting
+
+    return bool(env_setting("guards")) and not args.no_guards
 
 
 def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -221,3 +221,34 @@ def test_validation_errors_say_where_in_the_body_not_which_validator(client):
     r = client.post("/v1/dedupe", json={"records": [{"text": "ok"}, {"text": 5}]})
     assert [e["loc"] for e in r.json()["errors"]] == [["body", "records", 1, "text"]]
     assert "function" not in r.text and "partial" not in r.text
+
+
+# (4) every SAMESTORY_* variable read one way by every command -------------------------------------
+@pytest.mark.parametrize("command", [("compare", "a", "b", "--model", "none"),
+                                     ("ingest", "-", "--db", ":memory:", "--model", "none"),
+                                     ("serve", "--db", ":memory:", "--model", "none", "--port", "1"),
+                                     ("stories", "--db", "sqlite:///nowhere.db")])
+def test_a_bad_variable_is_one_line_refusal_in_every_command(command):
+    done = cli(*command, stdin=b'{"title": "x"}\n', env={"SAMESTORY_GUARDS": "maybe"})
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr == f"samestory {command[0]}: SAMESTORY_GUARDS must be true or false, got 'maybe'\n"
+
+
+def test_samestory_guards_false_is_honoured_by_compare():
+    pair = ("compare", "캐시 엔진 2.0 공개", "캐시 엔진 2.0.1 공개", "--json", "--model", "none")
+    on = json.loads(cli(*pair).stdout)
+    assert on["same"] is False and on["blocked_by"] == ["version"]
+    off = cli(*pair, env={"SAMESTORY_GUARDS": "false"})
+    assert off.returncode == 0, off.stderr
+    assert json.loads(off.stdout)["blocked_by"] == [] and json.loads(off.stdout)["guards"] == []
+
+
+def test_env_setting_reads_as_serve_does():
+    from service.api.settings import Settings
+    from service.config import ConfigError, env_setting
+
+    for raw, want in (("false", False), ("0", False), ("yes", True)):
+        assert env_setting("guards", {"SAMESTORY_GUARDS": raw}) is want
+        assert Settings.load(env={"SAMESTORY_GUARDS": raw, "SAMESTORY_MODEL": "none"}).guards is want
+    with pytest.raises(ConfigError, match=r"^SAMESTORY_MAX_BATCH must be an integer, got 'ten'$"):
+        env_setting("max_batch", {"SAMESTORY_MAX_BATCH": "ten"})
