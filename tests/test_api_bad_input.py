@@ -32,7 +32,6 @@ def test_missing_body(client):
     ({"articles": {"title": "x"}}, "articles", "valid list"),
     ({"articles": [GOOD, {"title": "x", "published_at": 1700000000}]}, "articles[1].published_at", "ISO-8601"),
     ({"articles": [{"title": "x", "published_at": "yesterday"}]}, "articles[0].published_at", "datetime"),
-    ({"articles": [{"title": "x", "colour": "red"}]}, "articles[0].colour", "Extra inputs"),
     ({"items": [GOOD]}, "articles", "Field required"),
 ])
 def test_wrong_types_and_unknown_fields(client, payload, where, what):

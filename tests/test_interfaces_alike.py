@@ -252,3 +252,36 @@ def test_env_setting_reads_as_serve_does():
         assert Settings.load(env={"SAMESTORY_GUARDS": raw, "SAMESTORY_MODEL": "none"}).guards is want
     with pytest.raises(ConfigError, match=r"^SAMESTORY_MAX_BATCH must be an integer, got 'ten'$"):
         env_setting("max_batch", {"SAMESTORY_MAX_BATCH": "ten"})
+
+
+# (5) one article schema ---------------------------------------------------------------------------
+LINES = [{"title": "Fed raises rates", "url": "https://a.example/1", "colour": "red", "meta": {"k": 1}},
+         {"body": "연준이 기준금리를 인상했다.", "url": "https://b.example/1", "score": 0.5}]
+
+
+def test_http_ingest_and_batch_accept_the_same_articles(client, tmp_path):
+    r = client.post("/v1/articles", json={"articles": LINES})
+    assert r.status_code == 200, r.text
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in LINES), encoding="utf-8")
+    done = cli("ingest", str(feed), "--db", ":memory:", "--model", "none", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(x)["status"] for x in done.stdout.splitlines()] == ["new", "new"]
+    from service.batch.io import read_records
+
+    records = read_records([feed])
+    assert [r.article.body for r in records] == ["", LINES[1]["body"]] and records[0].fields["colour"] == "red"
+
+
+def test_http_ingest_and_batch_refuse_the_same_articles(client, tmp_path):
+    bad = {"url": "https://c.example/1", "colour": "red"}  # neither title nor body
+    r = client.post("/v1/articles", json={"articles": [bad]})
+    assert r.status_code == 422 and "title or body" in r.json()["detail"]
+    feed = tmp_path / "bad.jsonl"
+    feed.write_text(json.dumps(bad) + "\n", encoding="utf-8")
+    done = cli("ingest", str(feed), "--db", ":memory:", "--model", "none")
+    assert done.returncode != 0 and "an article needs a non-empty title or body" in done.stderr
+    from service.batch.io import read_records
+
+    with pytest.raises(ValueError, match=r"^bad\.jsonl:1: an article needs a non-empty title or body$"):
+        read_records([feed])

@@ -134,12 +134,15 @@ _ARTICLE_EXAMPLE: JsonDict = {
 
 
 class ArticleIn(BaseModel):
-    """One incoming item. At least one of ``title`` and ``body`` must be non-blank.
+    """One incoming item. At least one of ``title`` and ``body`` must be non-blank; other fields
+    are accepted and ignored (the rule of ``samestory ingest`` and ``samestory batch`` too).
 
     The service never fetches ``url``: it is only canonicalised and used as the document key.
     """
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
+    # One rule for every way in (service.types.Article.from_dict): unknown fields are ignored, so
+    # a feed's line is accepted alike by HTTP, ingest and batch (which passes them through).
+    model_config = ConfigDict(extra="ignore", json_schema_extra={
         "examples": [_ARTICLE_EXAMPLE],
         # The "title or body" rule of _not_empty, in the contract: a body the schema accepts is
         # one the service accepts.
