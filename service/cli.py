@@ -1,4 +1,4 @@
-"""``samestory`` command line: ingest, compare, dedupe, clusters, serve, demo, stats, eval, models, bench."""
+"""``samestory`` command line: ingest, compare, dedupe, copy-groups, stories, serve, demo, stats, eval, models, bench."""
 
 from __future__ import annotations
 
@@ -38,18 +38,21 @@ def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
                         "for the cheap passes only (env SAMESTORY_MODEL; default %(default)s)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
-    p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+    p.add_argument("--no-guards", action="store_true",
+                   help="disable the guards (for evaluation only: merges more; env SAMESTORY_GUARDS=false)")
 
 
 def _add_listing(sub: Any, plural: str, func: Callable[[argparse.Namespace], int], what: str, *,
-                 help: str, description: str) -> None:
-    """A read-only listing command (``clusters``, ``stories``) and its options; see :func:`_show_listing`."""
-    p = sub.add_parser(plural, help=help, description=description)
+                 help: str, description: str, command: str | None = None) -> None:
+    """A read-only listing command (``copy-groups``, ``stories``) and its options; see :func:`_show_listing`.
+    ``command``: the command's name when it is not ``plural``."""
+    p = sub.add_parser(command or plural, help=help, description=description)
     p.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
     p.add_argument("--id", type=int, default=None, help=f"show this {what}")
     p.add_argument("--limit", type=int, default=20, help=f"{plural} per page (default %(default)s)")
     p.add_argument("--offset", type=int, default=0, help=f"{plural} to skip (default %(default)s)")
-    p.add_argument("--json", action="store_true", help=f"print the same JSON as GET /v1/{plural}[/{{id}}]")
+    p.add_argument("--json", action="store_true",
+                   help=f"print the same JSON as GET /v1/{plural.replace(' ', '-')}[/{{id}}]")
     p.set_defaults(func=func)
 
 
@@ -62,7 +65,14 @@ def open_engine(args: argparse.Namespace, db: str | None = None) -> Deduper:
     # The effective thresholds, once per command (shown with -v).
     logging.getLogger("samestory").info("configuration: %s",
                                         json.dumps(config.for_model(model).public(), ensure_ascii=False))
-    return Deduper.open(db or args.db, model=model, config=config, guards=guards_on(not args.no_guards), device=args.device)
+    return Deduper.open(db or args.db, model=model, config=config, guards=guards_on(guards_wanted(args)), device=args.device)
+
+
+def guards_wanted(args: argparse.Namespace) -> bool:
+    """Guards on unless ``--no-guards`` or ``SAMESTORY_GUARDS=false`` (read as ``serve`` reads it)."""
+    from service.config import env_setting
+
+    return bool(env_setting("guards")) and not args.no_guards
 
 
 def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -90,7 +100,7 @@ def ingest_line(article: Article, r: IngestResult) -> str:
     """One ingested item as a line: status, document, copy group, story, stage, the title (shortened)."""
     dup = f" (duplicate of {r.duplicate_of})" if r.duplicate_of else ""
     story = "-" if r.story_id is None else r.story_id
-    return (f"{r.status:<11} doc {r.document_id:<6} copy group {r.cluster_id:<6} story {story:<6} "
+    return (f"{r.status:<11} doc {r.document_id:<6} copy group {r.copy_group_id:<6} story {story:<6} "
             f"stage {r.decision.stage:<9} {shorten(article.headline)}{dup}")
 
 
@@ -211,8 +221,9 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             for d in dropped:
                 fh.write(json.dumps(d, ensure_ascii=False) + "\n")
     if args.json:
-        print(json.dumps({"keep": [positions[i] for i in res.keep],
-                          "clusters": [[positions[i] for i in c] for c in res.clusters],
+        groups = [[positions[i] for i in c] for c in res.clusters]
+        # "clusters": the deprecated alias of "copy_groups" (as in POST /v1/dedupe), removed in the next release.
+        print(json.dumps({"keep": [positions[i] for i in res.keep], "copy_groups": groups, "clusters": groups,
                           "dropped": dropped,
                           "decisions": [{"index": positions[i], **d.to_dict(),
                                          "matched_id": None if d.matched_id is None or not d.same
@@ -237,12 +248,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     lines = resources.files("service").joinpath("data/sample_feed.jsonl").read_text("utf-8").splitlines()
     articles = [Article.from_dict(json.loads(x)) for x in lines if x.strip()]
     results = engine.ingest_many(articles)
-    clusters: dict[int, list[tuple[Any, Any]]] = {}
+    groups: dict[int, list[tuple[Any, Any]]] = {}
     for a, r in zip(articles, results, strict=True):
-        clusters.setdefault(r.cluster_id, []).append((a, r))
+        groups.setdefault(r.copy_group_id, []).append((a, r))
     stories = {r.story_id for r in results}
-    print(f"{len(articles)} items -> {len(clusters)} copy groups in {len(stories)} stories\n")
-    for cid, members in clusters.items():
+    print(f"{len(articles)} items -> {len(groups)} copy groups in {len(stories)} stories\n")
+    for cid, members in groups.items():
         rep = members[-1][1].representative_id
         print(f"copy group {cid} in story {members[-1][1].story_id} (representative document {rep})")
         for a, r in members:
@@ -321,7 +332,7 @@ def _print_moves(lines: list[str], show: int) -> None:
 
 
 def _open_for_reading(args: argparse.Namespace) -> Store:
-    """The store of a read-only listing command (``clusters``, ``stories``), its paging checked first."""
+    """The store of a read-only listing command (``copy-groups``, ``stories``), its paging checked first."""
     from service.store import open_store
 
     if args.limit < 1 or args.offset < 0:
@@ -341,7 +352,7 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
                   rows_key: str, columns: Columns) -> int:
     """One item (``--id``) or one page of a read-only listing, as JSON or as text.
 
-    ``clusters`` and ``stories`` differ only in their views, how one item is printed and the
+    ``copy-groups`` and ``stories`` differ only in their views, how one item is printed and the
     columns of the page table; the store handling, the missing-id message, ``--json``, the
     table and the paging hint are written here once.
     """
@@ -372,13 +383,13 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
         store.close()
 
 
-def _print_cluster(view: dict[str, Any]) -> None:
+def _print_copy_group(view: dict[str, Any]) -> None:
     print(f"copy group {view['id']}: representative document {view['representative_id']}"
           f" ({view['representative_reason'] or 'no reason recorded'})")
     for m in view["members"]:
         mark = "*" if m["document_id"] == view["representative_id"] else " "
         decision = m["decision"] if isinstance(m["decision"], dict) else {}
-        # A member that matched nothing founded the story; its stage is where the search ended.
+        # A member that matched nothing founded the copy group; its stage is where the search ended.
         how = (m["stage"] or "-") if decision.get("same", True) else "founded"
         score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
         print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {m['title']}"
@@ -390,12 +401,18 @@ def _print_cluster(view: dict[str, Any]) -> None:
         print(f"  representative {e['old_representative']} -> {e['new_representative']}: {e['reason']}")
 
 
-def cmd_clusters(args: argparse.Namespace) -> int:
+def cmd_copy_groups(args: argparse.Namespace) -> int:
     """List a store's copy groups, or show one with its members and the reasons (reads the store only)."""
-    from service.views import cluster_page, cluster_view
+    from service.views import copy_group_page, copy_group_view
 
-    return _show_listing(args, "cluster", cluster_view, cluster_page, _print_cluster,
-                         "clusters", (("id", "cluster", 7), ("size", "size", 5), ("representative_id", "rep", 6)))
+    return _show_listing(args, "copy group", copy_group_view, copy_group_page, _print_copy_group, "copy_groups",
+                         (("id", "copy group", 10), ("size", "size", 5), ("representative_id", "rep", 6)))
+
+
+def cmd_clusters(args: argparse.Namespace) -> int:
+    """``samestory clusters``: the deprecated alias of ``samestory copy-groups``, for one release."""
+    print("warning: 'samestory clusters' is deprecated; use 'samestory copy-groups'", file=sys.stderr)
+    return cmd_copy_groups(args)
 
 
 def _print_story(view: dict[str, Any]) -> None:
@@ -463,7 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dropped", type=Path, default=None,
                    help="write the dropped records here, one JSON line each: index, duplicate_of, stage, score, "
                    "reasons, record")
-    p.add_argument("--json", action="store_true", help="one JSON object: keep, clusters, dropped, decisions")
+    p.add_argument("--json", action="store_true", help="one JSON object: keep, copy_groups, dropped, decisions")
     p.add_argument("--quiet", action="store_true", help="no 'kept N, dropped M' line on stderr")
     _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_dedupe)
@@ -472,11 +489,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(p)
     p.set_defaults(func=cmd_demo)
 
-    _add_listing(sub, "clusters", cmd_clusters, "cluster",
-                 help="list a store's stories, or show one with its members and why",
-                 description="Read a store (no model, no warm-up): the most recently updated stories, or "
-                             "with --id one story's members, how each joined (stage, score, reasons) and "
-                             "why its representative is the representative.")
+    copy_groups_help = dict(
+        help="list a store's copy groups (same report again), or show one with its members and why",
+        description="Read a store (no model, no warm-up): the most recently updated copy groups, or with --id "
+                    "one copy group's members, how each joined (stage, score, reasons) and why its "
+                    "representative is the representative.")
+    _add_listing(sub, "copy groups", cmd_copy_groups, "copy group", command="copy-groups", **copy_groups_help)
+    _add_listing(sub, "copy groups", cmd_clusters, "copy group", command="clusters",
+                 help="deprecated alias of copy-groups (removed in the next release)",
+                 description="Deprecated alias of 'samestory copy-groups', removed in the next release. "
+                             + copy_groups_help["description"])
 
     _add_listing(sub, "stories", cmd_stories, "story",
                  help="list a store's stories (same event), or show one with its copy groups",

@@ -67,12 +67,46 @@ def known_env_vars() -> set[str]:
 
 def check_env(env: Mapping[str, str] | None = None) -> None:
     """Raise :class:`ConfigError` for a ``SAMESTORY_*`` variable that nothing reads (a typo would
-    otherwise be ignored in silence)."""
+    otherwise be ignored in silence) or whose value is not of its setting's type.
+
+    Every command runs this one check first (``service.cli.main``, ``Settings.load``,
+    ``EngineConfig.load``), so a variable is refused alike by every command, whether or not the
+    command reads it: ``SAMESTORY_GUARDS=maybe`` fails ``compare`` as it fails ``serve``.
+
+    >>> check_env({"SAMESTORY_GUARDS": "maybe"})
+    Traceback (most recent call last):
+    ...
+    service.config.ConfigError: SAMESTORY_GUARDS must be true or false, got 'maybe'
+    """
+    from service.api.settings import Settings
+
     env = os.environ if env is None else env
     known = known_env_vars()
     for name in sorted(env):
         if name.startswith("SAMESTORY_") and name not in known:
             raise ConfigError(f"unknown environment variable {name}{suggest(name, known)}")
+    settings = {f.name for f in dataclasses.fields(Settings)} - {"config"}
+    for field_name in sorted(settings | set(_engine_fields())):
+        raw = env.get(f"SAMESTORY_{field_name.upper()}")
+        if raw is not None:
+            typed(Settings if field_name in settings else EngineConfig, field_name, raw, "env")
+
+
+def env_setting(name: str, env: Mapping[str, str] | None = None) -> Any:
+    """The service setting ``name`` as ``SAMESTORY_<NAME>`` gives it (parsed and checked as
+    ``samestory serve`` reads it), else its default: the one reading every command shares.
+
+    >>> env_setting("guards", {"SAMESTORY_GUARDS": "false"}), env_setting("guards", {})
+    (False, True)
+    """
+    from service.api.settings import Settings
+
+    env = os.environ if env is None else env
+    raw = env.get(f"SAMESTORY_{name.upper()}")
+    if raw is not None:
+        return typed(Settings, name, raw, "env")
+    field = next(f for f in dataclasses.fields(Settings) if f.name == name)
+    return field.default
 
 
 def typed(cls: type, name: str, value: Any, source: str) -> Any:

@@ -59,10 +59,10 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from service.representative import Candidate, better
+from service.types import utc_iso
 
 KINDS = ("split", "merge", "not_same")
 # The pair label each kind stands for in the eval-data format: 1 = the same story.
@@ -107,12 +107,12 @@ class Correction:
 
 
 def iso(t: float | None) -> str | None:
-    """Epoch seconds as ISO 8601 in UTC.
+    """Epoch seconds as ISO 8601 in UTC, as every JSON answer gives a time (``service.types.utc_iso``).
 
     >>> iso(0.0)
-    '1970-01-01T00:00:00+00:00'
+    '1970-01-01T00:00:00Z'
     """
-    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc).isoformat(timespec="seconds")
+    return utc_iso(t)
 
 
 # storage ---------------------------------------------------------------------------------------------

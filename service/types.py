@@ -128,18 +128,21 @@ class Article:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Article:
-        """Build from a JSON object; unknown keys are an error so typos do not pass silently."""
+        """Build from a JSON object (a line of ``samestory ingest`` or ``samestory batch``, a row of
+        a Parquet file) by the rule of every way in, HTTP's ``ArticleIn`` included: a non-empty
+        ``title`` or ``body`` is required, and fields that are not an article's are accepted and
+        ignored (batch passes them through to its output). ``text`` stands for a missing title
+        (eval-data records); a null field is an absent one.
+
+        >>> Article.from_dict({"body": "연준 금리 인상", "score": 0.8}).body
+        '연준 금리 인상'
+        """
         if not isinstance(data, dict):
             raise ArticleError(f"an article must be a JSON object, got {type(data).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        # Eval-data records carry "text" instead of "title".
-        if "text" in data and "title" not in data:
-            data = {**data, "title": data["text"]}
-            data.pop("text")
-        extra = set(data) - known - {"meta", "cluster"}
-        if extra:
-            raise ArticleError(f"unknown article field(s): {', '.join(sorted(extra))}")
-        return cls(**{k: v for k, v in data.items() if k in known})
+        fields = {k: v for k, v in data.items() if v is not None}
+        if "title" not in fields and "text" in fields:
+            fields["title"] = fields["text"]
+        return cls(**{f.name: fields[f.name] for f in dataclasses.fields(cls) if f.name in fields})
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -153,6 +156,19 @@ def _has_surrogates(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+def utc_iso(t: float | None) -> str | None:
+    """Epoch seconds as the ISO 8601 UTC string every JSON answer gives a time as (HTTP, the CLI's
+    ``--json``, the pages' data): a ``Z``, and milliseconds only when the time has a fraction.
+
+    >>> utc_iso(1764202200.0), utc_iso(1764202200.25), utc_iso(None)
+    ('2025-11-27T00:10:00Z', '2025-11-27T00:10:00.250Z', None)
+    """
+    if t is None:
+        return None
+    spec = "seconds" if float(t).is_integer() else "milliseconds"
+    return datetime.fromtimestamp(t, tz=timezone.utc).isoformat(timespec=spec).replace("+00:00", "Z")
 
 
 def parse_time(value: str) -> datetime:
@@ -221,7 +237,7 @@ class IngestResult:
     observation_id: int
     document_id: int
     version_id: int
-    cluster_id: int
+    copy_group_id: int
     representative_id: int
     status: Status
     duplicate_of: int | None
@@ -232,9 +248,9 @@ class IngestResult:
     matched_copy: int | None = None
 
     @property
-    def copy_group_id(self) -> int:
-        """The copy group (the cascade's cluster): the same report again."""
-        return self.cluster_id
+    def cluster_id(self) -> int:
+        """Deprecated alias of :attr:`copy_group_id` (the copy group's first name); removed in the next release."""
+        return self.copy_group_id
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -242,8 +258,8 @@ class IngestResult:
             "observation_id": self.observation_id,
             "document_id": self.document_id,
             "version_id": self.version_id,
-            "cluster_id": self.cluster_id,
-            "copy_group_id": self.cluster_id,
+            "copy_group_id": self.copy_group_id,
+            "cluster_id": self.copy_group_id,  # deprecated alias, removed in the next release
             "matched_copy": self.matched_copy,
             "story_id": self.story_id,
             "representative_id": self.representative_id,

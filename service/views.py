@@ -1,8 +1,8 @@
-"""Read-only views of the store for people: a document, a cluster with its members and the reasons,
-a story, a page of clusters or stories.
+"""Read-only views of the store for people: a document, a copy group with its members and the
+reasons, a story, a page of copy groups or stories.
 
 Each view is a model of the HTTP contract (``service.api.schemas``) built from the store's row
-dataclasses; the HTTP routes answer with it, the CLI (``samestory clusters``, ``samestory
+dataclasses; the HTTP routes answer with it, the CLI (``samestory copy-groups``, ``samestory
 stories``) prints it and the editors' pages (``service.web.stories``) read it, so all three
 explain a story the same way.
 """
@@ -13,12 +13,12 @@ from typing import Literal, overload
 from urllib.parse import urlsplit
 
 from service.api.schemas import (
-    ClusterEventOut,
-    ClusterMemberOut,
-    ClusterOut,
-    ClusterPage,
-    ClusterSummaryOut,
+    CopyGroupDetailOut,
+    CopyGroupEventOut,
+    CopyGroupMemberOut,
     CopyGroupOut,
+    CopyGroupPage,
+    CopyGroupSummaryOut,
     DocumentOut,
     MembershipOut,
     ObservationOut,
@@ -26,6 +26,7 @@ from service.api.schemas import (
     StoryOut,
     StoryPage,
     StorySummaryOut,
+    UtcTime,
     VersionOut,
     from_row,
 )
@@ -34,22 +35,24 @@ from service.store.base import ClusterRow, DocumentRow, Store
 
 # What the editors' pages read on top of the /v1 answer (``story_view(members=True)``): not part
 # of the HTTP contract, so these models live here rather than in service.api.schemas.
-class MemberFacts(ClusterMemberOut):
+class MemberFacts(CopyGroupMemberOut):
     lang: str
     outlet: str
-    when: float  # published, else first seen (else joined)
+    when: UtcTime  # published, else first seen (else joined)
 
 
 class CopyGroupDetail(CopyGroupOut):
     members: list[MemberFacts]
-    events: list[ClusterEventOut]
-    created_at: float
+    events: list[CopyGroupEventOut]
+    created_at: UtcTime
 
 
 class StoryDetail(StoryFields):
     copy_groups: list[CopyGroupDetail]
-    first: float | None  # the span as epoch seconds (``start``, ``end`` are ISO 8601)
-    last: float | None
+    # The span again (the pages' filters read these names); like every time, epoch seconds in
+    # Python and ISO 8601 in JSON.
+    first: UtcTime | None
+    last: UtcTime | None
 
 
 def _title(store: Store, document_id: int) -> tuple[DocumentRow | None, str | None]:
@@ -71,31 +74,31 @@ def document_view(store: Store, document_id: int) -> DocumentOut | None:
         for m in store.members_of(doc.cluster_id):
             if m.document_id == doc.id:
                 membership = from_row(MembershipOut, m)
-    return DocumentOut(**vars(doc), membership=membership,
+    return from_row(DocumentOut, doc, membership=membership,
                        versions=[from_row(VersionOut, v) for v in store.versions_of(doc.id)],
                        observations=[from_row(ObservationOut, o) for o in store.observations_of(doc.id)])
 
 
-def cluster_view(store: Store, cluster_id: int) -> ClusterOut | None:
-    """A cluster with every member (how and why it joined), its representative and the reason it
-    is one, and the representative changes; None when there is no such cluster."""
-    cluster = store.get_cluster(cluster_id)
+def copy_group_view(store: Store, copy_group_id: int) -> CopyGroupDetailOut | None:
+    """A copy group with every member (how and why it joined), its representative and the reason
+    it is one, and the representative changes; None when there is no such copy group."""
+    cluster = store.get_cluster(copy_group_id)
     if cluster is None:
         return None
     members = _members(store, cluster, facts=False)
     events = _events(store, cluster)
-    return from_row(ClusterOut, cluster, representative_reason=_reason(cluster, events), members=members,
+    return from_row(CopyGroupDetailOut, cluster, representative_reason=_reason(cluster, events), members=members,
                     events=events)
 
 
 @overload
 def _members(store: Store, cluster: ClusterRow, *, facts: Literal[True]) -> list[MemberFacts]: ...
 @overload
-def _members(store: Store, cluster: ClusterRow, *, facts: Literal[False]) -> list[ClusterMemberOut]: ...
-def _members(store: Store, cluster: ClusterRow, *, facts: bool) -> list[MemberFacts] | list[ClusterMemberOut]:
-    """The cluster's live members; ``facts`` adds each member's ``lang``, ``outlet`` and ``when``
+def _members(store: Store, cluster: ClusterRow, *, facts: Literal[False]) -> list[CopyGroupMemberOut]: ...
+def _members(store: Store, cluster: ClusterRow, *, facts: bool) -> list[MemberFacts] | list[CopyGroupMemberOut]:
+    """The copy group's live members; ``facts`` adds each member's ``lang``, ``outlet`` and ``when``
     (published, else first seen) from the same reads."""
-    plain: list[ClusterMemberOut] = []
+    plain: list[CopyGroupMemberOut] = []
     rich: list[MemberFacts] = []
     for m in store.members_of(cluster.id):
         doc = store.get_document(m.document_id)
@@ -103,7 +106,7 @@ def _members(store: Store, cluster: ClusterRow, *, facts: bool) -> list[MemberFa
         shown = {"url": doc.url if doc else None, "source": doc.source if doc else None,
                  "title": (ver.title or ver.body[:200]) if ver else None}
         if not facts:
-            plain.append(from_row(ClusterMemberOut, m, **shown))
+            plain.append(from_row(CopyGroupMemberOut, m, **shown))
             continue
         when = None if doc is None else (doc.published_at if doc.published_at is not None else doc.first_seen)
         rich.append(from_row(MemberFacts, m, **shown, lang=ver.lang if ver is not None else "und",
@@ -112,28 +115,22 @@ def _members(store: Store, cluster: ClusterRow, *, facts: bool) -> list[MemberFa
     return rich if facts else plain
 
 
-def _events(store: Store, cluster: ClusterRow) -> list[ClusterEventOut]:
-    return [from_row(ClusterEventOut, e) for e in store.cluster_events(cluster.id)]
+def _events(store: Store, cluster: ClusterRow) -> list[CopyGroupEventOut]:
+    return [from_row(CopyGroupEventOut, e) for e in store.cluster_events(cluster.id)]
 
 
-def _reason(cluster: ClusterRow, events: list[ClusterEventOut]) -> str | None:
+def _reason(cluster: ClusterRow, events: list[CopyGroupEventOut]) -> str | None:
     # The last event that installed the current representative says why it is the representative.
     return next((e.reason for e in reversed(events) if e.new_representative == cluster.representative_id), None)
 
 
-def cluster_page(store: Store, limit: int, offset: int) -> ClusterPage:
-    """Clusters, most recently updated first: id, representative, its title and the size."""
+def copy_group_page(store: Store, limit: int, offset: int) -> CopyGroupPage:
+    """Copy groups, most recently updated first: id, representative, its title and the size."""
     # One row more than asked tells whether there is a next page without a COUNT(*).
     rows = store.list_clusters(limit + 1, offset)
-    return ClusterPage(clusters=[from_row(ClusterSummaryOut, c, title=_title(store, c.representative_id)[1],
+    return CopyGroupPage(copy_groups=[from_row(CopyGroupSummaryOut, c, title=_title(store, c.representative_id)[1],
                                           size=len(store.members_of(c.id))) for c in rows[:limit]],
                        limit=limit, offset=offset, next_offset=offset + limit if len(rows) > limit else None)
-
-
-def _iso(t: float | None) -> str | None:
-    from datetime import datetime, timezone
-
-    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc).isoformat()
 
 
 def outlet_of(url: str | None, source: str | None) -> str:
@@ -156,13 +153,13 @@ def story_view(store: Store, story_id: int, *, members: Literal[False] = False) 
 def story_view(store: Store, story_id: int, *, members: Literal[True]) -> StoryDetail | None: ...
 def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOut | StoryDetail | None:
     """A story (issue 17) with its copy groups: each group's representative and why, its members'
-    languages and outlets, why the group is in the story, and the story's time span (ISO 8601,
-    from the members' publication times, else first-seen); None when there is no such story.
+    languages and outlets, why the group is in the story, and the story's time span (from the
+    members' publication times, else first-seen); None when there is no such story.
 
     ``members=True`` (the editors' pages) gives a :class:`StoryDetail`: each group also has its
-    members as ``cluster_view`` shows them (with ``lang``, ``outlet`` and ``when``) and its
-    representative history (``events``), and the story its span as epoch seconds (``first``,
-    ``last``): the same reads, so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
+    members as ``copy_group_view`` shows them (with ``lang``, ``outlet`` and ``when``) and its
+    representative history (``events``), and the story its span again as ``first`` and
+    ``last``: the same reads, so the pages and ``GET /v1/stories/{id}`` never tell a story two ways."""
     story = store.get_story(story_id)
     if story is None:
         return None
@@ -190,7 +187,7 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
                                  members=sorted(rows, key=lambda m: (m.when, m.document_id))))
         else:
             plain.append(from_row(CopyGroupOut, c, **shown))
-    span = {"start": _iso(min(times)) if times else None, "end": _iso(max(times)) if times else None}
+    span = {"start": min(times) if times else None, "end": max(times) if times else None}
     if members:
         return from_row(StoryDetail, story, languages=sorted(langs), outlets=sorted(outlets), **span,
                         copy_groups=rich, first=min(times) if times else None, last=max(times) if times else None)

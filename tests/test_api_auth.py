@@ -12,6 +12,8 @@ ROUTES = [
     ("post", "/v1/dedupe", {"texts": ["x"]}),
     ("get", "/v1/documents/1", None),
     ("delete", "/v1/documents/1", None),
+    ("get", "/v1/copy-groups", None),
+    ("get", "/v1/copy-groups/1", None),
     ("get", "/v1/clusters", None),
     ("get", "/v1/clusters/1", None),
     ("get", "/metrics", None),

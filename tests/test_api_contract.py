@@ -21,7 +21,7 @@ def client(make_client):
 
 
 def stored(client) -> int:
-    return len(client.get("/v1/clusters").json()["clusters"])
+    return len(client.get("/v1/copy-groups").json()["copy_groups"])
 
 
 @pytest.mark.parametrize("lang", ["ö", "en us", "", "e", "en-", "en\n"])
@@ -39,7 +39,7 @@ def test_real_language_tags_pass(client, lang):
     assert client.post("/v1/articles", json={"articles": [{**GOOD, "lang": lang}]}).status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/v1/documents/{n}", "/v1/clusters/{n}", "/v1/clusters?offset={n}", "/v1/stories/{n}",
+@pytest.mark.parametrize("path", ["/v1/documents/{n}", "/v1/copy-groups/{n}", "/v1/copy-groups?offset={n}", "/v1/clusters/{n}", "/v1/stories/{n}",
                                   "/v1/stories?offset={n}"])
 def test_ids_and_offsets_past_bigint(client, path):
     r = client.get(path.format(n=2**63))
@@ -73,7 +73,7 @@ def test_nul_characters_on_postgres(pg_url):
                 r = c.post("/v1/articles", json={"articles": [{**GOOD, "body": "x", field: "a\x00"}]})
                 assert r.status_code == 422 and r.json()["detail"].startswith(f"articles[0].{field}: "), r.text
             assert c.get(f"/v1/documents/{2**63}").status_code == 422
-            assert c.get("/v1/clusters", params={"offset": 2**63}).status_code == 422
+            assert c.get("/v1/copy-groups", params={"offset": 2**63}).status_code == 422
             assert engine.store.counts()["documents"] == 0
     finally:
         engine.close()
@@ -121,14 +121,14 @@ def test_openapi_declares_what_the_service_answers(make_client):
     for code in ("400", "413", "422", "500"):
         ref = post["responses"][code]["content"]["application/json"]["schema"]["$ref"]
         assert ref == "#/components/schemas/ErrorOut"
-    assert "security" not in spec["paths"]["/v1/clusters"]["get"]
-    limit = next(p for p in spec["paths"]["/v1/clusters"]["get"]["parameters"] if p["name"] == "limit")
+    assert "security" not in spec["paths"]["/v1/copy-groups"]["get"]
+    limit = next(p for p in spec["paths"]["/v1/copy-groups"]["get"]["parameters"] if p["name"] == "limit")
     assert limit["schema"]["maximum"] == 500  # the max_page setting
     assert schemas["IngestRequest"]["properties"]["articles"]["maxItems"] == 1000
 
     keyed = make_client(api_key="k").get("/openapi.json", headers={"X-API-Key": "k"}).json()
     assert keyed["components"]["securitySchemes"]
-    assert "401" in keyed["paths"]["/v1/clusters"]["get"]["responses"]
+    assert "401" in keyed["paths"]["/v1/copy-groups"]["get"]["responses"]
     assert "401" not in keyed["paths"]["/healthz"]["get"]["responses"]
 
 

@@ -31,7 +31,7 @@ def test_ingest_returns_results_in_input_order_matching_the_engine(client):
     results = r.json()["results"]
     assert [x["id"] for x in results] == ["a", "b", "c"]
     assert [x["status"] for x in results] == ["new", "duplicate", "new"]
-    assert results[1]["cluster_id"] == results[0]["cluster_id"] != results[2]["cluster_id"]
+    assert results[1]["copy_group_id"] == results[0]["copy_group_id"] != results[2]["copy_group_id"]
     # Same fields as the CLI's JSON lines (IngestResult.to_dict) from a fresh engine on the same input.
     engine = Deduper(open_store(":memory:"), embedder=None)
     expected = [res.to_dict() for res in engine.ingest_many([Article.from_dict(a) for a in STORY])]
@@ -49,8 +49,8 @@ def test_compare_and_dedupe_are_stateless(client):
     assert d.json()["same"] is False
     texts = ["Fed raises rates by 25bp", "fed raises rates by 25bp", "ECB holds rates steady"]
     r = client.post("/v1/dedupe", json={"texts": texts, "threshold": 0.9}).json()
-    assert r["clusters"] == [[0, 1], [2]] and r["keep"] == [0, 2] and len(r["decisions"]) == 3
-    assert client.get("/v1/clusters").json()["clusters"] == []  # nothing was stored
+    assert r["copy_groups"] == [[0, 1], [2]] and r["keep"] == [0, 2] and len(r["decisions"]) == 3
+    assert client.get("/v1/copy-groups").json()["copy_groups"] == []  # nothing was stored
 
 
 def test_dedupe_does_not_wait_for_the_engine_lock(client):
@@ -77,29 +77,30 @@ def test_dedupe_does_not_wait_for_the_engine_lock(client):
     assert answers == [200, 200]
 
 
-def test_document_cluster_and_listing(client):
+def test_document_copy_group_and_listing(client):
     res = client.post("/v1/articles", json={"articles": STORY}).json()["results"]
     client.post("/v1/articles", json={"articles": [{**STORY[0], "body": "updated text"}]})
     doc = client.get(f"/v1/documents/{res[0]['document_id']}").json()
     assert doc["doc_key"] == "https://a.example/fed" and len(doc["versions"]) == 2
     assert [o["status"] for o in doc["observations"]] == ["new", "new_version"]
-    assert doc["membership"]["cluster_id"] == res[0]["cluster_id"]
+    assert doc["membership"]["copy_group_id"] == doc["copy_group_id"] == res[0]["copy_group_id"]
 
-    cluster = client.get(f"/v1/clusters/{res[1]['cluster_id']}").json()
+    cluster = client.get(f"/v1/copy-groups/{res[1]['copy_group_id']}").json()
     assert {m["document_id"] for m in cluster["members"]} == {res[0]["document_id"], res[1]["document_id"]}
     assert cluster["representative_id"] == res[1]["representative_id"]
     assert cluster["representative_reason"] and cluster["events"][0]["reason"] == "first member"
     joined = next(m for m in cluster["members"] if m["document_id"] == res[1]["document_id"])
     assert joined["stage"] == "exact" and joined["decision"]["same"] is True
 
-    page = client.get("/v1/clusters", params={"limit": 1}).json()
-    assert len(page["clusters"]) == 1 and page["next_offset"] == 1
-    rest = client.get("/v1/clusters", params={"limit": 1, "offset": 1}).json()
+    page = client.get("/v1/copy-groups", params={"limit": 1}).json()
+    assert len(page["copy_groups"]) == 1 and page["next_offset"] == 1
+    rest = client.get("/v1/copy-groups", params={"limit": 1, "offset": 1}).json()
     assert rest["next_offset"] is None
-    assert {page["clusters"][0]["id"], rest["clusters"][0]["id"]} == {res[0]["cluster_id"], res[2]["cluster_id"]}
-    assert sorted([page["clusters"][0]["size"], rest["clusters"][0]["size"]]) == [1, 2]
+    assert ({page["copy_groups"][0]["id"], rest["copy_groups"][0]["id"]}
+            == {res[0]["copy_group_id"], res[2]["copy_group_id"]})
+    assert sorted([page["copy_groups"][0]["size"], rest["copy_groups"][0]["size"]]) == [1, 2]
     assert client.get("/v1/documents/999").status_code == 404
-    assert client.get("/v1/clusters/999").json()["detail"] == "cluster 999 does not exist"
+    assert client.get("/v1/copy-groups/999").json()["detail"] == "copy group 999 does not exist"
 
 
 def test_delete_removes_from_indices_and_hands_over_representative(client):
@@ -111,7 +112,7 @@ def test_delete_removes_from_indices_and_hands_over_representative(client):
     assert client.get(f"/v1/documents/{rep}").status_code == 404
     assert client.get(f"/v1/documents/{rep}", params={"include_deleted": True}).json()["deleted"] is True
     assert client.delete(f"/v1/documents/{rep}").json()["detail"] == f"document {rep} is already deleted"
-    assert client.get(f"/v1/clusters/{res[1]['cluster_id']}").json()["representative_id"] == other
+    assert client.get(f"/v1/copy-groups/{res[1]['copy_group_id']}").json()["representative_id"] == other
     # Gone from the indices: the same text under a new URL matches the surviving member only.
     again = client.post("/v1/articles", json={"articles": [{**STORY[0], "url": "https://d.example/x"}]})
     hit = again.json()["results"][0]
@@ -144,8 +145,8 @@ def test_guard_vetoes_are_counted(client):
 
 def test_openapi_is_served(client):
     spec = client.get("/openapi.json").json()
-    assert {"/v1/articles", "/v1/compare", "/v1/dedupe", "/v1/documents/{document_id}", "/v1/clusters",
-            "/v1/clusters/{cluster_id}", "/healthz", "/metrics"} <= set(spec["paths"])
+    assert {"/v1/articles", "/v1/compare", "/v1/dedupe", "/v1/documents/{document_id}", "/v1/copy-groups",
+            "/v1/copy-groups/{copy_group_id}", "/healthz", "/metrics"} <= set(spec["paths"])
     assert "IngestResultOut" in spec["components"]["schemas"]
     assert client.get("/docs").status_code == 200
 

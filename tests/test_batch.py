@@ -47,8 +47,9 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
         read_records([bad])
-    _jsonl(tmp_path / "notitle.jsonl", [{"title": "ok"}, {"body": "b", "url": "https://x.example/1"}])
-    with pytest.raises(ValueError, match=r"^notitle\.jsonl:2: a record needs a 'title' or 'text' field \(got body, url\)"):
+    _jsonl(tmp_path / "notitle.jsonl", [{"title": "ok"}, {"body": "b", "url": "https://x.example/1"},
+                                        {"url": "https://x.example/2", "colour": "red"}])
+    with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body$"):
         read_records([tmp_path / "notitle.jsonl"])
     _jsonl(tmp_path / "badurl.jsonl", [{"title": "t", "url": "javascript:alert(1)"}])
     with pytest.raises(ValueError, match=r"^badurl\.jsonl:1: invalid url"):

@@ -17,7 +17,7 @@ def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[b
 
 def test_help_explains_every_command():
     out = run("--help").stdout.decode()
-    for command in ("ingest", "compare", "dedupe", "clusters", "serve", "eval", "models", "bench", "demo"):
+    for command in ("ingest", "compare", "dedupe", "copy-groups", "stories", "serve", "eval", "models", "bench", "demo"):
         assert command in out
 
 
@@ -30,7 +30,7 @@ def test_ingest_from_stdin_prints_one_result_per_line(tmp_path):
     assert res.returncode == 0, res.stderr.decode()
     results = [json.loads(x) for x in res.stdout.decode().splitlines()]
     assert [r["status"] for r in results] == ["new", "duplicate", "reobserved"]
-    assert set(results[0]) >= {"observation_id", "document_id", "version_id", "cluster_id", "representative_id",
+    assert set(results[0]) >= {"observation_id", "document_id", "version_id", "copy_group_id", "representative_id",
                                 "status", "duplicate_of", "decision"}
 
 
@@ -68,29 +68,29 @@ def test_models_train_refuses_a_folder_without_the_dev_splits(tmp_path):
     assert not (tmp_path / "s.npz").exists()
 
 
-def test_clusters_lists_stories_and_explains_one(tmp_path):
+def test_copy_groups_lists_copy_groups_and_explains_one(tmp_path):
     db = f"sqlite:///{tmp_path}/s.db"
     lines = [{"title": "Fed raises rates by a quarter point", "url": "https://a.example/1", "source": "a.example"},
              {"title": "FED RAISES RATES BY A QUARTER POINT", "url": "https://b.example/1", "source": "b.example"},
              {"title": "ECB holds rates", "url": "https://c.example/1"}]
     feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
     assert run("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed).returncode == 0
-    page = json.loads(run("clusters", "--db", db, "--json").stdout)
-    assert sorted(c["size"] for c in page["clusters"]) == [1, 2] and page["next_offset"] is None
-    fed = next(c for c in page["clusters"] if c["size"] == 2)
-    view = json.loads(run("clusters", "--db", db, "--id", str(fed["id"]), "--json").stdout)
+    page = json.loads(run("copy-groups", "--db", db, "--json").stdout)
+    assert sorted(c["size"] for c in page["copy_groups"]) == [1, 2] and page["next_offset"] is None
+    fed = next(c for c in page["copy_groups"] if c["size"] == 2)
+    view = json.loads(run("copy-groups", "--db", db, "--id", str(fed["id"]), "--json").stdout)
     assert [m["stage"] for m in view["members"]][1] == "exact" and view["representative_reason"]
-    text = run("clusters", "--db", db, "--id", str(fed["id"])).stdout.decode()
+    text = run("copy-groups", "--db", db, "--id", str(fed["id"])).stdout.decode()
     assert "[founded" in text and "[exact" in text and "exact: same normalised title" in text
-    first = run("clusters", "--db", db, "--limit", "1").stdout.decode()
-    assert "(more: --offset 1)" in first
-    missing = run("clusters", "--db", db, "--id", "999")
-    assert missing.returncode != 0 and b"cluster 999 does not exist" in missing.stderr
+    first = run("copy-groups", "--db", db, "--limit", "1").stdout.decode()
+    assert "(more: --offset 1)" in first and first.split("\n")[0].split()[:2] == ["copy", "group"]
+    missing = run("copy-groups", "--db", db, "--id", "999")
+    assert missing.returncode != 0 and b"copy group 999 does not exist" in missing.stderr
 
 
 def test_read_only_commands_never_create_a_store(tmp_path):
     missing = tmp_path / "nope" / "s.db"
-    for args in (("clusters", "--db", f"sqlite:///{missing}"), ("stats", "--db", f"sqlite:///{missing}", "--model", "none")):
+    for args in (("copy-groups", "--db", f"sqlite:///{missing}"), ("stats", "--db", f"sqlite:///{missing}", "--model", "none")):
         res = run(*args)
         assert res.returncode != 0 and b"no SQLite store at" in res.stderr
     assert not missing.parent.exists()

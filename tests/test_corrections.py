@@ -286,7 +286,7 @@ def test_labelled_pairs_are_eval_pairs(tmp_path):
     pairs = list(labelled_pairs(engine.store))
     assert [(p["kind"], p["label"]) for p in pairs] == [("editor_split", 0), ("editor_merge", 1)]
     assert pairs[0]["a"] == {"text": SYNDICATED[1].title, "lang": "ko"}
-    assert pairs[0]["meta"]["who"] == "alice" and pairs[0]["meta"]["at"].endswith("+00:00")
+    assert pairs[0]["meta"]["who"] == "alice" and pairs[0]["meta"]["at"].endswith("Z")
     path = tmp_path / "corrections.jsonl"
     path.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs), "utf-8")
     loaded = load_pairs(path)  # the loader eval calibrate and eval pairs use

@@ -223,7 +223,7 @@ def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:
     assert (d["index"], d["duplicate_of"], d["stage"], d["record"]["rank"]) == (3, 0, "exact", 3)
     assert main(["dedupe", str(src), "--model", "none", "--json", "--quiet"]) == 0
     obj = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert obj["keep"] == [0, 2] and obj["clusters"] == [[0, 3], [2]] and obj["dropped"][0]["index"] == 3
+    assert obj["keep"] == [0, 2] and obj["copy_groups"] == obj["clusters"] == [[0, 3], [2]] and obj["dropped"][0]["index"] == 3
     src.write_text('{"body": "x"}\n', encoding="utf-8")
     with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text'"):
         main(["dedupe", str(src), "--model", "none"])

@@ -118,7 +118,7 @@ def test_sigkill_loses_no_acknowledged_item(tmp_path):
                 doc = client.get(f"/v1/documents/{result['document_id']}")
                 assert doc.status_code == 200, (article, doc.text)
                 assert doc.json()["url"] == article["url"]
-                assert doc.json()["cluster_id"] == result["cluster_id"]
+                assert doc.json()["copy_group_id"] == result["copy_group_id"]
             # The rebuilt indices agree with the store: every live document is indexed again.
             metrics = client.get("/metrics").text
             rows = _gauge(metrics, 'samestory_store_rows{table="live_documents"}')
@@ -130,7 +130,7 @@ def test_sigkill_loses_no_acknowledged_item(tmp_path):
             # A copy under a new URL still finds its story: the candidate state was warmed up.
             article, result = acked[0]
             copy = client.post("/v1/articles", json={"articles": [{**article, "url": "https://third.example/x"}]})
-            assert copy.json()["results"][0]["cluster_id"] == result["cluster_id"]
+            assert copy.json()["results"][0]["copy_group_id"] == result["copy_group_id"]
     finally:
         server.stop()
     # Structured logs: every stderr line of both runs is a JSON object.

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
-from service.api.dependencies import Service, require_api_key
+from service.api.dependencies import Service, require_api_key, require_json
 from service.api.metrics import Metrics
 from service.api.middleware import AccessLog, ApiKeyGate, BodySizeLimit
 from service.api.openapi import contract
@@ -53,8 +53,8 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
     # (``import service.views`` first would otherwise meet a half-imported service.views).
     from service.api.routers import (
         articles,
-        clusters,
         compare,
+        copy_groups,
         corrections,
         dedupe,
         documents,
@@ -96,8 +96,9 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
 
     protected = [Depends(require_api_key)]
     app.include_router(health.router)
-    for module in (articles, compare, dedupe, documents, clusters, stories, corrections):
-        app.include_router(module.router, dependencies=protected)
+    for module in (articles, compare, dedupe, documents, copy_groups, stories, corrections):
+        # The key is checked first: a caller without one learns nothing about the body.
+        app.include_router(module.router, dependencies=[*protected, Depends(require_json)])
     # The editors' pages check the key themselves (a missing one sends the browser to the login
     # form); their assets, and Swagger's and ReDoc's, are served from the package: no CDN.
     app.include_router(ui.router)

@@ -80,7 +80,7 @@ class Service:
             return fn(*args, **kwargs)
 
     def read_page(self, page_of: Callable[[Any, int, int], T], page: Page) -> T:
-        """One page of a store listing (``GET /v1/clusters``, ``GET /v1/stories``), read under the lock."""
+        """One page of a store listing (``GET /v1/copy-groups``, ``GET /v1/stories``), read under the lock."""
         return self.call("read", page_of, self.engine.store, page.limit, page.offset)
 
     def read_item(self, what: str, view_of: Callable[[Any, int], T | None], item_id: int) -> T:
@@ -142,9 +142,34 @@ def require_api_key(
 WhoDep = Annotated[str, Depends(require_api_key)]
 
 
+def is_json(content_type: str) -> bool:
+    """``application/json`` or ``application/<anything>+json``, parameters (charset) aside.
+
+    >>> is_json("application/json; charset=utf-8"), is_json("application/problem+json"), is_json("text/plain")
+    (True, True, False)
+    """
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+async def require_json(request: Request) -> None:
+    """415 for a body sent to a route that reads JSON without a JSON Content-Type.
+
+    FastAPI reads such a body (none at all included: its strict content type) as bytes, and
+    answered 422 "Input should be a valid dictionary" even when the bytes were valid JSON. Without
+    a body, the 422 "request body is missing" still says what to send.
+    """
+    if getattr(request.scope.get("route"), "body_field", None) is None:
+        return  # a route without a body (GET, DELETE, POST /v1/settlements)
+    content_type = request.headers.get("content-type")
+    if (content_type is None or not is_json(content_type)) and await request.body():
+        said = "the body has no Content-Type" if content_type is None else f"Content-Type {content_type!r} is not JSON"
+        raise HTTPException(status.HTTP_415_UNSUPPORTED_MEDIA_TYPE, f"{said}: send the body as application/json")
+
+
 @dataclass(frozen=True)
 class Page:
-    """One page of a listing (``GET /v1/clusters``, ``GET /v1/stories``)."""
+    """One page of a listing (``GET /v1/copy-groups``, ``GET /v1/stories``)."""
 
     limit: int
     offset: int

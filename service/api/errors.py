@@ -3,7 +3,7 @@
 The shape is one model, :class:`ErrorOut`, declared in the OpenAPI description for every status
 a route can answer with (:func:`responses`), so a client (or schemathesis) can check any error
 body against the contract: 400 malformed or non-UTF-8 JSON, 401 missing or wrong key, 404 no such
-resource, 413 over a configured limit, 422 invalid input, 500 a bug (logged with its traceback;
+resource, 413 over a configured limit, 415 a body that is not JSON, 422 invalid input, 500 a bug (logged with its traceback;
 the body never carries one).
 """
 
@@ -43,6 +43,7 @@ _WHY = {
     401: "missing or invalid API key (only when the service has one)",
     404: "no such resource",
     413: "the body or a batch is over a configured limit (max_body_bytes, max_batch, max_dedupe_texts)",
+    415: "the body's Content-Type is not JSON (send application/json)",
     422: "the request is well-formed JSON but invalid; `detail` names the field and the problem",
     500: "a bug in the service; the server log holds the traceback",
 }
@@ -53,14 +54,24 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorOut, "description": _WHY[code]} for code in codes}
 
 
+def place(loc: tuple[Any, ...] | list[Any]) -> list[str | int]:
+    """The places in a pydantic error location: ``["body", "texts", 3]``, without the tags pydantic
+    gives a union's members (``none``, ``list[function-after[functools.partial(...)]]``), which
+    name its validators, not a place in the body.
+
+    >>> place(("body", "texts", "list[function-after[functools.partial(<function f>), str]]", 3))
+    ['body', 'texts', 3]
+    """
+    return [p if isinstance(p, int) else str(p) for p in loc
+            if not (isinstance(p, str) and ("[" in p or "(" in p or p == "none"))]
+
+
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:
     """``("body", "articles", 0, "title")`` -> ``articles[0].title``."""
     out = ""
-    for part in loc:
+    for part in place(loc):
         if part == "body" and not out:
             continue
-        if isinstance(part, str) and ("[" in part or part == "none"):
-            continue  # a union member's tag (pydantic names it by its type), not a place in the body
         if isinstance(part, int):
             out += f"[{part}]"
         else:
@@ -97,8 +108,9 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
     if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
         return JSONResponse({"detail": "request body is missing: send a JSON object with Content-Type "
                                        "application/json"}, status.HTTP_422_UNPROCESSABLE_CONTENT)
-    clean = [{"type": str(e.get("type", "")), "loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
-              "msg": str(e.get("msg", ""))} for e in errors]
+    # "or leave it out" (the optional member of a union) says nothing more, here as in ``detail``.
+    clean = [{"type": str(e.get("type", "")), "loc": place(e.get("loc", ())), "msg": str(e.get("msg", ""))}
+             for e in errors if e.get("type") != "none_required"]
     return JSONResponse({"detail": describe(errors), "errors": clean}, status.HTTP_422_UNPROCESSABLE_CONTENT)
 
 

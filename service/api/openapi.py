@@ -43,7 +43,7 @@ def contract(schema: dict[str, Any], settings: Settings) -> dict[str, Any]:
             if op.get("parameters") or op.get("requestBody"):
                 codes.append(422)
             if op.get("requestBody"):
-                codes += [400, 413]
+                codes += [400, 413, 415]
             if keyed and path != "/healthz":
                 codes.append(401)
             for code in codes:

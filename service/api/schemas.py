@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    PlainSerializer,
     StrictBool,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 from pydantic.config import JsonDict
-from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.json_schema import SkipJsonSchema
 
 from index.text import WORD_CHAR_PATTERN, has_word_chars
-from service.store.base import DocumentRow
 from service.types import (
     LANG_TAG_PATTERN,
     MAX_BODY_CHARS,
@@ -37,12 +37,47 @@ from service.types import (
     NO_WORDS,
     Article,
     text_problem,
+    utc_iso,
 )
+
+# A time in an answer: epoch seconds in the store and in Python (the views, the pages' models), an
+# ISO 8601 UTC string (service.types.utc_iso: "2025-11-27T00:10:00Z") in every JSON answer, so that
+# HTTP, the CLI's --json and the pages' data give every time one way.
+UtcTime = Annotated[float, PlainSerializer(utc_iso, return_type=str, when_used="json"),
+                    WithJsonSchema({"type": "string", "format": "date-time"})]
 
 # Ids are SQL BIGINTs: a larger number can name nothing, and would overflow the database driver.
 MAX_ID = 2**63 - 1
 # A store id in a request body (service.api.openapi keeps its bounds integers in the description).
 StoreId = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+# ``cluster_id`` (and ``clusters``) were the first names of the copy group; they stay in every answer
+# for one release as deprecated aliases, with the same value as the primary field.
+DEPRECATED_ALIAS = "deprecated alias of copy_group_id; removed in the next release"
+
+
+def deprecated_alias(of: str = "copy_group_id") -> Any:
+    """A field that repeats ``of`` under its old name: marked ``deprecated`` in the OpenAPI description."""
+    return Field(description=DEPRECATED_ALIAS.replace("copy_group_id", of), json_schema_extra={"deprecated": True})
+
+
+class _CopyGroupAlias(BaseModel):
+    """A model with a primary field and its deprecated alias (``ALIASES``: (primary, alias) pairs):
+    either fills the other, so a view sets one (the store's rows still say ``cluster_id``)."""
+
+    ALIASES: ClassVar[tuple[tuple[str, str], ...]] = (("copy_group_id", "cluster_id"),)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _both_names(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for primary, alias in cls.ALIASES:
+                if primary not in data and alias in data:
+                    data = {**data, primary: data[alias]}
+                elif alias not in data and primary in data:
+                    data = {**data, alias: data[primary]}
+        return data
 
 
 def _clean(value: str) -> str:
@@ -101,12 +136,15 @@ _ARTICLE_EXAMPLE: JsonDict = {
 
 
 class ArticleIn(BaseModel):
-    """One incoming item. At least one of ``title`` and ``body`` must be non-blank.
+    """One incoming item. At least one of ``title`` and ``body`` must be non-blank; other fields
+    are accepted and ignored (the rule of ``samestory ingest`` and ``samestory batch`` too).
 
     The service never fetches ``url``: it is only canonicalised and used as the document key.
     """
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
+    # One rule for every way in (service.types.Article.from_dict): unknown fields are ignored, so
+    # a feed's line is accepted alike by HTTP, ingest and batch (which passes them through).
+    model_config = ConfigDict(extra="ignore", json_schema_extra={
         "examples": [_ARTICLE_EXAMPLE],
         # The "title or body, with a letter or digit" rule of _not_empty, in the contract: a body
         # the schema accepts is one the service accepts (the same pattern as the engine's check).
@@ -183,18 +221,27 @@ class StoredDecisionOut(_DecisionFields):
     # Left out when absent (never null, hence SkipJsonSchema), so an engine's decision reads
     # exactly as ``Decision.to_dict()`` wrote it.
     previous: dict[str, Any] | SkipJsonSchema[None] = Field(
-        None, exclude_if=lambda v: v is None, description="an editor's correction: the membership it replaced")
+        None, exclude_if=lambda v: v is None, description="an editor's correction: the membership it replaced "
+        "(its copy_group_id; cluster_id is a deprecated alias of it, removed in the next release)")
+
+    @field_validator("previous", mode="before")
+    @classmethod
+    def _previous_copy_group(cls, value: Any) -> Any:
+        # Corrections stored the replaced membership's group as ``cluster_id``; answers name it first by its name.
+        if isinstance(value, dict) and "cluster_id" in value and "copy_group_id" not in value:
+            return {"copy_group_id": value["cluster_id"], **value}
+        return value
 
 
-class IngestResultOut(BaseModel):
+class IngestResultOut(_CopyGroupAlias):
     """What ingesting one article did (``service.types.IngestResult.to_dict()``)."""
 
     id: str | None = Field(description="the caller's id, echoed")
     observation_id: int
     document_id: int
     version_id: int
-    cluster_id: int
-    copy_group_id: int | None = Field(None, description="the copy group (same report again): equals cluster_id")
+    copy_group_id: int = Field(description="the copy group (the same report again): GET /v1/copy-groups/{id}")
+    cluster_id: int = deprecated_alias()
     matched_copy: int | None = Field(None, description="the document the item was matched with (null: new group)")
     story_id: int | None = Field(None, description="the story (same event) the copy group is in: GET /v1/stories/{id}")
     representative_id: int
@@ -273,7 +320,10 @@ class DedupeRequest(BaseModel):
         ]})
 
     # SkipJsonSchema[None]: absent is allowed, null is not (the schema says array, not array|null).
-    texts: Annotated[list[Annotated[Text, Field(max_length=MAX_BODY_CHARS)]], Field(min_length=1)] | SkipJsonSchema[
+    # The length before the text check: after it, pydantic would count the text's "items".
+    texts: Annotated[list[Annotated[str, Field(max_length=MAX_BODY_CHARS), AfterValidator(_clean),
+                                    Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]],
+                     Field(min_length=1)] | SkipJsonSchema[
         None] = Field(None, description="e.g. retrieved RAG chunks")
     records: Annotated[list[DedupeRecord], Field(min_length=1)] | SkipJsonSchema[None] = Field(
         None, description="records with their text in ``text``; kept and dropped records come back "
@@ -326,8 +376,11 @@ class DroppedOut(BaseModel):
     record: Any = Field(description="the input text or record, as given")
 
 
-class DedupeResponse(BaseModel):
-    clusters: list[list[int]] = Field(description="input indices per group")
+class DedupeResponse(_CopyGroupAlias):
+    ALIASES = (("copy_groups", "clusters"),)
+
+    copy_groups: list[list[int]] = Field(description="input indices per copy group")
+    clusters: list[list[int]] = deprecated_alias("copy_groups")
     keep: list[int] = Field(description="the index kept from each group (its first occurrence)")
     decisions: list[DecisionOut] = Field(description="one per input; matched_id is the input it copies")
     duplicate_of: list[int | None] = Field(description="per input: the kept input it copies, or null when kept")
@@ -355,7 +408,7 @@ class VersionOut(BaseModel):
     title: str
     body: str
     lang: str
-    created_at: float = Field(description="Unix time")
+    created_at: UtcTime
 
 
 # An ``ObservationRow`` (without its document id).
@@ -366,29 +419,37 @@ class ObservationOut(BaseModel):
     url: str | None
     source: str | None
     caller_id: str | None
-    observed_at: float = Field(description="Unix time")
+    observed_at: UtcTime
     status: StatusName
     decision: StoredDecisionOut
 
 
-class MembershipOut(BaseModel):
-    """How a document joined its cluster: the decision made when it was ingested (or an editor's)."""
+class MembershipOut(_CopyGroupAlias):
+    """How a document joined its copy group: the decision made when it was ingested (or an editor's)."""
 
-    cluster_id: int
-    joined_at: float
+    copy_group_id: int
+    cluster_id: int = deprecated_alias()
+    joined_at: UtcTime
     stage: str
     score: float | None
     matched_id: int | None
     decision: StoredDecisionOut
 
 
-# The store's document row (its fields, in its order) with its membership, versions and observations:
-# a pydantic dataclass so that it extends the row dataclass instead of repeating its fields. No
-# docstring, which would become the OpenAPI description.
-@pydantic_dataclass(frozen=True)
-class DocumentOut(DocumentRow):
-    # Annotated rather than ``= Field(...)``: a default here would come before the row's other fields.
-    doc_key: Annotated[str | None, Field(description="canonical URL (or id:<caller id>) the document is unique by")]
+# A ``DocumentRow`` (every field, its ``cluster_id`` as ``copy_group_id``) with its membership,
+# versions and observations.
+class DocumentOut(_CopyGroupAlias):
+    id: int
+    channel: str
+    doc_key: str | None = Field(description="canonical URL (or id:<caller id>) the document is unique by")
+    url: str | None
+    source: str | None
+    copy_group_id: int | None = Field(description="the copy group the document is in (null: deleted before it joined one)")
+    cluster_id: int | None = deprecated_alias()
+    latest_version_id: int | None
+    published_at: UtcTime | None
+    first_seen: UtcTime
+    deleted: bool
     membership: MembershipOut | None
     versions: list[VersionOut]
     observations: list[ObservationOut]
@@ -398,52 +459,57 @@ class DeleteResponse(BaseModel):
     document_id: int
     deleted: bool
     new_representative_id: int | None = Field(
-        None, description="set when the deleted document was its cluster's representative")
+        None, description="set when the deleted document was its copy group's representative")
 
 
-# A ``ClusterEventRow`` (without its cluster id).
-class ClusterEventOut(BaseModel):
+# A ``ClusterEventRow`` (without its copy group id).
+class CopyGroupEventOut(BaseModel):
     id: int
     old_representative: int | None
     new_representative: int
     reason: str
-    at: float
+    at: UtcTime
 
 
-# A ``MembershipRow`` with the member's URL, source and latest title.
-class ClusterMemberOut(BaseModel):
+# A ``MembershipRow`` (without its copy group id) with the member's URL, source and latest title.
+class CopyGroupMemberOut(BaseModel):
     document_id: int
     url: str | None
     source: str | None
     title: str | None
-    joined_at: float
+    joined_at: UtcTime
     stage: str
     score: float | None
     matched_id: int | None
     decision: StoredDecisionOut
 
 
-class ClusterOut(BaseModel):
-    id: int
+class CopyGroupDetailOut(BaseModel):
+    """A copy group (the same report again): its members, each with how it joined, and its representative."""
+
+    id: int = Field(description="copy group id")
     representative_id: int
     representative_reason: str | None = Field(description="why the current representative was chosen (last event)")
-    created_at: float
-    updated_at: float
-    members: list[ClusterMemberOut] = Field(description="live members, each with its membership decision")
-    events: list[ClusterEventOut] = Field(description="representative changes, oldest first")
+    created_at: UtcTime
+    updated_at: UtcTime
+    members: list[CopyGroupMemberOut] = Field(description="live members, each with its membership decision")
+    events: list[CopyGroupEventOut] = Field(description="representative changes, oldest first")
 
 
-class ClusterSummaryOut(BaseModel):
-    id: int
+class CopyGroupSummaryOut(BaseModel):
+    id: int = Field(description="copy group id")
     representative_id: int
     title: str | None = Field(description="the representative's latest title")
     size: int = Field(description="live members")
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
 
 
-class ClusterPage(BaseModel):
-    clusters: list[ClusterSummaryOut] = Field(description="most recently updated first")
+class CopyGroupPage(_CopyGroupAlias):
+    ALIASES = (("copy_groups", "clusters"),)
+
+    copy_groups: list[CopyGroupSummaryOut] = Field(description="most recently updated first")
+    clusters: list[CopyGroupSummaryOut] = deprecated_alias("copy_groups")
     limit: int
     offset: int
     next_offset: int | None = Field(description="offset of the next page, null on the last page")
@@ -452,7 +518,7 @@ class ClusterPage(BaseModel):
 class CopyGroupOut(BaseModel):
     """One copy group of a story: the same report again, shown by its representative."""
 
-    id: int = Field(description="copy group (cluster) id: GET /v1/clusters/{id} lists its members")
+    id: int = Field(description="copy group id: GET /v1/copy-groups/{id} lists its members")
     representative_id: int
     title: str | None = Field(description="the representative's latest title")
     representative_reason: str | None = Field(description="why the representative is the one shown")
@@ -466,12 +532,12 @@ class CopyGroupOut(BaseModel):
 class StoryFields(BaseModel):
     # What a story answer and the editors' StoryDetail (service.views) share; each adds its groups.
     id: int
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
     languages: list[str]
     outlets: list[str]
-    start: str | None = Field(description="earliest member time, ISO 8601")
-    end: str | None = Field(description="latest member time, ISO 8601")
+    start: UtcTime | None = Field(description="earliest member time (published, else first seen)")
+    end: UtcTime | None = Field(description="latest member time (published, else first seen)")
 
 
 class StoryOut(StoryFields):
@@ -483,8 +549,8 @@ class StorySummaryOut(BaseModel):
     title: str | None = Field(description="the first copy group's representative title")
     copy_groups: int
     items: int
-    created_at: float
-    updated_at: float
+    created_at: UtcTime
+    updated_at: UtcTime
 
 
 class StoryPage(BaseModel):
@@ -554,7 +620,7 @@ class CorrectionOut(BaseModel):
     story_from: int | None = Field(description="the story the change left (split, merge)")
     story_to: int | None = Field(description="the story it went to")
     who: str = Field(description="the name of the API key that made it")
-    at: str = Field(description="when, ISO 8601 (UTC)")
+    at: str = Field(description="when, ISO 8601 UTC", json_schema_extra={"format": "date-time"})
     note: str | None
     label: int = Field(description="1: the pair is the same story, 0: it is not")
 

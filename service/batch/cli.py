@@ -14,6 +14,7 @@ from service.batch.run import ENGINES, LEVELS
 def cmd_batch(args: argparse.Namespace) -> int:
     from service.batch.io import read_records, require_pyarrow, write_parquet
     from service.batch.run import run_batch
+    from service.cli import guards_wanted
     from service.config import EngineConfig
 
     try:
@@ -22,7 +23,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         config = EngineConfig.load(args.config)
         model = None if args.model in ("none", "") else args.model
         out = run_batch(records, engine=args.engine, model=model, device=args.device, config=config,
-                        guards=not args.no_guards, into=args.into, level=args.level, batch_size=args.batch_size,
+                        guards=guards_wanted(args), into=args.into, level=args.level, batch_size=args.batch_size,
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
                         ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus,
                         search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size,
@@ -87,7 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="embedder ('use', 'e5-small', 'st:PATH', 'onnx:DIR', 'none'; default %(default)s)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
-    p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more)")
+    p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more; env SAMESTORY_GUARDS=false)")
     p.add_argument("--nprobe", type=int, default=NPROBE,
                    help="vector search stage: IVF lists each vector probes (default %(default)s; "
                         ">= the number of lists is exact)")

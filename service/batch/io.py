@@ -9,11 +9,11 @@ line naming the file and line (or row) before anything is computed.
 >>> _ = (d / "a.jsonl").write_text('{"title": "Fed raises rates", "x": 1}\\n\\n{"text": "연준 금리 인상"}\\n')
 >>> [(r.where, r.article.title, r.fields) for r in read_records([d / "a.jsonl"])]
 [('a.jsonl:1', 'Fed raises rates', {'title': 'Fed raises rates', 'x': 1}), ('a.jsonl:3', '연준 금리 인상', {'text': '연준 금리 인상'})]
->>> _ = (d / "b.jsonl").write_text('{"body": "no title"}\\n')
+>>> _ = (d / "b.jsonl").write_text('{"body": "no title"}\\n{"url": "https://a.example/1"}\\n')
 >>> read_records([d / "b.jsonl"])
 Traceback (most recent call last):
 ...
-ValueError: b.jsonl:1: a record needs a 'title' or 'text' field (got body)
+ValueError: b.jsonl:2: an article needs a non-empty title or body
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from service.types import Article, ArticleError
-
-# The Article fields a record may carry; any other field is passed through to the output.
-ARTICLE_FIELDS = ("title", "body", "url", "source", "channel", "published_at", "lang", "id")
 
 # What the batch adds to each record (docs/scale.md describes them).
 RESULT_COLUMNS = ("row", "copy_group_id", "story_id", "duplicate_of", "status", "stage", "score",
@@ -46,17 +43,12 @@ class Record:
 def _article(fields: dict[str, Any], where: str) -> Article:
     if not isinstance(fields, dict):
         raise ValueError(f"{where}: a record must be a JSON object, got {type(fields).__name__}")
-    # Eval-data records carry "text"; a Parquet table with both columns has None in one of them.
-    title = fields.get("title") if fields.get("title") is not None else fields.get("text")
-    if title is None:
-        got = ", ".join(sorted(fields)) or "no fields"
-        raise ValueError(f"{where}: a record needs a 'title' or 'text' field (got {got})")
-    known = {k: fields[k] for k in ARTICLE_FIELDS if k != "title" and fields.get(k) is not None}
-    if "published_at" in known and not isinstance(known["published_at"], str):
-        known["published_at"] = known["published_at"].isoformat() if hasattr(known["published_at"], "isoformat") \
-            else known["published_at"]
+    # The rule of every way in (Article.from_dict): title or body; other fields kept, not read.
+    # A Parquet table with both title and text columns has None in one of them: absent.
+    if hasattr(fields.get("published_at"), "isoformat"):  # a Parquet timestamp
+        fields = {**fields, "published_at": fields["published_at"].isoformat()}
     try:
-        return Article(title=title, **known)
+        return Article.from_dict(fields)
     except (ArticleError, TypeError) as exc:
         raise ValueError(f"{where}: {exc}") from exc
 

@@ -7,7 +7,8 @@ stories`` answer with: the pages only add what a reader needs on top (the title 
 language, filters, which member started its group), never a second way of telling a story.
 The list reads its model (``service.views.StoryDetail``); a story's page, the dictionaries it dumps to.
 
-Times are epoch seconds in the store and ISO 8601 on the page (:func:`local_iso`).
+Times are epoch seconds in the store and ISO 8601 on the page: the reader's local time shown
+(:func:`local_iso`), the UTC one (``service.types.utc_iso``, as in every JSON answer) in ``<time datetime>``.
 
 >>> from service.engine import Deduper
 >>> from service.types import Article
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from service.types import utc_iso
 from service.views import StoryDetail, outlet_of, story_view
 
 __all__ = ["SCAN_LIMIT", "Filters", "local_iso", "outlet_of", "parse_when", "story_detail", "story_list", "utc_iso"]
@@ -51,10 +53,6 @@ def local_iso(t: float | None, tz: Any = None) -> str | None:
     if t is None:
         return None
     return datetime.fromtimestamp(t, tz=timezone.utc).astimezone(tz).isoformat(timespec="seconds")
-
-
-def utc_iso(t: float | None) -> str | None:
-    return local_iso(t, timezone.utc)
 
 
 def parse_when(value: str | None, what: str) -> float | None:

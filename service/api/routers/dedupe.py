@@ -28,7 +28,7 @@ def dedupe(request: DedupeRequest, service: ServiceDep) -> DedupeResponse:
     decisions = res.decisions
     dup = list(res.duplicate_of)
     return DedupeResponse(
-        clusters=res.clusters, keep=res.keep, decisions=[DecisionOut.model_validate(d.to_dict()) for d in decisions],
+        copy_groups=res.clusters, keep=res.keep, decisions=[DecisionOut.model_validate(d.to_dict()) for d in decisions],
         duplicate_of=dup, selected=[items[i] for i, j in enumerate(dup) if j is None],
         dropped=[DroppedOut(index=i, duplicate_of=j, stage=decisions[i].stage, score=decisions[i].score,
                             reasons=decisions[i].reasons, record=items[i])

@@ -32,8 +32,8 @@ def get_document(document_id: DocumentId, service: ServiceDep,
 def delete_document(document_id: DocumentId, service: ServiceDep) -> DeleteResponse:
     """Remove the document from the candidate indices and mark it deleted.
 
-    Its rows stay for provenance. When it was its cluster's representative, the next-best
-    member takes over (a cluster event records why).
+    Its rows stay for provenance. When it was its copy group's representative, the next-best
+    member takes over (a representative event records why).
     """
     with service.locked("delete") as engine:
         doc = engine.store.get_document(document_id)
