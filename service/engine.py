@@ -81,7 +81,8 @@ def _copy_item(doc: DocumentRow, ver: Any) -> CopyItem:
     when it was first seen)."""
     assert doc.cluster_id is not None
     t = doc.published_at if doc.published_at is not None else doc.first_seen
-    f = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
+    f = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash, source=doc.source,
+                           url=doc.url)
     return CopyItem(doc.id, ver.id, doc.cluster_id, f, doc.url, doc.source, ver.body, ver.lang,
                     timed=doc.published_at is not None)
 
@@ -350,7 +351,8 @@ class Deduper:
     def _ingest_chunk(self, chunk: list[tuple[Article, str | None]]) -> list[IngestResult]:
         now = _time.time()
         feats = [ItemFeatures.build(a.title, a.body, a.lang or "und",
-                                    a.published_at.timestamp() if a.published_at else now) for a, _ in chunk]
+                                    a.published_at.timestamp() if a.published_at else now, source=a.source, url=a.url)
+                 for a, _ in chunk]
         prefetched = self._prefetch_vectors(feats)
         results = []
         try:
@@ -1165,7 +1167,7 @@ class Deduper:
     def _features(self, item: Article | str) -> ItemFeatures:
         a = item if isinstance(item, Article) else Article(title=item)
         t = a.published_at.timestamp() if a.published_at else 0.0
-        return ItemFeatures.build(a.title, a.body, a.lang or "und", t)
+        return ItemFeatures.build(a.title, a.body, a.lang or "und", t, source=a.source, url=a.url)
 
     def compare(self, a: Article | str, b: Article | str, *, all_scores: bool = False) -> Decision:
         """Stateless pairwise verdict through the same cascade and guards as ``ingest``."""
