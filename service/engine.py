@@ -184,6 +184,8 @@ class Deduper:
         self.url_rules = url_rules or _load_url_rules(self.config)
         self.scorer = self._make_scorer()
         self.cascade = Cascade(self.config, self.guards, self.scorer)
+        if embedder is not None:
+            self.cascade.use_encoder(self._encode)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.
         self.counters: Counter[str] = Counter(checkpoints=0)
@@ -1236,7 +1238,7 @@ class Deduper:
         # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
         scorer = self.scorer if threshold is None or self.scorer is None else CosineScorer(threshold)
         cascade = Cascade(config, self.guards, scorer)
-        state = self._new_state(config)
+        state = self._new_state(config)  # headlines only: no body on either side, no encoder needed
         feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
         # The cascade's principle holds here too: only chunks the cheap passes cannot settle
         # against earlier chunks are embedded, in one batch.
