@@ -19,8 +19,8 @@ from service.config import DAY, EngineConfig
 from service.scoring import CosineScorer, EmbeddingScorer
 from service.stages import (
     CheapIndices,
-    Encode,
     EmbeddingStage,
+    Encode,
     PairInputs,
     PairVectors,
     Probe,

@@ -534,20 +534,29 @@ class Deduper:
 
         def confirm(doc_id: int) -> tuple[bool, str | None]:
             nonlocal checked
+            # Every version is matched, the latest first: a mirror that republishes a document's
+            # first version after the publisher corrected it copies that version, not the
+            # latest (seed 002; issue 36: the latest alone vetoed it for one word, '절반으로').
             versions = self.store.versions_of(doc_id)
-            other = versions[-1] if versions else None
-            if other is None or len(split_sentences(other.body or "")) < 2:
+            bodies = list(dict.fromkeys((v.body, v.lang) for v in reversed(versions)
+                                        if len(split_sentences(v.body or "")) >= 2))
+            if not bodies:
                 return True, None
             if checked >= MAX_BODY_CHECKS:
                 return False, f"body veto: document {doc_id}'s body not compared ({MAX_BODY_CHECKS} bodies " \
                               f"compared already)"
             checked += 1
-            v = self.passages.dedupe([{"text": other.body, "lang": other.lang if other.lang != "und" else None},
-                                      {"text": body, "lang": lang if lang != "und" else None}]).verdicts[1]
-            why = v.reasons[0] if v.reasons else ""
-            if v.duplicate_of == 0:
-                return True, f"body: a passage copy of document {doc_id}'s body ({why})"
-            return False, f"body veto: not a passage copy of document {doc_id}'s body ({why})"
+            whys = []
+            for n, (other_body, other_lang) in enumerate(bodies):
+                v = self.passages.dedupe([{"text": other_body, "lang": other_lang if other_lang != "und" else None},
+                                          {"text": body, "lang": lang if lang != "und" else None}]).verdicts[1]
+                why = v.reasons[0] if v.reasons else ""
+                if v.duplicate_of == 0:
+                    which = "body" if n == 0 else f"earlier version's body ({n} correction(s) before the latest)"
+                    return True, f"body: a passage copy of document {doc_id}'s {which} ({why})"
+                whys.append(why)
+            every = "'s body" if len(bodies) == 1 else f"'s {len(bodies)} versions' bodies"
+            return False, f"body veto: not a passage copy of document {doc_id}{every} ({'; '.join(whys)})"
 
         return confirm
 
