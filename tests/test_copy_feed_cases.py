@@ -111,3 +111,34 @@ def test_a_mirror_of_the_first_version_joins_the_corrected_document() -> None:
     assert mirror.status == "duplicate" and mirror.cluster_id == first.cluster_id, mirror.decision.reasons
     assert any("earlier version's body" in r for r in mirror.decision.reasons)
     assert longer.status == "new" and "body" in longer.decision.blocked_by
+
+
+# 7. RAG passages ---------------------------------------------------------------------------------
+def test_korean_dateline_and_byline_are_stripped_from_a_passage() -> None:
+    from index.passages import strip_boilerplate
+
+    core, removed = strip_boilerplate("(서울=연합뉴스) 홍길동 기자 = 한국은행이 기준금리를 동결했다. 물가가 둔화했다.")
+    assert core == "한국은행이 기준금리를 동결했다. 물가가 둔화했다."
+    assert removed == ("(서울=연합뉴스) 홍길동 기자 =",)
+
+
+@pytest.mark.parametrize("trailer", ["홍길동 기자 gildong@example.kr", "Reporting by Hong Gil-dong; Editing by Kim Chul-soo"])
+def test_a_trailing_byline_is_not_new_content(trailer: str) -> None:
+    from service.passages import PassageDeduper
+
+    text = "The Bank of Korea held its key rate at 3.50%. Inflation has slowed. Household debt is still rising."
+    res = PassageDeduper().dedupe([text, f"{text} {trailer}"])
+    assert res.keep == [0], res.verdicts[1].reasons
+    assert res.verdicts[1].stage == "exact"
+
+
+def test_a_chunk_inside_an_earlier_kept_chunk_is_dropped() -> None:
+    from service.passages import PassageDeduper
+
+    long = ("The Bank of Korea held its key rate at 3.50%. Inflation has slowed. Household debt is still rising. "
+            "The won fell against the dollar. The next meeting is in January.")
+    inside = "Household debt is still rising. The won fell against the dollar."
+    overlapping = "The won fell against the dollar. The next meeting is in January. Exports rose 5%."
+    res = PassageDeduper().dedupe([long, inside, overlapping])
+    assert res.keep == [0, 2]
+    assert res.verdicts[1].duplicate_of == 0 and "wholly contained" in res.verdicts[1].reasons[0]
