@@ -142,3 +142,35 @@ def test_a_chunk_inside_an_earlier_kept_chunk_is_dropped() -> None:
     res = PassageDeduper().dedupe([long, inside, overlapping])
     assert res.keep == [0, 2]
     assert res.verdicts[1].duplicate_of == 0 and "wholly contained" in res.verdicts[1].reasons[0]
+
+
+# the who-slot in a shared Korean frame --------------------------------------------------------
+@pytest.mark.parametrize("other", ["블랙핑크 리사, 11월 솔로 컴백", "블랙핑크 제니, 11월 솔로 컴백"])
+def test_another_groups_member_in_the_same_frame_is_another_who(use_engine: Deduper, other: str) -> None:
+    from service.guards import GuardInput
+
+    assert use_engine.guards is not None
+    base = "BTS 정국, 11월 솔로 앨범 발매"
+    who = next(v for v in use_engine.guards.check(GuardInput(title=other, text=other, lang="ko"),
+                                                  GuardInput(title=base, text=base, lang="ko")) if v.guard == "who")
+    assert who.blocked and "정국" in (who.evidence or ""), who
+    assert not use_engine.compare(other, base).same
+
+
+def test_the_same_member_in_a_paraphrased_frame_is_not_vetoed(use_engine: Deduper) -> None:
+    from service.guards import GuardInput
+
+    assert use_engine.guards is not None
+    a, b = "블랙핑크 리사, 11월 솔로 컴백", "블랙핑크 리사, 11월 솔로 앨범 발매"
+    assert not any(v.blocked for v in use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"),
+                                                             GuardInput(title=b, text=b, lang="ko")))
+
+
+def test_feed_members_stay_out_of_another_members_copy_group() -> None:
+    with Deduper.open(":memory:", model="use") as d:
+        jk, lisa, jennie = d.ingest_many([
+            {"title": "BTS 정국, 11월 솔로 앨범 발매", "source": "스포츠조선", "published_at": f"2025-11-27T10:00:00{KST}"},
+            {"title": "블랙핑크 리사, 11월 솔로 컴백", "source": "스타뉴스", "published_at": f"2025-11-27T13:30:00{KST}"},
+            {"title": "블랙핑크 제니, 11월 솔로 컴백", "source": "텐아시아", "published_at": f"2025-11-27T14:00:00{KST}"},
+        ])
+    assert len({jk.cluster_id, lisa.cluster_id, jennie.cluster_id}) == 3
