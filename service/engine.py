@@ -292,6 +292,22 @@ class Deduper:
         self.warmup_report["encoder_s"] = round(seconds, 3)
         return seconds
 
+    def warm_guards(self) -> float:
+        """Run the guards once on a Korean-English pair, so the first request does not pay for
+        loading them: the Korean analyser (kiwipiepy) loads on first use, 2.4 s on a fresh server
+        (issue 36), and the slot tables are read then too. Returns the seconds it took (0.0 with
+        guards off); the service's start-up records it in ``warmup_report["guards_s"]``."""
+        if self.guards is None:
+            return 0.0
+        from service.guards import GuardInput
+
+        t0 = _time.perf_counter()
+        ko, en = "한국은행, 기준금리 연 3.50%로 동결", "Bank of Korea holds key rate at 3.50%"
+        self.guards.check(GuardInput(title=ko, text=ko, lang="ko"), GuardInput(title=en, text=en, lang="en"))
+        seconds = _time.perf_counter() - t0
+        self.warmup_report["guards_s"] = round(seconds, 3)
+        return seconds
+
     def close(self) -> None:
         """Persist the vector index and the state snapshot next to the store (a fast warm
         restart), then close the store."""

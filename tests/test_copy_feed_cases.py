@@ -174,3 +174,15 @@ def test_feed_members_stay_out_of_another_members_copy_group() -> None:
             {"title": "블랙핑크 제니, 11월 솔로 컴백", "source": "텐아시아", "published_at": f"2025-11-27T14:00:00{KST}"},
         ])
     assert len({jk.cluster_id, lisa.cluster_id, jennie.cluster_id}) == 3
+
+
+# start-up ----------------------------------------------------------------------------------------
+def test_warm_guards_loads_the_korean_analyser_at_start_up() -> None:
+    from service.guards import slots
+
+    with Deduper.open(":memory:", model=None) as d:
+        d.warm_guards()
+        assert slots._KIWI is not None
+        assert "guards_s" in d.warmup_report
+    with Deduper.open(":memory:", model=None, guards=None) as off:
+        assert off.warm_guards() == 0.0 and "guards_s" not in off.warmup_report
