@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from index.outlets import cut_outlet, strip_dateline
 from index.text import (
     hash_normalized,
     lead_sentence,
@@ -142,18 +143,26 @@ class ItemFeatures:
 
     @classmethod
     def build(cls, title: str, body: str, lang: str, time: float, *, ngram: int = 3,
-              content_sha: str | None = None) -> ItemFeatures:
+              content_sha: str | None = None, source: str | None = None, url: str | None = None) -> ItemFeatures:
         """Features of one version. ``content_sha``: the identity hash the store already holds
-        for this version (warm restart), which spares normalising the whole body again."""
-        headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(body)
+        for this version (warm restart), which spares normalising the whole body again.
+
+        ``source`` and ``url`` tell the outlet: a headline tail that names it (or any outlet of
+        ``index/outlets.txt``) is cut from ``title``, which the guards read, so "... | Yonhap
+        News Agency" is never a "who" against "... - The Korea Herald". The identity hash
+        (``content_sha``) still reads the title as given.
+        """
+        raw_title = title
+        title = cut_outlet(title, source, url) if title.strip() else title
+        headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(strip_dateline(body))
         # Each text is normalised once: hashes and grams all derive from these two strings.
         norm_title = normalize(headline)
         if content_sha is None:
-            norm_full_title = normalize(title) if headline != title else norm_title
+            norm_full_title = normalize(raw_title) if headline != raw_title else norm_title
             content_sha = hash_normalized(norm_full_title, normalize(body))
         return cls(
             title=title,
-            body_lead_text=_body_lead(title, body, LEAD_CHARS),
+            body_lead_text=_body_lead(raw_title, body, LEAD_CHARS),
             # Interned: a language code or a subject-gate key is shared by many documents, and
             # one string object each cost ~50-60 bytes per document in the candidate state.
             lang=sys.intern(lang),
@@ -213,4 +222,6 @@ def _body_lead(title: str, body: str, max_chars: int) -> str:
     first_line, _, rest = body.partition("\n")
     if rest.strip() and title.strip() and normalize(first_line) == normalize(title):
         body = rest
-    return lead_sentence(body, max_chars)
+    # A dateline and byline ("(서울=연합뉴스) 홍길동 기자 =") say who filed the report: the
+    # guards would read the reporter as a person in it, and the encoder as content.
+    return lead_sentence(strip_dateline(body.lstrip()), max_chars)

@@ -31,6 +31,7 @@ from functools import cached_property
 import numpy as np
 
 from index.minhash import jaccard
+from index.outlets import strip_dateline, strip_trailer
 from index.text import detect_lang, nfkc, normalize
 
 # Character 5-grams of the normalised text. Word n-grams (text-dedup, datatrove) lose a whole
@@ -80,6 +81,9 @@ _BOILERPLATE = [
 ]
 _BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*", re.IGNORECASE)
 _BOILERPLATE_END_RE = re.compile(r"\s*(?:" + "|".join(_BOILERPLATE) + r")\s*$", re.IGNORECASE)
+# Datelines and bylines (index.outlets): "(서울=연합뉴스) 홍길동 기자 =" at the start (the pattern
+# above took the dateline and left "홍길동 기자 =" as content), "홍길동 기자 gildong@example.kr" and
+# "Reporting by ...; Editing by ..." at the end. A copy that carries them says nothing more.
 
 _HAS_CONTENT_RE = re.compile(r"[^\W_]")
 _HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")
@@ -124,12 +128,22 @@ def strip_boilerplate(text: str) -> tuple[str, tuple[str, ...]]:
     core = nfkc(text).strip()
     while True:
         m = _BOILERPLATE_START_RE.match(core)
+        rest = strip_dateline(core)
+        if rest != core and (not m or len(core) - len(rest) >= m.end()):
+            removed_start.append(core[: len(core) - len(rest)].strip())
+            core = rest
+            continue
         if not m or m.end() == 0 or m.end() >= len(core):
             break
         removed_start.append(m.group(0).strip())
         core = core[m.end() :]
     while True:
         m = _BOILERPLATE_END_RE.search(core)
+        rest = strip_trailer(core)
+        if rest != core and rest.strip():
+            removed_end.append(core[len(rest):].strip())
+            core = rest
+            continue
         if not m or m.start() == 0 or m.start() == m.end():
             break
         removed_end.append(m.group(0).strip())

@@ -20,6 +20,7 @@ from service.scoring import CosineScorer, EmbeddingScorer
 from service.stages import (
     CheapIndices,
     EmbeddingStage,
+    Encode,
     PairInputs,
     PairVectors,
     Probe,
@@ -74,6 +75,7 @@ class Cascade:
             config.embedding_threshold if config.embedding_threshold is not None else math.inf)
         self.stages: tuple[Stage, ...] = (tuple(stages) if stages is not None
                                           else default_stages(config, self.scorer, self.embed_text))
+        self.encode: Encode | None = None
         # The embedding stage also hands over hits in the slot-confirmed band (guards on only),
         # for _confirm_hits to try once no stage took a candidate.
         if self.has_confirm_band():
@@ -83,6 +85,14 @@ class Cascade:
 
     def embed_text(self, f: ItemFeatures) -> str:
         return f.embed_text(self.config.embed_body_lead)
+
+    def use_encoder(self, encode: Encode | None) -> None:
+        """Give the embedding stage the encoder, so that a pair where only one side has a body is
+        also scored headline with headline (``EmbeddingStage._headline_scores``)."""
+        self.encode = encode
+        for stage in self.stages:
+            if isinstance(stage, EmbeddingStage):
+                stage.encode = encode
 
     # guards ----------------------------------------------------------------------------------------
     def vet(self, a: ItemFeatures, b: ItemFeatures) -> tuple[bool, list[GuardVerdict]]:
@@ -253,7 +263,7 @@ class Cascade:
              all_scores: bool = False) -> Decision:
         """The same stages as ``match``, applied to one pair (stateless ``compare``): the first
         stage that reaches its threshold proposes; ``all_scores`` computes the later ones too."""
-        inputs = PairInputs(idf, vectors, self.embed_text)
+        inputs = PairInputs(idf, vectors, self.embed_text, self.encode)
         scores: dict[str, float] = {}
         proposal: tuple[StageName, float, str] | None = None
         last: StageName = "minhash"

@@ -81,7 +81,8 @@ def _copy_item(doc: DocumentRow, ver: Any) -> CopyItem:
     when it was first seen)."""
     assert doc.cluster_id is not None
     t = doc.published_at if doc.published_at is not None else doc.first_seen
-    f = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
+    f = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash, source=doc.source,
+                           url=doc.url)
     return CopyItem(doc.id, ver.id, doc.cluster_id, f, doc.url, doc.source, ver.body, ver.lang,
                     timed=doc.published_at is not None)
 
@@ -183,6 +184,8 @@ class Deduper:
         self.url_rules = url_rules or _load_url_rules(self.config)
         self.scorer = self._make_scorer()
         self.cascade = Cascade(self.config, self.guards, self.scorer)
+        if embedder is not None:
+            self.cascade.use_encoder(self._encode)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.
         self.counters: Counter[str] = Counter(checkpoints=0)
@@ -289,6 +292,22 @@ class Deduper:
         self.warmup_report["encoder_s"] = round(seconds, 3)
         return seconds
 
+    def warm_guards(self) -> float:
+        """Run the guards once on a Korean-English pair, so the first request does not pay for
+        loading them: the Korean analyser (kiwipiepy) loads on first use, 2.4 s on a fresh server
+        (issue 36), and the slot tables are read then too. Returns the seconds it took (0.0 with
+        guards off); the service's start-up records it in ``warmup_report["guards_s"]``."""
+        if self.guards is None:
+            return 0.0
+        from service.guards import GuardInput
+
+        t0 = _time.perf_counter()
+        ko, en = "한국은행, 기준금리 연 3.50%로 동결", "Bank of Korea holds key rate at 3.50%"
+        self.guards.check(GuardInput(title=ko, text=ko, lang="ko"), GuardInput(title=en, text=en, lang="en"))
+        seconds = _time.perf_counter() - t0
+        self.warmup_report["guards_s"] = round(seconds, 3)
+        return seconds
+
     def close(self) -> None:
         """Persist the vector index and the state snapshot next to the store (a fast warm
         restart), then close the store."""
@@ -350,7 +369,8 @@ class Deduper:
     def _ingest_chunk(self, chunk: list[tuple[Article, str | None]]) -> list[IngestResult]:
         now = _time.time()
         feats = [ItemFeatures.build(a.title, a.body, a.lang or "und",
-                                    a.published_at.timestamp() if a.published_at else now) for a, _ in chunk]
+                                    a.published_at.timestamp() if a.published_at else now, source=a.source, url=a.url)
+                 for a, _ in chunk]
         prefetched = self._prefetch_vectors(feats)
         results = []
         try:
@@ -530,20 +550,29 @@ class Deduper:
 
         def confirm(doc_id: int) -> tuple[bool, str | None]:
             nonlocal checked
+            # Every version is matched, the latest first: a mirror that republishes a document's
+            # first version after the publisher corrected it copies that version, not the
+            # latest (seed 002; issue 36: the latest alone vetoed it for one word, '절반으로').
             versions = self.store.versions_of(doc_id)
-            other = versions[-1] if versions else None
-            if other is None or len(split_sentences(other.body or "")) < 2:
+            bodies = list(dict.fromkeys((v.body, v.lang) for v in reversed(versions)
+                                        if len(split_sentences(v.body or "")) >= 2))
+            if not bodies:
                 return True, None
             if checked >= MAX_BODY_CHECKS:
                 return False, f"body veto: document {doc_id}'s body not compared ({MAX_BODY_CHECKS} bodies " \
                               f"compared already)"
             checked += 1
-            v = self.passages.dedupe([{"text": other.body, "lang": other.lang if other.lang != "und" else None},
-                                      {"text": body, "lang": lang if lang != "und" else None}]).verdicts[1]
-            why = v.reasons[0] if v.reasons else ""
-            if v.duplicate_of == 0:
-                return True, f"body: a passage copy of document {doc_id}'s body ({why})"
-            return False, f"body veto: not a passage copy of document {doc_id}'s body ({why})"
+            whys = []
+            for n, (other_body, other_lang) in enumerate(bodies):
+                v = self.passages.dedupe([{"text": other_body, "lang": other_lang if other_lang != "und" else None},
+                                          {"text": body, "lang": lang if lang != "und" else None}]).verdicts[1]
+                why = v.reasons[0] if v.reasons else ""
+                if v.duplicate_of == 0:
+                    which = "body" if n == 0 else f"earlier version's body ({n} correction(s) before the latest)"
+                    return True, f"body: a passage copy of document {doc_id}'s {which} ({why})"
+                whys.append(why)
+            every = "'s body" if len(bodies) == 1 else f"'s {len(bodies)} versions' bodies"
+            return False, f"body veto: not a passage copy of document {doc_id}{every} ({'; '.join(whys)})"
 
         return confirm
 
@@ -1165,7 +1194,7 @@ class Deduper:
     def _features(self, item: Article | str) -> ItemFeatures:
         a = item if isinstance(item, Article) else Article(title=item)
         t = a.published_at.timestamp() if a.published_at else 0.0
-        return ItemFeatures.build(a.title, a.body, a.lang or "und", t)
+        return ItemFeatures.build(a.title, a.body, a.lang or "und", t, source=a.source, url=a.url)
 
     def compare(self, a: Article | str, b: Article | str, *, all_scores: bool = False) -> Decision:
         """Stateless pairwise verdict through the same cascade and guards as ``ingest``."""
@@ -1234,7 +1263,7 @@ class Deduper:
         # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
         scorer = self.scorer if threshold is None or self.scorer is None else CosineScorer(threshold)
         cascade = Cascade(config, self.guards, scorer)
-        state = self._new_state(config)
+        state = self._new_state(config)  # headlines only: no body on either side, no encoder needed
         feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
         # The cascade's principle holds here too: only chunks the cheap passes cannot settle
         # against earlier chunks are embedded, in one batch.

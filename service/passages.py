@@ -364,6 +364,7 @@ class PassageDeduper:
                  cfg: PassageConfig) -> None:
         by_exact: dict[str, int] = {}
         by_norm: dict[str, int] = {}
+        by_sentence: dict[str, list[int]] = {}  # a kept chunk's normalised sentences -> the chunk
         lsh = MinHashIndex(threshold=cfg.lsh_threshold, num_perm=cfg.num_perm)
         for i, p in enumerate(passages):
             if p.empty:
@@ -379,6 +380,12 @@ class PassageDeduper:
                     if p.removed or passages[j].removed else ""
                 verdicts[i] = PassageVerdict(i, j, "exact", 1.0, (
                     f"exact: the same text as #{j} after normalising case, spacing and punctuation{extra}",))
+                continue
+            j = self._container(p, passages, by_sentence)
+            if j is not None:
+                verdicts[i] = PassageVerdict(i, j, "exact", 1.0, (
+                    f"exact: wholly contained in #{j} (its every sentence, in order, after normalising)",),
+                    {"containment": 1.0})
                 continue
             merged = False
             for j, jac in lsh.candidates(p.shingles):
@@ -416,6 +423,24 @@ class PassageDeduper:
                 by_exact.setdefault(p.exact_key, i)
                 by_norm.setdefault(p.norm_key, i)
                 lsh.add(i, p.shingles, 0.0)
+                for start, length in p.spans:
+                    by_sentence.setdefault(p.core_norm[start : start + length], []).append(i)
+
+    @staticmethod
+    def _container(p: Passage, passages: list[Passage], by_sentence: dict[str, list[int]]) -> int | None:
+        """The first earlier kept chunk that wholly contains ``p`` (its normalised text is a run of
+        the kept chunk's, whole words), else None. A chunker's shorter window inside a longer one
+        says nothing the longer one does not, yet its 5-gram Jaccard with it is low (a third for
+        two sentences of six), so the MinHash stage never proposes it. Candidates are the kept
+        chunks holding its longest sentence."""
+        if not p.spans:
+            return None
+        start, length = max(p.spans, key=lambda s: s[1])
+        needle = f" {p.core_norm} "
+        for j in by_sentence.get(p.core_norm[start : start + length], ()):
+            if needle in f" {passages[j].core_norm} ":
+                return j
+        return None
 
     def _embed(self, sentences: Sequence[str], vecs: dict[str, np.ndarray], cfg: PassageConfig) -> None:
         """Embed the ``sentences`` not in ``vecs`` yet (each distinct one once) into ``vecs``: one

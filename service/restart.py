@@ -341,7 +341,8 @@ class StateRestart:
     def entry_of(doc: DocumentRow, ver: VersionRow) -> Entry:
         """A stored document's candidate-state entry (its time: published, else first seen)."""
         t = doc.published_at if doc.published_at is not None else doc.first_seen
-        feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash)
+        feats = ItemFeatures.build(ver.title, ver.body, ver.lang, t, content_sha=ver.content_hash, source=doc.source,
+                                   url=doc.url)
         assert doc.cluster_id is not None
         return Entry(doc.id, ver.id, doc.cluster_id, feats, doc.url, doc.source)
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from service.state import CandidateState
 
 VectorFn = Callable[[], "np.ndarray | None"]
+Encode = Callable[[Sequence[str]], np.ndarray]
 PairVectors = Callable[[], "tuple[np.ndarray, np.ndarray] | None"]
 Window = tuple[float, float]
 
@@ -99,6 +100,8 @@ class Probe:
     exclude_doc: int | None = None
     trace: Trace = field(default_factory=Trace)
     scored: dict[int, Scored] = field(default_factory=dict)
+    # Representatives scored headline with headline (only one side has a body): their reason says so.
+    headline_only: set[int] = field(default_factory=set)
 
     def in_window(self, doc: int) -> bool:
         return self.window is None or self.window[0] <= self.state.entries.time_of(doc) <= self.window[1]
@@ -121,6 +124,8 @@ class PairInputs:
     idf: GatedNgramIndex
     vectors: PairVectors
     embed_text: Callable[[ItemFeatures], str]
+    # Embeds headlines for the like-with-like score (``EmbeddingStage.encode``); None: not scored.
+    encode: Encode | None = None
 
 
 class CheapIndices(Protocol):
@@ -306,6 +311,50 @@ class EmbeddingStage(Stage):
         # Set by the cascade when a slot-confirmed band exists (guards on): hits down to this
         # cosine are scored too, so the cascade can try them once no stage took a candidate.
         self.confirm_floor: float | None = None
+        # Set by the engine (``Cascade.use_encoder``): embeds headlines, so that a pair where only
+        # one side has a body is also scored headline with headline (:meth:`_headline_scores`).
+        self.encode: Encode | None = None
+
+    def has_body(self, f: ItemFeatures) -> bool:
+        """What the stage embeds for ``f`` is more than its headline (a body lead is read too)."""
+        return bool(f.title.strip()) and self.embed_text(f) != f.headline
+
+    def _headline_scores(self, probe: Probe, vec: np.ndarray, hits: list[tuple[int, float]]) -> dict[int, Scored]:
+        """Like compared with like: where only one side has a body, the headline-with-headline
+        score of each such cluster among the hits (and, for an item with a body, among the
+        hits of its headline alone), by cluster.
+
+        A headline plus a lead against a bare headline scores a translation low: "한국은행,
+        기준금리 연 3.50%로 동결" with its body against "Bank of Korea holds key rate at 3.50%"
+        gave cosine 0.47, headline to headline 0.71 (issue 36). The better of the two scores
+        stands; the guards vet the merge as any other (they read the body's lead too).
+        """
+        if self.encode is None:
+            return {}
+        state, f = probe.state, probe.item
+        vectors = state.vectors
+        assert vectors is not None
+        entries = state.entries
+        out: dict[int, Scored] = {}
+        if self.has_body(f):
+            head_vec = self.encode([f.headline])[0]
+            head_hits = vectors.search(head_vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+            bare = [(c, state.reps[c]) for c, _ in head_hits
+                    if c in state.reps and not self.has_body(entries.features(state.reps[c]))]
+            if bare:
+                feats = [entries.features(r) for _, r in bare]
+                scored = self.scorer.score(f, head_vec, feats, vectors.get([c for c, _ in bare]),
+                                           (f.headline, [rf.headline for rf in feats]))
+                out.update((c, sc) for (c, _), sc in zip(bare, scored, strict=True))
+            return out
+        bodied = [(c, state.reps[c]) for c, _ in hits
+                  if c in state.reps and self.has_body(entries.features(state.reps[c]))]
+        if bodied:
+            feats = [entries.features(r) for _, r in bodied]
+            heads = self.encode([rf.headline for rf in feats])
+            scored = self.scorer.score(f, vec, feats, heads, (f.headline, [rf.headline for rf in feats]))
+            out.update((c, sc) for (c, _), sc in zip(bodied, scored, strict=True))
+        return out
 
     @property
     def threshold(self) -> float:
@@ -327,6 +376,7 @@ class EmbeddingStage(Stage):
         if vec is None or not len(vectors):
             return []
         hits = vectors.search(vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+        heads = self._headline_scores(probe, vec, hits)
         # A learned scorer may lift a pair above its threshold on lexical evidence, so it sees
         # every hit above a low cosine floor; plain cosine needs no floor (its threshold is the
         # config's embedding_threshold).
@@ -334,6 +384,7 @@ class EmbeddingStage(Stage):
         if self.confirm_floor is not None:
             floor = min(floor, self.confirm_floor)
         clusters = [c for c, s in hits if c in state.reps and s >= floor]
+        clusters += [c for c, sc in heads.items() if c not in clusters and sc.cosine >= floor]
         reps = [state.reps[c] for c in clusters]
         if not reps:
             if hits:
@@ -350,13 +401,18 @@ class EmbeddingStage(Stage):
             if not reps:
                 return []
         scored = self.scorer.score(f, vec, rep_feats, vectors.get(clusters), (self.embed_text(f), rep_texts))
+        for i, c in enumerate(clusters):
+            if c in heads and heads[c].score > scored[i].score:
+                scored[i] = heads[c]
+                probe.headline_only.add(reps[i])
         probe.scored = dict(zip(reps, scored, strict=True))
         for sc in scored:
             trace.scores["cosine"] = max(sc.cosine, trace.scores.get("cosine", float("-inf")))
         return sorted(((r, sc.score) for r, sc in probe.scored.items()), key=lambda x: -x[1])
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
-        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)} with cluster "
+        like = HEADLINE_NOTE if doc in probe.headline_only else ""
+        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)}{like} with cluster "
                 f"{probe.state.entries.cluster_of(doc)} (representative {doc})")
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
@@ -365,10 +421,20 @@ class EmbeddingStage(Stage):
             return None
         va, vb = pair
         sc = self.scorer.score(a, va, [b], vb.reshape(1, -1), (self.embed_text(a), [self.embed_text(b)]))[0]
+        like = ""
+        if inputs.encode is not None and self.has_body(a) != self.has_body(b):
+            ha, hb = inputs.encode([a.headline, b.headline])
+            head = self.scorer.score(a, ha, [b], hb.reshape(1, -1), (a.headline, [b.headline]))[0]
+            if head.score > sc.score:
+                sc, like = head, HEADLINE_NOTE
         thin = too_little_content(self.embed_text(a)) or too_little_content(self.embed_text(b))
-        reason = f"embedding: {sc.describe(self.threshold, self.scorer.learned)}" \
+        reason = f"embedding: {sc.describe(self.threshold, self.scorer.learned)}{like}" \
             if sc.score >= self.threshold and thin is None else None
         return PairScore(sc.score, {"embedding": sc.score, "cosine": sc.cosine}, reason)
+
+
+# How a reason says that the score is the headlines' (only one side had a body).
+HEADLINE_NOTE = " (headline with headline: only one side has a body)"
 
 
 def default_stages(config: EngineConfig, scorer: EmbeddingScorer,

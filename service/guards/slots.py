@@ -1031,6 +1031,38 @@ def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
     return ea[i][0], eb[i][0]
 
 
+def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str, str] | None:
+    """Two Korean headlines that open with a two-word name phrase, a group and its member ("블랙핑크
+    리사, 11월 솔로 컴백" / "BTS 정국, 11월 솔로 앨범 발매"), whose members differ and whose frames
+    (the words after the name phrase) share at least two words: (member a, member b), else None.
+
+    ``korean_same_frame`` needs everything but the name equal; here the group may be written
+    another way or be another group, and the predicate may be paraphrased, so the who guard saw
+    only "블랙핑크, BTS not aligned" (a Latin and a Hangul name inside Korean texts, which is a
+    spelling choice more often than not) and let the pair through. The member is what tells: two
+    Hangul names, neither anywhere in the other headline, in a shared frame. A member in Latin
+    letters ("BTS V" / "방탄소년단 뷔") may be the same person transliterated and is left alone.
+    """
+    ea, eb = a.eojeols, b.eojeols
+    if len(ea) < 4 or len(eb) < 4 or max(a.words, b.words) > max_words:
+        return None
+    if not all(ea[i][2] and eb[i][2] for i in (0, 1)):  # both opening words hold names on both sides
+        return None
+    ma, mb = ea[1][0], eb[1][0]
+    if not (HANGUL_RE.fullmatch(ma[:1]) and HANGUL_RE.fullmatch(mb[:1])) or any(ch.isdigit() for ch in ma + mb):
+        return None
+    if ma == mb or ma.casefold() in b.flat or mb.casefold() in a.flat or typo_close(ma, mb):
+        return None
+    shared = {w for w, _, _ in ea[2:]} & {w for w, _, _ in eb[2:]}
+    # Two shared frame words: set on tests/data/first_feed.jsonl's K-pop pairs ("11월", "솔로"),
+    # not calibrated on a pair set; tests/test_guards_slots.py and the park / PAWS-X samples were
+    # unchanged with it. One would let a lone shared date or topic word make two unrelated
+    # headlines a "frame"; three would miss paraphrased predicates ("컴백" / "앨범 발매").
+    if len(shared) < 2:
+        return None
+    return ma, mb
+
+
 def same_frame_substitution(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
     """The leads of two Latin headlines differ and nothing else does ("Intel shares fall ..." vs
     "Micron shares fall ..."): the (lead a, lead b) when both are capitalised, else None.
