@@ -476,7 +476,8 @@ class StoryOut(StoryFields):
 
 class StorySummaryOut(BaseModel):
     id: int
-    title: str | None = Field(description="the first copy group's representative title")
+    title: str | None = Field(description="the earliest original outlet's headline as written (no all-capital "
+                                          "headline while another exists), without an outlet suffix")
     copy_groups: int
     items: int
     created_at: float
