@@ -149,7 +149,7 @@ def time_cost(gap_days: float) -> float:
     its own inside the window.
 
     >>> [round(time_cost(h / 24), 3) for h in (0, 2, 4, 6, 8, 24, 72)]
-    [0.0, 0.083, 0.167, 0.226, 0.262, 0.3, 0.3]
+    [0.0, 0.083, 0.167, 0.229, 0.262, 0.3, 0.3]
     """
     gap = max(0.0, gap_days)
     if gap <= TIME_FULL_DAYS:

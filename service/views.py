@@ -83,9 +83,8 @@ def story_title(members: Sequence[MemberFacts], rules: UrlRules | None = None) -
     the words its first outlet chose, in the case they were written, not under its newest copy
     (issue 36: the AP's capitals had replaced Reuters' headline). None: no member has a title.
 
-    >>> m = lambda i, t, url, when: MemberFacts(document_id=i, url=url, source=None, title=t, joined_at=when,
-    ...     stage="x", score=None, matched_id=None, decision={"same": True, "stage": "x", "score": None,
-    ...     "reasons": [], "blocked_by": []}, lang="en", outlet="", when=when)
+    >>> m = lambda i, t, url, when: MemberFacts.model_construct(document_id=i, url=url, source=None, title=t,
+    ...                                                          lang="en", when=when)
     >>> story_title([m(2, "TURKEY QUAKE TOLL RISES TO 3,000", "https://apnews.com/a", 0.0),
     ...              m(1, "Turkey quake toll rises to 3,000", "https://www.reuters.com/b", 60.0),
     ...              m(3, "Turkey quake toll rises to 3,000", "https://v.daum.net/v/1", 30.0)]).document_id
