@@ -314,6 +314,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
         _print_moves([f"  document {mv['document_id']}: copy group {mv['from_copy_group']} -> {mv['to_copy_group']} "
                       f"({mv['stage']} {mv['score'] if mv['score'] is not None else '-'})" for mv in c.moves], args.show)
     held = f", {report.held} older items held as context" if report.held else ""
+    if report.corrected:
+        held += f", {report.corrected} editors' corrections honoured (their groups held)"
     print(f"stories: settled {report.items} items in {report.groups} copy groups ({report.untimed} without a "
           f"publication time, replayed after the timed ones by copy group{held}): {report.stories_before} -> "
           f"{report.stories_after} stories, {report.moved} copy groups moved, {report.new_stories} new stories, "

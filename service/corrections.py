@@ -164,6 +164,35 @@ class Constraints:
     def __bool__(self) -> bool:
         return bool(self.merged_into or self.cannot)
 
+    def corrections(self) -> list[Correction]:
+        """Every correction that constrains (the latest merge of a story, every cannot-link pair), by id."""
+        return sorted([*(c for _, c in self.merged_into.values()), *self.cannot.values()], key=lambda c: c.id)
+
+    def pinned(self, group_of: dict[int, int], story_of_group: dict[int, int] | None = None) -> tuple[set[int], int]:
+        """The copy groups a settling must hold where they are to honour the corrections, and how
+        many corrections that is. ``group_of``: the replay's documents' copy groups;
+        ``story_of_group``: their stories (the story level), else None (the copy level).
+
+        Held: every group holding a document a correction names (the split-off member and the
+        group it left; a "not the same" pair) and, at the story level, every group of a story a
+        correction left or went to (a merged story's groups stay together: must-link). Each held
+        group keeps its copy group and story; replayed ones may join them, as new items may, but no
+        replay moves them, so a split is not undone (cannot-link) and a merge not taken apart."""
+        stories: set[int] = set()
+        groups: set[int] = set()
+        count = 0
+        for c in self.corrections():
+            docs = [group_of[d] for d in (c.doc_a, c.doc_b) if d in group_of]
+            named = {self.story_of(s)[0] for s in (c.story_from, c.story_to) if s is not None}
+            touched = set(docs)
+            if story_of_group is not None:
+                touched |= {g for g, s in story_of_group.items() if s in named}
+            if touched:
+                count += 1
+                groups |= touched
+                stories |= named
+        return groups, count
+
     def refresh(self) -> list[Correction]:
         """The corrections written since ours were read (by another worker), now added."""
         if self.store is None:

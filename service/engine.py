@@ -68,7 +68,6 @@ log = logging.getLogger("samestory.engine")
 MAX_BODY_CHECKS = 3
 # Why a store with editors' corrections is not settled: a replay could undo a split or a merge,
 # which neither the cascade nor a story revision ever does.
-_CORRECTED = "the store holds editors' corrections: settling could undo them"
 
 
 def _check_hours(hours: float | None) -> None:
@@ -861,7 +860,9 @@ class Deduper:
         earliest report (``service.restart.anchor_of``). A new group starts in the story of the
         group most of its items came from until the stories are settled (``settle``). Items the
         replay embeds have their vectors stored. Nothing is deleted; a group whose items all moved
-        stays as a row without members. Stores with editors' corrections are not settled.
+        stays as a row without members. Editors' corrections are honoured: the copy groups holding a
+        document a correction names are held as they are (``Constraints.pinned``; the report's
+        ``corrected`` says how many corrections that was).
 
         ``hours``: replay only the copy groups whose items were all published (else first seen)
         within the last ``hours`` before the newest item.
@@ -870,10 +871,10 @@ class Deduper:
         started = _time.perf_counter()
         self._catch_up()
         self._sync_corrections()
-        if self.constraints:
-            return CopySettleReport(skipped=_CORRECTED)
         store = self.store
         rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
+        # Editors' corrections are constraints, not a reason to stop: the groups they name are held.
+        corrected, honoured = self.constraints.pinned({doc.id: int(doc.cluster_id) for doc, _ in rows})  # type: ignore[arg-type]
         self._check_settle_model([ver.id for _, ver in rows])
         # What each item counts at: its publication, else when it was first seen.
         when = {doc.id: doc.published_at if doc.published_at is not None else doc.first_seen for doc, _ in rows}
@@ -886,13 +887,13 @@ class Deduper:
         def replayable(group: int) -> bool:
             # A member outside the window is not read, so its group stays as it is (and, with
             # ``hours``, a group with a member older than the cut).
-            return all((t := when.get(m.document_id)) is not None and (cut is None or t >= cut)
-                       for m in members[group])
+            return group not in corrected and all(
+                (t := when.get(m.document_id)) is not None and (cut is None or t >= cut) for m in members[group])
 
         replayed = {g for g in members if replayable(g)}
         held_rows = [(doc, ver) for doc, ver in rows if doc.cluster_id not in replayed]
         items = copy_order(_copy_item(doc, ver) for doc, ver in rows if doc.cluster_id in replayed)
-        report = CopySettleReport(items=len(items), held=len(held_rows), groups_before=len(replayed))
+        report = CopySettleReport(items=len(items), held=len(held_rows), groups_before=len(replayed), corrected=honoured)
         if not items:
             report.seconds = _time.perf_counter() - started
             return report
@@ -1031,8 +1032,10 @@ class Deduper:
         evidence counts whichever member came first. Copy groups are not touched. A group whose
         story changes is moved as a revision is (its story, score and reason stored, ``story:
         settled ...``); a replayed story keeps the id of the stored story it shares most items
-        with. Stores with editors' corrections are not settled (a replay must never undo an
-        editor's split or merge): the report says so.
+        with. Editors' corrections are honoured, not a reason to stop (a replay must never undo an
+        editor's split or merge): the copy groups a correction names and every group of a story a
+        correction split or merged are held where they are, as context the replayed groups may join
+        (``Constraints.pinned``); ``corrected`` in the report counts the corrections honoured.
 
         ``hours``: replay only the copy groups whose items were all published within the last
         ``hours`` before the newest item; older groups are held where they are, as context the
@@ -1052,8 +1055,6 @@ class Deduper:
         started = _time.perf_counter()
         self._catch_up()  # other workers' items into the state first: their anchors time re-runs
         self._sync_corrections()
-        if self.constraints:
-            return SettleReport(skipped=_CORRECTED)
         rows = [(doc, ver) for doc, ver in self._open_story_rows() if doc.cluster_id is not None]
         # Without a publication time an item's only order is its arrival: such items are replayed
         # after the timed ones, copy group by copy group (service/settle.py, settle_order).
@@ -1087,6 +1088,11 @@ class Deduper:
         if hours is not None and items:
             cut = max(it.evidence.time for it in items) - hours * 3600.0
             held = {it.group for it in items if it.evidence.time < cut}
+        # Editors' corrections: the groups they name, and every group of a story they split or
+        # merged, are held where they are (must-link and cannot-link kept); the rest is replayed
+        # and may join them.
+        corrected, honoured = self.constraints.pinned({it.doc_id: it.group for it in items}, before)
+        held |= corrected
         tracker = self._new_tracker()
         tracker.allocate = None  # the replay's own ids; stored ids are chosen after (keep_ids)
         context = [it for it in items if it.group in held]
@@ -1099,7 +1105,8 @@ class Deduper:
         now = _time.time()
         report = SettleReport(items=len(items) - len(context), untimed=untimed, held=len(context), groups=len(placed),
                               stories_before=len({before[g] for g in placed}),
-                              stories_after=len({p.story for p in placed.values()}), embedded=embedded)
+                              stories_after=len({p.story for p in placed.values()}), embedded=embedded,
+                              corrected=honoured)
         with self.store.transaction():
             for new in sorted({p.story for p in placed.values()} - set(ids)):
                 ids[new] = self.store.create_story(now)

@@ -140,6 +140,7 @@ class CopySettleReport:
     seconds: float = 0.0
     skipped: str | None = None
     moves: list[dict[str, Any]] = field(default_factory=list)
+    corrected: int = 0  # editors' corrections honoured: the groups they name held as they are
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "seconds": round(self.seconds, 3)}
@@ -208,7 +209,9 @@ class SettleReport:
     seconds: float = 0.0
     skipped: str | None = None
     moves: list[dict[str, Any]] = field(default_factory=list)
-    copies: CopySettleReport | None = None  # the copy level's part (None: copy groups were kept)
+    copies: CopySettleReport | None = None
+    # Editors' corrections honoured: the groups they name, and their stories' groups, held there.
+    corrected: int = 0  # the copy level's part (None: copy groups were kept)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "seconds": round(self.seconds, 3),

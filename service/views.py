@@ -9,9 +9,12 @@ explain a story the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, overload
 from urllib.parse import urlsplit
 
+from index.text import strip_outlet_suffix
+from index.urls import UrlRules
 from service.api.schemas import (
     CopyGroupDetailOut,
     CopyGroupEventOut,
@@ -48,11 +51,67 @@ class CopyGroupDetail(CopyGroupOut):
 
 
 class StoryDetail(StoryFields):
+    title: str | None  # ``story_title``'s: the earliest original-outlet headline, as written
+    title_lang: str | None
     copy_groups: list[CopyGroupDetail]
     # The span again (the pages' filters read these names); like every time, epoch seconds in
     # Python and ISO 8601 in JSON.
     first: UtcTime | None
     last: UtcTime | None
+
+
+# A headline counts as all capitals ("TURKEY EARTHQUAKE DEATH TOLL RISES TO 3,000", a wire's
+# style) when it has at least this many cased letters, every one upper-case, and they are most of
+# its letters: "BTS 정국, 11월 솔로 앨범 발매" (three capitals in a Korean headline) is not shouting.
+SHOUTING_MIN_LETTERS = 8
+
+
+def shouting(title: str) -> bool:
+    """Whether a headline is written in capitals throughout.
+
+    >>> shouting("TURKEY EARTHQUAKE DEATH TOLL RISES TO 3,000"), shouting("Turkey earthquake toll rises")
+    (True, False)
+    >>> shouting("BTS 정국, 11월 솔로 앨범 발매"), shouting("NASA")
+    (False, False)
+    """
+    letters = [c for c in title if c.isalpha()]
+    cased = [c for c in letters if c.lower() != c.upper()]
+    return len(cased) >= SHOUTING_MIN_LETTERS and 2 * len(cased) >= len(letters) and all(c.isupper() for c in cased)
+
+
+def story_title(members: Sequence[MemberFacts], rules: UrlRules | None = None) -> MemberFacts | None:
+    """The member whose headline is a story's title: the earliest original outlet's (a syndicator
+    or a redirect only when no original outlet wrote one), never an all-capital headline while
+    another exists (``shouting``); the lowest document id on a tie. An editor reads the story under
+    the words its first outlet chose, in the case they were written, not under its newest copy
+    (issue 36: the AP's capitals had replaced Reuters' headline). None: no member has a title.
+
+    >>> m = lambda i, t, url, when: MemberFacts.model_construct(document_id=i, url=url, source=None, title=t,
+    ...                                                          lang="en", when=when)
+    >>> story_title([m(2, "TURKEY QUAKE TOLL RISES TO 3,000", "https://apnews.com/a", 0.0),
+    ...              m(1, "Turkey quake toll rises to 3,000", "https://www.reuters.com/b", 60.0),
+    ...              m(3, "Turkey quake toll rises to 3,000", "https://v.daum.net/v/1", 30.0)]).document_id
+    1
+    """
+    rules = rules or _RULES
+    titled = [m for m in members if m.title and m.title.strip()]
+    if not titled:
+        return None
+
+    def rank(m: MemberFacts) -> tuple[bool, bool, bool, float, int]:
+        return (shouting(m.title or ""), rules.is_syndicator(m.url, m.source), rules.is_redirect(m.url),
+                m.when, m.document_id)
+
+    return min(titled, key=rank)
+
+
+def title_text(member: MemberFacts) -> str:
+    """A title member's headline as shown: as written, without an outlet suffix (" - Reuters")."""
+    title = member.title or ""
+    return strip_outlet_suffix(title).strip() or title
+
+
+_RULES = UrlRules.default()
 
 
 def _title(store: Store, document_id: int) -> tuple[DocumentRow | None, str | None]:
@@ -189,21 +248,24 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
             plain.append(from_row(CopyGroupOut, c, **shown))
     span = {"start": min(times) if times else None, "end": max(times) if times else None}
     if members:
+        top = story_title([m for g in rich for m in g.members])
         return from_row(StoryDetail, story, languages=sorted(langs), outlets=sorted(outlets), **span,
+                        title=None if top is None else title_text(top), title_lang=None if top is None else top.lang,
                         copy_groups=rich, first=min(times) if times else None, last=max(times) if times else None)
     return from_row(StoryOut, story, languages=sorted(langs), outlets=sorted(outlets), **span, copy_groups=plain)
 
 
 def story_page(store: Store, limit: int, offset: int) -> StoryPage:
-    """Stories, most recently updated first: id, the first group's representative title, sizes."""
+    """Stories, most recently updated first: id, the title (``story_title``), sizes."""
     rows = store.list_stories(limit + 1, offset)
     out = []
     for s in rows[:limit]:
         # Groups without live members (every member deleted, or moved by a settling) are not shown.
-        sizes = [(g, len(store.members_of(g.id))) for g in store.clusters_of_story(s.id)]
-        groups = [g for g, n in sizes if n]
-        title = _title(store, groups[0].representative_id)[1] if groups else None
-        out.append(from_row(StorySummaryOut, s, title=title, copy_groups=len(groups), items=sum(n for _, n in sizes)))
+        sizes = [(g, _members(store, g, facts=True)) for g in store.clusters_of_story(s.id)]
+        groups = [g for g, ms in sizes if ms]
+        top = story_title([m for _, ms in sizes for m in ms])
+        out.append(from_row(StorySummaryOut, s, title=None if top is None else title_text(top),
+                            copy_groups=len(groups), items=sum(len(ms) for _, ms in sizes)))
     return StoryPage(stories=out, limit=limit, offset=offset,
                      next_offset=offset + limit if len(rows) > limit else None)
 

@@ -145,15 +145,41 @@ def test_settle_order_puts_untimed_groups_after_the_timed_items_whole_and_by_has
     assert orders == {(2, 1, 5, 3, 4, 6)}
 
 
-def test_a_store_with_editors_corrections_is_not_settled() -> None:
+def test_settling_honours_an_editors_split_and_replays_the_rest() -> None:
+    """A split is a cannot-link: the settling holds the split-off member and the story it left
+    where the editor put them, replays the other groups, and says how many corrections it honoured
+    (issue 36: one correction used to switch settling off for the whole store)."""
     from service.corrections import Editor
 
     d = _ingest_two_events(("A-ko", "B-ko", "B-en", "A-en"), revise=False)
-    Editor(d).split(4, who="editor", note="test")  # the last item ingested
-    before = _stories(d)
-    report = d.settle_stories()
-    assert report.skipped is not None and "corrections" in report.skipped and report.moved == 0
-    assert _stories(d) == before
+    Editor(d).split(4, who="editor", note="test")  # A-en, the last item ingested
+    assert ["A-en"] in _stories(d)
+    report = d.settle()
+    assert report.skipped is None and report.corrected == 1 and report.held >= 1
+    assert report.copies is not None and report.copies.skipped is None and report.copies.corrected == 1
+    # A replay of all four (no constraint) puts A-en back with A-ko (the gold stories, as in
+    # test_settled_stories_do_not_depend_on_arrival_order); held, each stays in its own story,
+    # which the replayed B items may join (in this fixture a cross-language cosine of 0.6 scores
+    # above the threshold against a lone member).
+    assert not any({"A-en", "A-ko"} <= set(s) for s in _stories(d))
+    assert (report.groups, report.held) == (2, 2)  # B-ko and B-en replayed; A-ko and A-en held
+    d.close()
+
+
+def test_settling_honours_an_editors_merge() -> None:
+    """A merge is a must-link: the settled stories keep the merged story whole, though the replay
+    alone would split it into the two events again."""
+    from service.corrections import Editor
+
+    d = _ingest_two_events(("A-ko", "A-en", "B-ko", "B-en"), revise=False)
+    d.settle()
+    assert _stories(d) == [["A-en", "A-ko"], ["B-en", "B-ko"]]
+    story = {k: d.store.get_cluster(d.store.get_document(i).cluster_id).story_id  # type: ignore[union-attr]
+             for i, k in enumerate(("A-ko", "A-en", "B-ko", "B-en"), 1)}
+    Editor(d).merge(story["A-ko"], story["B-ko"], who="editor")
+    report = d.settle()
+    assert report.skipped is None and report.corrected == 1 and report.moved == 0
+    assert _stories(d) == [["A-en", "A-ko", "B-en", "B-ko"]]
     d.close()
 
 
@@ -260,7 +286,7 @@ def test_hours_replays_only_the_recent_groups_and_holds_the_rest() -> None:
     d.close()
 
 
-def test_a_correction_made_by_another_worker_stops_the_settling(tmp_path: Path) -> None:
+def test_a_correction_made_by_another_worker_is_honoured_by_the_settling(tmp_path: Path) -> None:
     from service.corrections import Editor
 
     db = f"sqlite:///{tmp_path / 's.db'}"
@@ -270,7 +296,8 @@ def test_a_correction_made_by_another_worker_stops_the_settling(tmp_path: Path) 
     Editor(b).split(4, who="editor", note="on the other worker")
     b.close()
     report = a.settle_stories()
-    assert report.skipped is not None and "corrections" in report.skipped
+    assert report.skipped is None and report.corrected == 1
+    assert not any({"A-en", "A-ko"} <= set(s) for s in _stories(a))
     a.close()
 
 

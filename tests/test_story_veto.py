@@ -45,7 +45,8 @@ def test_a_different_who_where_or_which_splits_the_story(veto: SlotVeto, first: 
     t = StoryTracker(threshold=0.5, window_days=3.0, veto=veto)
     t.add(None, _ev(first, lang))
     m = t.match(_ev(other, lang, 60.0))
-    assert m.story_id is None and "vetoed" in m.reason and t.vetoes == 1
+    assert m.story_id is None and "kept out of story 1: " in m.reason and t.vetoes == 1
+    assert " ≠ " in m.reason  # the clashing values, in words
 
 
 @pytest.mark.parametrize(("first", "update", "lang"), UPDATES)
@@ -83,7 +84,7 @@ def test_a_vetoed_best_story_opens_a_new_one() -> None:
     free.add(None, _ev("Biden meets Kishida and talks trade", "en"))
     item = _ev("Biden meets Kishida in Tokyo", "en", 60.0)
     assert free.match(item).story_id == 1 and free.stories[2] and t.match(item).story_id is None
-    assert "story 1 vetoed" in t.match(item).reason
+    assert t.match(item).reason.startswith("story: kept out of story 1: who test")
 
 
 def _art(title: str, url: str, lang: str, when: str) -> dict:

@@ -164,7 +164,7 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         groups = drv.find_elements(By.CSS_SELECTOR, "section.group")
         assert len(groups) >= 2
         reasons = [e.text for e in drv.find_elements(By.CSS_SELECTOR, ".story-reason")]
-        assert reasons[0].startswith("new story") and any(r.startswith("story: score") for r in reasons[1:])
+        assert reasons[0].startswith("new story") and any(r.startswith("story: joined story") for r in reasons[1:])
         copies = next(g for g in groups if "v.daum.net" in g.text)
         assert len(copies.find_elements(By.CSS_SELECTOR, "tr.member")) == 3
         text = copies.text

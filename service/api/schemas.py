@@ -546,7 +546,8 @@ class StoryOut(StoryFields):
 
 class StorySummaryOut(BaseModel):
     id: int
-    title: str | None = Field(description="the first copy group's representative title")
+    title: str | None = Field(description="the earliest original outlet's headline as written (no all-capital "
+                                          "headline while another exists), without an outlet suffix")
     copy_groups: int
     items: int
     created_at: UtcTime
@@ -588,8 +589,9 @@ class CopySettleOut(BaseModel):
     new_groups: int = Field(description="copy groups the settling opened")
     embedded: int = Field(description="items embedded for the replay (copies a cheap stage had settled)")
     seconds: float
-    skipped: str | None = Field(description="why nothing was done (editors' corrections), else null")
+    skipped: str | None = Field(description="why nothing was done, else null")
     moves: list[CopySettleMoveOut]
+    corrected: int = Field(description="editors' corrections honoured: the copy groups they name held as they are")
 
 
 # A ``service.settle.SettleReport`` (its ``to_dict()``).
@@ -597,7 +599,8 @@ class SettleOut(BaseModel):
     items: int = Field(description="live items of the open stories replayed")
     untimed: int = Field(description="of those, the items without a publication time (replayed after the timed "
                                      "ones, copy group by copy group in content-hash order)")
-    held: int = Field(description="items of copy groups older than `hours`, kept where they are as context")
+    held: int = Field(description="items of copy groups older than `hours` or pinned by editors' corrections, "
+                                  "kept where they are as context")
     groups: int = Field(description="copy groups replayed")
     stories_before: int
     stories_after: int
@@ -605,8 +608,11 @@ class SettleOut(BaseModel):
     new_stories: int = Field(description="stories the settling opened")
     embedded: int = Field(description="items embedded for their story vector (copies a cheap stage had settled)")
     seconds: float = Field(description="both levels together")
-    skipped: str | None = Field(description="why nothing was done (editors' corrections), else null")
+    skipped: str | None = Field(description="why nothing was done, else null")
     moves: list[SettleMoveOut]
+    corrected: int = Field(description="editors' corrections honoured: the copy groups they name and the groups "
+                                       "of the stories they split or merged held where they are (must-link, "
+                                       "cannot-link)")
     copies: CopySettleOut | None = Field(description="the copy level's part, settled first (null with "
                                                      "`copies=false`: the copy groups as they streamed)")
 

@@ -44,6 +44,12 @@ STORY_SLOTS: tuple[str, ...] = ("who", "where", "which")
 # (docs/stories.md "The slot veto"); lower either and more same-story items split off.
 FRAME_OVERLAP = 1.0
 FRAME_COSINE = 0.8
+# How the slot guards mark a verdict their same-frame tests gave (``SlotGuard.check``).
+SAME_FRAME = "(same frame)"
+
+
+def _has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)
 
 
 class SlotVeto:
@@ -74,7 +80,14 @@ class SlotVeto:
         b = GuardInput(title=member.headline, text=member.headline, lang=member.lang)
         for guard in self.guards:
             verdict = guard.check(a, b)
-            if verdict.blocked and self.same_frame(guard.slot, item, member):
+            if not verdict.blocked:
+                continue
+            # The copy level's own same-frame tests (``korean_same_frame``: "BTS 지민, ..." /
+            # "BTS 정국, ..."; ``same_frame_substitution`` for English leads) found the one word
+            # that changed: the frame is the same by construction. Without this the word the
+            # analyser missed ("정국" not read as a who value) stayed in the frame and the two
+            # headlines looked different, so 지민 joined 정국's story (issue 36).
+            if (verdict.evidence or "").endswith(SAME_FRAME) or self.same_frame(guard.slot, item, member):
                 return verdict.evidence
         return None
 
@@ -90,8 +103,11 @@ class SlotVeto:
             known = all(m.ids for m in (*c.only_a, *c.only_b))
             return known and float(item.vector @ member.vector) >= self.frame_cosine
         clash = {t for m in (*c.only_a, *c.only_b) for t in tokens(m.surface)}
-        wa = set(words_of(item.headline)) - clash
-        wb = set(words_of(member.headline)) - clash
+        # Words with digits are no part of the frame: a score or a date differs between two
+        # matches of one team ("브라이턴에 3-1 승리" / "브렌트퍼드에 2-1 승리") and between an
+        # event and its update alike, and the number slot is not the story's to judge.
+        wa = {w for w in words_of(item.headline) if not _has_digit(w)} - clash
+        wb = {w for w in words_of(member.headline) if not _has_digit(w)} - clash
         if not wa or not wb:
             return True  # nothing but the clashing values: the frame is the values
         return len(wa & wb) / max(len(wa), len(wb)) >= self.frame_overlap

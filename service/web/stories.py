@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from service.types import utc_iso
-from service.views import StoryDetail, outlet_of, story_view
+from service.views import StoryDetail, outlet_of, story_title, story_view, title_text
 
 __all__ = ["SCAN_LIMIT", "Filters", "local_iso", "outlet_of", "parse_when", "story_detail", "story_list", "utc_iso"]
 
@@ -94,23 +94,17 @@ class Filters:
 
 
 def _title_for(view: StoryDetail, reader_lang: str | None) -> tuple[str | None, str | None]:
-    """The story's title (the first copy group's representative's, as ``GET /v1/stories`` gives
-    it) unless the reader reads another language and a member is in it: then the earliest such
-    member's title (a group representative's first); and that title's language."""
-    groups = view.copy_groups
-    if not groups:
+    """The story's title (``service.views.story_title``, as ``GET /v1/stories`` gives it: the
+    earliest original-outlet headline as written) unless the reader reads another language and a
+    member is in it: then the same rule over the members in the reader's language; and that
+    title's language."""
+    if not view.copy_groups:
         return None, None
-    members = [m for g in groups for m in g.members]
-    first = groups[0]
-    rep = next((m for m in first.members if m.document_id == first.representative_id), None)
-    rep_lang = rep.lang if rep is not None else None
-    if reader_lang and rep_lang != reader_lang:
-        reps = {g.representative_id for g in groups}
-        ours = [m for m in members if m.lang == reader_lang and m.title]
-        if ours:
-            best = min(ours, key=lambda m: (m.document_id not in reps, m.when, m.document_id))
-            return best.title, best.lang
-    return first.title, rep_lang
+    if reader_lang and view.title_lang != reader_lang:
+        ours = story_title([m for g in view.copy_groups for m in g.members if m.lang == reader_lang])
+        if ours is not None:
+            return title_text(ours), ours.lang
+    return view.title, view.title_lang
 
 
 def _summary(view: StoryDetail, reader_lang: str | None) -> dict[str, Any] | None:
