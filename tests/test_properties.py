@@ -73,7 +73,7 @@ def _canonical_or_none(url: str) -> str | None:
 def test_url_canonicalisation_is_idempotent(url: str) -> None:
     once = _canonical_or_none(url)
     assume(once is not None)
-    assert RULES.canonicalize(once) == once
+    assert once is not None and RULES.canonicalize(once) == once
 
 
 @FAST

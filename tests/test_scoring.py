@@ -28,9 +28,9 @@ def unit(v: np.ndarray) -> np.ndarray:
 
 def with_cosine(base: np.ndarray, cos: float, rng: np.random.Generator) -> np.ndarray:
     """A unit vector whose cosine with the unit vector ``base`` is exactly ``cos``."""
-    other = rng.standard_normal(base.shape[0])
-    other -= other.dot(base) * base
-    other /= np.linalg.norm(other)
+    other = np.asarray(rng.standard_normal(base.shape[0]))
+    other = other - float(np.dot(other, base)) * base
+    other = other / np.linalg.norm(other)
     return (cos * base + np.sqrt(1.0 - cos * cos) * other).astype(np.float32)
 
 

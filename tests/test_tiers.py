@@ -36,9 +36,14 @@ def module_marks(path: Path) -> set[str]:
     tree = ast.parse(path.read_text("utf-8"))
     marks: set[str] = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets) and node.value is not None:
-            for sub in ast.walk(node.value):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+            for sub in ast.walk(value):
                 # pytest.mark.NAME, possibly called: pytest.mark.skipif(...)
                 if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "mark":
                     marks.add(sub.attr)
