@@ -1,7 +1,8 @@
 # samestory: two commands set up everything on a fresh machine.
 #   make run   - create .venv, install, start the HTTP service on SQLite (./var) with the bundled model
 #                (installs only what that needs; e.g. `make run EXTRAS=postgres DB=postgresql://...`)
-#   make test  - create .venv if needed, install with test extras, run the whole test suite
+#   make test  - create .venv if needed, install with test extras, run the whole test suite (what CI runs)
+#   make check - the fast tier while working: ruff, then the tests not marked heavy or slow (no mypy)
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +12,7 @@ DB ?= sqlite:///var/samestory.db
 # Extras for `make run`: none for the default (bundled USE model in numpy, SQLite from the stdlib).
 EXTRAS ?=
 
-.PHONY: run test install install-test lint demo clean
+.PHONY: run test check install install-test lint demo clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,6 +44,13 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not slow" --timeout=900 --durations=15
+
+# The fast tier: everything but the tests marked heavy (model builds, torch, Ray, Chromium,
+# schemathesis, PostgreSQL concurrency, long eval and bench runs; see pyproject.toml's markers)
+# and slow. `make test` still runs the heavy ones.
+check: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not heavy and not slow" --timeout=900 --durations=10
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -188,6 +188,7 @@ def test_key_is_checked_before_the_body_is_read(make_client):
     assert json.loads(sent[1]["body"])["detail"].startswith("missing API key")
 
 
+@pytest.mark.heavy  # issue 38: 400 examples, ~13 s
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(st.from_regex(URL_PATTERN, fullmatch=True))
 def test_every_url_the_schema_allows_canonicalises(url):

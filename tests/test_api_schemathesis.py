@@ -22,6 +22,8 @@ import pytest
 
 from tests.test_server_e2e import Server
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 # Examples per API operation and the seed. 30 x 9 operations, plus schemathesis's coverage and
 # stateful phases, is ~1,000-1,500 requests per run.
 MAX_EXAMPLES = 30

@@ -13,6 +13,8 @@ from service.batch.io import read_records
 from service.batch.run import run_batch
 from service.engine import Deduper
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 

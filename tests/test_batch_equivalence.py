@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SAMESTORY_EVAL_DATA", REPO_ROOT.parent / "shared" / "eval-data"))
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 ITEMS = [
     ("Fed raises interest rates by 25 basis points", "en"),
     ("Samsung Electronics posts record third-quarter profit", "en"),

@@ -8,7 +8,7 @@ from bench.dedupe_chunks import chunk_stream, run_minhash, score
 from eval.data import eval_data_dir
 
 DATA = eval_data_dir()
-pytestmark = [pytest.mark.evaldata,
+pytestmark = [pytest.mark.heavy, pytest.mark.evaldata,
               pytest.mark.skipif(not (DATA / "ntrex128-kor-eng" / "dev.jsonl").is_file(),
                                  reason=f"eval data not found at {DATA}")]
 

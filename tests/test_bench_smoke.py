@@ -16,7 +16,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SAMESTORY_EVAL_DATA", REPO_ROOT.parent / "shared" / "eval-data"))
 
-pytestmark = [pytest.mark.evaldata,
+pytestmark = [pytest.mark.heavy, pytest.mark.evaldata,
               pytest.mark.skipif(not DATA.is_dir(), reason=f"eval data not found at {DATA}")]
 
 

@@ -159,6 +159,7 @@ def test_a_stream_larger_than_the_data_supports_is_refused(data_dir: Path) -> No
         load_pool(data_dir, ("fake-news", "no-such-set"))
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 @pytest.mark.evaldata
 @pytest.mark.skipif(not REAL_DATA.is_dir(), reason=f"eval data not found at {REAL_DATA}")
 def test_on_the_real_data_originals_are_real_and_never_labelled_the_same() -> None:

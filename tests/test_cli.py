@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -85,6 +85,7 @@ def test_delete_removes_from_indices_keeps_rows():
     assert e.delete_document(r.document_id) is False
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_kill_mid_ingest_keeps_every_acknowledged_item(tmp_path):
     feed = tmp_path / "feed.jsonl"
     items = [{"id": str(i), "title": f"뉴스 {i}: 지역 {i % 17} 소식 {i * 31}", "url": f"https://n.example/{i}"}

@@ -11,7 +11,7 @@ from eval.cli import main
 from eval.data import eval_data_dir, load_pairs
 
 DATA = eval_data_dir()
-pytestmark = [pytest.mark.evaldata,
+pytestmark = [pytest.mark.heavy, pytest.mark.evaldata,
               pytest.mark.skipif(not (DATA / "tatoeba-kor-eng" / "dev.jsonl").is_file(),
                                  reason=f"eval data not found at {DATA}")]
 

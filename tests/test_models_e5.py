@@ -36,6 +36,8 @@ from models.e5_build import (  # noqa: E402  (after the skips on purpose)
     write_safetensors,
 )
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 HAS_ST = all(__import__("importlib").util.find_spec(m) for m in ("torch", "sentence_transformers", "onnx"))
 needs_st = pytest.mark.skipif(not HAS_ST, reason="needs the 'st' extra (torch==2.13.0, sentence-transformers, onnx)")
 

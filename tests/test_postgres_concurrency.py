@@ -23,7 +23,7 @@ from service.engine import Deduper
 from service.store import open_store
 from service.types import Article
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.heavy]
 
 ROOT = Path(__file__).resolve().parents[1]
 

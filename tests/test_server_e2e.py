@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -64,6 +64,7 @@ def _stories(d: Deduper) -> list[list[str]]:
     return _partition(labels)
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_settled_stories_do_not_depend_on_arrival_order() -> None:
     """Without revision the streamed stories differ between the 24 orders of the fixture; once
     settled, every order gives the same stories, and settling again moves nothing."""
@@ -112,6 +113,7 @@ def test_a_settled_move_is_stored_with_its_reason_and_survives_a_restart(tmp_pat
     d.close()
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_items_without_a_publication_time_settle_to_one_story_level_in_every_order() -> None:
     """Untimed items follow the timed ones copy group by copy group (``settle_order``): the 24
     arrival orders of the fixture, which stream to different stories, settle to one."""
@@ -257,6 +259,7 @@ def test_api_settle(make_client: Any) -> None:
     assert locked.post("/v1/settlements", headers={"X-API-Key": "k"}).status_code == 200
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_hours_replays_only_the_recent_groups_and_holds_the_rest() -> None:
     """``hours``: groups published before the window stay in their stories (context the recent
     ones may join); a window that covers everything is a whole settling."""

@@ -114,6 +114,7 @@ def test_snapshot_state_equals_the_rebuilt_state(stored, tmp_path):
     rebuilt.close()
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_snapshot_engine_decides_as_the_rebuilt_one(stored, tmp_path):
     snap, rebuilt = _twins(stored, tmp_path)
     follow_up = _stream(400, seed=1)[::3] + _stream(150, seed=2)
@@ -134,6 +135,7 @@ def _crash(db: Path, articles: list[Article], chunk_size: int = 256, **config: o
     return writer
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_after_a_crash_the_snapshot_is_loaded_and_the_changes_since_are_replayed(stored, tmp_path):
     # New documents, new versions and re-crawls of stored ones, copies that change
     # representatives, and a deletion, all after the snapshot was taken.
@@ -150,6 +152,7 @@ def test_after_a_crash_the_snapshot_is_loaded_and_the_changes_since_are_replayed
     rebuilt.close()
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
     db = tmp_path / "c.db"
     writer = _crash(db, _stream(600, seed=5), chunk_size=50, snapshot_every=150)
@@ -168,6 +171,7 @@ def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
     off.store.close()
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_a_replay_cut_short_is_finished_by_the_first_write(stored, tmp_path):
     _crash(stored, _stream(200, seed=6))
     bounded = _engine(stored, warmup_timeout_s=0.0)
@@ -182,6 +186,7 @@ def test_a_replay_cut_short_is_finished_by_the_first_write(stored, tmp_path):
     rebuilt.store.close()
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_a_snapshot_too_far_behind_or_ahead_of_the_store_is_not_used(stored, tmp_path):
     behind = tmp_path / "behind.db"
     shutil.copy(stored, behind)

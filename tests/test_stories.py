@@ -231,6 +231,7 @@ class _FixedEmbedder:
         return np.stack([by_title[t.strip()] for t in texts])
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 @pytest.mark.parametrize("revise", [True, False])
 def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
     from service.config import EngineConfig

@@ -27,6 +27,8 @@ import pytest
 
 from tests.test_server_e2e import ROOT, Server, _command
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 KEY = "ui-test-key-alice"
 IN_CI = (os.environ.get("CI", "").lower() in ("1", "true", "yes")
          or os.environ.get("SAMESTORY_REQUIRE_BROWSER", "") == "1")

@@ -248,6 +248,7 @@ def test_compaction_reclaims_tombstones_and_switches_kind() -> None:
 # ---------------------------------------------------------------------- approximate recall
 
 
+@pytest.mark.heavy  # issue 38: many seconds
 def test_hnsw_recall_30k_512d_sq8() -> None:
     """Recall@10 of the default (SQ8, M=16, ef=64) HNSW against exact float32 search."""
     n, dim = 30_000, 512

@@ -34,6 +34,8 @@ from research.xling.finetune import (  # noqa: E402
     training_pairs,
 )
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 KO = ["고양이가 잔다", "개가 짖는다", "나는 사과를 먹는다", "비가 온다", "그는 학교에 간다", "우리는 책을 읽는다"]
 EN = ["The cat sleeps.", "The dog barks.", "I eat an apple.", "It is raining.", "He goes to school.",
       "We read books."]

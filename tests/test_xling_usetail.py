@@ -7,6 +7,8 @@ import pytest
 
 from research.xling.usetail import TAIL, _backend, _use_tail_weights, fit_tail, pooled_features, tail_forward
 
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
 TEXTS = ["Samsung posts record third-quarter profit", "삼성전자, 3분기 영업이익 사상 최대", "a",
          "Fed raises rates by 25 basis points " * 12]
 

@@ -1,0 +1,196 @@
+"""service.batch.plan: the batch stages as pure functions over column batches.
+
+What is pinned here: featurize gives the streaming engine's own keys (ItemFeatures.build); every
+non-empty item explodes into its exact keys, one key per LSH band and its lead token; a key
+group settles the later members a cheap pass would match, in row order whatever order the
+group arrives in; a hot band verifies against at most MAX_GROUP_COMPARISONS earlier members;
+Embed moves float32 vectors as bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from index.features import ItemFeatures
+from index.minhash import MinHashIndex, lsh_params
+from service.batch.plan import (
+    MAX_GROUP_COMPARISONS,
+    Embed,
+    explode_keys,
+    features_of,
+    featurize,
+    group_rows,
+    settle_group,
+)
+from service.config import EngineConfig
+
+CONFIG = EngineConfig()
+
+
+def columns(titles: list[str], bodies: list[str] | None = None, langs: list[str] | None = None,
+            rows: list[int] | None = None) -> dict[str, np.ndarray]:
+    n = len(titles)
+
+    def obj(values: list[Any]) -> np.ndarray:
+        out = np.empty(n, dtype=object)
+        out[:] = values
+        return out
+
+    return {"row": np.asarray(rows if rows is not None else list(range(n))), "title": obj(titles),
+            "body": obj(bodies if bodies is not None else [""] * n),
+            "lang": obj(langs if langs is not None else ["en"] * n), "time": np.zeros(n)}
+
+
+def group(key: str, rows: list[int], grams: list[np.ndarray]) -> dict[str, np.ndarray]:
+    g = np.empty(len(rows), dtype=object)
+    g[:] = [np.ascontiguousarray(x, dtype=np.uint32).tobytes() for x in grams]
+    k = np.empty(len(rows), dtype=object)
+    k[:] = [key] * len(rows)
+    return {"key": k, "row": np.asarray(rows, np.int64), "grams": g}
+
+
+def settled(g: dict[str, np.ndarray]) -> list[int]:
+    return settle_group(g, config=CONFIG)["row"].tolist()
+
+
+def test_featurize_gives_the_streaming_engines_features() -> None:
+    titles = ["Fed raises rates - Reuters", "삼성전자, 3분기 영업이익 사상 최대", ""]
+    bodies = ["The Fed raised rates on Wednesday. Markets fell.", "", ""]
+    out = featurize(columns(titles, bodies, ["en", "ko", ""], rows=[10, 11, 12]), config=CONFIG)
+    assert out["row"].tolist() == [10, 11, 12]
+    assert out["content_key"].dtype == np.int64 and out["title_key"].dtype == np.int64
+    for i, (t, b, lang) in enumerate(zip(titles, bodies, ["en", "ko", "und"], strict=True)):
+        f = ItemFeatures.build(t, b, lang, 0.0)
+        assert out["content_key"][i] == f.content_key and out["title_key"][i] == f.title_key
+        assert out["lead"][i] == f.lead and bool(out["empty"][i]) == f.empty
+        assert out["embed_text"][i] == f.embed_text(CONFIG.embed_body_lead)
+        assert np.array_equal(np.frombuffer(out["grams"][i], dtype=np.uint32), f.grams)
+    assert out["empty"].tolist() == [False, False, True]
+    # Band keys: one per LSH band for an item with grams, nothing for an empty one.
+    bands, _ = lsh_params(CONFIG.minhash_lsh_threshold, CONFIG.minhash_num_perm)
+    assert len(np.frombuffer(out["bands"][0], dtype=np.uint64)) == bands
+    assert out["bands"][2] == b""
+
+
+def test_featurize_exact_keys_ignore_case_spacing_and_outlet_suffix() -> None:
+    out = featurize(columns(["Fed raises rates", "FED   raises RATES - Reuters", "Fed cuts rates"]), config=CONFIG)
+    assert out["title_key"][0] == out["title_key"][1] != out["title_key"][2]
+
+
+def test_features_of_treats_a_missing_language_as_undetermined() -> None:
+    assert features_of("Title", "", "", 1.0).lang == "und"
+    assert features_of("Title", "", "ko", 1.0).lang == "ko"
+
+
+def test_featurize_band_keys_match_the_engines_minhash_index() -> None:
+    out = featurize(columns(["Samsung posts record quarterly profit"]), config=CONFIG)
+    mh = MinHashIndex(threshold=CONFIG.minhash_lsh_threshold, num_perm=CONFIG.minhash_num_perm)
+    grams = np.frombuffer(out["grams"][0], dtype=np.uint32)
+    assert np.frombuffer(out["bands"][0], dtype=np.uint64).tolist() == np.asarray(mh.band_keys(grams)).tolist()
+
+
+def test_explode_keys_one_row_per_item_and_key_skipping_empty_items() -> None:
+    feats = featurize(columns(["Fed raises rates", "!!!", "Samsung profit"]), config=CONFIG)
+    keys = explode_keys(feats)
+    bands, _ = lsh_params(CONFIG.minhash_lsh_threshold, CONFIG.minhash_num_perm)
+    assert keys["row"].tolist() == [0] * (bands + 3) + [2] * (bands + 3)
+    mine = [str(k) for k, r in zip(keys["key"], keys["row"], strict=True) if r == 0]
+    assert mine[0] == f"c{feats['content_key'][0]}" and mine[1] == f"t{feats['title_key'][0]}"
+    assert mine[2:-1] == [f"b{b}:{k}" for b, k in enumerate(np.frombuffer(feats["bands"][0], np.uint64).tolist())]
+    assert mine[-1] == f"l:{feats['lead'][0]}"
+    # Every row carries its item's grams for the group's verification.
+    assert all(g == feats["grams"][0] for g, r in zip(keys["grams"], keys["row"], strict=True) if r == 0)
+
+
+def test_explode_keys_of_an_all_empty_batch_is_empty() -> None:
+    keys = explode_keys(featurize(columns(["", "..."]), config=CONFIG))
+    assert len(keys["key"]) == 0 and keys["row"].dtype == np.int64
+
+
+def test_group_rows_selects_one_key() -> None:
+    g = group("x", [1, 2, 3], [np.array([1]), np.array([2]), np.array([3])])
+    g["key"][1] = "y"
+    assert group_rows(g, "x")["row"].tolist() == [1, 3]
+    assert group_rows(g, "z")["row"].tolist() == []
+
+
+@pytest.mark.parametrize("key", ["c123", "t-45"])
+def test_exact_key_group_settles_every_member_after_the_earliest_row(key: str) -> None:
+    grams = [np.array([1, 2, 3])] * 3
+    assert settled(group(key, [7, 3, 5], grams)) == [5, 7]
+
+
+def test_a_single_member_or_empty_group_settles_nothing() -> None:
+    assert settled(group("c1", [4], [np.array([1])])) == []
+    assert settled(group("b0:9", [], [])) == []
+
+
+def test_band_group_settles_only_members_past_the_jaccard_bar() -> None:
+    base = np.arange(100)
+    near = np.concatenate([np.arange(90), np.arange(200, 205)])  # Jaccard 90/105 = 0.857
+    far = np.concatenate([np.arange(40), np.arange(300, 360)])   # Jaccard with both below 0.6
+    assert settled(group("b3:77", [0, 1, 2], [base, near, far])) == [1]
+    # Rows are taken in row order, not in the order the group arrives: row 2 leads, row 5 is settled.
+    assert settled(group("b3:77", [5, 2], [near, base])) == [5]
+
+
+def test_band_group_verifies_against_at_most_the_last_max_group_comparisons_members() -> None:
+    twin = np.arange(50)
+    filler = [np.arange(1000 + 100 * i, 1000 + 100 * i + 50) for i in range(MAX_GROUP_COMPARISONS)]
+    # The twin of row 0 arrives after MAX_GROUP_COMPARISONS unrelated members: left unverified (embedded).
+    rows = list(range(MAX_GROUP_COMPARISONS + 2))
+    assert settled(group("b0:1", rows, [twin, *filler, twin])) == []
+    # One member fewer in between and it is settled.
+    rows = list(range(MAX_GROUP_COMPARISONS + 1))
+    assert settled(group("b0:1", rows, [twin, *filler[:-1], twin])) == [MAX_GROUP_COMPARISONS]
+
+
+def test_lead_group_settles_by_the_gated_ngram_pass() -> None:
+    feats = featurize(columns(["Samsung posts record quarterly profit", "Samsung posts record quarterly profits",
+                               "Samsung recalls washing machines"]), config=CONFIG)
+    keys = explode_keys(feats)
+    lead = f"l:{feats['lead'][0]}"
+    assert lead == "l:samsung" and feats["lead"][2] == "samsung"
+    assert settled(group_rows(keys, lead)) == [1]
+
+
+def test_settling_across_all_key_groups_finds_the_near_copies() -> None:
+    titles = ["Fed raises rates by 25 basis points", "FED RAISES RATES BY 25 BASIS POINTS",
+              "Fed raises rates by 25 basis points today", "Samsung posts record profit", "Fed raises rates"]
+    keys = explode_keys(featurize(columns(titles), config=CONFIG))
+    out = {int(r) for k in np.unique(keys["key"]) for r in settled(group_rows(keys, k))}
+    assert {1, 2} <= out
+    assert 0 not in out and 3 not in out
+
+
+class FakeEmbedder:
+    made = 0
+
+    def __init__(self) -> None:
+        FakeEmbedder.made += 1
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float64)
+
+
+def test_embed_builds_the_model_once_and_returns_float32_bytes() -> None:
+    FakeEmbedder.made = 0
+    embed = Embed(FakeEmbedder)
+    out = embed({"row": np.array([4, 9]), "embed_text": np.array(["abc", "hello"], dtype=object)})
+    out2 = embed({"row": np.array([1]), "embed_text": np.array(["x"], dtype=object)})
+    assert FakeEmbedder.made == 1
+    assert out["row"].tolist() == [4, 9] and out["embed_text"].tolist() == ["abc", "hello"]
+    assert [np.frombuffer(v, dtype=np.float32).tolist() for v in out["vector"]] == [[3.0, 1.0], [5.0, 1.0]]
+    assert np.frombuffer(out2["vector"][0], dtype=np.float32).tolist() == [1.0, 1.0]
+
+
+def test_embed_of_an_empty_batch_does_not_call_the_model() -> None:
+    class Refuses:
+        def encode(self, texts: list[str]) -> np.ndarray:
+            raise AssertionError("encode called on an empty batch")
+
+    out = Embed(Refuses)({"row": np.array([], dtype=np.int64), "embed_text": np.array([], dtype=object)})
+    assert out["row"].tolist() == [] and len(out["vector"]) == 0
