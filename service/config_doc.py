@@ -117,17 +117,17 @@ def _section(cls: type, source: Path, *, runs: bool, fallback: dict[str, str] | 
     """One heading per comment block, naming the run of fields it covers, each with its type,
     default and environment variable."""
     comments = field_comments(source, cls.__name__, runs=runs)
-    runs: list[tuple[str, list[dataclasses.Field[Any]]]] = []
+    headed: list[tuple[str, list[dataclasses.Field[Any]]]] = []  # (note, the fields it covers)
     for f in dataclasses.fields(cls):
         if f.name in skip:
             continue
         note = comments.get(f.name, "") or (fallback or {}).get(f.name, "")
-        if runs and note and runs[-1][0] == note:
-            runs[-1][1].append(f)
+        if headed and note and headed[-1][0] == note:
+            headed[-1][1].append(f)
         else:
-            runs.append((note, [f]))
+            headed.append((note, [f]))
     out: list[str] = []
-    for note, fields in runs:
+    for note, fields in headed:
         out += ["### " + ", ".join(f"`{f.name}`" for f in fields), ""]
         out += [f"- `{f.name}`: `{_type(f)}`, default `{_default(f)}`, environment `SAMESTORY_{f.name.upper()}`"
                 for f in fields]
