@@ -1,4 +1,4 @@
-"""Every relative link in the README and docs/ points at a file that exists, and at a heading
+"""Every relative link in the README, the changelog, docs/ and research/notes/ points at a file that exists, and at a heading
 that exists when it names one: docs that drift from the tree fail here, not in a reader's hands."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "RESULTS.md",
-        ROOT / "eval" / "RESULTS.md"]
+DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md")),
+        ROOT / "bench" / "RESULTS.md", ROOT / "eval" / "RESULTS.md",
+        *sorted((ROOT / "research" / "notes").glob("*.md"))]
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^(```|~~~)")
 
