@@ -1307,10 +1307,15 @@ class Deduper:
 
     # reading ---------------------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
+        """Store and index counts. ``copy_groups`` and ``indexed_copy_groups`` are the copy groups
+        stored and in the candidate index; ``clusters`` and ``indexed_clusters`` are their
+        deprecated aliases (the store's table name), removed in the next release."""
         counts = self.store.counts()
         return {
             **counts,
+            "copy_groups": counts.get("clusters", 0),
             "indexed_documents": len(self.state.entries),
+            "indexed_copy_groups": len(self.state.reps),
             "indexed_clusters": len(self.state.reps),
             "vector_index": len(self.state.vectors) if self.state.vectors is not None else 0,
             "counters": dict(self.counters),

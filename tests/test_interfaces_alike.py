@@ -285,3 +285,14 @@ def test_http_ingest_and_batch_refuse_the_same_articles(client, tmp_path):
 
     with pytest.raises(ValueError, match=r"^bad\.jsonl:1: an article needs a non-empty title or body$"):
         read_records([feed])
+
+
+def test_stats_name_copy_groups_with_deprecated_aliases() -> None:
+    from service import Article, Deduper
+
+    with Deduper.open(":memory:", model=None) as d:
+        d.ingest(Article(title="Bank of Korea holds key rate at 3.5%", url="https://a.example/1"))
+        d.ingest(Article(title="Bank of Korea holds key rate at 3.5%", url="https://b.example/2"))
+        stats = d.stats()
+    assert stats["copy_groups"] == stats["clusters"] == 1
+    assert stats["indexed_copy_groups"] == stats["indexed_clusters"] == 1

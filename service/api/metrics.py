@@ -65,9 +65,11 @@ class Metrics:
     def refresh(self, stats: dict[str, Any]) -> None:
         """Set the gauges from ``Deduper.stats()``."""
         self.index_size.labels("documents").set(stats.get("indexed_documents", 0))
-        self.index_size.labels("clusters").set(stats.get("indexed_clusters", 0))
+        self.index_size.labels("copy_groups").set(stats.get("indexed_copy_groups", 0))
+        # Deprecated label (the copy groups' old name), kept one release for existing dashboards.
+        self.index_size.labels("clusters").set(stats.get("indexed_copy_groups", 0))
         self.index_size.labels("vectors").set(stats.get("vector_index", 0))
-        for table in ("documents", "live_documents", "versions", "observations", "clusters"):
+        for table in ("documents", "live_documents", "versions", "observations", "copy_groups", "clusters"):
             if table in stats:
                 self.store_rows.labels(table).set(stats[table])
         for name, value in stats.get("embedding_cache", {}).items():
