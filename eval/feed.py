@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.data import _iter_json_lines
 from eval.metrics import adjusted_rand_index, pairwise_scores
 from service.engine import Deduper
 from service.types import IngestResult
@@ -56,19 +57,14 @@ class FeedReport:
 def load_feed(path: Path) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Read a labelled feed: (articles without gold fields, gold copy labels, gold story labels).
 
-    Raises ValueError naming the line when a line is not a JSON object or lacks a label.
+    Raises FileNotFoundError for a missing file, ValueError naming the line when a line is not a
+    JSON object or lacks a label (the lines are read as the eval data's, ``eval.data``).
     """
     articles: list[dict[str, Any]] = []
     copies: list[str] = []
     stories: list[str] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        if not isinstance(rec, dict) or any(k not in rec for k in GOLD_FIELDS):
+    for n, rec in _iter_json_lines(path):
+        if any(k not in rec for k in GOLD_FIELDS):
             raise ValueError(f"{path}:{n}: a labelled feed line is a JSON object with 'copy' and 'story' labels")
         copies.append(str(rec.pop("copy")))
         stories.append(str(rec.pop("story")))
