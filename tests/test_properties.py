@@ -68,6 +68,13 @@ def _canonical_or_none(url: str) -> str | None:
         return None
 
 
+def _url_parts(url: str) -> tuple[str, str, str, str]:
+    """(scheme, host with any port, "/" or "", the rest) of a generated URL."""
+    scheme, rest = url.split("://", 1)
+    host, sep, tail = rest.partition("/")
+    return scheme, host, sep, tail
+
+
 @FAST
 @given(urls())
 def test_url_canonicalisation_is_idempotent(url: str) -> None:
@@ -81,8 +88,7 @@ def test_url_canonicalisation_is_idempotent(url: str) -> None:
 def test_url_canonicalisation_ignores_scheme_and_host_case(url: str) -> None:
     once = _canonical_or_none(url)
     assume(once is not None)
-    scheme, rest = url.split("://", 1)
-    host, sep, tail = rest.partition("/")
+    scheme, host, sep, tail = _url_parts(url)
     assert RULES.canonicalize(f"{scheme.upper()}://{host.upper()}{sep}{tail}") == once
 
 
@@ -91,8 +97,7 @@ def test_url_canonicalisation_ignores_scheme_and_host_case(url: str) -> None:
 def test_url_canonicalisation_drops_a_default_port(url: str) -> None:
     once = _canonical_or_none(url)
     assume(once is not None)
-    scheme, rest = url.split("://", 1)
-    host, sep, tail = rest.partition("/")
+    scheme, host, sep, tail = _url_parts(url)
     bare = host.split(":")[0]
     default = {"http": ":80", "https": ":443"}[scheme]
     assert RULES.canonicalize(f"{scheme}://{bare}{default}{sep}{tail}") == RULES.canonicalize(
