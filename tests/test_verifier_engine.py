@@ -199,3 +199,11 @@ def test_off_by_default_and_on_by_config_loads_lazily() -> None:
         EngineConfig.load(env={"SAMESTORY_VERIFIER": "maybe"})
     with pytest.raises(ConfigError, match=r"^verifier_floor must be in \[0, 1\], got 1.5$"):
         EngineConfig(verifier_floor=1.5)
+
+
+def test_warm_verifier_runs_it_once_at_start_up() -> None:
+    v = FakeVerifier()
+    d = engine(v)
+    assert d.warm_verifier() >= 0.0 and "verifier_s" in d.warmup_report and len(v.calls) == 1
+    off = engine(None)
+    assert off.warm_verifier() == 0.0 and "verifier_s" not in off.warmup_report
