@@ -83,19 +83,36 @@ def check_pairs(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], list[str
     return la, lb
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    from scipy.special import erf
-
-    return np.asarray(erf(x), dtype=np.float32)
+# Abramowitz & Stegun 7.1.26: erfc(z) ~ poly(t) exp(-z^2), t = 1 / (1 + p z), z >= 0; absolute error
+# <= 1.5e-7, below float32's own rounding of GELU here (4e-7 against float64 either way), at half the
+# time of scipy.special.erf, which took 28 % of a forward pass (64 headline pairs, 6 layers).
+_AS_P = np.float32(0.3275911)
+_AS_C = tuple(np.float32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """Exact (erf) GELU, as torch's ``gelu`` and BERT's ``hidden_act = "gelu"``.
+    """Exact (erf) GELU, as torch's ``gelu`` and BERT's ``hidden_act = "gelu"``: ``0.5 x (1 + erf(x /
+    sqrt 2))``, erf to 1.5e-7.
 
     >>> [round(float(v), 6) for v in gelu(np.array([-1.0, 0.0, 2.0], np.float32))]
     [-0.158655, 0.0, 1.9545]
     """
-    return np.float32(0.5) * x * (np.float32(1.0) + _erf(x * np.float32(1.0 / math.sqrt(2.0))))
+    z = np.abs(x) * np.float32(1.0 / math.sqrt(2.0))
+    t = z * _AS_P
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    y = t * _AS_C[0]
+    for c in _AS_C[1:]:
+        y += c
+        y *= t
+    z *= z
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    y *= z  # erfc(|x| / sqrt 2); 1 + erf(x / sqrt 2) is 2 - that for x >= 0, that itself below
+    np.subtract(np.float32(2.0), y, out=y, where=x >= 0)
+    y *= x
+    y *= np.float32(0.5)
+    return y
 
 
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
