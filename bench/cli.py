@@ -75,6 +75,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--window", type=_positive, default=None,
                    help="items per point of the throughput-against-stored-items curves (default: size / 20)")
     p.add_argument("--eval-data", default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
+    p.add_argument("--verifier", choices=("off", "on", "both"), default="off",
+                   help="stream only: the pair verifier off (default), on, or both (a second samestory run with it, "
+                        "reported as samestory+verifier, with its ms per verified pair and share of the time)")
+    p.add_argument("--verifier-path", default=None,
+                   help="the verifier artefact (default models/verifier/verifier.npz)")
     p.set_defaults(func=cmd_bench)
 
 
@@ -103,6 +108,11 @@ def _summary(r: dict[str, Any]) -> str:
                      f"{m['recall']:>7.4f} {m['pairwise_precision']:>8.4f} {m['false_merge_rate']:>11.4f} "
                      f"{_pct(m['hard_negative_merge_rate']):>9} {m['encoder_texts']:>14d}")
     lines.append(f"speedup vs embed-all: {r['speedup_vs_embed_all']}")
+    for name in ("samestory", "samestory+verifier"):
+        v = r["methods"].get(name, {}).get("verifier")
+        if v:
+            lines.append(f"pair verifier ({name}): {v['pairs']} pairs in {v['calls']} calls, p50 "
+                         f"{v['p50_ms_per_pair']} ms per pair, {_pct(v['share_of_ingest_time'])} of the ingest time")
     lines.append(f"stage share: {r['stage_share']}")
     for cp, v in r["ingest_latency_ms"].items():
         if not v.get("samples"):  # --throughput-only: not measured
@@ -150,7 +160,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                            guards=not args.no_guards, seed=args.seed, dup_share=args.dup_share,
                            data_dir=args.eval_data, probe=0 if args.throughput_only else args.probe,
                            restart=not (args.no_restart or args.throughput_only), extras=not args.throughput_only,
-                           window=args.window, log=sys.stderr, on_repeat=write)
+                           window=args.window, log=sys.stderr, on_repeat=write, verifier=args.verifier,
+                           verifier_path=args.verifier_path)
     write(result)
     print(_summary(result))
     if args.json:

@@ -19,7 +19,10 @@ What is measured (all on the same seeded stream, see :mod:`bench.stream`):
   precision, false-merge rate, labelled hard negatives merged: :func:`score_labels`);
 * the encoder alone, batched, on a sample of the stream's texts and of the texts samestory sent
   it (:class:`RecordingEmbedder`): every throughput is also a share of that limit;
-* items/s per window of the stream as the store grows, for every streaming method.
+* items/s per window of the stream as the store grows, for every streaming method;
+* with the pair verifier (``verifier="on"`` or ``"both"``, issue 35): the pairs it read, its
+  p50 ms per verified pair and its share of the stream's ingest time (:class:`TimedVerifier`);
+  ``"both"`` runs the stream with it as a method of its own, ``samestory+verifier``.
 
 Each repeat runs the methods in a rotated order (:func:`rotated`) after one untimed warm-up of
 each. Throughput and latency are medians over ``repeats`` runs; recall and precision are
@@ -171,12 +174,48 @@ def median_windows(runs: Sequence[Sequence[dict[str, float]]]) -> list[dict[str,
 
 
 # --- samestory -------------------------------------------------------------------------------------
-def _engine(db: str, embedder: Any, guards: bool) -> Any:
+def _engine(db: str, embedder: Any, guards: bool, verifier: Any = None) -> Any:
     from service.config import EngineConfig
     from service.engine import Deduper, guards_on
     from service.store import open_store
 
-    return Deduper(open_store(db), embedder=embedder, config=EngineConfig.load(), guards=guards_on(guards))
+    return Deduper(open_store(db), embedder=embedder, config=EngineConfig.load(), guards=guards_on(guards),
+                   verifier=verifier)
+
+
+class TimedVerifier:
+    """The engine's pair verifier, passed through, timing every ``score`` call (pairs, seconds)."""
+
+    def __init__(self, verifier: Any) -> None:
+        self._verifier = verifier
+        self.calls: list[tuple[int, float]] = []
+
+    @property
+    def threshold(self) -> float:
+        return float(self._verifier.threshold)
+
+    def score(self, a: Sequence[str], b: Sequence[str]) -> Any:
+        t0 = time.perf_counter()
+        out = self._verifier.score(a, b)
+        self.calls.append((len(a), time.perf_counter() - t0))
+        return out
+
+    def figures(self, ingest_seconds: float) -> dict[str, Any]:
+        """Pairs read, calls, p50 / p99 ms per verified pair (each call's time shared by its pairs)
+        and the share of ``ingest_seconds`` spent in the verifier.
+
+        >>> t = TimedVerifier(None); t.calls = [(1, 0.004), (3, 0.006)]
+        >>> t.figures(0.1)
+        {'pairs': 4, 'calls': 2, 'p50_ms_per_pair': 2.0, 'p99_ms_per_pair': 3.94, 'seconds': 0.01, 'share_of_ingest_time': 0.1}
+        """
+        per_pair = [1000.0 * sec / n for n, sec in self.calls for _ in range(n)]
+        seconds = sum(sec for _, sec in self.calls)
+        p50, p99 = percentile(per_pair, 50), percentile(per_pair, 99)
+        return {"pairs": len(per_pair), "calls": len(self.calls),
+                "p50_ms_per_pair": None if p50 is None else round(p50, 3),
+                "p99_ms_per_pair": None if p99 is None else round(p99, 3),
+                "seconds": round(seconds, 3),
+                "share_of_ingest_time": round(seconds / ingest_seconds, 4) if ingest_seconds else None}
 
 
 class RecordingEmbedder:
@@ -200,16 +239,18 @@ class RecordingEmbedder:
 
 
 def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool = True, probe: int = 100,
-                  chunk_size: int = 256, window: int = 1_000) -> dict[str, Any]:
+                  chunk_size: int = 256, window: int = 1_000, verifier: Any = None) -> dict[str, Any]:
     """One ingest of the whole stream into a fresh SQLite store; returns times, counters, labels.
 
     The bulk ingest goes in calls of ``window`` items, each timed, so throughput can be plotted
     against the items stored (``windows``); ``encoder_input`` holds the texts that reached the
-    encoder.
+    encoder. ``verifier``: the pair verifier the engine runs (None: off); its figures, timed
+    over the whole run (bulk and single-item ingests), are under ``verifier``.
     """
     db_path = workdir / f"bench-{time.monotonic_ns()}.db"
     recorder = RecordingEmbedder(embedder) if embedder is not None else None
-    engine = _engine(f"sqlite:///{db_path}", recorder, guards)
+    timed = TimedVerifier(verifier) if verifier is not None else None
+    engine = _engine(f"sqlite:///{db_path}", recorder, guards, timed)
     if recorder is not None:
         recorder.texts.clear()  # drop the engine's warm-up call, if any
     items = stream.items
@@ -219,6 +260,7 @@ def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool 
     latencies: dict[int, list[float]] = {}
     windows: list[dict[str, float]] = []
     bulk_time = 0.0
+    probe_time = 0.0
     bulk_items = 0
     pos = 0
     gc.collect()
@@ -239,6 +281,7 @@ def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool 
                 t0 = time.perf_counter()
                 r = engine.ingest(a)
                 lat.append((time.perf_counter() - t0) * 1000.0)
+                probe_time += lat[-1] / 1000.0
                 labels.append(r.cluster_id)
             latencies[stop] = lat
             pos += probe
@@ -248,7 +291,8 @@ def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool 
             "throughput": bulk_items / bulk_time if bulk_time else None, "latencies_ms": latencies,
             "counters": stats["counters"], "indexed_documents": stats["indexed_documents"],
             "indexed_clusters": stats["indexed_clusters"], "labels": labels, "windows": windows,
-            "encoder_input": list(recorder.texts) if recorder is not None else []}
+            "encoder_input": list(recorder.texts) if recorder is not None else [],
+            "verifier": timed.figures(bulk_time + probe_time) if timed is not None else None}
 
 
 # Texts per encoder call when measuring its limit: large calls, so the length sort inside
@@ -424,12 +468,13 @@ WARM_UP_ITEMS = 300  # per method, untimed: imports, BLAS and FAISS first calls,
 
 
 def _warm_up(methods: Sequence[str], stream: Stream, embedder: Any, threshold: float, work: Path,
-             guards: bool) -> None:
+             guards: bool, verifiers: dict[str, Any] | None = None) -> None:
     """Run every method once on the stream's first items, untimed, so no repeat pays one-off costs."""
     head = Stream(stream.items[:WARM_UP_ITEMS], stream.seed, stream.dup_share)
     for method in methods:
-        if method == "samestory":
-            os.unlink(run_samestory(head, embedder, workdir=work, guards=guards, probe=0)["db"])
+        if method.startswith("samestory"):
+            os.unlink(run_samestory(head, embedder, workdir=work, guards=guards, probe=0,
+                                    verifier=(verifiers or {}).get(method))["db"])
         elif method == "encoder":
             measure_encoder(embedder, [it.title for it in head.items])
         else:
@@ -453,7 +498,8 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                   data_dir: str | None = None, probe: int = 100, restart: bool = True,
                   workdir: str | None = None, window: int | None = None, extras: bool = True,
                   encoder_sample: int = 3_000, log: Any = None,
-                  on_repeat: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                  on_repeat: Callable[[dict[str, Any]], None] | None = None, verifier: str = "off",
+                  verifier_path: str | None = None) -> dict[str, Any]:
     """Run everything at one stream size; returns a JSON-able dict (see module docstring).
 
     Each repeat runs samestory, the encoder alone and the alternatives in a rotated order
@@ -464,8 +510,13 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     seeded sample of ``encoder_sample`` of the stream's texts and as many of the texts samestory
     sent to it (a rate needs no more; the whole set would double a run on a shared machine).
     ``on_repeat`` receives the figures so far after every repeat (the CLI writes them, so a run
-    cut short still leaves its completed repeats).
+    cut short still leaves its completed repeats). ``verifier``: "off", "on" (samestory runs with
+    the pair verifier of ``verifier_path``, default the committed artefact) or "both" (a second
+    method, ``samestory+verifier``, in the rotation; its ``throughput_ratio_to_samestory`` is the
+    issue-35 cost figure).
     """
+    if verifier not in ("off", "on", "both"):
+        raise ValueError(f"verifier must be 'off', 'on' or 'both', got {verifier!r}")
 
     def say(msg: str) -> None:
         if log is not None:
@@ -488,7 +539,16 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     enc_all: list[dict[str, Any]] = []
     enc_survivors: list[dict[str, Any]] = []
     survivors: list[str] | None = None
-    order = ["samestory", *(["encoder"] if embedder is not None else []), *alternatives]
+    verifiers: dict[str, Any] = {}
+    if verifier != "off":
+        from models.verifier import PairVerifier
+
+        loaded = PairVerifier.load(verifier_path)
+        verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
+        say(f"pair verifier: {loaded!r}")
+    extra_runs: list[dict[str, Any]] = []
+    order = ["samestory", *(["samestory+verifier"] if verifier == "both" else []),
+             *(["encoder"] if embedder is not None else []), *alternatives]
     def summarise(restart_info: Any = None, rebuild_info: Any = None, dedupe_info: Any = None,
                   guard_info: Any = None) -> dict[str, Any]:
         """Every figure from the runs so far (called after each repeat, and at the end)."""
@@ -542,11 +602,24 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                           "throughput_ratio_to_samestory": round(tp / ours_tp, 4), "share_of_encoder_limit": share(tp),
                           "encoder_texts": ok[-1]["encoder_texts"], "windows": median_windows([x["windows"] for x in ok]),
                           **score_labels(stream.items, ok[-1]["labels"], stream.negatives)}
+        if ours[-1].get("verifier"):
+            methods["samestory"]["verifier"] = ours[-1]["verifier"]
+        if extra_runs:
+            vtp = median([x["throughput"] for x in extra_runs])
+            methods["samestory+verifier"] = {
+                "throughput": vtp, "throughput_runs": [x["throughput"] for x in extra_runs],
+                "throughput_ratio_to_samestory": round(vtp / ours_tp, 4) if vtp and ours_tp else None,
+                "share_of_encoder_limit": share(vtp),
+                "encoder_texts": extra_runs[-1]["counters"].get("encoder_texts", 0),
+                "windows": median_windows([x["windows"] for x in extra_runs]),
+                "verifier": extra_runs[-1]["verifier"],
+                "verifier_p50_ms_per_pair_runs": [x["verifier"]["p50_ms_per_pair"] for x in extra_runs],
+                **score_labels(stream.items, extra_runs[-1]["labels"], stream.negatives)}
         embed_all = methods.get("embed-all", {})
         speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
         return {
             "size": n, "repeats": len(ours), "repeats_planned": repeats, "seed": seed, "model": model,
-            "guards": guards, "window": window, "dup_share": dup_share,
+            "guards": guards, "window": window, "dup_share": dup_share, "verifier": verifier,
             "run_order": [rotated(order, r) for r in range(len(ours))],
             "stream": stream.stats,
             "throughput_items_per_s": ours_tp,
@@ -563,12 +636,21 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         }
 
     try:
-        _warm_up(order, stream, embedder, threshold, work, guards)
+        _warm_up(order, stream, embedder, threshold, work, guards, verifiers)
         say(f"warmed up on the first {WARM_UP_ITEMS} items: {', '.join(order)}")
         for r in range(repeats):
             for method in rotated(order, r):
-                if method == "samestory":
-                    res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window)
+                if method == "samestory+verifier":
+                    res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window,
+                                        verifier=verifiers[method])
+                    res.pop("encoder_input")
+                    os.unlink(res["db"])
+                    extra_runs.append(res)
+                    say(f"[{r + 1}/{repeats}] samestory+verifier: {res['throughput']:.0f} items/s, "
+                        f"verifier {res['verifier']}")
+                elif method == "samestory":
+                    res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window,
+                                        verifier=verifiers.get(method))
                     say(f"[{r + 1}/{repeats}] samestory: {res['throughput']:.0f} items/s")
                     if ours:
                         os.unlink(ours[-1]["db"])  # keep the newest store only, for the restart measurement

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
+from index.text import detect_lang
 from service.config import DAY, EngineConfig
 from service.scoring import CosineScorer, EmbeddingScorer
 from service.stages import (
@@ -39,6 +40,7 @@ from service.state import CandidateState
 from service.types import Decision, GuardVerdict, StageName
 
 if TYPE_CHECKING:
+    from models.verifier import PairVerifierLike
     from service.guards import GuardInput, GuardSet
 
 
@@ -56,6 +58,40 @@ class Match:
 Confirm = Callable[[int], tuple[bool, str | None]]
 
 
+def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
+    """What the pair verifier reads of a pair: headline with headline when both have a title,
+    otherwise each side's body lead (a side without one gives its headline).
+
+    >>> a = ItemFeatures.build("Kospi closes above 4,000", "Stocks rose. More later.", "en", 0.0)
+    >>> verify_texts(a, ItemFeatures.build("코스피 4000선 돌파", "", "ko", 0.0))
+    ('Kospi closes above 4,000', '코스피 4000선 돌파')
+    >>> verify_texts(a, ItemFeatures.build("", "코스피가 올랐다. 더 보기.", "ko", 0.0))
+    ('Stocks rose.', '코스피가 올랐다.')
+    """
+    if a.title.strip() and b.title.strip():
+        return a.headline, b.headline
+    return a.body_lead_text or a.headline, b.body_lead_text or b.headline
+
+
+def other_language(a: ItemFeatures, b: ItemFeatures) -> bool:
+    """The two are in different languages (by primary subtag: "ko-KR" is "ko"); a side whose
+    language is not given ("und": stateless dedupe) is told by its script (``detect_lang``).
+
+    >>> ko, en = (ItemFeatures.build(t, "", lang, 0.0) for t, lang in (("가나", "ko"), ("ab", "en")))
+    >>> other_language(ko, en), other_language(ko, ko), other_language(ko, ItemFeatures.build("Fed", "", "und", 0.0))
+    (True, False, True)
+    >>> other_language(ko, ItemFeatures.build("2024", "", "und", 0.0))
+    False
+    """
+    la, lb = (_primary_lang(f) for f in (a, b))
+    return la != "und" and lb != "und" and la != lb
+
+
+def _primary_lang(f: ItemFeatures) -> str:
+    lang = f.lang.replace("_", "-").split("-")[0].lower()
+    return lang if lang not in ("", "und") else detect_lang(f.guard_text())
+
+
 def guard_input(f: ItemFeatures) -> GuardInput:
     from service.guards import GuardInput
 
@@ -67,9 +103,12 @@ class Cascade:
     """The stages (``service.stages``) in order, and the guards that vet what they propose."""
 
     def __init__(self, config: EngineConfig, guards: GuardSet | None, scorer: EmbeddingScorer | None = None,
-                 stages: Sequence[Stage] | None = None) -> None:
+                 stages: Sequence[Stage] | None = None, verifier: PairVerifierLike | None = None) -> None:
         self.config = config
         self.guards = guards
+        # The pair verifier (EngineConfig.verifier): None, off. It decides every merge but
+        # identity, and rescues Korean-English hits in [verifier_floor, embedding_threshold).
+        self.verifier = verifier
         # No threshold is calibrated only for an engine without a model, which never embeds: nothing passes.
         self.scorer: EmbeddingScorer = scorer or CosineScorer(
             config.embedding_threshold if config.embedding_threshold is not None else math.inf)
@@ -82,6 +121,10 @@ class Cascade:
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
                     stage.confirm_floor = config.slot_confirm_threshold
+        if verifier is not None:  # the rescue reads hits down to verifier_floor
+            for stage in self.stages:
+                if isinstance(stage, EmbeddingStage):
+                    stage.verify_floor = config.verifier_floor
 
     def embed_text(self, f: ItemFeatures) -> str:
         return f.embed_text(self.config.embed_body_lead)
@@ -195,6 +238,94 @@ class Cascade:
         far = self.too_far(a, b)
         return None if far is None else GuardVerdict("time", True, True, far)
 
+    # the pair verifier --------------------------------------------------------------------------------
+    def verifier_threshold(self) -> float:
+        """``EngineConfig.verifier_threshold``, else the verifier's own (the artefact's)."""
+        assert self.verifier is not None
+        t = self.config.verifier_threshold
+        return float(self.verifier.threshold) if t is None else t
+
+    def verify(self, pairs: Sequence[tuple[ItemFeatures, ItemFeatures]]) -> list[float]:
+        """P(same report) for each pair, in one call of the verifier (:func:`verify_texts`)."""
+        assert self.verifier is not None
+        if not pairs:
+            return []
+        texts = [verify_texts(a, b) for a, b in pairs]
+        p = self.verifier.score([t[0] for t in texts], [t[1] for t in texts])
+        return [float(x) for x in p]
+
+    def _verified(self, trace: Trace, stage: StageName, new: ItemFeatures, other: ItemFeatures) -> bool:
+        """A merge the guards let through, as the verifier judges it: identity (the exact stage)
+        and an engine without a verifier always stand; P below the threshold is a veto named
+        ``verifier`` (the walk goes on), P at or above it a note on the reasons."""
+        if self.verifier is None or stage == "exact":
+            return True
+        p, threshold = self.verify([(new, other)])[0], self.verifier_threshold()
+        trace.scores["verifier"] = p
+        if p >= threshold:
+            trace.reasons.append(f"verifier: {p:.2f}")
+            return True
+        trace.reasons.append(f"verifier: {p:.2f} < {threshold:.2f}")
+        if "verifier" not in trace.blocked_by:
+            trace.blocked_by.append("verifier")
+        return False
+
+    def rescue_band(self, a: ItemFeatures, b: ItemFeatures, cosine: float | None) -> bool:
+        """The pair is one the verifier may rescue: a verifier is on, the two are in different
+        languages, and the cosine lies in [``verifier_floor``, ``embedding_threshold``)."""
+        high = self.config.embedding_threshold
+        return (self.verifier is not None and cosine is not None and high is not None
+                and self.config.verifier_floor <= cosine < high and other_language(a, b))
+
+    def _rescue_reason(self, p: float, cosine: float) -> str:
+        return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
+                f"{self.config.embedding_threshold}")
+
+    def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
+        """The Korean-English rescue: the embedding hits no stage took, in another language than
+        the item, with cosine in [verifier_floor, embedding_threshold), at most ``embedding_k``,
+        read by the verifier in one call; best cosine first, the first at or above its threshold
+        that the guards (and ``confirm``) let through is the match."""
+        trace, entries, item = probe.trace, probe.state.entries, probe.item
+        band: list[tuple[int, int, float, ItemFeatures]] = []
+        for doc, sc in sorted(probe.scored.items(), key=lambda x: -x[1].cosine):
+            cluster = entries.cluster_of(doc)
+            if doc == probe.exclude_doc or cluster in trace.tried or any(c == cluster for _, c, _, _ in band):
+                continue
+            other = entries.features(doc)
+            if self.rescue_band(item, other, sc.cosine) and self.too_far(item, other) is None:
+                band.append((doc, cluster, sc.cosine, other))
+        band = band[:self.config.embedding_k]
+        if not band:
+            return None
+        probs = self.verify([(item, other) for _, _, _, other in band])
+        threshold = self.verifier_threshold()
+        for (doc, cluster, cosine, other), p in zip(band, probs, strict=True):
+            trace.tried.add(cluster)
+            if p < threshold:
+                continue
+            trace.scores["verifier"] = p
+            reason = f"{self._rescue_reason(p, cosine)}, with cluster {cluster} (representative {doc})"
+            allowed, verdicts = self.vet(item, other)
+            trace.guards = verdicts
+            if not allowed:
+                blocking = [v for v in verdicts if v.blocked]
+                trace.reasons.append(f"{reason}, {veto_reason(blocking)}")
+                trace.blocked_by.extend(v.guard for v in blocking if v.guard not in trace.blocked_by)
+                continue
+            trace.reasons.append(reason)
+            trace.reasons.extend(guard_notes(verdicts))
+            if not self._confirmed(trace, confirm, doc):
+                continue
+            return Match(Decision(True, "embedding", cosine, trace.reasons, trace.blocked_by, matched_id=doc,
+                                  scores=trace.scores, guards=trace.guards), cluster, doc)
+        best = max(probs)
+        if best < threshold:
+            trace.scores["verifier"] = max(best, trace.scores.get("verifier", 0.0))
+            trace.reasons.append(f"verifier: {best:.2f} < {threshold:.2f} at best for the {len(band)} "
+                                 f"other-language hit(s) below the embedding threshold")
+        return None
+
     def _propose(self, trace: Trace, reason: str, new: ItemFeatures, other: ItemFeatures) -> bool:
         time_veto = self._time_veto(new, other)
         if time_veto is not None:  # no guard is asked; the guards of the last proposal stay on the trace
@@ -236,12 +367,15 @@ class Cascade:
                 if doc == exclude_doc or cluster in trace.tried:
                     continue
                 trace.tried.add(cluster)
-                if (self._propose(trace, stage.describe(probe, doc, score), f, entries.features(doc))
-                        and self._confirmed(trace, confirm, doc)):
+                other = entries.features(doc)
+                if (self._propose(trace, stage.describe(probe, doc, score), f, other)
+                        and self._verified(trace, stage.name, f, other) and self._confirmed(trace, confirm, doc)):
                     return Match(Decision(True, stage.name, score, trace.reasons, trace.blocked_by, matched_id=doc,
                                           scores=trace.scores, guards=trace.guards), cluster, doc)
-            if isinstance(stage, EmbeddingStage) and probe.scored and self.has_confirm_band():
-                found = self._confirm_hits(probe, confirm)
+            if isinstance(stage, EmbeddingStage) and probe.scored:
+                # With a verifier on, its rescue covers the slot-confirmed band (and more).
+                found = (self._rescue_hits(probe, confirm) if self.verifier is not None
+                         else self._confirm_hits(probe, confirm) if self.has_confirm_band() else None)
                 if found is not None:
                     return found
         if not trace.reasons:
@@ -283,7 +417,10 @@ class Cascade:
                             scores=scores)
         # Too little content on either side: the cosine alone decides nothing (MIN_EMBED_CONTENT).
         thin = too_little_content(self.embed_text(a)) or too_little_content(self.embed_text(b))
-        if proposal is None and time_veto is None and thin is None and self.confirm_band(scores.get("cosine")):
+        if proposal is None and time_veto is None and thin is None and self.rescue_band(a, b, scores.get("cosine")):
+            return self._rescue_pair(a, b, scores, last)
+        if (proposal is None and time_veto is None and thin is None and self.verifier is None
+                and self.confirm_band(scores.get("cosine"))):
             cos = scores["cosine"]
             ok, why, verdicts = self.slot_confirm(a, b)
             if ok:
@@ -293,9 +430,34 @@ class Cascade:
             return Decision(False, last, scores.get(last), [thin or "no stage reached its threshold"], scores=scores)
         stage_name, score, reason = proposal
         allowed, verdicts = self.vet(a, b)
+        if allowed and self.verifier is not None and stage_name != "exact":
+            p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
+            scores["verifier"] = p
+            if p < threshold:
+                return Decision(False, stage_name, score, [reason, *guard_notes(verdicts), f"verifier: {p:.2f} < "
+                                f"{threshold:.2f}"], ["verifier"], scores=scores, guards=verdicts)
+            return Decision(True, stage_name, score, [reason, *guard_notes(verdicts), f"verifier: {p:.2f}"],
+                            scores=scores, guards=verdicts)
         if allowed:
             return Decision(True, stage_name, score, [reason, *guard_notes(verdicts)], scores=scores,
                             guards=verdicts)
         blocking = [v for v in verdicts if v.blocked]
         return Decision(False, stage_name, score, [reason, veto_reason(blocking)], [v.guard for v in blocking],
+                        scores=scores, guards=verdicts)
+
+    def _rescue_pair(self, a: ItemFeatures, b: ItemFeatures, scores: dict[str, float], last: StageName) -> Decision:
+        """``pair``'s Korean-English rescue (:meth:`rescue_band`): the verifier's P decides, the
+        guards keep their vetoes."""
+        cos = scores["cosine"]
+        p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
+        scores["verifier"] = p
+        if p < threshold:
+            return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
+                            f"{threshold:.2f} (cosine {cos:.2f})"], scores=scores)
+        reason = self._rescue_reason(p, cos)
+        allowed, verdicts = self.vet(a, b)
+        if allowed:
+            return Decision(True, "embedding", cos, [reason, *guard_notes(verdicts)], scores=scores, guards=verdicts)
+        blocking = [v for v in verdicts if v.blocked]
+        return Decision(False, "embedding", cos, [reason, veto_reason(blocking)], [v.guard for v in blocking],
                         scores=scores, guards=verdicts)

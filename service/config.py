@@ -243,6 +243,28 @@ class EngineConfig:
     # calibrated for the model (CALIBRATED_SLOT_CONFIRM_THRESHOLDS above); a model without one
     # has no confirmation, and so does any value at or above the embedding threshold.
     slot_confirm_threshold: float | None = None
+    # The pair verifier (issue 35, models/verifier.py): a cross-encoder that reads both texts
+    # together and gives P(same report). On, it decides every merge a stage proposes and the
+    # guards let through, except identity (same URL, the exact stage's same normalised words):
+    # P below verifier_threshold refuses the merge like a guard veto ("verifier: 0.12 < 0.68")
+    # and the walk goes on to the next candidate. It also rescues Korean-English pairs the
+    # embedding stage ranked below its threshold (see verifier_floor); with it on, that rescue
+    # takes the place of the slot-confirmed band (slot_confirm_threshold), which it covers. Off
+    # until the held-out figures of issue 35 are in: off, every decision is as without it.
+    verifier: bool = False
+    # None takes the artefact's threshold (meta["threshold"]: the lowest P(same) keeping precision
+    # >= 0.99 on the out-of-fold news and synthetic same-words pairs of its training run). Higher:
+    # fewer false merges, more copies kept apart (a translation or a rewrite scores lower than a
+    # re-post); lower: perturbed headlines (role swaps, changed numbers) start to merge.
+    verifier_threshold: float | None = None
+    # The Korean-English rescue's floor: a pair in another language than the item, among the
+    # embedding stage's top embedding_k hits, with cosine in [verifier_floor, embedding_threshold),
+    # is read by the verifier (best cosine first; the first at or above verifier_threshold that
+    # the guards let through is merged, stage "embedding"). 0.30 as embedding_floor: issue 35's
+    # missed translations sit at cosine 0.44-0.53 (USE), and no dev translation pair the xling
+    # scorer accepted lay below 0.30. Lower: more pairs read (cost: up to embedding_k verifier
+    # pairs per item); higher: translations whose vectors disagree stay apart.
+    verifier_floor: float = 0.30
 
     # Candidate window (seed 001: 7 days of history is what re-appears): items are compared
     # only with items published within this many days of each other.
@@ -400,9 +422,10 @@ class EngineConfig:
 
     def _check(self) -> None:
         for name in ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                     "embedding_floor", "story_threshold", "slot_confirm_threshold"):
+                     "embedding_floor", "story_threshold", "slot_confirm_threshold", "verifier_threshold",
+                     "verifier_floor"):
             value = getattr(self, name)
-            if value is None and name in ("embedding_threshold", "slot_confirm_threshold"):
+            if value is None and name in ("embedding_threshold", "slot_confirm_threshold", "verifier_threshold"):
                 continue
             if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}")

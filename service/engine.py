@@ -54,6 +54,7 @@ from service.stories import StoryEvidence, StoryMatch, StoryTracker, story_text
 from service.types import Article, ArticleError, Decision, IngestResult, Status
 
 if TYPE_CHECKING:
+    from models.verifier import PairVerifierLike
     from service.guards import GuardSet
     from service.passages import PassageDeduper, PassageDedupeResult
 
@@ -174,7 +175,8 @@ class Deduper:
     """
 
     def __init__(self, store: Store, *, embedder: Embedder | None = None, config: EngineConfig | None = None,
-                 guards: GuardsArg = DEFAULT_GUARDS, url_rules: UrlRules | None = None, warm: bool = True) -> None:
+                 guards: GuardsArg = DEFAULT_GUARDS, url_rules: UrlRules | None = None, warm: bool = True,
+                 verifier: PairVerifierLike | None = None) -> None:
         self.embedder = embedder
         self.model_name: str | None = embedder.name if embedder is not None else None
         self.config = (config or EngineConfig()).for_model(self.model_name)
@@ -182,7 +184,14 @@ class Deduper:
         self.guards: GuardSet | None = resolve_guards(guards)
         self.url_rules = url_rules or _load_url_rules(self.config)
         self.scorer = self._make_scorer()
-        self.cascade = Cascade(self.config, self.guards, self.scorer)
+        # The pair verifier (EngineConfig.verifier, issue 35): one per engine, its artefact read on
+        # first use (or at warm_verifier). A verifier passed in is used whatever the config says.
+        self.verifier: PairVerifierLike | None = verifier
+        if verifier is None and self.config.verifier:
+            from models.verifier import LazyVerifier
+
+            self.verifier = LazyVerifier()
+        self.cascade = Cascade(self.config, self.guards, self.scorer, verifier=self.verifier)
         if embedder is not None:
             self.cascade.use_encoder(self._encode)
         # "checkpoints" is counted by the background writer: created here, so that thread never
@@ -305,6 +314,18 @@ class Deduper:
         self.guards.check(GuardInput(title=ko, text=ko, lang="ko"), GuardInput(title=en, text=en, lang="en"))
         seconds = _time.perf_counter() - t0
         self.warmup_report["guards_s"] = round(seconds, 3)
+        return seconds
+
+    def warm_verifier(self) -> float:
+        """Load the pair verifier and run it once, so the first request does not pay for reading
+        its artefact and tokenizer (a few seconds). Returns the seconds it took (0.0 with the
+        verifier off); the service's start-up records it in ``warmup_report["verifier_s"]``."""
+        if self.verifier is None:
+            return 0.0
+        t0 = _time.perf_counter()
+        self.verifier.score(["한국은행, 기준금리 연 3.50%로 동결"], ["Bank of Korea holds key rate at 3.50%"])
+        seconds = _time.perf_counter() - t0
+        self.warmup_report["verifier_s"] = round(seconds, 3)
         return seconds
 
     def close(self) -> None:
@@ -1269,7 +1290,7 @@ class Deduper:
         config = self.config if threshold is None else self.config.replace(embedding_threshold=threshold)
         # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
         scorer = self.scorer if threshold is None or self.scorer is None else CosineScorer(threshold)
-        cascade = Cascade(config, self.guards, scorer)
+        cascade = Cascade(config, self.guards, scorer, verifier=self.verifier)
         state = self._new_state(config)  # headlines only: no body on either side, no encoder needed
         feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
         # The cascade's principle holds here too: only chunks the cheap passes cannot settle

@@ -311,6 +311,9 @@ class EmbeddingStage(Stage):
         # Set by the cascade when a slot-confirmed band exists (guards on): hits down to this
         # cosine are scored too, so the cascade can try them once no stage took a candidate.
         self.confirm_floor: float | None = None
+        # Set by the cascade when a pair verifier is on: hits down to this cosine are scored too,
+        # for its Korean-English rescue (``Cascade._rescue_hits``).
+        self.verify_floor: float | None = None
         # Set by the engine (``Cascade.use_encoder``): embeds headlines, so that a pair where only
         # one side has a body is also scored headline with headline (:meth:`_headline_scores`).
         self.encode: Encode | None = None
@@ -381,8 +384,9 @@ class EmbeddingStage(Stage):
         # every hit above a low cosine floor; plain cosine needs no floor (its threshold is the
         # config's embedding_threshold).
         floor = self.config.embedding_floor if self.scorer.learned else self.scorer.threshold
-        if self.confirm_floor is not None:
-            floor = min(floor, self.confirm_floor)
+        for low in (self.confirm_floor, self.verify_floor):
+            if low is not None:
+                floor = min(floor, low)
         clusters = [c for c, s in hits if c in state.reps and s >= floor]
         clusters += [c for c, sc in heads.items() if c not in clusters and sc.cosine >= floor]
         reps = [state.reps[c] for c in clusters]

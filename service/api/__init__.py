@@ -34,14 +34,15 @@ __all__ = ["Settings", "create_app", "open_engine"]
 
 def open_engine(settings: Settings) -> Deduper:
     """The engine the settings describe (store, model, guards, thresholds), warmed up: its state
-    from the store, and its model and guards (the Korean analyser) loaded and run once before the
-    first request arrives."""
+    from the store, and its model, guards (the Korean analyser) and pair verifier (when on) loaded and
+    run once before the first request arrives."""
     from service.engine import Deduper, guards_on
 
     engine = Deduper.open(settings.db, model=settings.model, config=settings.engine_config(),
                           guards=guards_on(settings.guards), device=settings.device)
     engine.warm_encoder()
     engine.warm_guards()
+    engine.warm_verifier()
     return engine
 
 

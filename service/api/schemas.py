@@ -201,7 +201,7 @@ class _DecisionFields(BaseModel):
     stage: str = Field(description="the stage that settled the item")
     score: float | None = Field(description="that stage's similarity")
     reasons: list[str] = Field(description="human-readable evidence")
-    blocked_by: list[str] = Field(description="guards that vetoed a merge (\"time\": published more than copy_gap_hours apart in other words; \"body\": the passage check)")
+    blocked_by: list[str] = Field(description="guards that vetoed a merge (\"time\": published more than copy_gap_hours apart in other words; \"body\": the passage check; \"verifier\": the pair verifier)")
     matched_id: int | None
     scores: dict[str, float] = Field(description="every stage score computed, for re-thresholding")
     guards: list[GuardVerdictOut]

@@ -1,0 +1,209 @@
+"""The pair verifier in the engine (issue 35): where it is asked, what it refuses, what it rescues.
+
+A stand-in verifier (``PairVerifierLike``: ``score`` and ``threshold``) and a table embedder fix
+every probability and cosine, so these run without the trained artefact or a real model.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from models.verifier import LazyVerifier, PairVerifierLike
+from service.config import ConfigError, EngineConfig
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article
+
+KO = "코스피, 사상 처음 4000선 돌파 마감"
+EN = "Kospi closes above 4,000 for the first time"
+EN2 = "Seoul stocks end above 4,000 for first time ever"
+FRAME_A = "Korean Air completes merger with Asiana Airlines"
+FRAME_B = "Korean Air scraps merger with Asiana Airlines"
+DIM = 16
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+def _other(text: str) -> np.ndarray:
+    """A vector of its own for any text not in the table (nearly orthogonal to the rest)."""
+    v = np.random.default_rng(zlib.crc32(text.encode())).normal(size=DIM)
+    v[:3] = 0.0
+    return _unit(v)
+
+
+# KO . EN = 0.50, KO . EN2 = 0.60, EN . EN2 = 0.30*0.5 + 0.8*... (below any threshold used here)
+VECTORS = {KO: _unit(np.eye(DIM)[0]),
+           EN: _unit(np.eye(DIM)[0] * 0.5 + np.eye(DIM)[1] * np.sqrt(0.75)),
+           EN2: _unit(np.eye(DIM)[0] * 0.6 + np.eye(DIM)[2] * 0.8)}
+
+
+class TableEmbedder:
+    name = "table"
+    dim = DIM
+
+    def encode(self, texts: Sequence[str], **kwargs: object) -> np.ndarray:
+        return np.stack([VECTORS.get(t.strip(), _other(t.strip())) for t in texts]).reshape(len(texts), DIM)
+
+
+class FakeVerifier:
+    """P(same) from a table of unordered pairs (``default`` otherwise); records every call."""
+
+    def __init__(self, table: dict[frozenset[str], float] | None = None, default: float = 0.99,
+                 threshold: float = 0.5) -> None:
+        self.table, self.default, self._threshold = table or {}, default, threshold
+        self.calls: list[list[tuple[str, str]]] = []
+
+    @property
+    def threshold(self) -> float:
+        return self._threshold
+
+    def score(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(zip(a, b, strict=True)))
+        return np.array([self.table.get(frozenset((x, y)), self.default) for x, y in zip(a, b, strict=True)],
+                        dtype=np.float32)
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        return [p for call in self.calls for p in call]
+
+
+def engine(verifier: PairVerifierLike | None, *, embed: bool = True, **config: object) -> Deduper:
+    cfg = EngineConfig(embedding_threshold=0.625, **config)  # type: ignore[arg-type]
+    return Deduper(open_store(":memory:"), embedder=TableEmbedder() if embed else None, config=cfg,
+                   guards=None, verifier=verifier)
+
+
+def test_the_fake_is_a_pair_verifier_like() -> None:
+    assert isinstance(FakeVerifier(), PairVerifierLike)
+
+
+def test_a_low_probability_turns_a_cheap_stage_merge_into_a_new_copy_group_with_the_reason() -> None:
+    off = engine(None, embed=False)
+    off.ingest(Article(title=FRAME_A, url="https://a.example/1"))
+    assert off.ingest(Article(title=FRAME_B, url="https://b.example/1")).status == "duplicate"
+
+    v = FakeVerifier({frozenset((FRAME_B, FRAME_A)): 0.0})
+    d = engine(v, embed=False)
+    first = d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
+    second = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
+    assert second.status == "new" and second.cluster_id != first.cluster_id
+    assert second.decision.blocked_by == ["verifier"]
+    assert second.decision.stage in ("ngram", "minhash")
+    assert "verifier: 0.00 < 0.50" in second.decision.reasons
+    assert second.decision.scores["verifier"] == 0.0
+    assert v.pairs == [(FRAME_B, FRAME_A)]  # the new item first, the candidate second
+
+
+def test_a_high_probability_lets_the_merge_stand_and_names_the_verifier() -> None:
+    v = FakeVerifier(default=0.97)
+    d = engine(v, embed=False)
+    d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
+    r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
+    assert r.status == "duplicate" and "verifier: 0.97" in r.decision.reasons
+    assert not r.decision.blocked_by
+
+
+def test_identity_merges_never_ask_the_verifier() -> None:
+    v = FakeVerifier(default=0.0)
+    d = engine(v)
+    a = d.ingest(Article(title=EN, url="https://a.example/1"))
+    same_url = d.ingest(Article(title=EN, url="https://a.example/1"))
+    same_words = d.ingest(Article(title=EN, url="https://b.example/2"))
+    assert same_url.status == "reobserved" and same_words.status == "duplicate"
+    assert same_words.decision.stage == "exact" and same_words.cluster_id == a.cluster_id
+    assert v.calls == []
+    assert d.compare(EN, EN).same and v.calls == []
+
+
+def test_a_korean_english_pair_below_the_threshold_is_rescued_at_cosine_half() -> None:
+    off = engine(None)
+    off.ingest(Article(title=KO, url="https://a.example/1"))
+    assert off.ingest(Article(title=EN, url="https://b.example/1")).status == "new"
+
+    v = FakeVerifier({frozenset((EN, KO)): 0.99})
+    d = engine(v)
+    a = d.ingest(Article(title=KO, url="https://a.example/1"))
+    b = d.ingest(Article(title=EN, url="https://b.example/1"))
+    assert b.status == "duplicate" and b.cluster_id == a.cluster_id
+    assert b.decision.stage == "embedding" and b.decision.score == pytest.approx(0.5, abs=1e-5)
+    assert b.decision.reasons[0].startswith("verifier: 0.99 (cosine 0.50)")
+    assert b.decision.scores["verifier"] == pytest.approx(0.99)
+
+
+def test_a_rescue_refused_leaves_a_new_group_and_says_what_the_verifier_gave() -> None:
+    v = FakeVerifier(default=0.1)
+    d = engine(v)
+    d.ingest(Article(title=KO, url="https://a.example/1"))
+    b = d.ingest(Article(title=EN, url="https://b.example/1"))
+    assert b.status == "new" and not b.decision.blocked_by
+    assert any(r.startswith("verifier: 0.10 < 0.50 at best for the 1 other-language hit") for r in b.decision.reasons)
+
+
+def test_the_rescue_reads_every_band_candidate_in_one_call_best_cosine_first() -> None:
+    v = FakeVerifier({frozenset((KO, EN2)): 0.2, frozenset((KO, EN)): 0.9})
+    d = engine(v)
+    en = d.ingest(Article(title=EN, url="https://a.example/1"))
+    d.ingest(Article(title=EN2, url="https://b.example/1"))
+    v.calls.clear()
+    ko = d.ingest(Article(title=KO, url="https://c.example/1"))
+    assert v.calls == [[(KO, EN2), (KO, EN)]]  # one call; cosine 0.60 before 0.50
+    assert ko.status == "duplicate" and ko.cluster_id == en.cluster_id
+
+
+def test_same_language_and_below_the_floor_are_never_rescued() -> None:
+    v = FakeVerifier(default=0.99)
+    d = engine(v)
+    d.ingest(Article(title=EN, url="https://a.example/1"))
+    assert d.ingest(Article(title=EN2, url="https://b.example/1")).status == "new"  # English-English
+    d2 = engine(v, verifier_floor=0.55)
+    d2.ingest(Article(title=KO, url="https://a.example/1"))
+    assert d2.ingest(Article(title=EN, url="https://b.example/1")).status == "new"  # cosine 0.50 < 0.55
+    assert v.calls == []
+
+
+def test_compare_and_stateless_dedupe_decide_as_ingest() -> None:
+    v = FakeVerifier({frozenset((EN, KO)): 0.99, frozenset((FRAME_A, FRAME_B)): 0.0})
+    d = engine(v)
+    rescued = d.compare(Article(title=KO), Article(title=EN))
+    assert rescued.same and rescued.stage == "embedding"
+    assert rescued.reasons[0].startswith("verifier: 0.99 (cosine 0.50)")
+    refused = d.compare(FRAME_A, FRAME_B)
+    assert not refused.same and refused.blocked_by == ["verifier"] and "verifier: 0.00 < 0.50" in refused.reasons
+    res = d.dedupe([KO, EN, FRAME_A, FRAME_B], kind="headline")
+    assert res.clusters == [[0, 1], [2], [3]]
+
+
+def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:
+    v = FakeVerifier(default=0.7, threshold=0.5)
+    d = engine(v, embed=False, verifier_threshold=0.8)
+    d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
+    r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
+    assert r.status == "new" and "verifier: 0.70 < 0.80" in r.decision.reasons
+
+
+def test_off_by_default_and_on_by_config_loads_lazily() -> None:
+    assert EngineConfig().verifier is False
+    assert engine(None).verifier is None
+    on = Deduper(open_store(":memory:"), config=EngineConfig(verifier=True), guards=None)
+    assert isinstance(on.verifier, LazyVerifier) and not on.verifier.loaded
+    on.ingest(Article(title=FRAME_A, url="https://a.example/1"))  # nothing to verify: nothing loaded
+    assert not on.verifier.loaded
+    assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "true"}).verifier is True
+    with pytest.raises(ConfigError, match=r"^SAMESTORY_VERIFIER must be true or false, got 'maybe'$"):
+        EngineConfig.load(env={"SAMESTORY_VERIFIER": "maybe"})
+    with pytest.raises(ConfigError, match=r"^verifier_floor must be in \[0, 1\], got 1.5$"):
+        EngineConfig(verifier_floor=1.5)
+
+
+def test_warm_verifier_runs_it_once_at_start_up() -> None:
+    v = FakeVerifier()
+    d = engine(v)
+    assert d.warm_verifier() >= 0.0 and "verifier_s" in d.warmup_report and len(v.calls) == 1
+    off = engine(None)
+    assert off.warm_verifier() == 0.0 and "verifier_s" not in off.warmup_report
