@@ -68,6 +68,7 @@ class Pair:
     label: int
     source: str  # "<set>/<kind>" or "synthetic/<recipe>"
     fold: int
+    id: str = ""  # the dev row's id (labelled pairs only)
 
 
 class _Components:
@@ -145,7 +146,7 @@ def load_labelled(data_dir: Path, sets: Iterable[str] = tuple(SETS)) -> list[Pai
             fb = fold_of(name, comp.find(f"t|{r['b']['text']}"))
             if fa != fb and TEST_FOLD in (fa, fb):
                 continue  # would put a test-fold text into training; otherwise it trains
-            out.append(Pair(r["a"]["text"], r["b"]["text"], int(r["label"]), f"{name}/{r['kind']}", fa))
+            out.append(Pair(r["a"]["text"], r["b"]["text"], int(r["label"]), f"{name}/{r['kind']}", fa, r["id"]))
     return out
 
 

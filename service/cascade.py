@@ -201,7 +201,7 @@ class Cascade:
                 continue
             ok, why, verdicts = self.slot_confirm(probe.item, other)
             if ok:
-                trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with cluster {cluster} "
+                trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with copy group {cluster} "
                                      f"(representative {doc}), {why}")
                 trace.reasons.extend(guard_notes(verdicts))
                 trace.guards = verdicts
@@ -305,7 +305,7 @@ class Cascade:
             if p < threshold:
                 continue
             trace.scores["verifier"] = p
-            reason = f"{self._rescue_reason(p, cosine)}, with cluster {cluster} (representative {doc})"
+            reason = f"{self._rescue_reason(p, cosine)}, with copy group {cluster} (representative {doc})"
             allowed, verdicts = self.vet(item, other)
             trace.guards = verdicts
             if not allowed:

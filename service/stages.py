@@ -416,7 +416,7 @@ class EmbeddingStage(Stage):
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         like = HEADLINE_NOTE if doc in probe.headline_only else ""
-        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)}{like} with cluster "
+        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)}{like} with copy group "
                 f"{probe.state.entries.cluster_of(doc)} (representative {doc})")
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
