@@ -270,7 +270,7 @@ def _xling_section() -> list[str]:
     """The register of cross-lingual approaches (research/xling/approaches.json) as a table.
 
     These figures are not re-measured by this report: each comes from its row's command, on
-    every dev pair of the three sets (docs/xling.md has the protocol and the full tables).
+    every dev pair of the three sets (research/notes/xling.md has the protocol and the full tables).
     """
     approaches = _approaches_module()
     if approaches is None:
@@ -279,7 +279,7 @@ def _xling_section() -> list[str]:
     rows = []
     for a in approaches.load_approaches():
         cells = [f"{v:.3f}" for v in a.r_at_p99]
-        name = f"[`{a.name}`](../docs/xling.md#{a.section})"
+        name = f"[`{a.name}`](../research/notes/xling.md#{a.section})"
         if a.protocol != "5-fold OOF":
             name += f" ({a.protocol})"
         rows.append([_cell(name), _cell(a.what), _cell(a.trained_on), *cells, _cell(a.cost), _cell(a.status)])
@@ -289,7 +289,7 @@ def _xling_section() -> list[str]:
             "NTREX, Park and Tatoeba (every negative kind), pooled out-of-fold over 5 group folds unless the "
             f"row says otherwise. Issue 8's goals: {goals}. These are not re-measured by this report: "
             "`research/xling/approaches.json` keeps the command that measured each row, and the linked section of "
-            "docs/xling.md its full table.", "",
+            "research/notes/xling.md its full table.", "",
             *_table(["approach", "what", "trained on", "NTREX", "Park", "Tatoeba", "cost beyond USE", "status"],
                     rows, "lllrrrll"), ""]
 
@@ -433,7 +433,8 @@ def _slot_veto_section(report: Report) -> list[str]:
         return []
     return ["## Slot vetoes (who, where, which, number, what happened)", "",
             "Proposed merges each slot guard vetoed, as gold-different (saved) / gold-same (cost); "
-            "`polarity` is the what-happened slot. Rules: [docs/guards.md](../docs/guards.md#slots-who-where-which-number).",
+            "`polarity` is the what-happened slot. Rules: [docs/guards.md](../docs/guards.md#slots-who-where-which-number); "
+            "measured: [research/notes/guards.md](../research/notes/guards.md#slots-measured).",
             "", *_table(["set", "who", "where", "which", "number", "polarity"], rows), ""]
 
 

@@ -121,7 +121,7 @@ class VectorIndex:
     """Cosine k-NN over normalised vectors, exact while small, HNSW past ``exact_until``.
 
     Parameters (the recall-relevant ones are measured in bench/vector_index_bench.py and
-    tests/test_vector_index.py):
+    tests/index/test_vector_index.py):
 
     - ``exact_until``: live items kept in an exact ``IndexFlatIP`` (float32).  Crossing it
       rebuilds once into HNSW.  A compaction that leaves fewer than half of it live goes back

@@ -38,8 +38,8 @@ OTHER_ENV_VARS = {
     "SAMESTORY_REQUIRE_POSTGRES": "CI: PostgreSQL tests fail instead of skipping (tests/conftest.py)",
     "SAMESTORY_REDIS_URL": "the tests' Redis server (tests/conftest.py)",
     "SAMESTORY_REQUIRE_REDIS": "CI: Redis tests fail instead of skipping (tests/conftest.py)",
-    "SAMESTORY_REQUIRE_BROWSER": "CI: the browser test fails instead of skipping (tests/test_ui_browser.py)",
-    "SAMESTORY_UI_SCREENSHOTS": "where the browser test writes its screenshots (tests/test_ui_browser.py)",
+    "SAMESTORY_REQUIRE_BROWSER": "CI: the browser test fails, not skips (tests/e2e/test_ui_browser.py)",
+    "SAMESTORY_UI_SCREENSHOTS": "where the browser test saves screenshots (tests/e2e/test_ui_browser.py)",
 }
 
 
@@ -294,7 +294,7 @@ class EngineConfig:
     # 0.8 KB per document) and loaded at the next start if the store has not changed since
     # (service/snapshot.py): a 1M-document restart then loads instead of recomputing every
     # feature. Off: every start rebuilds from the store (bounded by warmup_timeout_s). It decides
-    # no merge: a loaded state equals the rebuilt one (tests/test_snapshot.py).
+    # no merge: a loaded state equals the rebuilt one (tests/service/test_snapshot.py).
     state_snapshot: bool = True
     # Checkpoints: the snapshot (and the vector index file) are also rewritten every this many
     # store changes while ingesting, so a restart after a crash loads the last checkpoint and
@@ -307,7 +307,7 @@ class EngineConfig:
     # longer replays after a crash. Lower: more checkpoints, each copying the state out in the
     # ingest call that triggers it (~1.5 s at 1M documents) before a background thread writes
     # ~0.7 KB per document. 0: only at a clean close. It decides no merge: a replayed state
-    # equals the rebuilt one (tests/test_snapshot.py).
+    # equals the rebuilt one (tests/service/test_snapshot.py).
     snapshot_every: int = 50_000
 
     # Story level (issue 17, service/stories.py): a new copy group joins the open story whose

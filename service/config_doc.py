@@ -4,7 +4,7 @@ Every field of :class:`service.config.EngineConfig` (the ``[engine]`` table) and
 :class:`service.api.settings.Settings` (the ``[service]`` table) with its type, default,
 environment variable and the comment above it in the source, which says what the value was
 calibrated on and what moves when it moves. The comments are the single source: the page is
-rebuilt from them, and tests/test_config_doc.py fails when the committed page is stale.
+rebuilt from them, and tests/docs/test_config_doc.py fails when the committed page is stale.
 
 >>> blocks = field_comments(Path(__file__).with_name("config.py"), "EngineConfig")
 >>> "subject gate" in blocks["ngram_threshold"]

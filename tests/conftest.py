@@ -19,11 +19,11 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 
-PG_URL = os.environ.get("SAMESTORY_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+from tests.helpers.pg import PG_URL, with_schema
+
 REQUIRE_PG = os.environ.get("SAMESTORY_REQUIRE_POSTGRES") == "1"
 
 _pg_problem: list[str | None] = []  # memo: None when reachable, else why not
@@ -40,11 +40,6 @@ def _pg_unavailable() -> str | None:
         except Exception as exc:  # ImportError or any connection failure: report, do not guess
             _pg_problem.append(f"PostgreSQL at {PG_URL} is unavailable: {type(exc).__name__}: {exc}".strip())
     return _pg_problem[0]
-
-
-def with_schema(url: str, schema: str) -> str:
-    """``url`` with libpq ``options`` selecting ``schema`` as the search path."""
-    return f"{url}{'&' if '?' in url else '?'}options={quote(f'-csearch_path={schema}')}"
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The register of cross-lingual scoring approaches tried for issue 8 (``approaches.json``).
 
-Each row is one approach as measured in docs/xling.md: what it is, what it was trained on, its
+Each row is one approach as measured in research/notes/xling.md: what it is, what it was trained on, its
 recall at precision 0.99 on the three ko-en sets (NTREX, Park, Tatoeba), its cost beyond the
 USE embedding, whether it ships, and the command that measured it. ``samestory eval report``
 renders the register into eval/RESULTS.md, so the report and the write-up cannot drift apart
@@ -36,7 +36,7 @@ class Approach:
     r_at_p99: tuple[float, float, float]
     cost: str
     status: str
-    section: str  # anchor in docs/xling.md
+    section: str  # anchor in research/notes/xling.md
     command: str
 
 

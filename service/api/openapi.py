@@ -4,7 +4,7 @@ FastAPI documents 422 as its own ``HTTPValidationError`` (``detail`` an array) w
 answers :class:`service.api.errors.ErrorOut` (``detail`` a string), and it knows nothing of the
 errors that middleware and exception handlers produce (400, 401, 413, 500) or of limits that are
 settings. :func:`contract` fixes the description up once, for the settings the app runs with, so
-that a schema-driven client or fuzzer (schemathesis, in ``tests/test_api_schemathesis.py``) sees
+that a schema-driven client or fuzzer (schemathesis, in ``tests/service/api/test_api_schemathesis.py``) sees
 exactly what the service does.
 """
 

@@ -101,7 +101,7 @@ _NOT_BLANK_RE = re.compile(_NOT_BLANK)
 # The URLs the API takes, in the contract: http(s), a host of ASCII labels (send an IDN host as
 # punycode, xn--...), an optional port, then anything but spaces, control characters and <>".
 # Every URL it matches canonicalises (index.urls; checked on thousands of generated URLs by
-# tests/test_api_contract.py); the engine's own check still runs after it.
+# tests/service/api/test_api_contract.py); the engine's own check still runs after it.
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _PORT = r"(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 URL_PATTERN = rf'^[Hh][Tt][Tt][Pp][Ss]?://{_LABEL}(?:\.{_LABEL})*\.?(?::{_PORT})?(?:[/?#][^\u0000-\u0020<>"]*)?$'

@@ -1055,8 +1055,8 @@ def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str,
         return None
     shared = {w for w, _, _ in ea[2:]} & {w for w, _, _ in eb[2:]}
     # Two shared frame words: set on tests/data/first_feed.jsonl's K-pop pairs ("11월", "솔로"),
-    # not calibrated on a pair set; tests/test_guards_slots.py and the park / PAWS-X samples were
-    # unchanged with it. One would let a lone shared date or topic word make two unrelated
+    # not calibrated on a pair set; tests/service/guards/test_guards_slots.py and the park /
+    # PAWS-X samples were unchanged with it. One would let a lone shared date or topic word make two unrelated
     # headlines a "frame"; three would miss paraphrased predicates ("컴백" / "앨범 발매").
     if len(shared) < 2:
         return None

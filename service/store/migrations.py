@@ -16,8 +16,8 @@ Adding a schema change is appending one step: a function that takes a :class:`Sc
 the dialect's types, ``has_table``/``has_column`` for steps that must not repeat themselves) and
 an entry ``Step(N + 1, "what it adds", function)`` at the end of :data:`STEPS`. Write portable SQL
 (``{pk}`` for an auto-increment key, ``{blob}`` for bytes, ``BIGINT``, ``DOUBLE PRECISION``,
-``TEXT``), test it by opening an older store (``tests/test_store_migrations.py``), and never edit
-or reorder a step that has shipped: stores in the field have already run it.
+``TEXT``), test it by opening an older store (``tests/service/store/test_store_migrations.py``),
+and never edit or reorder a step that has shipped: stores in the field have already run it.
 
 >>> from service.store.sqlite import SQLiteStore
 >>> store = SQLiteStore(":memory:")

@@ -1,0 +1,1 @@
+"""Tests of bench/: the benchmark stream, harness and alternatives (never timings)."""

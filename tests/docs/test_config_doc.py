@@ -1,0 +1,32 @@
+"""docs/config.md is what ``python -m service.config_doc`` prints from the config classes now:
+a field added, a default changed or a comment edited without regenerating the page fails here."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from service.api.settings import Settings
+from service.config import EngineConfig
+from service.config_doc import render
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
+PAGE = ROOT / "docs" / "config.md"
+
+
+def test_the_config_page_is_current() -> None:
+    assert PAGE.read_text("utf-8") == render(), (
+        "docs/config.md is stale: run `python -m service.config_doc > docs/config.md`")
+
+
+def test_every_field_is_on_the_page_with_its_default_and_a_note() -> None:
+    text = render()
+    for cls, skip in ((EngineConfig, {"extra"}), (Settings, {"config"})):
+        for f in dataclasses.fields(cls):
+            if f.name in skip:
+                continue
+            assert f"- `{f.name}`: " in text, f.name
+            assert f"environment `SAMESTORY_{f.name.upper()}`" in text
+    assert "No note in the source" not in text  # every field says what it does
+    assert "default `3.0`, environment `SAMESTORY_STORY_WINDOW_DAYS`" in text
+    assert "docs/stories.md" not in text  # the lab references point at research/notes

@@ -1,0 +1,45 @@
+"""What the README promises about set-up is what the files do (issue 23)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+
+
+def test_python_version_is_one_promise():
+    requires = PYPROJECT["project"]["requires-python"]
+    assert requires == ">=3.11"  # tomllib
+    assert "Python 3.11+" in (ROOT / "README.md").read_text("utf-8")
+    assert sys.version_info >= (3, 11)
+
+
+def test_license_file_is_the_one_pyproject_names():
+    assert PYPROJECT["project"]["license"] == "Apache-2.0"
+    text = (ROOT / "LICENSE").read_text("utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text and len(text) > 11_000  # the full text, not a stub
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_run_installs_only_what_the_default_needs():
+    dry = subprocess.run(["make", "-n", "-B", "run"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    installs = [line for line in dry.splitlines() if "pip install" in line and "--upgrade pip" not in line]
+    assert installs == ['.venv/bin/pip install --quiet -e "."'], installs
+    dry = subprocess.run(["make", "-n", "-B", "run", "EXTRAS=postgres"], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert '-e ".[postgres]"' in dry
+
+
+def test_schemathesis_is_pinned_in_the_dev_extra():
+    dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
+    assert any(re.fullmatch(r"schemathesis==[\d.]+", d) for d in dev)

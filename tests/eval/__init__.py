@@ -1,0 +1,1 @@
+"""Tests of eval/: metrics, baselines, the evaluation CLIs and the report."""

@@ -1,0 +1,1 @@
+"""Tests of index/: candidate finders and text features."""

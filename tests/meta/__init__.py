@@ -1,0 +1,1 @@
+"""Tests of the repository itself: test tiers, packaging, the Dockerfile."""

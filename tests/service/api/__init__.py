@@ -1,0 +1,1 @@
+"""Tests of service/api/: the HTTP routes, their contract, auth and request gathering."""

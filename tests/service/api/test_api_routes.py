@@ -1,0 +1,174 @@
+"""The HTTP routes on an in-memory engine: shapes, order, reading back, deletion, metrics."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article
+
+STORY = [
+    {"title": "Fed raises interest rates by a quarter point", "url": "https://a.example/fed", "id": "a"},
+    {"title": "FED RAISES INTEREST RATES BY A QUARTER POINT", "url": "https://b.example/fed?utm_source=x", "id": "b"},
+    {"title": "Samsung unveils a foldable phone with a larger screen", "url": "https://c.example/fold", "id": "c"},
+]
+
+
+@pytest.fixture
+def client(make_client):
+    return make_client()
+
+
+def test_healthz(client):
+    body = client.get("/healthz").json()
+    assert body == {"status": "ok", "model": None, "guards": True, "store": "sqlite"}
+
+
+def test_ingest_returns_results_in_input_order_matching_the_engine(client):
+    r = client.post("/v1/articles", json={"articles": STORY})
+    assert r.status_code == 200, r.text
+    results = r.json()["results"]
+    assert [x["id"] for x in results] == ["a", "b", "c"]
+    assert [x["status"] for x in results] == ["new", "duplicate", "new"]
+    assert results[1]["copy_group_id"] == results[0]["copy_group_id"] != results[2]["copy_group_id"]
+    # Same fields as the CLI's JSON lines (IngestResult.to_dict) from a fresh engine on the same input.
+    engine = Deduper(open_store(":memory:"), embedder=None)
+    expected = [res.to_dict() for res in engine.ingest_many([Article.from_dict(a) for a in STORY])]
+    assert results == expected
+    # Re-sending an item is a re-observation of the same document.
+    again = client.post("/v1/articles", json={"articles": STORY[:1]}).json()["results"][0]
+    assert (again["status"], again["document_id"]) == ("reobserved", results[0]["document_id"])
+
+
+def test_compare_and_dedupe_are_stateless(client):
+    d = client.post("/v1/compare", json={"a": {"title": "Fed raises rates"}, "b": {"title": "FED raises rates!"}})
+    assert d.status_code == 200 and d.json()["same"] is True and d.json()["stage"] == "exact"
+    d = client.post("/v1/compare", json={"a": {"title": "Fed raises rates"},
+                                         "b": {"title": "Samsung unveils a foldable phone"}})
+    assert d.json()["same"] is False
+    texts = ["Fed raises rates by 25bp", "fed raises rates by 25bp", "ECB holds rates steady"]
+    r = client.post("/v1/dedupe", json={"texts": texts, "threshold": 0.9}).json()
+    assert r["copy_groups"] == [[0, 1], [2]] and r["keep"] == [0, 2] and len(r["decisions"]) == 3
+    assert client.get("/v1/copy-groups").json()["copy_groups"] == []  # nothing was stored
+
+
+def test_dedupe_does_not_wait_for_the_engine_lock(client):
+    # An ingest batch holds the engine lock for its whole transaction; a RAG pipeline's dedupe,
+    # which reads neither the candidate state nor the store, must not queue behind it.
+    import threading
+
+    service = client.app.state.service
+    answers: list[int] = []
+
+    def post(path: str, body: dict) -> None:
+        answers.append(client.post(path, json=body).status_code)
+
+    with service.lock:  # what a long ingest looks like to other requests
+        t = threading.Thread(target=post, args=("/v1/dedupe", {"texts": ["Fed raises rates", "FED raises rates!"]}))
+        t.start()
+        t.join(timeout=20)
+        assert not t.is_alive() and answers == [200]
+        ingest = threading.Thread(target=post, args=("/v1/articles", {"articles": STORY[:1]}))
+        ingest.start()
+        ingest.join(timeout=1.0)
+        assert ingest.is_alive()  # an ingest still waits for the lock
+    ingest.join(timeout=20)
+    assert answers == [200, 200]
+
+
+def test_document_copy_group_and_listing(client):
+    res = client.post("/v1/articles", json={"articles": STORY}).json()["results"]
+    client.post("/v1/articles", json={"articles": [{**STORY[0], "body": "updated text"}]})
+    doc = client.get(f"/v1/documents/{res[0]['document_id']}").json()
+    assert doc["doc_key"] == "https://a.example/fed" and len(doc["versions"]) == 2
+    assert [o["status"] for o in doc["observations"]] == ["new", "new_version"]
+    assert doc["membership"]["copy_group_id"] == doc["copy_group_id"] == res[0]["copy_group_id"]
+
+    cluster = client.get(f"/v1/copy-groups/{res[1]['copy_group_id']}").json()
+    assert {m["document_id"] for m in cluster["members"]} == {res[0]["document_id"], res[1]["document_id"]}
+    assert cluster["representative_id"] == res[1]["representative_id"]
+    assert cluster["representative_reason"] and cluster["events"][0]["reason"] == "first member"
+    joined = next(m for m in cluster["members"] if m["document_id"] == res[1]["document_id"])
+    assert joined["stage"] == "exact" and joined["decision"]["same"] is True
+
+    page = client.get("/v1/copy-groups", params={"limit": 1}).json()
+    assert len(page["copy_groups"]) == 1 and page["next_offset"] == 1
+    rest = client.get("/v1/copy-groups", params={"limit": 1, "offset": 1}).json()
+    assert rest["next_offset"] is None
+    assert ({page["copy_groups"][0]["id"], rest["copy_groups"][0]["id"]}
+            == {res[0]["copy_group_id"], res[2]["copy_group_id"]})
+    assert sorted([page["copy_groups"][0]["size"], rest["copy_groups"][0]["size"]]) == [1, 2]
+    assert client.get("/v1/documents/999").status_code == 404
+    assert client.get("/v1/copy-groups/999").json()["detail"] == "copy group 999 does not exist"
+
+
+def test_delete_removes_from_indices_and_hands_over_representative(client):
+    res = client.post("/v1/articles", json={"articles": STORY}).json()["results"]
+    rep = res[1]["representative_id"]
+    other = ({res[0]["document_id"], res[1]["document_id"]} - {rep}).pop()
+    r = client.delete(f"/v1/documents/{rep}")
+    assert r.status_code == 200 and r.json() == {"document_id": rep, "deleted": True, "new_representative_id": other}
+    assert client.get(f"/v1/documents/{rep}").status_code == 404
+    assert client.get(f"/v1/documents/{rep}", params={"include_deleted": True}).json()["deleted"] is True
+    assert client.delete(f"/v1/documents/{rep}").json()["detail"] == f"document {rep} is already deleted"
+    assert client.get(f"/v1/copy-groups/{res[1]['copy_group_id']}").json()["representative_id"] == other
+    # Gone from the indices: the same text under a new URL matches the surviving member only.
+    again = client.post("/v1/articles", json={"articles": [{**STORY[0], "url": "https://d.example/x"}]})
+    hit = again.json()["results"][0]
+    assert hit["status"] == "duplicate" and hit["decision"]["matched_id"] == other and hit["duplicate_of"] == other
+    metrics = client.get("/metrics").text
+    assert 'samestory_index_size{index="documents"} 3.0' in metrics
+
+
+def test_metrics_counts_stages_merges_and_latency(client):
+    client.post("/v1/articles", json={"articles": STORY})
+    text = client.get("/metrics").text
+    assert 'samestory_merges_total{stage="exact"} 1.0' in text
+    assert 'samestory_items_total{stage="exact",status="duplicate"} 1.0' in text
+    assert 'samestory_request_seconds_count{code="200",method="POST",route="/v1/articles"} 1.0' in text
+    assert 'samestory_index_size{index="clusters"} 2.0' in text
+    assert 'samestory_store_rows{table="documents"} 3.0' in text
+    assert "samestory_guard_vetoes" in text
+
+
+def test_guard_vetoes_are_counted(client):
+    # A different figure in otherwise the same headline: the quantity guard must keep them apart.
+    arts = [{"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1"},
+            {"title": "Fed raises rates by 50 basis points", "url": "https://b.example/2"}]
+    res = client.post("/v1/articles", json={"articles": arts}).json()["results"]
+    assert res[1]["status"] == "new", res[1]["decision"]
+    assert res[1]["decision"]["blocked_by"]
+    guard = res[1]["decision"]["blocked_by"][0]
+    assert f'samestory_guard_vetoes_total{{guard="{guard}"}} 1.0' in client.get("/metrics").text
+
+
+def test_openapi_is_served(client):
+    spec = client.get("/openapi.json").json()
+    assert {"/v1/articles", "/v1/compare", "/v1/dedupe", "/v1/documents/{document_id}", "/v1/copy-groups",
+            "/v1/copy-groups/{copy_group_id}", "/healthz", "/metrics"} <= set(spec["paths"])
+    assert "IngestResultOut" in spec["components"]["schemas"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_service_start_runs_the_model_once_before_the_first_request(monkeypatch):
+    """The bundled model reads its weights on first use; start-up pays that, not the first caller."""
+    from fastapi.testclient import TestClient
+
+    import models.registry
+    from service.api import Settings, create_app
+    from tests.helpers.embedders import Counting
+
+    fake = Counting()
+    fake.name = "use"  # the calibrated threshold of the default model applies
+    monkeypatch.setattr(models.registry, "load_embedder", lambda spec, **kwargs: fake)
+    app = create_app(Settings(db=":memory:", model="use"))
+    with TestClient(app) as client:
+        engine = app.state.service.engine
+        assert fake.seen == ["samestory warm-up"]  # before any request
+        assert engine.counters["encoder_calls"] == 0  # no item was embedded
+        assert engine.warmup_report["encoder_s"] >= 0.0
+        r = client.post("/v1/dedupe", json={"texts": ["Fed raises rates by 25bp", "ECB holds rates steady"],
+                                            "kind": "headline"})  # headlines: both reach the model
+        assert r.status_code == 200, r.text
+        assert fake.seen[1:] == ["Fed raises rates by 25bp", "ECB holds rates steady"]

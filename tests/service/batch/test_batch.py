@@ -1,0 +1,158 @@
+"""``samestory batch``: input errors, Parquet in and out, the same decisions as streaming ingest,
+and a batch result seeding a live store. The cluster-scale equivalence (USE model, Ray) is in
+``tests/service/batch/test_batch_equivalence.py``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.batch.io import read_records
+from service.batch.run import run_batch
+from service.engine import Deduper
+from tests.helpers.batch import FEED, write_jsonl
+
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+def _partition(labels: list[int]) -> set[frozenset[int]]:
+    groups: dict[int, set[int]] = {}
+    for i, g in enumerate(labels):
+        groups.setdefault(g, set()).add(i)
+    return {frozenset(g) for g in groups.values()}
+
+
+def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"nope\.jsonl: no such file"):
+        read_records([tmp_path / "nope.jsonl"])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
+        read_records([bad])
+    write_jsonl(tmp_path / "notitle.jsonl", [{"title": "ok"}, {"body": "b", "url": "https://x.example/1"},
+                                        {"url": "https://x.example/2", "colour": "red"}])
+    with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body$"):
+        read_records([tmp_path / "notitle.jsonl"])
+    write_jsonl(tmp_path / "badurl.jsonl", [{"title": "t", "url": "javascript:alert(1)"}])
+    with pytest.raises(ValueError, match=r"^badurl\.jsonl:1: invalid url"):
+        run_batch(read_records([tmp_path / "badurl.jsonl"]), model=None)
+
+
+def test_cli_errors(tmp_path: Path) -> None:
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    with pytest.raises(SystemExit, match=r"samestory batch: .*missing\.jsonl: no such file"):
+        main(["batch", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
+    with pytest.raises(SystemExit) as bad_level:  # argparse: usage and "invalid choice" on stderr
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--level", "event", "--model", "none"])
+    assert bad_level.value.code == 2
+
+
+def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: Path) -> None:
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--model", "none", "--quiet", "--json"]) == 0
+    table = pq.read_table(tmp_path / "out" / "part-00000.parquet").to_pylist()
+    assert [r["row"] for r in table] == list(range(len(FEED)))
+    assert table[0]["tag"] == "x" and table[0]["story_id"] is not None
+
+    live = Deduper.open(":memory:", model=None)
+    streamed = live.ingest_many([{k: v for k, v in r.items() if k != "tag"} for r in FEED])
+    live.close()
+    assert _partition([r["copy_group_id"] for r in table]) == _partition([r.cluster_id for r in streamed])
+    assert _partition([r["story_id"] for r in table]) == _partition([r.story_id for r in streamed])
+    assert [r["stage"] for r in table] == [r.decision.stage for r in streamed]
+    assert [r["status"] for r in table] == [r.status for r in streamed]
+    # what the engine decides, stated: the 25bp/50bp pair is vetoed, the re-crawl is a url re-observation
+    assert table[1]["duplicate_of"] == 0 and table[1]["stage"] == "exact"
+    assert table[2]["copy_group_id"] != table[0]["copy_group_id"] and "quantity" in table[2]["blocked_by"]
+    assert table[5]["status"] == "reobserved" and table[5]["copy_group_id"] == table[0]["copy_group_id"]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["items"] == len(FEED) and summary["guard_vetoes"]["quantity"] >= 1
+    assert sum(summary["stages"].values()) == len(FEED)
+
+    # the Parquet it wrote reads back as input, with the same result
+    again = run_batch(read_records([tmp_path / "out" / "part-00000.parquet"]), model=None)
+    assert [r["copy_group_id"] for r in again.results] == [r["copy_group_id"] for r in table]
+
+
+def test_batch_seeds_a_live_store(tmp_path: Path) -> None:
+    """--into: the live feed continues from a deduplicated archive."""
+    db = f"sqlite:///{tmp_path / 'live.db'}"
+    out = run_batch(read_records([write_jsonl(tmp_path / "feed.jsonl", FEED)]), model=None, into=db)
+    live = Deduper.open(db, model=None)
+    try:
+        assert live.stats()["documents"] == len({r["document_id"] for r in out.results})
+        later = live.ingest({"title": "Samsung posts record quarterly profit!", "url": "https://z.example/9"})
+        assert later.status == "duplicate" and later.decision.stage == "exact"
+        assert later.cluster_id == out.results[3]["copy_group_id"]
+        recrawl = live.ingest({"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1"})
+        assert recrawl.status == "reobserved"
+    finally:
+        live.close()
+
+
+@pytest.mark.postgres
+def test_batch_seeds_a_postgres_store(tmp_path: Path, pg_url: str) -> None:
+    out = run_batch(read_records([write_jsonl(tmp_path / "feed.jsonl", FEED)]), model=None, into=pg_url)
+    live = Deduper.open(pg_url, model=None)
+    try:
+        later = live.ingest({"title": "연준 기준금리 0.25%p 인상 ", "url": "https://h.example/8"})
+        assert later.status == "duplicate" and later.cluster_id == out.results[6]["copy_group_id"]
+    finally:
+        live.close()
+
+
+def test_batch_settle_gives_one_story_level_whatever_the_input_order(tmp_path: Path) -> None:
+    """``--settle``: the rows' stories are the settled ones (re-decided in publication order), the
+    same in every input order of a feed whose streamed stories depend on it; the summary carries
+    the settling's report."""
+    import itertools
+    from datetime import datetime, timedelta, timezone
+
+    from service.config import EngineConfig
+    from tests.helpers.stories import TWO_EVENTS, FixedEmbedder
+
+    t0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+    rows = {k: {"title": title, "lang": lang, "url": f"https://x.example/{k}",
+                "published_at": (t0 + timedelta(minutes=i)).isoformat()}
+            for i, (k, (title, lang, _)) in enumerate(TWO_EVENTS.items())}
+    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
+    streamed, settled = set(), set()
+    for n, order in enumerate(itertools.permutations(rows)):
+        records = read_records([write_jsonl(tmp_path / f"feed{n}.jsonl", [rows[k] for k in order])])
+        for settle, seen in ((False, streamed), (True, settled)):
+            out = run_batch(records, config=cfg, make_embedder=FixedEmbedder, settle=settle)
+            labels = dict(zip(order, (r["story_id"] for r in out.results), strict=True))
+            seen.add(frozenset(_partition([labels[k] for k in rows])))
+            assert (out.summary["settled"] is not None) == settle
+        assert out.summary["settled"]["items"] == 4 and "moves" not in out.summary["settled"]
+    assert len(streamed) > 1 and len(settled) == 1
+
+
+def test_batch_settle_gives_one_copy_level_whatever_the_input_order(tmp_path: Path) -> None:
+    """``--settle`` re-decides the copy groups too: a report re-run through the day, whose
+    streamed copy groups hang on which version came first, gives one set of copy groups in every
+    input order, and the rows' ``copy_group_id`` are the settled groups."""
+    import itertools
+    from datetime import timedelta
+
+    from tests.helpers.stories import CHAIN, CHAIN_T0
+
+    rows = {k: {"title": title, "url": f"https://x.example/{k}",
+                "published_at": (CHAIN_T0 + timedelta(hours=h)).isoformat()} for k, (title, h) in CHAIN.items()}
+    streamed, settled = set(), set()
+    for n, order in enumerate(itertools.permutations(rows)):
+        records = read_records([write_jsonl(tmp_path / f"chain{n}.jsonl", [rows[k] for k in order])])
+        for settle, seen in ((False, streamed), (True, settled)):
+            out = run_batch(records, model=None, settle=settle)
+            labels = dict(zip(order, (r["copy_group_id"] for r in out.results), strict=True))
+            seen.add(frozenset(_partition([labels[k] for k in rows])))
+        assert out.summary["settled"]["copies"]["items"] == 3 and "moves" not in out.summary["settled"]["copies"]
+    assert len(streamed) == 3 and settled == {frozenset({frozenset({0, 1}), frozenset({2})})}

@@ -1,0 +1,1 @@
+"""Tests of service/guards/: each guard, the slot layer and the guard set."""

@@ -1,0 +1,267 @@
+"""The slot layer and the who / where / which / number guards (issue 19).
+
+The pair set ``tests/data/slot_pairs.jsonl`` is hand-written (none of the issue's own example
+sentences): different stories in the same frame (who, where, which, what happened, across
+languages; label 0) and true copies (retitled, re-cased, re-spaced, translated; label 1).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from models.registry import load_embedder
+from service.engine import Deduper
+from service.guards import GuardInput, GuardSet
+from service.guards.rules import load_rules
+from service.guards.slots import (
+    Mention,
+    SlotAnalyzer,
+    compare_slot,
+    korean_numeral,
+    korean_tokens,
+    numbers_match,
+    phonetic_key,
+    romanize,
+)
+from service.store import open_store
+from tests.paths import DATA_DIR
+
+PAIRS = DATA_DIR / "slot_pairs.jsonl"
+
+
+def side(text: str, lang: str = "en") -> GuardInput:
+    return GuardInput(title=text, text=text, lang=lang)
+
+
+@pytest.fixture(scope="module")
+def sa() -> SlotAnalyzer:
+    return SlotAnalyzer(load_rules())
+
+
+@pytest.fixture(scope="module")
+def gs() -> GuardSet:
+    return GuardSet.default()
+
+
+def test_romanisation_and_phonetic_keys_align_names_across_scripts(sa: SlotAnalyzer) -> None:
+    assert romanize("대구") == "daegu" and romanize("제주") == "jeju"
+    assert phonetic_key(romanize("푸틴")) == phonetic_key("Putin")
+    assert sa.close(phonetic_key(romanize("젤렌스키")), phonetic_key("Zelensky"))
+    assert sa.close(phonetic_key(romanize("맥카시")), phonetic_key("McCarthy"))
+    assert not sa.close(phonetic_key(romanize("기시다")), phonetic_key("Albanese"))
+    # within one script only equal keys match: two people whose names sound alike
+    assert not sa.close(phonetic_key("Scholz"), phonetic_key("Sanchez"), fuzzy=False)
+    # a Korean person name through the surname table: 이재명 / Lee Jae-myung
+    assert any(sa.close(k, phonetic_key("Lee Jae-myung")) for k in sa.hangul_keys("이재명"))
+
+
+def _number(sa: SlotAnalyzer, text: str) -> Mention:
+    (m,) = sa.analyse(text).slot("number")
+    return m
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("3,000 people", "3000 people"),  # thousands separator
+    ("rate at 1.5%", "rate at 1.50%"),  # a trailing decimal zero
+    ("1.2 million units", "1,200,000 units"),  # an English scale word
+    ("120만대 판매", "1.2 million units"),  # a Korean scale word against an English one
+    ("현대차, 미국서 20만대 리콜", "200,000 vehicles"),
+    ("3천5백만 달러", "$35 million"),
+    ("10조8천억원", "10.8 trillion won"),
+    ("금리 0.25%p 인상", "raises rate by 25bp"),  # a unit factor: 1bp = 0.01%p
+    ("pi is 3.14 here", "pi is 3.1 here"),  # to the precision of the less precise side
+    ("$1.1 billion", "11억3천만 달러"),
+    ("Son scores his 10th goal", "손흥민 시즌 10호골"),
+    ("second round", "2 round"),
+    ("redshift z = 0,712", "redshift z = 0.712"),  # a decimal comma: no number starts "0,"
+    ("spared three million people", "3백만 명이 거주"),  # a number word with its scale word
+])
+def test_numbers_equal_as_numbers_match(sa: SlotAnalyzer, a: str, b: str) -> None:
+    assert numbers_match(_number(sa, a), _number(sa, b))
+    assert numbers_match(_number(sa, b), _number(sa, a))
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Son scores his 10th goal", "손흥민 시즌 11호골"),  # trailing zeros are digits, not precision
+    ("Son scores his 1st goal", "Son scores his 10th goal"),
+    ("5 people", "50 people"),
+    ("300 killed", "312명 사망"),
+    ("Flood kills 15", "홍수로 51명 사망"),
+    ("1.2 million units", "1.3 million units"),
+    ("금리 0.25%p 인상", "raises rate by 50bp"),
+    ("3.14 percent", "3.15 percent"),
+    ("$3 billion deal", "3억 달러 계약"),  # the same leading digit at another scale (3e9 vs 3e8)
+])
+def test_different_numbers_do_not_match(sa: SlotAnalyzer, a: str, b: str) -> None:
+    assert not numbers_match(_number(sa, a), _number(sa, b))
+    assert not numbers_match(_number(sa, b), _number(sa, a))
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb"), [
+    ("Son Heung-min scores 10th goal of season", "손흥민 시즌 11호골", "en", "ko"),
+    ("손흥민 시즌 1호골", "손흥민 시즌 10호골", "ko", "ko"),
+    ("Blast injures 5 people in Busan", "Blast injures 50 people in Busan", "en", "en"),
+])
+def test_a_different_number_is_vetoed_whatever_its_zeros(gs: GuardSet, a: str, b: str, la: str, lb: str) -> None:
+    assert "number" in gs.blocked(gs.check(side(a, la), side(b, lb)))
+
+
+def test_numbers_are_compared_by_their_digits(sa: SlotAnalyzer) -> None:
+    value, _ = korean_numeral(korean_tokens("3천5백만 달러"), 0)
+    assert value == 35_000_000
+    (m,) = sa.analyse("베트남 홍수로 51명 사망").slot("number")
+    assert (m.digits, m.unit) == ("51", "people")
+    (m,) = sa.analyse("손흥민 시즌 5호골").slot("number")
+    assert (m.digits, m.unit) == ("5", "ordinal")
+    # dates and years belong to the date guard, dotted versions to the version guard
+    assert sa.analyse("2024년 3월 5일 발표").slot("number") == []
+    assert sa.analyse("Python 3.13.2 released in 2025").slot("number") == []
+
+
+def test_places_come_from_cldr_and_the_rule_tables(sa: SlotAnalyzer) -> None:
+    (tokyo,) = sa.analyse("도쿄 올림픽").slot("where")
+    assert "JP" in tokyo.within  # a CLDR city knows its country
+    (vn,) = sa.analyse("Flooding in Vietnam").slot("where")
+    assert "VN" in vn.ids
+    a, b = sa.analyse("경주서 지진"), sa.analyse("Quake hits Gyeongju")
+    assert compare_slot(sa, "where", a, b).matched  # 경주 == Gyeongju by romanisation
+
+
+def test_bare_numbers_clash_only_on_headlines(gs: GuardSet) -> None:
+    assert "number" in gs.blocked(gs.check(side("Storm kills 12 in Texas"), side("Storm kills 21 in Texas")))
+    # a long lead holds many bare numbers (scores, times) and a translation drops some
+    filler = " and officials said the rescue work would continue through the night in the hardest hit areas"
+    a, b = side("Storm kills 12 in Texas" + filler), side("Storm kills 21 in Texas" + filler)
+    assert "number" not in gs.blocked(gs.check(a, b))
+    # with a unit or counter they still clash
+    assert "number" in gs.blocked(gs.check(side("Storm kills 12 people in Texas" + filler),
+                                           side("Storm kills 21 people in Texas" + filler)))
+
+
+def test_states_and_nations_come_from_iso_3166_2(sa: SlotAnalyzer, gs: GuardSet) -> None:
+    # CLDR territories are countries only; slots.toml [subdivisions] adds states and nations
+    (ca,) = sa.analyse("Wildfires in California").slot("where")
+    assert "sub:US-CA" in ca.ids and "US" in ca.within
+    assert gs.blocked(gs.check(side("Flood warnings issued for California"), side("Flood warnings issued for Texas"))) \
+        == ["where"]
+    assert "where" in gs.blocked(gs.check(side("스코틀랜드 독립 투표", "ko"), side("웨일스 독립 투표", "ko")))
+    assert "where" in gs.blocked(gs.check(side("Storm hits New South Wales"), side("Storm hits Queensland")))
+    # across languages the Korean name aligns with the English one, and a state with its country
+    for a, b in (("Flood warnings issued for California", "캘리포니아에 홍수 경보 발령"),
+                 ("Scotland votes on independence", "스코틀랜드 독립 투표"),
+                 ("Floods in Wales", "웨일즈 홍수"),  # a variant spelling (웨일스)
+                 ("Wildfires spread in Texas", "미국 텍사스주 산불 확산"),
+                 ("Hyundai Motor opens plant in Georgia", "현대차, 조지아에 공장 준공")):  # kiwi: 조지아에 one NNP
+        c = compare_slot(sa, "who", sa.analyse(a), sa.analyse(b))
+        assert [m.surface for m in c.only_a + c.only_b if m.slot == "where"] == [], (a, b)
+        assert gs.blocked(gs.check(side(a), side(b, "ko"))) == [], (a, b)
+    # a state against a name the gazetteer does not know: perhaps a city in that state
+    a, b = side("Zimmerman signs autographs at Orlando gun show"), side("Zimmerman Was The Guest At A Florida Gun Show")
+    assert gs.blocked(gs.check(a, b)) == []
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb", "guard"), [
+    ("Merkel meets Rutte in Brussels", "Merkel meets Tusk in Brussels", "en", "en", "who"),
+    ("마크롱, 베를린서 숄츠와 회담", "Macron meets Meloni in Berlin", "ko", "en", "who"),
+    ("광주 시내버스 파업", "목포 시내버스 파업", "ko", "ko", "where"),
+    ("Galaxy Buds 3 Pro leak", "Galaxy Watch 7 leak", "en", "en", "which"),
+    ("Landslide kills 9 in Nepal", "네팔 산사태로 19명 사망", "en", "ko", "number"),
+    ("Ferrari wins Monaco Grand Prix", "McLaren wins Monaco Grand Prix", "en", "en", "who"),
+])
+def test_a_different_value_in_the_same_slot_is_vetoed(gs: GuardSet, a: str, b: str, la: str, lb: str,
+                                                      guard: str) -> None:
+    assert guard in gs.blocked(gs.check(side(a, la), side(b, lb)))
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb"), [
+    ("Merkel meets Rutte in Brussels", "German Chancellor Merkel meets Dutch PM Rutte", "en", "en"),
+    ("마크롱, 베를린서 숄츠와 회담", "Macron meets Scholz in Berlin", "ko", "en"),
+    ("Landslide kills 9 in Nepal", "네팔 산사태로 9명 사망", "en", "ko"),
+    ("현대차, 미국서 20만대 리콜", "Hyundai recalls 200,000 vehicles in US", "ko", "en"),
+])
+def test_the_same_values_pass(gs: GuardSet, a: str, b: str, la: str, lb: str) -> None:
+    assert gs.blocked(gs.check(side(a, la), side(b, lb))) == []
+
+
+def test_a_value_on_one_side_only_is_reported_not_aligned(gs: GuardSet) -> None:
+    verdicts = {v.guard: v for v in gs.check(side("Merkel meets Rutte"), side("Merkel holds talks"))}
+    who = verdicts["who"]
+    assert not who.blocked and who.decided
+    assert "Rutte not aligned" in who.evidence
+    assert not verdicts["which"].decided  # nothing to compare: steps aside
+
+
+def test_translated_names_on_long_sentences_do_not_veto(gs: GuardSet) -> None:
+    # 노동당 is a translation of "Labour", not a transliteration: the alias table aligns it, and a
+    # long sentence with one unaligned name on each side is not vetoed across scripts
+    a = side("노동당 대변인은 주 4일 근무는 당 정책이 아니며 당에서 고려하지 않고 있다고 말했다", "ko")
+    b = side("A Labour Party spokesman said a four-day working week is not party policy", "en")
+    assert "who" not in gs.blocked(gs.check(a, b))
+
+
+def _pairs() -> list[dict]:
+    with PAIRS.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def test_pair_set_is_well_formed() -> None:
+    recs = _pairs()
+    assert len(recs) >= 90
+    assert {r["class"] for r in recs} == {"who", "where", "which", "what", "cross"}
+    assert {r["lang"] for r in recs} == {"ko", "en", "mixed"}
+    assert sum(r["label"] for r in recs) >= 35  # true copies among them
+    assert len({r["id"] for r in recs}) == len(recs)
+
+
+def test_pair_set_through_compare_with_the_bundled_model() -> None:
+    """No false merge; every true copy a stage proposes passes the guards; recall on copies.
+
+    Recall on the true copies is 0.925 (37/40): four translated headlines whose USE cosine
+    (0.57-0.61) is below the 0.625 threshold are accepted because every slot aligns
+    (service/guards/confirm.py); the 3 misses are below the band (0.36, 0.38) or have one
+    aligned value only (Greece / 그리스). Without the band it was 0.825 (33/40). No guard vetoes
+    a true copy (docs/guards.md, "Slot-confirmed acceptance").
+    """
+    d = Deduper(open_store(":memory:"), embedder=load_embedder("use", cache_size=0))
+    false_merges, vetoed_copies, tp, copies = [], [], 0, 0
+    for r in _pairs():
+        dec = d.compare(r["a"], r["b"])
+        if r["label"] == 0 and dec.same:
+            false_merges.append((r["id"], dec.reasons))
+        if r["label"] == 1:
+            copies += 1
+            tp += dec.same
+            if not dec.same and dec.blocked_by:
+                vetoed_copies.append((r["id"], dec.reasons))
+    assert false_merges == []
+    assert vetoed_copies == []
+    assert tp / copies >= 0.85
+
+
+def test_eval_report_counts_vetoes_per_slot() -> None:
+    from eval.data import Pair, Side
+    from eval.pairs import Prediction, evaluate
+    from eval.report import SAMESTORY, MethodRun, Report, SetReport, _slot_veto_section
+
+    pairs = [Pair(f"p{i}", Side("a", "en"), Side("b", "en"), label, "k") for i, label in enumerate((0, 0, 1, 0))]
+    preds = [Prediction(p.id, False, 0.9, "ngram", blocked, 0.0) for p, blocked in
+             zip(pairs, (("who",), ("who", "number"), ("where",), ()), strict=True)]
+    rep = SetReport("set-x", True, pairs_total=4, pairs=pairs,
+                    runs={SAMESTORY: MethodRun(evaluate(SAMESTORY, pairs, preds), preds, 0.0)})
+    text = "\n".join(_slot_veto_section(Report({}, [rep], [SAMESTORY], {})))
+    assert "| set-x | 2 / 0 | 0 / 1 | 0 / 0 | 1 / 0 | 0 / 0 |" in text
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Union ratifies contract", "Union rejects contract"),
+    ("Dockworkers accept wage offer", "Dockworkers turn down wage offer"),
+    ("Stopgap bill passes House", "Stopgap bill fails in House"),
+    ("Appeals court upholds fine", "Appeals court overturns fine"),
+    ("검찰, 구속영장 청구", "검찰, 구속영장 기각"),
+    ("공정위, 합병 승인 발표", "공정위, 합병 승인설 부인"),
+])
+def test_what_happened_outcomes_are_vetoed_by_polarity(gs: GuardSet, a: str, b: str) -> None:
+    la = "ko" if any("가" <= ch <= "힣" for ch in a) else "en"
+    assert "polarity" in gs.blocked(gs.check(side(a, la), side(b, la)))

@@ -1,0 +1,1 @@
+"""Tests of service/store/: the store contract on SQLite and PostgreSQL, migrations, concurrency."""

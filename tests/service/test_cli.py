@@ -1,0 +1,108 @@
+"""The samestory command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.paths import REPO_ROOT
+
+pytestmark = pytest.mark.heavy  # issue 38: many seconds; `make check` leaves it out
+
+ROOT = REPO_ROOT
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True,
+                          cwd=ROOT, timeout=300, check=False)
+
+
+def test_help_explains_every_command():
+    out = run("--help").stdout.decode()
+    for command in ("ingest", "compare", "dedupe", "copy-groups", "stories", "serve", "eval", "models", "bench", "demo"):
+        assert command in out
+
+
+def test_ingest_from_stdin_prints_one_result_per_line(tmp_path):
+    lines = [{"title": "FED RAISES RATES", "url": "https://a.example/1"},
+             {"title": "Fed raises rates", "url": "https://b.example/1"},
+             {"title": "Fed raises rates", "url": "https://b.example/1"}]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    res = run("ingest", "-", "--db", f"sqlite:///{tmp_path}/s.db", "--model", "none", "--json", stdin=feed)
+    assert res.returncode == 0, res.stderr.decode()
+    results = [json.loads(x) for x in res.stdout.decode().splitlines()]
+    assert [r["status"] for r in results] == ["new", "duplicate", "reobserved"]
+    assert set(results[0]) >= {"observation_id", "document_id", "version_id", "copy_group_id", "representative_id",
+                                "status", "duplicate_of", "decision"}
+
+
+def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
+    db = tmp_path / "s.db"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"title": "ok"}\n{"title": "caf\xe9"}\n')
+    res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and b"not UTF-8" in res.stderr
+    bad.write_text('{"title": "ok"}\n{"title": \n', encoding="utf-8")
+    res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and b"bad.jsonl:2: not valid JSON" in res.stderr
+    bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n{"title": "x", "url": "ftp://nope"}\n',
+                   encoding="utf-8")
+    res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and b"invalid url" in res.stderr
+    if db.exists():
+        import sqlite3
+
+        assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM observations").fetchone()[0] == 0
+
+
+def test_compare_json_explains_the_veto():
+    res = run("compare", "캐시 엔진 2.0 공개", "캐시 엔진 2.0.1 공개", "--json", "--model", "none")
+    assert res.returncode == 0, res.stderr.decode()
+    decision = json.loads(res.stdout)
+    assert decision["same"] is False and decision["blocked_by"] == ["version"]
+    assert any("2.0.1" in r for r in decision["reasons"])
+
+
+def test_models_train_refuses_a_folder_without_the_dev_splits(tmp_path):
+    from service.cli import main
+
+    assert main(["models", "train", "xling", "--data", str(tmp_path), "--out", str(tmp_path / "s.npz")]) == 2
+    assert not (tmp_path / "s.npz").exists()
+
+
+def test_copy_groups_lists_copy_groups_and_explains_one(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    lines = [{"title": "Fed raises rates by a quarter point", "url": "https://a.example/1", "source": "a.example"},
+             {"title": "FED RAISES RATES BY A QUARTER POINT", "url": "https://b.example/1", "source": "b.example"},
+             {"title": "ECB holds rates", "url": "https://c.example/1"}]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    assert run("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed).returncode == 0
+    page = json.loads(run("copy-groups", "--db", db, "--json").stdout)
+    assert sorted(c["size"] for c in page["copy_groups"]) == [1, 2] and page["next_offset"] is None
+    fed = next(c for c in page["copy_groups"] if c["size"] == 2)
+    view = json.loads(run("copy-groups", "--db", db, "--id", str(fed["id"]), "--json").stdout)
+    assert [m["stage"] for m in view["members"]][1] == "exact" and view["representative_reason"]
+    text = run("copy-groups", "--db", db, "--id", str(fed["id"])).stdout.decode()
+    assert "[founded" in text and "[exact" in text and "exact: same normalised title" in text
+    first = run("copy-groups", "--db", db, "--limit", "1").stdout.decode()
+    assert "(more: --offset 1)" in first and first.split("\n")[0].split()[:2] == ["copy", "group"]
+    missing = run("copy-groups", "--db", db, "--id", "999")
+    assert missing.returncode != 0 and b"copy group 999 does not exist" in missing.stderr
+
+
+def test_read_only_commands_never_create_a_store(tmp_path):
+    missing = tmp_path / "nope" / "s.db"
+    for args in (("copy-groups", "--db", f"sqlite:///{missing}"), ("stats", "--db", f"sqlite:///{missing}", "--model", "none")):
+        res = run(*args)
+        assert res.returncode != 0 and b"no SQLite store at" in res.stderr
+    assert not missing.parent.exists()
+
+
+def test_dedupe_keeps_the_first_of_each_group_and_reports_a_missing_file(tmp_path):
+    res = run("dedupe", "-", "--model", "none", stdin=b"Fed raises rates\nFED raises rates!\n\nECB holds\n")
+    assert res.returncode == 0 and res.stdout.decode().splitlines() == ["Fed raises rates", "ECB holds"]
+    res = run("dedupe", str(tmp_path / "nope.txt"), "--model", "none")
+    assert res.returncode != 0 and b"cannot read" in res.stderr and b"Traceback" not in res.stderr

@@ -1,0 +1,175 @@
+"""Engine behaviour around the store: bad input, warm restart, crash safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from service.engine import Deduper
+from service.store import open_store
+from service.types import Article, ArticleError
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
+
+
+def cheap_engine(db: str = ":memory:") -> Deduper:
+    return Deduper(open_store(db), embedder=None)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(title="", body=""), "non-empty title or body"),
+    (dict(title="   ", body="\n"), "non-empty title or body"),
+    (dict(title=123), "title must be a string"),
+    (dict(title="ok", url="ftp://x.example/a"), "invalid url"),
+    (dict(title="ok", url="not a url"), "invalid url"),
+    (dict(title="bad \udcff bytes"), "not valid UTF-8"),
+    (dict(title="x" * 10_000_000), "the limit is"),
+    (dict(title="ok", published_at="yesterday"), "ISO-8601"),
+])
+def test_bad_input_is_rejected_and_stores_nothing(kwargs, message):
+    engine = cheap_engine()
+    with pytest.raises(ArticleError, match=message):
+        engine.ingest_many([Article(title="a good item"), {**kwargs}] if "url" not in kwargs else
+                           [Article(title="a good item"), Article(**kwargs)])
+    assert engine.store.counts()["observations"] == 0
+
+
+def test_unknown_fields_are_ignored_and_title_or_body_required():
+    # The rule of every way in (HTTP's ArticleIn, samestory ingest, samestory batch).
+    assert Article.from_dict({"title": "x", "colour": "red"}) == Article(title="x")
+    with pytest.raises(ArticleError, match=r"^an article needs a non-empty title or body$"):
+        Article.from_dict({"titel": "typo"})
+
+
+def test_warm_restart_decides_exactly_as_before(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    first = cheap_engine(db)
+    r1 = first.ingest(Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://a.example/1"))
+    first.close()
+    second = cheap_engine(db)
+    assert second.warmup_report["documents"] == 1
+    r2 = second.ingest(Article(title="진천군 온디바이스 AI기반 스마트돌봄 본격화", url="https://b.example/2"))
+    assert r2.status == "duplicate" and r2.cluster_id == r1.cluster_id and r2.decision.stage == "ngram"
+    r3 = second.ingest(Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://a.example/1"))
+    assert r3.status == "reobserved"
+    second.close()
+
+
+def test_warm_up_is_bounded_in_time(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    e = cheap_engine(db)
+    e.ingest_many([Article(title=f"item number {i} about topic {i * 7}") for i in range(50)])
+    e.close()
+    # the bound is the rebuild's (tests/service/test_snapshot.py: the other path)
+    Path(f"{tmp_path}/s.db.state.npz").unlink()
+    from service.config import EngineConfig
+
+    bounded = Deduper(open_store(db), embedder=None, config=EngineConfig(warmup_timeout_s=0.0))
+    assert bounded.warmup_report["timed_out"] is True
+    bounded.close()
+
+
+def test_delete_removes_from_indices_keeps_rows():
+    e = cheap_engine()
+    r = e.ingest(Article(title="Fed raises rates", url="https://a.example/1"))
+    assert e.delete_document(r.document_id)
+    again = e.ingest(Article(title="Fed raises rates", url="https://b.example/1"))
+    assert again.status == "new"
+    assert e.store.get_document(r.document_id).deleted
+    assert e.delete_document(r.document_id) is False
+
+
+@pytest.mark.heavy  # issue 38: many seconds
+def test_kill_mid_ingest_keeps_every_acknowledged_item(tmp_path):
+    feed = tmp_path / "feed.jsonl"
+    items = [{"id": str(i), "title": f"뉴스 {i}: 지역 {i % 17} 소식 {i * 31}", "url": f"https://n.example/{i}"}
+             for i in range(400)]
+    feed.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
+    db = f"sqlite:///{tmp_path}/kill.db"
+    cmd = [sys.executable, "-m", "service.cli", "ingest", str(feed), "--db", db, "--model", "none", "--json",
+           "--chunk-size", "5"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    acked = []
+    deadline = time.monotonic() + 60
+    assert proc.stdout is not None
+    while len(acked) < 60 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        acked.append(json.loads(line))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert len(acked) >= 60, "the ingest should have acknowledged items before the kill"
+    engine = cheap_engine(db)
+    by_id = {x["id"]: x for x in items}
+    for r in acked:
+        doc = engine.store.get_document(r["document_id"])
+        assert doc is not None and doc.url == by_id[r["id"]]["url"]
+        again = engine.ingest(Article.from_dict(by_id[r["id"]]))
+        assert again.status == "reobserved" and again.document_id == r["document_id"]
+    engine.close()
+
+
+def test_memory_is_bounded_by_the_window_store_keeps_everything():
+    from service.config import EngineConfig
+
+    e = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig(window_days=1))
+    old = e.ingest(Article(title="지난달 진천군 스마트돌봄 착수", published_at="2026-10-01T00:00:00Z"))
+    e.ingest(Article(title="오늘 증평군 온디바이스 공모 선정", published_at="2026-11-20T00:00:00Z"))
+    assert e._expire() == 1
+    assert old.document_id not in e.state.entries
+    assert e.store.get_document(old.document_id) is not None
+    # a copy of the expired item published now is outside the window anyway: a new story
+    again = e.ingest(Article(title="지난달 진천군 스마트돌봄 착수", published_at="2026-11-20T01:00:00Z"))
+    assert again.status == "new"
+
+
+def test_config_from_env_is_typed(monkeypatch):
+    from service.config import EngineConfig
+
+    monkeypatch.setenv("SAMESTORY_XLING_THRESHOLD", "0.9")
+    monkeypatch.setenv("SAMESTORY_EMBEDDING_K", "4")
+    monkeypatch.setenv("SAMESTORY_URL_RULES", "/tmp/rules.toml")
+    c = EngineConfig.load()
+    assert (c.xling_threshold, c.embedding_k, c.url_rules) == (0.9, 4, "/tmp/rules.toml")
+    monkeypatch.setenv("SAMESTORY_NGRAM_THRESHOLD", "high")
+    with pytest.raises(ValueError, match="SAMESTORY_NGRAM_THRESHOLD"):
+        EngineConfig.load()
+
+
+def test_warm_up_restores_bucket_order_so_the_newest_representatives_are_scored(tmp_path):
+    db = f"sqlite:///{tmp_path}/s.db"
+    e = cheap_engine(db)
+    for i in range(5):
+        e.ingest(Article(title=f"속보 사건 {i}번째 완전히 다른 소식 {i * 97}", published_at=f"2026-11-2{i}T00:00:00Z"))
+    e.close()
+    Path(f"{tmp_path}/s.db.state.npz").unlink()  # the rebuild reads newest first; the snapshot keeps order
+    again = cheap_engine(db)
+    bucket = again.state.ngram._buckets["속보"]
+    times = [again.state.entries[d].features.time for d in bucket]
+    assert times == sorted(times)
+
+
+def test_embedding_threshold_is_calibrated_per_model():
+    from service.config import CALIBRATED_EMBEDDING_THRESHOLDS, EngineConfig
+
+    assert EngineConfig().for_model("use-multilingual-v3").embedding_threshold == 0.625
+    assert EngineConfig().for_model("e5-small").embedding_threshold == CALIBRATED_EMBEDDING_THRESHOLDS["e5-small"]
+    assert EngineConfig(embedding_threshold=0.8).for_model("st:/models/x").embedding_threshold == 0.8
+    with pytest.raises(ValueError, match="no calibrated embedding threshold for model 'st:/models/x'"):
+        EngineConfig().for_model("st:/models/x")
+
+    class Toy:
+        name, dim = "toy", 4
+
+    with pytest.raises(ValueError, match="set embedding_threshold"):
+        Deduper(open_store(":memory:"), embedder=Toy())
