@@ -195,211 +195,154 @@ class EngineConfig:
     service.config.ConfigError: ngram_threshold must be in [0, 1], got 1.5
     """
 
-    # Seed 000: calibrated on 100 live Google News results for "온디바이스 AI" (Korean). Sweeping
-    # down collapsed 100 items to 84 / 83 / 81 / 77 at 0.45 / 0.40 / 0.35 / 0.30; every group
-    # formed at 0.30 was inspected by eye and was a true duplicate. 0.30 is low only because
-    # the subject gate (same lead token) carries the precision: remove the gate and this must
-    # go up. Below 0.25 was never validated (risk: same subject, different event).
+    # The n-gram stage merges two items whose titles share a subject (the subject gate: same lead
+    # token) and whose IDF-weighted character 3-gram Jaccard reaches this. Calibrated on 100 live
+    # Google News results for one Korean query, every group formed at 0.30 checked by eye
+    # (research/notes/config-history.md). It is this low only because the subject gate carries the
+    # precision. Higher: fewer rewrites caught here (the embedding stage may still catch them);
+    # lower (below 0.25 never validated): same subject, different event merges.
     ngram_threshold: float = 0.30
 
-    # MinHash LSH stage: plain Jaccard of title character 3-grams, no subject gate. Seed 001
-    # used 0.85 on word shingles, where one changed word in a short title already costs ~0.3;
-    # character 3-grams degrade more gently, so 0.6 here admits "one word changed" rewrites
-    # ("... 25 basis points today" / "... now" is ~0.8) while two different events that share a
-    # boilerplate phrase stay below (seed 000's Advant/Mgen pair is 0.64 plain, which is why the
-    # subject guard vets every MinHash merge). Raising it loses rewrites to the embedding stage
-    # (slower, same outcome); lowering it leans harder on the guards. The LSH band threshold
-    # sits below the verification threshold so true hits are rarely missed by banding.
+    # MinHash LSH stage: plain Jaccard of title character 3-grams, no subject gate (the subject
+    # guard vets every MinHash merge). 0.6 admits one-word rewrites (~0.8) and keeps two events that
+    # share a boilerplate phrase below it (seed 000's worst pair: 0.64, stopped by the guard;
+    # research/notes/config-history.md). Higher: rewrites fall to the embedding stage (slower, same
+    # outcome); lower: more of the precision rests on the guards. The LSH band threshold sits below
+    # it so banding rarely misses a true hit; num_perm is the signature length.
     minhash_threshold: float = 0.60
     minhash_lsh_threshold: float = 0.45
     minhash_num_perm: int = 128
 
-    # Cosine between a new item's embedding (title + body lead) and a cluster representative's.
-    # None takes the value calibrated for the engine's model (CALIBRATED_EMBEDDING_THRESHOLDS
-    # below): a cosine threshold means nothing across models, whose cosines sit in different
-    # ranges. A model with no calibrated value needs an explicit threshold.
+    # The embedding stage merges when the cosine between a new item's embedding (title + body lead)
+    # and a copy group representative's reaches this. None takes the model's calibrated value
+    # (above; cosines of different models are not comparable), set per model so that precision stays
+    # >= 0.97 on the Korean-English news dev sets and >= 0.90 on Tatoeba in group-held-out folds
+    # (research/notes/xling.md "Issue 3"; e5-small: research/notes/models.md "Threshold"). Higher:
+    # fewer translations and rewrites merged; lower: same-topic, different-event pairs merge unless
+    # a guard stops them. A model with no calibrated value needs an explicit threshold.
     embedding_threshold: float | None = None
 
-    # "cosine" compares embedding_threshold with every pair's cosine. "xling" scores Korean-English
-    # pairs with the calibrated pair scorer of models/xling (USE cosine, hubness, numbers, Latin
-    # tokens, names, length ratio, and a small MLP over the two USE vectors: docs/xling.md) and
-    # thresholds its probability; same-language pairs keep the cosine threshold. It stays opt-in:
-    # in the engine, on 1,500 sampled dev pairs per set (docs/xling.md, "In the engine"), no
-    # threshold gains on every set (0.942: recall lower on all four sets; 0.860: precision lower
-    # on Park, 0.913 vs 0.937, and KorSTS); the default changes only on a gain everywhere.
+    # "cosine" thresholds every pair's cosine. "xling" scores Korean-English pairs with the learned
+    # pair scorer of models/xling and thresholds its probability (xling_threshold); same-language
+    # pairs keep the cosine. Opt-in: on sampled dev pairs in the engine no xling threshold gained on
+    # every set (research/notes/xling.md, "In the engine").
     embedding_scorer: str = "cosine"
-    # None takes the scorer's packaged threshold, 0.942: the lowest with precision >= 0.99 on both
-    # news sets' group-held-out folds (NTREX R 0.738, Park R 0.385, Tatoeba P 0.960 / R 0.590 there).
-    # 0.860 is its issue-3 operating point (precision floors 0.97 news / 0.90 Tatoeba: R 0.883 /
-    # 0.562 / 0.723); lower trades news precision for recall, higher the reverse.
+    # None takes the scorer's packaged 0.942: the lowest with precision >= 0.99 on both news sets'
+    # held-out folds (research/notes/xling.md). 0.860 is its issue-3 operating point (precision 0.97
+    # news, 0.90 Tatoeba). Lower: more recall, less news precision; higher: the reverse.
     xling_threshold: float | None = None
-    # Hits below this cosine are not shown to the learned scorer: at the packaged threshold no
-    # dev translation pair below it was accepted, and it bounds the scorer's work per item.
+    # Hits below this cosine are not shown to the learned scorer: at the packaged threshold no dev
+    # translation pair below it was accepted (research/notes/xling.md). Lower: more scorer work per
+    # item; higher: low-cosine translations are never scored.
     embedding_floor: float = 0.30
-    # Slot-confirmed acceptance (issue 19): a Korean-English headline pair whose cosine is at
-    # least this (and below the embedding threshold), that no stage proposed and every guard
-    # lets through, is accepted when every slot aligns across the two languages and enough
-    # values do (service/guards/confirm.py; slots.toml [confirm]). None takes the value
-    # calibrated for the model (CALIBRATED_SLOT_CONFIRM_THRESHOLDS above); a model without one
-    # has no confirmation, and so does any value at or above the embedding threshold.
+    # Slot-confirmed acceptance (service/guards/confirm.py): a Korean-English headline pair that no
+    # stage proposed, with cosine at least this (and below the embedding threshold), is accepted
+    # when every guard lets it through and its slots align (slots.toml [confirm]). None takes the
+    # model's calibrated value (above; USE 0.55, one step above the lowest with no false accept on
+    # 4,646 Korean-English dev pairs: research/notes/config-history.md). Lower: different-story
+    # pairs naming the same people get in; higher: fewer short translated headlines recovered. A
+    # model without a value, or a value at or above the embedding threshold: no confirmation.
     slot_confirm_threshold: float | None = None
-    # The pair verifier (issue 35, models/verifier.py): a cross-encoder that reads both texts
-    # together and gives P(same report). On, it decides every merge a stage proposes and the
-    # guards let through, except identity (same URL, the exact stage's same normalised words):
-    # P below verifier_threshold refuses the merge like a guard veto ("verifier: 0.12 < 0.68")
-    # and the walk goes on to the next candidate. It also rescues Korean-English pairs the
-    # embedding stage ranked below its threshold (see verifier_floor); with it on, that rescue
-    # takes the place of the slot-confirmed band (slot_confirm_threshold), which it covers. Off
-    # until the held-out figures of issue 35 are in: off, every decision is as without it.
+    # The pair verifier (issue 35, models/verifier.py), a cross-encoder giving P(same report). On,
+    # every merge a stage proposes and the guards let through, except identity (same URL, same
+    # normalised words), needs P >= verifier_threshold, else it is vetoed like a guard ("verifier:
+    # 0.12 < 0.68") and the next candidate is tried; it also rescues Korean-English pairs below the
+    # embedding threshold (verifier_floor), in place of the slot-confirmed band. Off until issue
+    # 35's held-out figures are in; off, every decision is as without it.
     verifier: bool = False
     # None takes the artefact's threshold (meta["threshold"]: the lowest P(same) keeping precision
-    # >= 0.99 on the out-of-fold news and synthetic same-words pairs of its training run). Higher:
-    # fewer false merges, more copies kept apart (a translation or a rewrite scores lower than a
-    # re-post); lower: perturbed headlines (role swaps, changed numbers) start to merge.
+    # >= 0.99 on its training run's out-of-fold news and synthetic same-words pairs). Higher: fewer
+    # false merges, more translations and rewrites kept apart; lower: perturbed headlines (swapped
+    # roles, changed numbers) start to merge.
     verifier_threshold: float | None = None
-    # The Korean-English rescue's floor: a pair in another language than the item, among the
-    # embedding stage's top embedding_k hits, with cosine in [verifier_floor, embedding_threshold),
-    # is read by the verifier (best cosine first; the first at or above verifier_threshold that
-    # the guards let through is merged, stage "embedding"). 0.30 as embedding_floor: issue 35's
-    # missed translations sit at cosine 0.44-0.53 (USE), and no dev translation pair the xling
-    # scorer accepted lay below 0.30. Lower: more pairs read (cost: up to embedding_k verifier
-    # pairs per item); higher: translations whose vectors disagree stay apart.
+    # The rescue's floor: a pair in the other language among the top embedding_k hits, with cosine
+    # in [verifier_floor, embedding_threshold), is read by the verifier, best cosine first, and
+    # merged at or above verifier_threshold if the guards let it through. 0.30 as embedding_floor:
+    # issue 35's missed translations sit at cosine 0.44-0.53 (USE). Lower: more pairs read (up to
+    # embedding_k per item); higher: translations whose vectors disagree stay apart.
     verifier_floor: float = 0.30
 
-    # Candidate window (seed 001: 7 days of history is what re-appears): items are compared
-    # only with items published within this many days of each other.
+    # Candidate window: items are compared only with items published within this many days of each
+    # other (seed 001: 7 days of history is what re-appears). Longer: more candidates and memory;
+    # shorter: a late re-post starts a new copy group.
     window_days: float = 7.0
-    # Copy gap: a proposed copy published more than this many hours from the document it is
-    # compared with (a copy group's anchor, its earliest member; any member for an exact copy) is
-    # refused unless the two say the same words (same normalised title or whole text: an exact
-    # copy stays a copy at any distance inside window_days). A headline that recurs a news cycle
-    # later is most often another day's report ("Wall St opens lower after S&P's record close",
-    # Monday; "Wall Street closes lower", Tuesday), and once it joins Monday's copy group its
-    # story follows the group, so Tuesday's coverage gathers there too. Measured on the UCI dev
-    # cluster file in the engine (file order): every one of the 83 joins more than 1 h from
-    # their copy group's time span was to a group whose first item is in another gold story
-    # (gold stories are crawl bursts of at most 1.2 minutes, 2.5 to 27 h apart), and story ARI
-    # with the gap at 24 / 12 / 6 h: see docs/stories.md "Copies a news cycle apart". Longer:
-    # next-day rewrites join the old copy group and its story; shorter: a wire story's
-    # rewrites spread over a working day split into several copy groups (their story can still
-    # join them). 0: no gap (the candidate window alone). No pair file carries times, so pair
-    # evaluation does not move. A copy further than this from its anchor (the same words) counts
-    # at the anchor's time in its story (Deduper._story_time; docs/stories.md "Re-runs").
+    # Copy gap: a proposed copy published more than this many hours from the document it is compared
+    # with (its copy group's anchor; any member for an exact copy) is refused unless the two say the
+    # same words: a headline that recurs a news cycle later is most often another day's report.
+    # Calibrated on the UCI dev cluster file in the engine, where every join more than 1 h from its
+    # copy group was to another gold story (research/notes/stories.md "Copies a news cycle apart").
+    # Longer: next-day rewrites join the old copy group and its story; shorter: a wire story's
+    # rewrites over a working day split into several copy groups (their story can still join them).
+    # 0: no gap. A copy further than this from its anchor counts at the anchor's time in its story.
     copy_gap_hours: float = 12.0
     # Warm restart (seed 001): load at most this much history, and give up after this many
     # seconds so a large store cannot stall start-up (dedup must never keep the service down).
     warmup_days: float = 7.0
     warmup_timeout_s: float = 30.0
-    # A SQLite store's candidate state is saved beside it at a clean close (<db>.state.npz, about
-    # 0.8 KB per document) and loaded at the next start if the store has not changed since
-    # (service/snapshot.py): a 1M-document restart then loads instead of recomputing every
-    # feature. Off: every start rebuilds from the store (bounded by warmup_timeout_s). It decides
-    # no merge: a loaded state equals the rebuilt one (tests/service/test_snapshot.py).
+    # A SQLite store's candidate state is saved beside it at a clean close (<db>.state.npz, ~0.8 KB
+    # per document) and loaded at the next start if the store has not changed, instead of
+    # recomputing every feature. Off: every start rebuilds (bounded by warmup_timeout_s). It decides
+    # no merge: a loaded state equals the rebuilt one (test_snapshot.py).
     state_snapshot: bool = True
-    # Checkpoints: the snapshot (and the vector index file) are also rewritten every this many
-    # store changes while ingesting, so a restart after a crash loads the last checkpoint and
-    # replays only the changes made since (the change feed other writers use), instead of
-    # rebuilding the whole state or, past warmup_timeout_s, losing the older part of it.
-    # Calibrated on the 1M-document benchmark store with the bundled encoder (bench/RESULTS.md,
-    # "Restart after a crash"): the pair loads in ~11 s and the replay runs at ~3,800 documents/s
-    # with vectors, so a 48k-change tail restarted in 22-25 s, inside the 30 s warm-up bound,
-    # and a 101k-change one did not (38 s; cut at 30 s, the rest left to the first write). Higher:
-    # longer replays after a crash. Lower: more checkpoints, each copying the state out in the
-    # ingest call that triggers it (~1.5 s at 1M documents) before a background thread writes
-    # ~0.7 KB per document. 0: only at a clean close. It decides no merge: a replayed state
-    # equals the rebuilt one (tests/service/test_snapshot.py).
+    # Checkpoints: the snapshot and the vector index file are also rewritten every this many store
+    # changes while ingesting, so a restart after a crash replays only the changes since. Calibrated
+    # on the 1M-document benchmark store: a 48k-change tail restarts inside the 30 s warm-up bound,
+    # a 101k one does not (research/notes/bench-history.md "Restart after a crash"). Higher: longer
+    # replays after a crash; lower: more checkpoints, each pausing its ingest call (~1.5 s at 1M
+    # documents). 0: only at a clean close. It decides no merge (test_snapshot.py).
     snapshot_every: int = 50_000
 
-    # Story level (issue 17, service/stories.py): a new copy group joins the open story whose
-    # logistic story score (service.stories.STORY_WEIGHTS over centroid / nearest-member /
-    # cross-language cosines, word and name overlap, time gap) is highest, if it reaches this.
-    # Calibrated with `python -m eval.stories calibrate --folds 3 --grid 0.5,0.6,0.7 --train-orders
-    # 11,12` (3 group folds over whole gold clusters of ../shared/eval-data/{uci-news-aggregator-
-    # subset,ntrex128-kor-eng}/dev.clusters.jsonl, USE, fitted in file order and two shuffles):
-    # the folds picked 0.6, 0.6, 0.7; refitted on all dev clusters, 0.7 has the best mean dev ARI
-    # (file order UCI 0.868 / 0.858 / 0.846, NTREX 0.934 / 0.953 / 0.978 at 0.5 / 0.6 / 0.7).
-    # Lower: stories absorb neighbouring events (NTREX: other outlets' articles on one event);
-    # higher: updates and follow-ups split off. Only with STORY_WEIGHTS. In the engine (stories
-    # hold whole copy groups, slot veto on, revision, SAMESTORY_BODY_PASSAGES=true) dev ARI is
-    # UCI 0.756, NTREX 0.913 in file order (NTREX 0.973 once eval articles carry their bodies,
-    # c57f25e). Re-tried after that in the whole engine (`SAMESTORY_STORY_THRESHOLD=t samestory
-    # eval clusters FILE --level story`, file order; ParaKQC with --sample 600, as the report):
-    #   0.6: UCI 0.784, NTREX 0.959, ParaKQC 0.592;  0.65: UCI 0.767, NTREX 0.979, ParaKQC 0.743;
-    #   0.7: UCI 0.756, NTREX 0.973, ParaKQC 0.840 (the USE centroid stream: 0.801).
-    # Below 0.7 different question sets of ParaKQC join one story and the story level no longer
-    # beats the centroid baseline there, so 0.7 stays. Re-checked in the engine (`python -m eval.stories
-    # order --engine`: the engine's copy groups replayed, file order and shuffles 1-3, both sets,
-    # story_copy_vectors on): mean ARI 0.767 / 0.763 / 0.775 at 0.5 / 0.6 / 0.7 (UCI prefers 0.5,
-    # NTREX's shuffles 0.7); weights refitted on the engine's copy groups (`calibrate --engine`)
-    # gave no better whole-file ARI (UCI 0.787, NTREX 0.892 at 0.6), so both stay. The decision
-    # still depends on arrival order (docs/stories.md, "Order").
+    # Story level (service/stories.py): a new copy group joins the open story whose story score
+    # (service.stories.STORY_WEIGHTS) is highest, if it reaches this. Calibrated on group folds of
+    # the UCI and NTREX dev cluster files and re-checked in the whole engine, where below 0.7
+    # ParaKQC's different question sets join one story (research/notes/stories.md; the figures:
+    # research/notes/config-history.md). Lower: stories absorb neighbouring events; higher: updates
+    # and follow-ups split off. Decisions depend on arrival order (research/notes/stories.md
+    # "Order").
     story_threshold: float = 0.7
-    # A story is open to new copy groups while its latest member is at most this many days from
-    # the item. Not calibrated on the dev files: every UCI dev gold story spans at most 1.2
-    # minutes of timestamps (a crawl burst, not an event's coverage), and in the engine the
-    # window hardly matters there (copy groups span bursts; replayed, 0.01 / 0.1 / 1.0 days:
-    # ARI 0.783 / 0.783 / 0.784, docs/stories.md). Longer: a recurring topic (weekly jobs report)
-    # can join last week's story; shorter: a slow story splits into several. Items without a
-    # time get ingest time.
+    # A story is open to new copy groups while its latest member is at most this many days from the
+    # item; items without a time get ingest time. Not calibrated: the dev files' gold stories are
+    # crawl bursts, where the window hardly matters (research/notes/stories.md). Longer: a recurring
+    # topic (weekly jobs report) can join last week's story; shorter: a slow story splits into
+    # several.
     story_window_days: float = 3.0
     # A different who, where or which keeps a new copy group out of a story it scores into
-    # (service/guards/storyveto.py: the copy level's who/where/which slot guards, asked against
-    # the story member nearest to the item, only when the two headlines share their frame but for
-    # the clashing values; numbers never veto, updates change them). Needs the guards on.
-    # Measured on the dev cluster files (docs/stories.md "The slot veto"; the file-order weights
-    # before the order-trained refit): story decision alone,
-    # UCI ARI 0.894 -> 0.864 (30 vetoes, 27 of them against a member of the same gold story:
-    # Google News stories keep "Titanfall Review Roundup" and its PC-launch news together),
-    # NTREX 1.000 -> 1.000; in the engine UCI 0.751 -> 0.744, NTREX 0.855 both ways. Off: "Biden meets Albanese in
+    # (service/guards/storyveto.py: asked against the story member nearest to the item, only when
+    # the two headlines share their frame; numbers never veto). Needs the guards on. Measured on the
+    # dev cluster files: UCI ARI 0.894 -> 0.864 (its gold stories keep related events together),
+    # NTREX unchanged (research/notes/stories.md "The slot veto"). Off: "Biden meets Albanese in
     # Tokyo" joins "Biden meets Kishida"'s story.
     story_slot_veto: bool = True
-    # Story membership is revisable (service.stories.StoryTracker.revise_around): after a new copy
-    # group is placed, the groups of the stories around it move to a story they now fit better
-    # (by 0.05 of score, above story_threshold) than their own without them, and a weakly placed
-    # group pairs off with a closer partner placed earlier. Without it a group that arrived
-    # before its closest partner keeps the weak story it joined (NTREX dev, story decision alone,
-    # file order and shuffles 1-3: ARI 0.978 / 0.634 / 0.627 / 0.608 off, 0.978 / 0.852 / 0.774 /
-    # 0.824 on; in the engine NTREX 0.858 both ways in file order, 0.59-0.60 -> 0.66-0.74 in
-    # shuffles, UCI 0.755 -> 0.757; docs/stories.md "Order"). With it, a copy group whose second
-    # member is a translation of its first rechecks its story (StoryTracker.recheck; NTREX
-    # shuffles 1-3 in the engine, SAMESTORY_BODY_PASSAGES=true: see docs/stories.md "Order").
-    # Off: every story decision is final
-    # when made. Off as well while the store holds editors' corrections (a revision never undoes
-    # an editor's split or merge).
+    # Story membership is revisable (StoryTracker.revise_around): after a copy group is placed, the
+    # groups of the stories around it move to a story they now fit better (by 0.05 of score, above
+    # story_threshold), a weakly placed group pairs off with a closer partner placed earlier, and a
+    # group whose second member is a translation rechecks its story. Measured on NTREX dev in
+    # shuffled orders: story ARI 0.61-0.63 off, 0.77-0.85 on (story decision alone;
+    # research/notes/stories.md "Order"). Off: every story decision is final when made; off as well
+    # while the store holds editors' corrections (a revision never undoes an editor's split or
+    # merge).
     story_revise: bool = True
-    # A copy that a cheap stage (exact, n-gram, MinHash) settled is embedded for its story
-    # evidence too, so every member of a story brings its own vector to the centroid and the
-    # kept members, as STORY_WEIGHTS were fitted (eval.stories streams every item with its
-    # vector). It decides no copy-level merge (copy groups identical either way). Measured in the
-    # engine (SAMESTORY_BODY_PASSAGES=true, UCI dev cluster file, file order / shuffles 1-3;
-    # docs/stories.md "Copies' story vectors"): story ARI 0.756 / 0.756 / 0.738 / 0.715 off,
-    # 0.773 / 0.742 / 0.732 / 0.711 on (mean 0.741 vs 0.739), for 4,449-4,453 encoder texts
-    # instead of 3,360-3,383 in the shuffles; NTREX unchanged (every article is embedded for its
-    # story anyway). A gain in file order only, at a third more encoder work, so off. On: such a
-    # copy adds its vector to its story; off: it adds words and names but no vector.
+    # A copy that a cheap stage (exact, n-gram, MinHash) settled is embedded too, so it brings its
+    # own vector to its story's evidence, as STORY_WEIGHTS were fitted. It decides no copy-level
+    # merge. Off: in the engine it gained story ARI in file order only, for a third more encoder
+    # work (research/notes/stories.md "Copies' story vectors"). On: such a copy adds its vector to
+    # its story; off: its words and names only.
     story_copy_vectors: bool = False
 
     embed_body_lead: bool = True
-    # Bodies at ingest through the passage path (issue 18, service/passages.py): when the cascade
-    # merges an article that has a body of two or more sentences with a document that has one
-    # too, the merge stands only if the new body is a passage copy of that document's body (the
-    # /v1/dedupe rule: exact, verified 5-gram Jaccard with no new word or number, or a sentence
-    # alignment for a translation); otherwise it is vetoed (``blocked_by`` "body") and the
-    # article starts a group of its own. So a republished story that adds paragraphs, or another
-    # outlet's article on the same event under a near-identical headline, is kept apart:
-    # over-splitting, never over-merging. On by default since the NTREX article clusters
-    # (``ntrex128-kor-eng/dev.clusters.jsonl``: Korean article + English source, other outlets'
-    # articles on one event apart) are a body-level gold set: with it on, story ARI in the engine
-    # went 0.889 -> 0.913 there (90 -> 91 stories of 93 gold, code at b73d018; `samestory eval
-    # clusters ... --level story`): the one merge it vetoes there is a false one, The Scotsman's
-    # report of a football match (dev id scotsman.133791/en) joined to the BBC's report of the
-    # same match (bbc.381746/en) by headline and lead at embedding cosine 0.818, which took two
-    # gold stories into one. Turned off, such merges come back; articles without a body, or with
-    # a one-sentence body, are decided as before either way. The passage thresholds are the
-    # chunk-calibrated ones (eval/RESULTS.md, "RAG chunk dedupe"); each merge with two bodies
-    # costs a passage comparison (and the encoder for a cross-lingual pair's sentences).
+    # Bodies at ingest (service/passages.py): when the cascade merges two articles that both have a
+    # body of two or more sentences, the merge stands only if the new body is a passage copy of the
+    # other's (the /v1/dedupe rule); otherwise it is vetoed (``blocked_by`` "body") and the article
+    # starts a copy group of its own. A republished story that adds paragraphs, or another outlet's
+    # article under a near-identical headline, is kept apart: over-splitting, never over-merging.
+    # Calibrated on the NTREX dev article clusters, where its one veto is a false merge (story ARI
+    # 0.889 -> 0.913; research/notes/config-history.md). Off: such merges come back. Each merge with
+    # two bodies costs a passage comparison (passage thresholds: eval/RESULTS.md, "RAG chunk
+    # dedupe").
     body_passages: bool = True
-    # How many FAISS hits per query are vetted against their cluster representatives.
+    # How many nearest neighbours per query the embedding stage vets against their copy groups'
+    # representatives. Higher: more candidates checked per item (slower); lower: a true copy ranked
+    # below k is missed.
     embedding_k: int = 8
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).
     exact_until: int = 20_000
