@@ -84,9 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if groups[i] in seen:
                 continue
             seen.add(groups[i])
-            sc_, rs = reason[groups[i]]
+            _, rs = reason[groups[i]]
             t = times[i]
-            print(f"   s{stories[i]} g{groups[i]} {format(t, "%m-%d %H:%M") if t else "untimed"} | {items[i].text[:90]}\n        {str(rs)[:300]}")
+            print(f"   s{stories[i]} g{groups[i]} {format(t, '%m-%d %H:%M') if t else 'untimed'} | {items[i].text[:90]}\n        {str(rs)[:300]}")
     print("\n== most merged engine stories ==")
     for cost, s in reversed(merged[-args.top:]):
         if not cost:
@@ -98,9 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if groups[i] in seen:
                 continue
             seen.add(groups[i])
-            sc_, rs = reason[groups[i]]
+            _, rs = reason[groups[i]]
             t = times[i]
-            print(f"   {gold[i][:8]} g{groups[i]} {format(t, "%m-%d %H:%M") if t else "untimed"} | {items[i].text[:90]}\n        {str(rs)[:300]}")
+            print(f"   {gold[i][:8]} g{groups[i]} {format(t, '%m-%d %H:%M') if t else 'untimed'} | {items[i].text[:90]}\n        {str(rs)[:300]}")
     return 0
 
 

@@ -166,6 +166,27 @@ def test_the_same_member_in_a_paraphrased_frame_is_not_vetoed(use_engine: Dedupe
                                                              GuardInput(title=b, text=b, lang="ko")))
 
 
+@pytest.mark.parametrize(("a", "b"), [("BTS 정국, 11월 솔로 앨범 발매", "방탄소년단 정국, 11월 솔로 앨범 발매"),
+                                    ("BLACKPINK 리사, 11월 솔로 컴백", "블랙핑크 리사, 11월 솔로 컴백")])
+def test_a_group_named_in_either_script_is_not_another_who(use_engine: Deduper, a: str, b: str) -> None:
+    from service.guards import GuardInput
+
+    assert use_engine.guards is not None
+    verdicts = use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"), GuardInput(title=b, text=b, lang="ko"))
+    who = next(v for v in verdicts if v.guard == "who")
+    assert not who.blocked and "==" in (who.evidence or ""), who
+
+
+def test_another_group_and_member_in_a_shared_frame_is_a_same_frame_clash(use_engine: Deduper) -> None:
+    from service.guards import GuardInput
+
+    assert use_engine.guards is not None
+    a, b = "블랙핑크 리사, 11월 솔로 컴백", "BTS 지민, 11월 솔로 앨범 발매"
+    who = next(v for v in use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"),
+                                                  GuardInput(title=b, text=b, lang="ko")) if v.guard == "who")
+    assert who.blocked and who.evidence == "who: 리사 != 지민 (same frame)", who
+
+
 def test_feed_members_stay_out_of_another_members_copy_group() -> None:
     with Deduper.open(":memory:", model="use") as d:
         jk, lisa, jennie = d.ingest_many([
