@@ -207,3 +207,19 @@ def test_warm_guards_loads_the_korean_analyser_at_start_up() -> None:
         assert "guards_s" in d.warmup_report
     with Deduper.open(":memory:", model=None, guards=None) as off:
         assert off.warm_guards() == 0.0 and "guards_s" not in off.warmup_report
+
+
+# the exact stage: only an outlet's tail is cut ----------------------------------------------------
+def test_the_exact_stage_cuts_only_a_recognised_outlet_tail() -> None:
+    """Any " - X" tail of up to four words used to be cut before the title was keyed, so "... - live
+    updates" and "... - analysis" were one normalised title. Only the item's own source (or URL
+    host) and the outlets of index/outlets.txt are cut now."""
+    from index.features import ItemFeatures
+
+    def key(title: str, source: str | None = None) -> int:
+        return ItemFeatures.build(title, "", "en", 0.0, source=source).title_key
+
+    assert key("Apple unveils new iPhone - live updates") != key("Apple unveils new iPhone - analysis")
+    assert key("Apple unveils new iPhone - live updates") != key("Apple unveils new iPhone")
+    assert key("Bank of Korea holds key rate at 3.5% - Reuters") == key("Bank of Korea holds key rate at 3.5% | CNBC")
+    assert key("Volcano erupts near Reykjavik - The Gazette", "The Gazette") == key("Volcano erupts near Reykjavik")
