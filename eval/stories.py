@@ -185,7 +185,8 @@ def training_rows(s: StorySet, window_days: float, orders: Sequence[int] = ()) -
 # unconstrained fit learnt that a member much closer than the centroid counts *against* (NTREX
 # keeps different outlets' write-ups of one event apart), which then split plain updates.
 BOUNDS = {"centroid": (0, None), "nearest": (0, None), "cross": (0, None), "words": (0, None),
-          "anchors": (0, None), "gap_days": (None, 0), "long": (None, None), "long_nearest": (0, None)}
+          "anchors": (0, None), "gap_days": (None, 0), "long": (None, None), "long_nearest": (0, None),
+          "headline_nearest": (None, None)}
 
 
 def _balanced_weights(rows: Sequence[FeatureRows]) -> np.ndarray:

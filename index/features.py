@@ -155,8 +155,13 @@ class ItemFeatures:
         raw_title = title
         title = cut_outlet(title, source, url) if title.strip() else title
         headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(strip_dateline(body))
-        # Each text is normalised once: hashes and grams all derive from these two strings.
+        # Each text is normalised once: hashes and grams all derive from these strings.
         norm_title = normalize(headline)
+        # The exact stage's title key reads the title with only a recognised outlet's tail cut
+        # (``cut_outlet``: the item's source, its URL host, index/outlets.txt), not any short
+        # " - ..." tail: "Apple unveils iPhone - live updates" and "... - analysis" are not one
+        # normalised title (issue 36). The n-grams and the lead still read the shorter headline.
+        norm_exact = normalize(title) if title.strip() else norm_title
         if content_sha is None:
             norm_full_title = normalize(raw_title) if headline != raw_title else norm_title
             content_sha = hash_normalized(norm_full_title, normalize(body))
@@ -167,7 +172,7 @@ class ItemFeatures:
             # one string object each cost ~50-60 bytes per document in the candidate state.
             lang=sys.intern(lang),
             time=time,
-            title_key=_key64(hash_normalized(norm_title)),
+            title_key=_key64(hash_normalized(norm_exact)),
             content_key=_key64(content_sha),
             content_sha=content_sha,
             lead=sys.intern(lead_token(headline)),

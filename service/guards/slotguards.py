@@ -96,6 +96,12 @@ class SlotGuard:
             # "슬라티나") is a spelling choice more often than another name: known values only
             if known or (headline and ((same_script and not cross)
                                        or (cross and self._cross_confident(ta, tb, only_a, only_b)))):
+                # Two Korean group-and-member headlines ("블랙핑크 리사, 11월 솔로 컴백" / "BTS 지민, 11월
+                # 솔로 앨범 발매"): the clash is the member in a shared frame, and the verdict says so,
+                # so the story level's veto takes it too (issue 36: 리사 joined 지민's story at 0.732).
+                swap = korean_member_swap(ta, tb, sa.name_max_words) if self.slot == "who" else None
+                if swap is not None:
+                    return GuardVerdict(self.name, True, True, f"{self.name}: {swap[0]} != {swap[1]} (same frame)")
                 return GuardVerdict(self.name, True, True, f"{self.name}: {_names(only_a)} != {_names(only_b)}")
         if self.slot == "who":
             # the English test needs a capitalised lead left over; the Korean one is a tuple compare

@@ -1028,7 +1028,17 @@ def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
         return None
     if typo_close(ea[i][0].casefold(), eb[i][0].casefold()):
         return None  # one name misspelt, not another name
+    if same_identity(a, ea[i][0], b, eb[i][0]):
+        return None  # one name in two scripts ("BTS 정국" / "방탄소년단 정국": the alias tables say so)
     return ea[i][0], eb[i][0]
+
+
+def same_identity(a: TextSlots, word_a: str, b: TextSlots, word_b: str) -> bool:
+    """Whether the mentions read inside ``word_a`` (of ``a``) and ``word_b`` (of ``b``) share an
+    identity from data (alias ids, CLDR codes): one name written two ways, not two names."""
+    ids_a = {i for m in a.mentions if m.surface and m.surface in word_a for i in m.ids}
+    ids_b = {i for m in b.mentions if m.surface and m.surface in word_b for i in m.ids}
+    return bool(ids_a & ids_b)
 
 
 def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str, str] | None:

@@ -7,6 +7,7 @@ import pytest
 from eval.data import ClusterItem
 from eval.engine import item_time
 from eval.stories import StorySet, calibrate, evidence, item_seconds, order_aris
+from service.stories import STORY_FEATURES
 
 STORIES = {
     "quake": ["Indonesia quake toll rises to 384 in Palu", "Palu quake toll in Indonesia climbs to 832",
@@ -36,7 +37,7 @@ def test_item_times_come_from_meta() -> None:
 def test_calibrate_reports_out_of_fold_ari_per_set() -> None:
     out = calibrate([_set()], k=2, seed=0, grid=(0.3, 0.5))
     assert set(out["out_of_fold_ari"]) == {"toy"} and len(out["out_of_fold_ari_per_fold"]["toy"]) == 2
-    assert out["threshold"] in (0.3, 0.5) and len(out["weights"]) == 9
+    assert out["threshold"] in (0.3, 0.5) and len(out["weights"]) == len(STORY_FEATURES) + 1
     assert all(-1.0 <= x <= 1.0 for x in out["out_of_fold_ari_per_fold"]["toy"])
 
 

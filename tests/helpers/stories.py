@@ -17,12 +17,14 @@ import numpy as np
 # event B, shared topic, Korean, English): the two events are close (a shared topic), so an article
 # whose translation has not arrived yet scores above the threshold into the other event's story.
 # Streaming decisions alone then depend on the order (6 different partitions over the 24 orders);
-# revised, every order ends in the two events.
+# revised, every order ends in the two events. A translation (cosine 0.89) is closer than the other
+# event in the same language (0.56): with both at 0.80 (topic 1.75, language 1.0), headlines' eased
+# nearest penalty (``headline_nearest``, issue 36) sorted 8 of the 24 orders by language, not event.
 TWO_EVENTS = {
-    "A-ko": ("가나다 마바사", "ko", (1.0, 0.0, 1.75, 1.0, 0.0)),
-    "A-en": ("Alpha bravo charlie", "en", (1.0, 0.0, 1.75, 0.0, 1.0)),
-    "B-ko": ("아자차 카타파", "ko", (0.0, 1.0, 1.75, 1.0, 0.0)),
-    "B-en": ("Delta echo foxtrot", "en", (0.0, 1.0, 1.75, 0.0, 1.0)),
+    "A-ko": ("가나다 마바사", "ko", (1.0, 0.0, 1.0, 0.5, 0.0)),
+    "A-en": ("Alpha bravo charlie", "en", (1.0, 0.0, 1.0, 0.0, 0.5)),
+    "B-ko": ("아자차 카타파", "ko", (0.0, 1.0, 1.0, 0.5, 0.0)),
+    "B-en": ("Delta echo foxtrot", "en", (0.0, 1.0, 1.0, 0.0, 0.5)),
 }
 
 

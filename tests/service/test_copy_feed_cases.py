@@ -166,6 +166,27 @@ def test_the_same_member_in_a_paraphrased_frame_is_not_vetoed(use_engine: Dedupe
                                                              GuardInput(title=b, text=b, lang="ko")))
 
 
+@pytest.mark.parametrize(("a", "b"), [("BTS 정국, 11월 솔로 앨범 발매", "방탄소년단 정국, 11월 솔로 앨범 발매"),
+                                    ("BLACKPINK 리사, 11월 솔로 컴백", "블랙핑크 리사, 11월 솔로 컴백")])
+def test_a_group_named_in_either_script_is_not_another_who(use_engine: Deduper, a: str, b: str) -> None:
+    from service.guards import GuardInput
+
+    assert use_engine.guards is not None
+    verdicts = use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"), GuardInput(title=b, text=b, lang="ko"))
+    who = next(v for v in verdicts if v.guard == "who")
+    assert not who.blocked and "==" in (who.evidence or ""), who
+
+
+def test_another_group_and_member_in_a_shared_frame_is_a_same_frame_clash(use_engine: Deduper) -> None:
+    from service.guards import GuardInput
+
+    assert use_engine.guards is not None
+    a, b = "블랙핑크 리사, 11월 솔로 컴백", "BTS 지민, 11월 솔로 앨범 발매"
+    who = next(v for v in use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"),
+                                                  GuardInput(title=b, text=b, lang="ko")) if v.guard == "who")
+    assert who.blocked and who.evidence == "who: 리사 != 지민 (same frame)", who
+
+
 def test_feed_members_stay_out_of_another_members_copy_group() -> None:
     with Deduper.open(":memory:", model="use") as d:
         jk, lisa, jennie = d.ingest_many([
@@ -186,3 +207,19 @@ def test_warm_guards_loads_the_korean_analyser_at_start_up() -> None:
         assert "guards_s" in d.warmup_report
     with Deduper.open(":memory:", model=None, guards=None) as off:
         assert off.warm_guards() == 0.0 and "guards_s" not in off.warmup_report
+
+
+# the exact stage: only an outlet's tail is cut ----------------------------------------------------
+def test_the_exact_stage_cuts_only_a_recognised_outlet_tail() -> None:
+    """Any " - X" tail of up to four words used to be cut before the title was keyed, so "... - live
+    updates" and "... - analysis" were one normalised title. Only the item's own source (or URL
+    host) and the outlets of index/outlets.txt are cut now."""
+    from index.features import ItemFeatures
+
+    def key(title: str, source: str | None = None) -> int:
+        return ItemFeatures.build(title, "", "en", 0.0, source=source).title_key
+
+    assert key("Apple unveils new iPhone - live updates") != key("Apple unveils new iPhone - analysis")
+    assert key("Apple unveils new iPhone - live updates") != key("Apple unveils new iPhone")
+    assert key("Bank of Korea holds key rate at 3.5% - Reuters") == key("Bank of Korea holds key rate at 3.5% | CNBC")
+    assert key("Volcano erupts near Reykjavik - The Gazette", "The Gazette") == key("Volcano erupts near Reykjavik")

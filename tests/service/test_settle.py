@@ -153,8 +153,9 @@ def test_settling_honours_an_editors_split_and_replays_the_rest() -> None:
     (issue 36: one correction used to switch settling off for the whole store)."""
     from service.corrections import Editor
 
-    d = _ingest_two_events(("A-ko", "B-ko", "B-en", "A-en"), revise=False)
-    Editor(d).split(4, who="editor", note="test")  # A-en, the last item ingested
+    d = _ingest_two_events(("A-ko", "A-en", "B-ko", "B-en"), revise=False)
+    assert ["A-en", "A-ko"] in _stories(d)
+    Editor(d).split(2, who="editor", note="test")  # A-en, out of its translation's story
     assert ["A-en"] in _stories(d)
     report = d.settle()
     assert report.skipped is None and report.corrected == 1 and report.held >= 1
@@ -293,10 +294,10 @@ def test_a_correction_made_by_another_worker_is_honoured_by_the_settling(tmp_pat
     from service.corrections import Editor
 
     db = f"sqlite:///{tmp_path / 's.db'}"
-    a = _ingest_two_events(("A-ko", "B-ko", "B-en", "A-en"), revise=False, db=db)
+    a = _ingest_two_events(("A-ko", "A-en", "B-ko", "B-en"), revise=False, db=db)
     cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)
     b = Deduper.open(db, model=FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
-    Editor(b).split(4, who="editor", note="on the other worker")
+    Editor(b).split(2, who="editor", note="on the other worker")  # A-en
     b.close()
     report = a.settle_stories()
     assert report.skipped is None and report.corrected == 1

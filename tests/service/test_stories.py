@@ -185,16 +185,17 @@ def test_a_revision_moves_a_weak_member_and_keeps_story_ids() -> None:
     m = t.match(ev["B-ko"])
     assert m.story_id == first and m.score < 0.75  # B-ko joins A-ko weakly: neither translation is there yet
     t.add(m.story_id, ev["B-ko"], unit="B-ko")
-    assert t.add(t.match(ev["B-en"]).story_id, ev["B-en"], unit="B-en") == first
     assert t.take_moves() == []
-    m = t.match(ev["A-en"])
-    assert m.story_id is None  # A-ko's translation does not fit the B pair its article sits with
-    a = t.add(m.story_id, ev["A-en"], unit="A-en")
-    (mv,) = t.take_moves()
-    # A-ko fits its translation's new story better than the B pair: it moves there; the story
-    # it left keeps its id for the members that stay.
-    assert (mv.unit, mv.source, mv.target) == ("A-ko", first, a) and mv.reason.startswith("story: moved from")
-    assert t.units["A-ko"].story == a and t.units["B-ko"].story == first == t.units["B-en"].story
+    m = t.match(ev["B-en"])
+    assert m.story_id == first  # B-ko's translation joins the story its article sits in ...
+    b = t.add(m.story_id, ev["B-en"], unit="B-en")
+    # ... and the two fit each other better than either fits A-ko: they leave together for a
+    # story of their own; the story they left keeps its id for the member that stays.
+    moves = t.take_moves()
+    assert b != first and [(mv.unit, mv.source, mv.target) for mv in moves] == [("B-ko", first, b), ("B-en", first, b)]
+    assert all(mv.reason.startswith("story: left story") for mv in moves)
+    assert t.add(t.match(ev["A-en"]).story_id, ev["A-en"], unit="A-en") == first  # A-ko's translation joins it
+    assert t.units["A-ko"].story == first == t.units["A-en"].story and t.units["B-ko"].story == b
 
 
 @pytest.mark.heavy  # issue 38: many seconds

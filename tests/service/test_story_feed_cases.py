@@ -129,6 +129,33 @@ def test_a_different_who_keeps_a_copy_group_out_of_the_story(engine: Deduper, a:
     assert _story_of(engine, other.document_id) != _story_of(engine, first.document_id)
 
 
+def test_another_groups_member_stays_out_of_the_story_streamed_and_settled(engine: Deduper) -> None:
+    """"블랙핑크 리사, 11월 솔로 컴백" joined "BTS 지민, 11월 솔로 앨범 발매"'s story at 0.732: the two
+    frames differ ("컴백" / "앨범 발매") and so do the groups, so the veto's same-frame test let it
+    pass. The member in a shared group-and-member frame is the who that tells (first_feed.jsonl)."""
+    jimin = engine.ingest(_art("BTS 지민, 11월 솔로 앨범 발매", "https://osen.mt.co.kr/article/jimin-solo",
+                               "2025-11-27T12:00:00+09:00", "OSEN"))
+    lisa = engine.ingest(_art("블랙핑크 리사, 11월 솔로 컴백", "https://star.mt.co.kr/view/lisa-comeback",
+                              "2025-11-27T13:30:00+09:00", "스타뉴스"))
+    assert lisa.story_id != jimin.story_id
+    assert "who 리사 ≠ 지민 (same frame)" in _reason(engine, lisa.document_id)
+    engine.settle()
+    assert _story_of(engine, lisa.document_id) != _story_of(engine, jimin.document_id)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("BTS 정국, 11월 솔로 앨범 발매", "방탄소년단 정국, 11월 솔로 앨범 발매"),
+    ("블랙핑크 리사, 11월 솔로 컴백", "BLACKPINK 리사, 11월 솔로 컴백"),
+])
+def test_a_group_named_in_either_script_is_the_same_who(engine: Deduper, a: str, b: str) -> None:
+    """"BTS 정국" / "방탄소년단 정국" was vetoed (who: BTS != 방탄소년단): the group's English and Korean
+    names are one identity (slots.toml aliases), so the two reports share a story."""
+    first = engine.ingest(_art(a, "https://a.example/1", "2025-11-27T10:00:00+09:00"))
+    other = engine.ingest(_art(b, "https://b.example/2", "2025-11-27T11:00:00+09:00"))
+    assert "≠" not in _reason(engine, other.document_id)
+    assert other.story_id == first.story_id
+
+
 def test_one_team_s_two_matches_are_two_stories_streamed_and_settled(engine: Deduper) -> None:
     """"손흥민 멀티골…토트넘, 브라이턴에 3-1 승리" must not join the Brentford match's story, nor be
     moved there by settling."""
