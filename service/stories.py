@@ -404,8 +404,9 @@ class StoryCentroids:
         self.norms = np.zeros(0, dtype=np.float32)
         self.rows = 0
         # The last product (its vector, ``sums @ vector`` over the rows then) and the rows
-        # refreshed since: ``nearest(like=...)`` reuses it (a new story's revision, right after
-        # its first item's story match).
+        # refreshed since: ``nearest`` asked again with that vector (or ``like`` it) multiplies
+        # only those rows (an item's story match, then its revision's candidates and a new story's
+        # neighbours).
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         self._dirty: set[int] = set()
 
