@@ -428,7 +428,27 @@ class Deduper:
         if dropped and self.state.vectors is not None:
             self.state.vectors.expire(horizon)
         self.counters["expired_documents"] += dropped
+        self._expire_stories()
         return dropped
+
+    def _expire_stories(self) -> int:
+        """Close for good the stories whose latest member is older than what a warm restart reads
+        (``warmup_days``), and at least two story windows, behind the newest item: no item in time
+        can join them, and the story table, its centroid rows and ``group_story`` then hold the
+        open stories, not every story ever made (issue 37). A copy arriving later than that joins
+        its group's story id with its own evidence only, as after a restart. Off without a story
+        window (``story_window_days`` 0: every story stays open)."""
+        days = self.config.story_window_days
+        horizon = self._max_time - max(self.config.warmup_days, 2 * days) * DAY
+        if not days or horizon <= 0:
+            return 0
+        closed = {sid for sid, s in self.stories.stories.items() if s.last_time < horizon}
+        if not closed:
+            return 0
+        self.stories.expire(horizon)
+        self.group_story = {g: sid for g, sid in self.group_story.items() if sid not in closed}
+        self.counters["expired_stories"] += len(closed)
+        return len(closed)
 
     def _prefetch_vectors(self, feats: list[ItemFeatures], state: CandidateState | None = None,
                           cascade: Cascade | None = None) -> dict[str, np.ndarray]:
