@@ -306,16 +306,8 @@ class Cascade:
                 continue
             trace.scores["verifier"] = p
             reason = f"{self._rescue_reason(p, cosine)}, with copy group {cluster} (representative {doc})"
-            allowed, verdicts = self.vet(item, other)
-            trace.guards = verdicts
-            if not allowed:
-                blocking = [v for v in verdicts if v.blocked]
-                trace.reasons.append(f"{reason}, {veto_reason(blocking)}")
-                trace.blocked_by.extend(v.guard for v in blocking if v.guard not in trace.blocked_by)
-                continue
-            trace.reasons.append(reason)
-            trace.reasons.extend(guard_notes(verdicts))
-            if not self._confirmed(trace, confirm, doc):
+            # the band holds no pair too far apart in time, so _propose asks the guards
+            if not (self._propose(trace, reason, item, other) and self._confirmed(trace, confirm, doc)):
                 continue
             return Match(Decision(True, "embedding", cosine, trace.reasons, trace.blocked_by, matched_id=doc,
                                   scores=trace.scores, guards=trace.guards), cluster, doc)
