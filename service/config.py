@@ -20,7 +20,7 @@ import os
 import tomllib
 import typing
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ DAY = 86_400.0  # seconds: the unit of every *_days setting
 OTHER_ENV_VARS = {
     "SAMESTORY_CONFIG": "the TOML file (service.api.settings)",
     "SAMESTORY_CACHE": "model cache directory (models/registry.py)",
+    "SAMESTORY_RULES_DIR": "folders of extra guard rule files, added to the packaged ones (service/guards/rules.py)",
     "SAMESTORY_EVAL_DATA": "eval-data folder (eval/data.py)",
     "SAMESTORY_USE_THREADS": "BLAS threads of the bundled USE encoder, default 1 (models/use.py)",
     "SAMESTORY_PG_URL": "the tests' PostgreSQL server (tests/conftest.py)",
@@ -143,7 +144,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _engine_fields() -> dict[str, dataclasses.Field[Any]]:
-    return {f.name: f for f in dataclasses.fields(EngineConfig) if f.name != "extra"}
+    return {f.name: f for f in dataclasses.fields(EngineConfig)}
 
 # The embedding stage's cosine threshold per model (embedder name and registry spec alike).
 #
@@ -346,14 +347,11 @@ class EngineConfig:
     embedding_k: int = 8
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).
     exact_until: int = 20_000
-    model: str = "use"
     # A cache of embeddings shared by every process on one store (models/shared_cache.py), e.g.
     # redis://127.0.0.1:6379/0; None: each process keeps only its own LRU. It decides no merge:
     # a vector read back is the bytes the same model wrote for the same normalised text.
     embedding_cache: str | None = None
     url_rules: str | None = None
-    rules_dir: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         try:

@@ -75,11 +75,8 @@ def field_comments(source: Path, class_name: str, *, runs: bool = True) -> dict[
 _ENGINE_NOTES = {
     "embed_body_lead": "The embedding stage reads the title and the body's lead, not the title alone; off, "
                        "headlines alone are embedded (a translation's body lead is what lifts its cosine).",
-    "model": "The encoder: 'use' (bundled USE-multilingual v3), 'e5-small', 'st:PATH', 'onnx:DIR'; "
-             "`--model` and the service's `model` setting choose it for a command (docs/models.md).",
     "url_rules": "A TOML file of extra per-host URL rules (tracking parameters to drop), added to "
                  "service/rules/urls.toml.",
-    "rules_dir": "A folder of extra guard rule files (TOML), added to service/rules/guards/ (docs/guards.md).",
 }
 
 # Service fields whose source line has no comment: what each one limits, as the API enforces it
@@ -168,7 +165,7 @@ def render() -> str:
         f"Calibrated embedding thresholds per model (`embedding_threshold = None`): {calibrated}.",
         f"Calibrated slot-confirmation thresholds per model (`slot_confirm_threshold = None`): {confirm}.",
         "",
-        *_section(EngineConfig, HERE / "config.py", runs=True, fallback=_ENGINE_NOTES, skip=("extra",)),
+        *_section(EngineConfig, HERE / "config.py", runs=True, fallback=_ENGINE_NOTES, skip=()),
         "## Service (`[service]`, `service.api.settings.Settings`)",
         "",
         "Read by `samestory serve` (and `make run`); `db` and `model` by every command that opens a store.",
