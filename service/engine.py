@@ -1112,7 +1112,8 @@ class Deduper:
         items: list[SettleItem] = []
         for doc, ev in self._stored_evidence([(d, v) for d, v in rows if d.cluster_id in before]):
             items.append(SettleItem(doc.id, int(doc.cluster_id), ev,  # type: ignore[arg-type]
-                                    versions[doc.id].content_hash, timed=doc.published_at is not None))
+                                    versions[doc.id].content_hash, timed=doc.published_at is not None,
+                                    published=doc.published_at if doc.published_at is not None else doc.first_seen))
         missing = [i for i, it in enumerate(items) if it.evidence.vector is None]
         embedded = 0
         if missing and self.embedder is not None:

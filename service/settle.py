@@ -82,6 +82,14 @@ class SettleItem:
     evidence: StoryEvidence
     content_hash: str
     timed: bool = True  # False: no publication time (``evidence.time`` is when it was first seen)
+    # When it was published (else first seen), where that differs from ``evidence.time``: a re-run
+    # counts at its anchor's time in its story (``Deduper._story_time``) but is replayed where it
+    # was published, after its anchor, as streaming met it. None: ``evidence.time``.
+    published: float | None = None
+
+    @property
+    def order_time(self) -> float:
+        return self.evidence.time if self.published is None else self.published
 
 
 @dataclass
@@ -223,7 +231,7 @@ def publication_order(items: Iterable[SettleItem]) -> list[SettleItem]:
     """The items by publication time, then content hash, then document id: an order that depends
     on the items, not on when they arrived (for items with a publication time; ``settle_order``
     puts those without one after them)."""
-    return sorted(items, key=lambda i: (i.evidence.time, i.content_hash, i.doc_id))
+    return sorted(items, key=lambda i: (i.order_time, i.content_hash, i.doc_id))
 
 
 def settle_order(items: Iterable[SettleItem]) -> list[SettleItem]:

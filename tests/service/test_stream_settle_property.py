@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from service.engine import Deduper
@@ -36,8 +36,8 @@ REPORTS = [(e, t, lang) for e, reports in enumerate(EVENTS) for t, lang in repor
 @st.composite
 def feeds(draw: st.DrawFn) -> list[tuple[int, int]]:
     """(report index, minutes after T0) pairs, in publication order, each report at most once."""
-    picks = draw(st.lists(st.integers(0, len(REPORTS) - 1), min_size=2, max_size=9, unique=True))
-    minutes = draw(st.lists(st.integers(0, 48 * 60), min_size=len(picks), max_size=len(picks), unique=True))
+    picks = draw(st.lists(st.integers(0, len(REPORTS) - 1), min_size=2, max_size=14, unique=True))
+    minutes = draw(st.lists(st.integers(0, 72 * 60), min_size=len(picks), max_size=len(picks), unique=True))
     return sorted(zip(picks, minutes, strict=True), key=lambda p: p[1])
 
 
@@ -65,6 +65,11 @@ def use_model():  # type: ignore[no-untyped-def]
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(feed=feeds())
+# The first feed hypothesis found: an exact copy of "3,000" 12 h after it (a re-run, which counts at
+# its anchor's time in its story) was replayed first, as its group's lead, and drew the "5,000"
+# report into the story that streaming had kept it out of (settle_order now replays each item where
+# it was published: ``SettleItem.published``).
+@example(feed=[(6, 0), (5, 1), (4, 2), (8, 3), (7, 721)])
 def test_a_feed_streamed_in_publication_order_settles_to_itself(use_model, feed) -> None:  # type: ignore[no-untyped-def]
     d = Deduper.open(":memory:", model=use_model)
     try:
