@@ -403,53 +403,36 @@ class Cascade:
             scores.update(scored.scores)
             if proposal is None and scored.reason is not None:
                 proposal = (stage.name, scored.score, scored.reason)
-        time_veto = self._time_veto(a, b)
-        if time_veto is not None and proposal is not None:
-            return Decision(False, proposal[0], proposal[1], [proposal[2], veto_reason([time_veto])], ["time"],
-                            scores=scores)
+        trace = Trace(scores=scores)
+        if proposal is not None:
+            # As ``match`` proposes a candidate: the time veto, then the guards, then the verifier.
+            stage_name, score, reason = proposal
+            ok = self._propose(trace, reason, a, b) and self._verified(trace, stage_name, a, b)
+            return Decision(ok, stage_name, score, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)
         # Too little content on either side: the cosine alone decides nothing (MIN_EMBED_CONTENT).
         thin = too_little_content(self.embed_text(a)) or too_little_content(self.embed_text(b))
-        if proposal is None and time_veto is None and thin is None and self.rescue_band(a, b, scores.get("cosine")):
-            return self._rescue_pair(a, b, scores, last)
-        if (proposal is None and time_veto is None and thin is None and self.verifier is None
-                and self.confirm_band(scores.get("cosine"))):
-            cos = scores["cosine"]
-            ok, why, verdicts = self.slot_confirm(a, b)
-            if ok:
-                return Decision(True, "embedding", cos, [f"{self._confirm_reason(cos)}, {why}", *guard_notes(verdicts)],
-                                scores=scores, guards=verdicts)
-        if proposal is None:
-            return Decision(False, last, scores.get(last), [thin or "no stage reached its threshold"], scores=scores)
-        stage_name, score, reason = proposal
-        allowed, verdicts = self.vet(a, b)
-        if allowed and self.verifier is not None and stage_name != "exact":
-            p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
-            scores["verifier"] = p
-            if p < threshold:
-                return Decision(False, stage_name, score, [reason, *guard_notes(verdicts), f"verifier: {p:.2f} < "
-                                f"{threshold:.2f}"], ["verifier"], scores=scores, guards=verdicts)
-            return Decision(True, stage_name, score, [reason, *guard_notes(verdicts), f"verifier: {p:.2f}"],
-                            scores=scores, guards=verdicts)
-        if allowed:
-            return Decision(True, stage_name, score, [reason, *guard_notes(verdicts)], scores=scores,
-                            guards=verdicts)
-        blocking = [v for v in verdicts if v.blocked]
-        return Decision(False, stage_name, score, [reason, veto_reason(blocking)], [v.guard for v in blocking],
-                        scores=scores, guards=verdicts)
+        if thin is None and self.too_far(a, b) is None:
+            # As ``match`` goes on after the embedding stage's candidates: the verifier's rescue
+            # when it is on, else the slot-confirmed band.
+            cos = scores.get("cosine")
+            if self.rescue_band(a, b, cos):
+                return self._rescue_pair(a, b, trace, last)
+            if self.verifier is None and cos is not None and self.confirm_band(cos):
+                ok, why, verdicts = self.slot_confirm(a, b)
+                if ok:
+                    return Decision(True, "embedding", cos, [f"{self._confirm_reason(cos)}, {why}",
+                                                             *guard_notes(verdicts)], scores=scores, guards=verdicts)
+        return Decision(False, last, scores.get(last), [thin or "no stage reached its threshold"], scores=scores)
 
-    def _rescue_pair(self, a: ItemFeatures, b: ItemFeatures, scores: dict[str, float], last: StageName) -> Decision:
+    def _rescue_pair(self, a: ItemFeatures, b: ItemFeatures, trace: Trace, last: StageName) -> Decision:
         """``pair``'s Korean-English rescue (:meth:`rescue_band`): the verifier's P decides, the
-        guards keep their vetoes."""
+        guards keep their vetoes (``_propose``, as in ``_rescue_hits``)."""
+        scores = trace.scores
         cos = scores["cosine"]
         p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
                             f"{threshold:.2f} (cosine {cos:.2f})"], scores=scores)
-        reason = self._rescue_reason(p, cos)
-        allowed, verdicts = self.vet(a, b)
-        if allowed:
-            return Decision(True, "embedding", cos, [reason, *guard_notes(verdicts)], scores=scores, guards=verdicts)
-        blocking = [v for v in verdicts if v.blocked]
-        return Decision(False, "embedding", cos, [reason, veto_reason(blocking)], [v.guard for v in blocking],
-                        scores=scores, guards=verdicts)
+        ok = self._propose(trace, self._rescue_reason(p, cos), a, b)
+        return Decision(ok, "embedding", cos, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)

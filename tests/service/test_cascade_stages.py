@@ -253,7 +253,9 @@ def test_one_veto_formatter_for_match_and_pair():
     guards = FakeGuards(block={"Fed raises rates 0.5%p"})
     d = Cascade(CFG, guards).pair(feats("Fed raises rates 0.25%p"), feats("Fed raises rates 0.5%p"),
                                   GatedNgramIndex(), lambda: None)
-    assert not d.same and d.reasons[-1] == "vetoed: subject: 'Fed raises rates 0.5%p' differs"
+    # as ``match`` writes a vetoed proposal: the stage's reason, then the veto, in one line
+    assert not d.same and d.reasons[-1].startswith("ngram: weighted 3-gram Jaccard")
+    assert d.reasons[-1].endswith(", vetoed: subject: 'Fed raises rates 0.5%p' differs")
 
 
 # the prefetch's prediction ------------------------------------------------------------------------------
@@ -355,6 +357,6 @@ def test_compare_applies_the_gap_only_when_both_items_carry_a_time():
     a = feats("Wall St opens lower after S&P's record close", t=T0)
     b = feats("Wall St opens lower after S&P record close", t=T0 + 30 * HOUR)
     far = c.pair(a, b, idf, lambda: None)
-    assert (far.same, far.blocked_by) == (False, ["time"]) and far.reasons[-1].startswith("vetoed: time: published 30.0 h")
+    assert (far.same, far.blocked_by) == (False, ["time"]) and ", vetoed: time: published 30.0 h" in far.reasons[-1]
     untimed = c.pair(feats(a.title, t=0.0), feats(b.title, t=0.0), idf, lambda: None)
     assert untimed.same and untimed.blocked_by == []
