@@ -47,7 +47,7 @@ class StoryLevel:
         return tracker
 
     def evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
-                        *, embed: bool = True, cluster_id: int | None = None) -> StoryEvidence:
+                 *, embed: bool = True, cluster_id: int | None = None) -> StoryEvidence:
         """The item's story evidence. Its vector is the copy level's when both read the same text
         (headlines); an article with a body is embedded again on more of its body (``story_text``),
         and that vector is stored for warm restarts. Copies bring their vectors too: a story's
@@ -111,7 +111,8 @@ class StoryLevel:
     def place(self, cluster_id: int, ev: StoryEvidence, now: float, *, apart: str | None = None) -> int:
         """The story decision for a new copy group: join the best open story or open one. A story
         an editor merged into another is never joined: the group goes where it was merged
-        (must-link), with the reason. ``apart`` (``CopyLevel.disputed_twins``): a new story, for that reason."""
+        (must-link), with the reason. ``apart`` (``CopyLevel.disputed_twins``): a new story, for that
+        reason."""
         self.sync_corrections()
         m = self.stories.match(ev)
         if apart is not None:
@@ -248,9 +249,9 @@ class StoryLevel:
 
     def expire(self, max_time: float) -> int:
         """Close for good the stories whose latest member is older than what a warm restart reads
-        (``warmup_days``), and at least two story windows, behind the newest item: no item in time
-        can join them (``max_time``: the newest item's time), and the story table, its centroid rows and ``group_story`` then hold the
-        open stories, not every story ever made (issue 37). A copy arriving later than that joins
+        (``warmup_days``), and at least two story windows, behind the newest item (``max_time``): no
+        item in time can join them, and the story table, its centroid rows and ``group_story`` then
+        hold the open stories, not every story ever made (issue 37). A copy arriving later than that joins
         its group's story id with its own evidence only, as after a restart. Off without a story
         window (``story_window_days`` 0: every story stays open)."""
         days = self.ctx.config.story_window_days
