@@ -54,7 +54,7 @@ class Match:
 # A last check on a candidate every guard let through, given its document id: (the merge
 # stands, a note for the reasons or None). A refusal is a veto like a guard's, named
 # ``blocked_by`` "body", and the walk goes on to the next candidate (the ingest's body check,
-# ``Deduper._body_confirm``).
+# ``CopyLevel.body_confirm``).
 Confirm = Callable[[int], tuple[bool, str | None]]
 
 

@@ -1107,12 +1107,5 @@ class StoryTracker:
         return len(old)
 
 
-def stream_stories(evidence: Iterable[StoryEvidence], *, threshold: float, window_days: float,
-                   weights: Sequence[float] = STORY_WEIGHTS) -> list[int]:
-    """Story ids for items taken one by one as new copy groups (calibration and baselines)."""
-    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights)
-    return [t.add(t.match(ev).story_id, ev) for ev in evidence]
-
-
 def describe(match: StoryMatch) -> dict[str, Any]:
     return {"story_score": round(match.score, 4), "story_reason": match.reason}

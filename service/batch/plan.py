@@ -57,7 +57,7 @@ def _objects(values: list[Any]) -> np.ndarray:
 
 
 def features_of(title: str, body: str, lang: str, time: float) -> ItemFeatures:
-    """The streaming engine's features of one item (``Deduper._ingest_chunk`` builds the same)."""
+    """The streaming engine's features of one item (``CopyLevel.ingest_chunk`` builds the same)."""
     return ItemFeatures.build(title, body, lang or "und", time)
 
 

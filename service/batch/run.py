@@ -73,9 +73,9 @@ def columns_of(records: Sequence[Record], now: float) -> Batch:
 def _check_urls(records: Sequence[Record], config: EngineConfig) -> None:
     """Invalid URLs fail up front, with the record's place, before anything is computed."""
     from index.urls import InvalidUrlError
-    from service.engine import _load_url_rules
+    from service.context import load_url_rules
 
-    rules = _load_url_rules(config)
+    rules = load_url_rules(config)
     for r in records:
         if r.article.url:
             try:

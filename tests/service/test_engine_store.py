@@ -125,7 +125,7 @@ def test_memory_is_bounded_by_the_window_store_keeps_everything():
     e = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig(window_days=1))
     old = e.ingest(Article(title="지난달 진천군 스마트돌봄 착수", published_at="2026-10-01T00:00:00Z"))
     e.ingest(Article(title="오늘 증평군 온디바이스 공모 선정", published_at="2026-11-20T00:00:00Z"))
-    assert e._expire() == 1
+    assert e.copy_level.expire() == 1
     assert old.document_id not in e.state.entries
     assert e.store.get_document(old.document_id) is not None
     # a copy of the expired item published now is outside the window anyway: a new story
