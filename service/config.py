@@ -223,19 +223,6 @@ class EngineConfig:
     # a guard stops them. A model with no calibrated value needs an explicit threshold.
     embedding_threshold: float | None = None
 
-    # "cosine" thresholds every pair's cosine. "xling" scores Korean-English pairs with the learned
-    # pair scorer of models/xling and thresholds its probability (xling_threshold); same-language
-    # pairs keep the cosine. Opt-in: on sampled dev pairs in the engine no xling threshold gained on
-    # every set (research/notes/xling.md, "In the engine").
-    embedding_scorer: str = "cosine"
-    # None takes the scorer's packaged 0.942: the lowest with precision >= 0.99 on both news sets'
-    # held-out folds (research/notes/xling.md). 0.860 is its issue-3 operating point (precision 0.97
-    # news, 0.90 Tatoeba). Lower: more recall, less news precision; higher: the reverse.
-    xling_threshold: float | None = None
-    # Hits below this cosine are not shown to the learned scorer: at the packaged threshold no dev
-    # translation pair below it was accepted (research/notes/xling.md). Lower: more scorer work per
-    # item; higher: low-cosine translations are never scored.
-    embedding_floor: float = 0.30
     # Slot-confirmed acceptance (service/guards/confirm.py): a Korean-English headline pair that no
     # stage proposed, with cosine at least this (and below the embedding threshold), is accepted
     # when every guard lets it through and its slots align (slots.toml [confirm]). None takes the
@@ -258,7 +245,7 @@ class EngineConfig:
     verifier_threshold: float | None = None
     # The rescue's floor: a pair in the other language among the top embedding_k hits, with cosine
     # in [verifier_floor, embedding_threshold), is read by the verifier, best cosine first, and
-    # merged at or above verifier_threshold if the guards let it through. 0.30 as embedding_floor:
+    # merged at or above verifier_threshold if the guards let it through. 0.30, the floor the learned scorer had:
     # issue 35's missed translations sit at cosine 0.44-0.53 (USE). Lower: more pairs read (up to
     # embedding_k per item); higher: translations whose vectors disagree stay apart.
     verifier_floor: float = 0.30
@@ -363,7 +350,7 @@ class EngineConfig:
 
     def _check(self) -> None:
         for name in ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                     "embedding_floor", "story_threshold", "slot_confirm_threshold", "verifier_threshold",
+                     "story_threshold", "slot_confirm_threshold", "verifier_threshold",
                      "verifier_floor"):
             value = getattr(self, name)
             if value is None and name in ("embedding_threshold", "slot_confirm_threshold", "verifier_threshold"):
@@ -373,10 +360,6 @@ class EngineConfig:
         for name in ("window_days", "warmup_days", "warmup_timeout_s", "story_window_days", "copy_gap_hours"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.xling_threshold is not None and not 0.0 <= self.xling_threshold <= 1.0:
-            raise ValueError(f"xling_threshold must be in [0, 1], got {self.xling_threshold}")
-        if self.embedding_scorer not in ("xling", "cosine"):
-            raise ValueError(f"embedding_scorer must be 'xling' or 'cosine', got {self.embedding_scorer!r}")
         if isinstance(self.snapshot_every, bool) or not isinstance(self.snapshot_every, int) or self.snapshot_every < 0:
             raise ValueError(f"snapshot_every must be an int >= 0 (0: only at a clean close), got {self.snapshot_every!r}")
         if self.embedding_k < 1:

@@ -163,7 +163,7 @@ def make_embedding_scorer(config: EngineConfig, embedder: Embedder | None,
     cosine = config.embedding_threshold
     if embedder is None or cosine is None:
         return None
-    return make_scorer(config.embedding_scorer, model_name, cosine_threshold=cosine, threshold=config.xling_threshold)
+    return make_scorer(cosine)
 
 
 def index_path(store: Store, suffix: str = ".faiss") -> Path | None:

@@ -380,10 +380,9 @@ class EmbeddingStage(Stage):
             return []
         hits = vectors.search(vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
         heads = self._headline_scores(probe, vec, hits)
-        # A learned scorer may lift a pair above its threshold on lexical evidence, so it sees
-        # every hit above a low cosine floor; plain cosine needs no floor (its threshold is the
-        # config's embedding_threshold).
-        floor = self.config.embedding_floor if self.scorer.learned else self.scorer.threshold
+        # The scorer's floor (plain cosine: its threshold), lowered to the slot-confirmed band and
+        # the verifier's rescue band when those are on.
+        floor = self.scorer.floor
         for low in (self.confirm_floor, self.verify_floor):
             if low is not None:
                 floor = min(floor, low)

@@ -136,11 +136,11 @@ def test_memory_is_bounded_by_the_window_store_keeps_everything():
 def test_config_from_env_is_typed(monkeypatch):
     from service.config import EngineConfig
 
-    monkeypatch.setenv("SAMESTORY_XLING_THRESHOLD", "0.9")
+    monkeypatch.setenv("SAMESTORY_STORY_THRESHOLD", "0.9")
     monkeypatch.setenv("SAMESTORY_EMBEDDING_K", "4")
     monkeypatch.setenv("SAMESTORY_URL_RULES", "/tmp/rules.toml")
     c = EngineConfig.load()
-    assert (c.xling_threshold, c.embedding_k, c.url_rules) == (0.9, 4, "/tmp/rules.toml")
+    assert (c.story_threshold, c.embedding_k, c.url_rules) == (0.9, 4, "/tmp/rules.toml")
     monkeypatch.setenv("SAMESTORY_NGRAM_THRESHOLD", "high")
     with pytest.raises(ValueError, match="SAMESTORY_NGRAM_THRESHOLD"):
         EngineConfig.load()
