@@ -66,9 +66,9 @@ class EngineContext:
         config = (config or EngineConfig()).for_model(model_name)
         url_rules = url_rules or load_url_rules(config)
         scorer = make_embedding_scorer(config, embedder, model_name)
-        # The pair verifier (EngineConfig.verifier, issue 35): one per engine, its artefact read on
+        # The pair verifier (EngineConfig.copy.verifier, issue 35): one per engine, its artefact read on
         # first use (or at warm_verifier). A verifier passed in is used whatever the config says.
-        if verifier is None and config.verifier:
+        if verifier is None and config.copy.verifier:
             from models.verifier import LazyVerifier
 
             verifier = LazyVerifier()
@@ -137,8 +137,9 @@ class EngineContext:
             from service.passages import PassageDeduper
 
             encode = self.encode if self.embedder is not None else None
-            self._passages = PassageDeduper.with_default_guards(encode) if self.guards is not None \
-                else PassageDeduper(encode)
+            passage = self.config.passage  # the [engine.passage] settings (service.config.PassageConfig)
+            self._passages = PassageDeduper.with_default_guards(encode, passage) if self.guards is not None \
+                else PassageDeduper(encode, config=passage)
         return self._passages
 
     def rep_candidate(self, doc_id: int) -> Candidate | None:
@@ -160,7 +161,7 @@ def new_state(config: EngineConfig, embedder: Embedder | None) -> CandidateState
 def make_embedding_scorer(config: EngineConfig, embedder: Embedder | None,
                           model_name: str | None) -> EmbeddingScorer | None:
     """The embedding stage's scorer; None without a model (``for_model`` gave a model its threshold)."""
-    cosine = config.embedding_threshold
+    cosine = config.copy.embedding_threshold
     if embedder is None or cosine is None:
         return None
     return make_scorer(cosine)
@@ -179,6 +180,6 @@ def index_path(store: Store, suffix: str = ".faiss") -> Path | None:
 
 def load_url_rules(config: EngineConfig) -> UrlRules:
     rules = UrlRules.default()
-    if config.url_rules:
-        rules = rules.merged(UrlRules.from_file(Path(config.url_rules)))
+    if config.operations.url_rules:
+        rules = rules.merged(UrlRules.from_file(Path(config.operations.url_rules)))
     return rules

@@ -87,7 +87,7 @@ class CopyLevel:
         Twice the candidate window behind the newest item seen, so an item published a little
         late still finds the copies it may have.
         """
-        horizon = self.max_time - 2 * self.ctx.config.window_days * DAY
+        horizon = self.max_time - 2 * self.ctx.config.copy.window_days * DAY
         dropped = self.ctx.state.expire(horizon) if horizon > 0 else 0
         if dropped and self.ctx.state.vectors is not None:
             self.ctx.state.vectors.expire(horizon)
@@ -122,8 +122,8 @@ class CopyLevel:
                 vector = prefetched[text] if text in prefetched else self.ctx.encode([text])[0]
             return vector
 
-        window = (f.time - self.ctx.config.window_days * DAY, f.time + self.ctx.config.window_days * DAY)
-        confirm = self.body_confirm(article.body, article.lang) if self.ctx.config.body_passages else None
+        window = (f.time - self.ctx.config.copy.window_days * DAY, f.time + self.ctx.config.copy.window_days * DAY)
+        confirm = self.body_confirm(article.body, article.lang) if self.ctx.config.copy.body_passages else None
         match: Match = self.ctx.cascade.match(f, state, vector_fn, window, confirm=confirm)
         apart = None
         disputed = self.disputed_twins(f, match) if self.ctx.constraints.cannot else None
@@ -177,7 +177,7 @@ class CopyLevel:
                             matched_copy=match.matched_doc if decision.same else None)
 
     def body_confirm(self, body: str | None, lang: str | None) -> Confirm | None:
-        """``EngineConfig.body_passages``: a merge the cascade proposes stands when the new body is
+        """``EngineConfig.copy.body_passages``: a merge the cascade proposes stands when the new body is
         a passage copy of the candidate document's body, and is vetoed (``blocked_by`` "body")
         when it is not, and the cascade goes on to its next candidate; a candidate stands
         unchecked when either side has no body of two or more sentences (nothing to compare as a

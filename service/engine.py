@@ -124,7 +124,7 @@ class Deduper:
         if isinstance(model, str):
             from models.registry import load_embedder
 
-            embedder = load_embedder(model, device=device, shared_cache=config.embedding_cache)
+            embedder = load_embedder(model, device=device, shared_cache=config.operations.embedding_cache)
         else:
             embedder = model
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)

@@ -107,7 +107,7 @@ class CopyItem:
     """One live item replayed at the copy level: its document and version, the copy group the
     store has it in, its features (``time``: its publication, else when it was first seen), where
     it came from, and its body
-    and language (the body check, ``EngineConfig.body_passages``)."""
+    and language (the body check, ``EngineConfig.copy.body_passages``)."""
 
     doc_id: int
     version_id: int

@@ -149,12 +149,12 @@ class Settling:
                      snapshot_path=None).load_docs(held_rows)
         vectors = self.replay_vectors(items, progress)
         report.embedded = sum(fresh for _, fresh in vectors.values())
-        confirm_of = (lambda it: self.copies.body_confirm(it.body, it.lang)) if self.ctx.config.body_passages \
+        confirm_of = (lambda it: self.copies.body_confirm(it.body, it.lang)) if self.ctx.config.copy.body_passages \
             else (lambda it: None)
         placed = replay_copies(self.ctx.cascade, state, tqdm(items, desc="settling copies", unit="item",
                                                          disable=not progress),
                                vector_of=lambda it: vectors[it.version_id][0] if it.version_id in vectors else None,
-                               confirm_of=confirm_of, window_days=self.ctx.config.window_days)
+                               confirm_of=confirm_of, window_days=self.ctx.config.copy.window_days)
         before = {it.doc_id: it.group for it in items}
         held = {int(doc.cluster_id) for doc, _ in held_rows}  # type: ignore[arg-type]
         ids = {g: g for g in held}

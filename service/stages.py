@@ -250,7 +250,7 @@ class NgramStage(ConfiguredStage):
 
     @property
     def threshold(self) -> float:
-        return self.config.ngram_threshold
+        return self.config.copy.ngram_threshold
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
         return probe.state.ngram.candidates(probe.item.lead, probe.item.grams, window=probe.window)
@@ -277,7 +277,7 @@ class MinHashStage(ConfiguredStage):
 
     @property
     def threshold(self) -> float:
-        return self.config.minhash_threshold
+        return self.config.copy.minhash_threshold
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
         return probe.state.minhash.candidates(probe.item.grams, window=probe.window)
@@ -341,7 +341,7 @@ class EmbeddingStage(Stage):
         out: dict[int, Scored] = {}
         if self.has_body(f):
             head_vec = self.encode([f.headline])[0]
-            head_hits = vectors.search(head_vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+            head_hits = vectors.search(head_vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
             bare = [(c, state.reps[c]) for c, _ in head_hits
                     if c in state.reps and not self.has_body(entries.features(state.reps[c]))]
             if bare:
@@ -378,7 +378,7 @@ class EmbeddingStage(Stage):
         vec = probe.vector()
         if vec is None or not len(vectors):
             return []
-        hits = vectors.search(vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+        hits = vectors.search(vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
         heads = self._headline_scores(probe, vec, hits)
         # The scorer's floor (plain cosine: its threshold), lowered to the slot-confirmed band and
         # the verifier's rescue band when those are on.

@@ -37,12 +37,12 @@ class StoryLevel:
 
     def new_tracker(self) -> StoryTracker:
         veto = None
-        if self.ctx.config.story_slot_veto and self.ctx.guards is not None:
+        if self.ctx.config.story.slot_veto and self.ctx.guards is not None:
             from service.guards.storyveto import SlotVeto
 
             veto = SlotVeto.from_guards(self.ctx.guards)
-        tracker = StoryTracker(threshold=self.ctx.config.story_threshold, window_days=self.ctx.config.story_window_days,
-                               veto=veto, revise=self.ctx.config.story_revise)
+        tracker = StoryTracker(threshold=self.ctx.config.story.threshold, window_days=self.ctx.config.story.window_days,
+                               veto=veto, revise=self.ctx.config.story.revise)
         tracker.allocate = lambda: self.ctx.store.create_story(_time.time())
         return tracker
 
@@ -58,7 +58,7 @@ class StoryLevel:
         if self.ctx.embedder is not None:
             # A copy a cheap stage settled has no copy-level vector; with story_copy_vectors it
             # is embedded for its story like a body read further.
-            unembedded_copy = vector is None and self.ctx.config.story_copy_vectors
+            unembedded_copy = vector is None and self.ctx.config.story.copy_vectors
             if text == self.ctx.embed_text(f) and not (embed and unembedded_copy):
                 story_vec = vector
             elif embed:
@@ -101,7 +101,7 @@ class StoryLevel:
         day, and that day's coverage of another event would join the story with no gap to pay
         (UCI dev: a "Titanfall" headline re-run 27 h later bridged two gold stories; docs/stories.md
         "Re-runs"). 0 (``copy_gap_hours`` off) or no time: the member's own time."""
-        gap = self.ctx.config.copy_gap_hours * 3600.0
+        gap = self.ctx.config.copy.copy_gap_hours * 3600.0
         anchor = self.ctx.state.reps.get(cluster_id) if cluster_id is not None else None
         if not gap or not time or anchor is None or anchor not in self.ctx.state.entries:
             return time
@@ -141,9 +141,9 @@ class StoryLevel:
 
     @property
     def revising(self) -> bool:
-        """Story membership is revised (``EngineConfig.story_revise``) unless the store holds
+        """Story membership is revised (``EngineConfig.story.revise``) unless the store holds
         editors' corrections: a revision must never undo an editor's split or merge."""
-        return self.ctx.config.story_revise and not self.ctx.constraints
+        return self.ctx.config.story.revise and not self.ctx.constraints
 
     def apply_moves(self, now: float) -> None:
         """Store the tracker's revisions: each moved copy group's new story and why. A story left
@@ -215,9 +215,9 @@ class StoryLevel:
     def open_rows(self) -> list[tuple[DocumentRow, Any]]:
         """The live items a warm restart reads into the open stories (and settling replays):
         those first seen or published within the last ``max(warmup_days, story_window_days)``."""
-        return list(self.ctx.store.live_documents(0.0 if not self.ctx.config.story_window_days else
-                                              _time.time() - max(self.ctx.config.warmup_days,
-                                                                 self.ctx.config.story_window_days) * DAY))
+        return list(self.ctx.store.live_documents(0.0 if not self.ctx.config.story.window_days else
+                                              _time.time() - max(self.ctx.config.operations.warmup_days,
+                                                                 self.ctx.config.story.window_days) * DAY))
 
     def warm(self) -> int:
         """Rebuild the open stories from the store: every live item of the last ``story_window_days``
@@ -254,8 +254,8 @@ class StoryLevel:
         hold the open stories, not every story ever made (issue 37). A copy arriving later than that joins
         its group's story id with its own evidence only, as after a restart. Off without a story
         window (``story_window_days`` 0: every story stays open)."""
-        days = self.ctx.config.story_window_days
-        horizon = max_time - max(self.ctx.config.warmup_days, 2 * days) * DAY
+        days = self.ctx.config.story.window_days
+        horizon = max_time - max(self.ctx.config.operations.warmup_days, 2 * days) * DAY
         if not days or horizon <= 0:
             return 0
         closed = {sid for sid, s in self.stories.stories.items() if s.last_time < horizon}

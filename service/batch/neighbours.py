@@ -78,12 +78,12 @@ class SearchPlan:
         >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor  # the slot-confirmed band's 0.55
         0.53
         """
-        floor = float(config.embedding_threshold)
+        floor = float(config.copy.embedding_threshold)
         # The slot-confirmed band (service/guards/confirm.py) merges some pairs below the
         # threshold; the decide step must see them too. Looser than needed with guards off: more
         # pairs, same decisions.
-        if config.slot_confirm_threshold is not None:
-            floor = min(floor, float(config.slot_confirm_threshold))
+        if config.copy.slot_confirm_threshold is not None:
+            floor = min(floor, float(config.copy.slot_confirm_threshold))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
 
 

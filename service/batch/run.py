@@ -116,7 +116,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     if make_embedder is None and model is not None:
         from models.registry import load_embedder
 
-        make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.embedding_cache)
+        make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.operations.embedding_cache)
     columns = columns_of(records, time.time())
     embedder = PrecomputedEmbedder({}, make_embedder) if make_embedder is not None else None
     plan = None

@@ -30,14 +30,14 @@ def test_translation_joins_cluster_in_either_order(use, first, second):
     a = d.ingest(Article(title=first, url="https://a.example/1"))
     b = d.ingest(Article(title=second, url="https://b.example/1"))
     assert b.status == "duplicate" and b.cluster_id == a.cluster_id
-    assert b.decision.stage == "embedding" and b.decision.score >= d.config.embedding_threshold
+    assert b.decision.stage == "embedding" and b.decision.score >= d.config.copy.embedding_threshold
 
 
 def test_same_language_rewording_missed_by_ngrams_is_caught(use):
     d = engine(use)
     a = d.ingest(Article(title="Apple unveils new iPhone with faster chip and better camera"))
     b = d.ingest(Article(title="New iPhone from Apple gets a faster chip and an improved camera"))
-    assert b.decision.scores.get("ngram", 0.0) < d.config.ngram_threshold
+    assert b.decision.scores.get("ngram", 0.0) < d.config.copy.ngram_threshold
     assert b.status == "duplicate" and b.decision.stage == "embedding" and b.cluster_id == a.cluster_id
 
 

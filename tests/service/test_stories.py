@@ -207,7 +207,7 @@ def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
     for order in itertools.permutations(TWO_EVENTS):
         # Copy level off in effect (cosine 0.99): every item its own copy group, so only the story
         # level decides.
-        cfg = EngineConfig(embedding_threshold=0.99, story_revise=revise)
+        cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=revise)
         d = Deduper.open(":memory:", model=FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
         groups = {}
         for i, k in enumerate(order):
@@ -248,7 +248,7 @@ def test_a_cheaply_settled_copy_brings_its_own_story_vector(copy_vectors: bool) 
     from service.config import EngineConfig
 
     emb = _HashEmbedder()
-    d = Deduper.open(":memory:", model=emb, config=EngineConfig(embedding_threshold=0.99, story_copy_vectors=copy_vectors))  # type: ignore[arg-type]
+    d = Deduper.open(":memory:", model=emb, config=EngineConfig.of(embedding_threshold=0.99, story_copy_vectors=copy_vectors))  # type: ignore[arg-type]
     a = d.ingest(_art("Fed raises rates by a quarter point", "https://a.example/1", "2026-03-01T09:00:00Z"))
     b = d.ingest(_art("FED RAISES RATES BY A QUARTER POINT", "https://b.example/1", "2026-03-01T09:05:00Z"))
     assert b.decision.stage == "exact" and b.cluster_id == a.cluster_id and b.story_id == a.story_id

@@ -96,7 +96,7 @@ def test_the_tracker_closes_old_stories_and_the_engine_forgets_their_groups() ->
     before = len(d.stories)
     newest = day0 + 14.5 * DAY
     closed = d.story_level.expire(newest)
-    horizon = newest - max(d.config.warmup_days, 2 * d.config.story_window_days) * DAY
+    horizon = newest - max(d.config.operations.warmup_days, 2 * d.config.story.window_days) * DAY
     assert closed > 0 and len(d.stories) == before - closed
     assert all(s.last_time >= horizon for s in d.stories.stories.values())
     assert set(d.group_story.values()) <= set(d.stories.stories)
