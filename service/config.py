@@ -112,7 +112,7 @@ def redact_url(url: str) -> str:
     >>> redact_url("postgresql://app:s3cret@db:5432/news")
     'postgresql://app:***@db:5432/news'
     """
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r":***@", url)
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
 
 
 def _checked(obj: Any, check: Any) -> None:
