@@ -185,7 +185,7 @@ def test_settle_order_replays_a_missed_translation_at_once_after_its_partner() -
     assert orders == {(1, 2, 5, 3, 4)}
 
 
-@pytest.mark.slow  # NTREX dev through the engine, four orders: about a minute
+@pytest.mark.heavy  # NTREX dev through the engine, three orders: about 30 s
 @pytest.mark.skipif(not (EVAL_DATA / "ntrex128-kor-eng").is_dir(), reason=f"eval data not found at {EVAL_DATA}")
 def test_ntrex_dev_settles_to_one_story_level_above_the_issue_bar() -> None:
     """Issue 36's bar for NTREX (one article in Korean and English per gold story): story ARI >=

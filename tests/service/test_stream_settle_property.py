@@ -61,7 +61,7 @@ def use_model():  # type: ignore[no-untyped-def]
     return load_embedder("use")
 
 
-@pytest.mark.slow  # USE over 60 generated feeds: about 10 s, plus loading USE
+@pytest.mark.heavy  # USE over 60 generated feeds: about 10 s, plus loading USE
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(feed=feeds())
