@@ -159,7 +159,7 @@ class CopyLevel:
                     store.set_representative(cluster_id, rep, doc_id, why, now)
                     store.record_change(rep, now)
                     rep = doc_id
-            story_id = self.story.join(cluster_id, cluster, article, f, vector, version_id, now)
+            story_id = self.story.apply(self.story.join(cluster_id, cluster, article, f, vector, version_id), now)
         else:
             cluster_id = store.create_cluster(doc_id, now)
             store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())
@@ -168,8 +168,9 @@ class CopyLevel:
             if vector is not None:
                 state.set_cluster_vector(cluster_id, doc_id, vector)
             rep, status, duplicate_of = doc_id, "new", None
-            story_id = self.story.place(cluster_id, self.story.evidence(article, f, vector, version_id), now,
-                                        apart=apart)
+            story_id = self.story.apply(self.story.place(cluster_id, self.story.evidence(article, f, vector,
+                                                                                          version_id),
+                                                         apart=apart), now)
         store.record_change(doc_id, now)
         obs = self.observe(article, doc_id, version_id, status, decision, now)
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.config import DAY
 from service.doctable import Entry
+from service.placement import Placed, stream_stories
 from service.stories import StoryEvidence, StoryTracker
 from service.types import Decision
 
@@ -90,16 +91,6 @@ class SettleItem:
     @property
     def order_time(self) -> float:
         return self.evidence.time if self.published is None else self.published
-
-
-@dataclass
-class Placement:
-    """Where the replay put one copy group: its story (the replay's own id), and the score and
-    reason of the decision that put it there (its first item's, or the revision that moved it)."""
-
-    story: int
-    score: float
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -336,23 +327,13 @@ def hold(tracker: StoryTracker, items: Sequence[SettleItem], stories: Mapping[in
             unit.pinned = True
 
 
-def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Placement]:
-    """Stream ``items`` (in the order given) through ``tracker`` as the engine streams a feed: a
-    copy group's first item is matched and placed (with revision when the tracker revises), later
-    members follow their group and recheck it (``StoryTracker.recheck``). Returns each group's
-    final placement; ``tracker`` is left holding the replayed stories."""
-    placed: dict[int, Placement] = {}
-    for it in items:
-        if it.group not in placed:
-            m = tracker.match(it.evidence)
-            story = tracker.add(m.story_id, it.evidence, unit=it.group)
-            placed[it.group] = Placement(story, m.score, m.reason)
-        else:
-            tracker.add(placed[it.group].story, it.evidence, unit=it.group, settle=False)
-            tracker.recheck(it.group, it.evidence)
-        for mv in tracker.take_moves():
-            placed[int(mv.unit)] = Placement(mv.target, mv.score, mv.reason)  # type: ignore[call-overload]
-    return placed
+def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Placed]:
+    """Stream ``items`` (in the order given) through ``tracker`` as the engine streams a feed
+    (``service.placement.stream_stories``): a copy group's first item is matched and placed (with
+    revision when the tracker revises), later members follow their group and recheck it
+    (``StoryTracker.recheck``). Returns each group's final placement; ``tracker`` is left holding
+    the replayed stories."""
+    return stream_stories(tracker, ((it.group, it.evidence) for it in items))
 
 
 def keep_ids(before: Mapping[int, int], after: Mapping[int, int], weight: Mapping[int, float],
