@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from service.doctable import Entry
@@ -45,48 +45,61 @@ Group = TypeVar("Group", bound=Hashable)  # a copy group's key: a store id, or a
 @dataclass(frozen=True)
 class CopyPlacement:
     """Where the copy level puts one item: the copy group it joins (None: it founds one), the
-    cascade's decision, and the document it matched (None for the report a group is founded on).
-    Settling's replay reports each item's placement with ``group`` filled in (a held group's
-    stored id, or a replayed group's id from ``service.settle.REPLAY_IDS`` up)."""
+    decision (the cascade's, or the editors' where they overrule it), and the document it matched
+    (None for the report a group is founded on). ``vector``: the item's copy-level vector when the
+    decision embedded it (it becomes the group's when the item founds one). ``apart``: why a
+    founded group must open a story of its own (``CopyLevel.disputed_twins``). Settling's replay
+    reports each item's placement with ``group`` filled in (a held group's stored id, or a
+    replayed group's id from ``service.settle.REPLAY_IDS`` up)."""
 
     group: int | None
     decision: Decision
     matched: int | None = None
+    vector: np.ndarray | None = field(default=None, compare=False, repr=False)
+    apart: str | None = None
 
     @property
     def joins(self) -> bool:
         return self.group is not None
 
     @classmethod
-    def of(cls, match: Match) -> CopyPlacement:
+    def of(cls, match: Match, vector: np.ndarray | None = None) -> CopyPlacement:
         """The placement a cascade match says: join the group it names when it says "same"."""
         if match.decision.same and match.cluster_id is not None:
-            return cls(match.cluster_id, match.decision, match.matched_doc)
-        return cls(None, match.decision, None)
+            return cls(match.cluster_id, match.decision, match.matched_doc, vector)
+        return cls(None, match.decision, None, vector)
 
 
-def place_copy(cascade: Cascade, state: CandidateState, f: ItemFeatures, vector_fn: Callable[[], np.ndarray | None],
-               window: tuple[float, float] | None, *, confirm: Confirm | None = None) -> Match:
-    """The copy decision for one item against ``state``: the cascade's match (cheapest stage first,
-    guards, the body check ``confirm``). Reads the state, changes nothing; ``CopyPlacement.of``
-    says where the match puts the item, ``enter_copy`` applies it."""
-    return cascade.match(f, state, vector_fn, window, confirm=confirm)
+def place_copy(cascade: Cascade, state: CandidateState, f: ItemFeatures, vector_of: Callable[[], np.ndarray | None],
+               window: tuple[float, float] | None, *, confirm: Confirm | None = None) -> CopyPlacement:
+    """The copy decision for one item against ``state`` (cheapest stage first, the guards, the body
+    check ``confirm``): join the copy group the cascade's match names, or found one. ``vector_of``
+    gives the item's copy-level vector, asked at most once and only when a stage needs it.
+    Reads the state, changes nothing; ``enter_copy`` applies the placement."""
+    vector: list[np.ndarray | None] = []
+
+    def vector_fn() -> np.ndarray | None:
+        if not vector:
+            vector.append(vector_of())
+        return vector[0]
+
+    m = cascade.match(f, state, vector_fn, window, confirm=confirm)
+    return CopyPlacement.of(m, vector[0] if vector else None)
 
 
-def enter_copy(state: CandidateState, placement: CopyPlacement, entry: Entry, *, new_group: Callable[[], int],
-               vector: np.ndarray | None) -> int:
+def enter_copy(state: CandidateState, placement: CopyPlacement, *, doc_id: int, version_id: int, features: ItemFeatures,
+               url: str | None, source: str | None, new_group: Callable[[], int], vector: np.ndarray | None) -> int:
     """Apply a copy placement to the candidate state: the item joins its group, or founds one (its
     id from ``new_group``: the store's, or a replay's own), the item its anchor and ``vector`` (the
-    item's copy-level vector, if it has one) the group's. ``entry``'s ``cluster_id`` is replaced by
-    the group's. Returns the group."""
+    item's copy-level vector, if it has one) the group's. Returns the group."""
     if placement.group is not None:
-        state.put(Entry(entry.doc_id, entry.version_id, placement.group, entry.features, entry.url, entry.source))
+        state.put(Entry(doc_id, version_id, placement.group, features, url, source))
         return placement.group
     group = new_group()
-    state.put(Entry(entry.doc_id, entry.version_id, group, entry.features, entry.url, entry.source))
-    state.set_rep(group, entry.doc_id)
+    state.put(Entry(doc_id, version_id, group, features, url, source))
+    state.set_rep(group, doc_id)
     if vector is not None:
-        state.set_cluster_vector(group, entry.doc_id, vector)
+        state.set_cluster_vector(group, doc_id, vector)
     return group
 
 

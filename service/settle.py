@@ -49,13 +49,14 @@ True
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.config import DAY
-from service.doctable import Entry
-from service.placement import Placed, stream_stories
+from service.placement import Placed, enter_copy, place_copy, stream_stories
 from service.stories import StoryEvidence, StoryTracker
 from service.types import Decision
 
@@ -112,10 +113,10 @@ class CopyItem:
 
 
 @dataclass(frozen=True)
-class CopyPlacement:
-    """Where the copy replay put one item: its group (a held group's stored id, or a replayed
-    group's id from ``REPLAY_IDS`` up), the cascade's decision, and the document it matched (None
-    for the report a group was founded on)."""
+class ReplayedCopy:
+    """Where the copy replay put one item in the end: its group (a held group's stored id, or a
+    replayed group's id from ``REPLAY_IDS`` up), the cascade's decision, and the document it
+    matched (None for the report a group was founded on)."""
 
     group: int
     decision: Decision
@@ -158,35 +159,21 @@ def copy_order(items: Iterable[CopyItem]) -> list[CopyItem]:
 
 def replay_copies(cascade: Cascade, state: CandidateState, items: Sequence[CopyItem], *,
                   vector_of: Callable[[CopyItem], np.ndarray | None],
-                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float) -> dict[int, CopyPlacement]:
+                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float) -> dict[int, ReplayedCopy]:
     """Stream ``items`` (in the order given) through ``cascade`` over ``state`` as the engine's
     ingest does: a match joins the group it names (in the state: a held group, or one this replay
     founded), anything else founds a group, the item its anchor (and its vector the group's).
     ``vector_of`` gives an item's copy-level vector (asked only when the cascade needs it),
     ``confirm_of`` its body check. Returns each item's placement, by document id."""
-    placed: dict[int, CopyPlacement] = {}
-    next_id = REPLAY_IDS
+    placed: dict[int, ReplayedCopy] = {}
+    ids = itertools.count(REPLAY_IDS)
     for it in items:
         f = it.features
-        vector: list[np.ndarray | None] = []
-
-        def vector_fn(it: CopyItem = it, vector: list[np.ndarray | None] = vector) -> np.ndarray | None:
-            if not vector:
-                vector.append(vector_of(it))
-            return vector[0]
-
         window = (f.time - window_days * DAY, f.time + window_days * DAY)
-        m = cascade.match(f, state, vector_fn, window, confirm=confirm_of(it))
-        if m.decision.same and m.cluster_id is not None:
-            state.put(Entry(it.doc_id, it.version_id, m.cluster_id, f, it.url, it.source))
-            placed[it.doc_id] = CopyPlacement(m.cluster_id, m.decision, m.matched_doc)
-            continue
-        group, next_id = next_id, next_id + 1
-        state.put(Entry(it.doc_id, it.version_id, group, f, it.url, it.source))
-        state.set_rep(group, it.doc_id)
-        if vector and vector[0] is not None:
-            state.set_cluster_vector(group, it.doc_id, vector[0])
-        placed[it.doc_id] = CopyPlacement(group, m.decision, None)
+        p = place_copy(cascade, state, f, functools.partial(vector_of, it), window, confirm=confirm_of(it))
+        group = enter_copy(state, p, doc_id=it.doc_id, version_id=it.version_id, features=f, url=it.url,
+                           source=it.source, new_group=ids.__next__, vector=p.vector)
+        placed[it.doc_id] = ReplayedCopy(group, p.decision, p.matched)
     return placed
 
 
