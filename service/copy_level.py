@@ -21,6 +21,7 @@ from service.cascade import Confirm
 from service.config import DAY
 from service.context import EngineContext
 from service.placement import CopyPlacement, enter_copy, place_copy
+from service.recorder import Recorder
 from service.representative import Candidate, better
 from service.state import Entry
 from service.store.base import DocumentRow
@@ -43,9 +44,11 @@ class CopyLevel:
     (``Deduper.warm_up``).
     """
 
-    def __init__(self, ctx: EngineContext, story: StoryLevel, rebuild: Callable[[], object]) -> None:
+    def __init__(self, ctx: EngineContext, story: StoryLevel, recorder: Recorder,
+                 rebuild: Callable[[], object]) -> None:
         self.ctx = ctx
         self.story = story
+        self.recorder = recorder  # the store writes of what is placed (service.recorder)
         self.rebuild = rebuild
         self.max_time = 0.0  # the newest item's time seen: what expiry counts back from
         self.since_expiry = 0
@@ -96,13 +99,6 @@ class CopyLevel:
         self.story.expire(self.max_time)
         return dropped
 
-    def observe(self, article: Article, doc_id: int, version_id: int, status: Status, decision: Decision,
-                now: float) -> int:
-        """Record that ``article`` was seen (one observation row per ingested item)."""
-        return self.ctx.store.insert_observation(document_id=doc_id, version_id=version_id, channel=article.channel,
-                                                 url=article.url, source=article.source, caller_id=article.id,
-                                                 now=now, status=status, decision=decision.to_dict())
-
     def ingest_one(self, article: Article, key: str | None, f: ItemFeatures, now: float,
                    prefetched: dict[str, np.ndarray]) -> IngestResult:
         store, state = self.ctx.store, self.ctx.state
@@ -112,20 +108,19 @@ class CopyLevel:
             doc = store.find_document(article.channel, key)
             if doc is not None:
                 return self.known_document(article, doc, f, chash, now)
+        # Ingest is place, place, record: the copy decision, the story decision, and the rows.
         p = self.place(article, f, prefetched)
-        doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
-        version_id = store.insert_version(doc_id, chash, article.title, article.body, article.lang or "und", now)
+        rec = self.recorder
+        doc_id, version_id = rec.document(article, key, chash, published, now)
         decision, vector = p.decision, p.vector
-        if vector is not None and self.ctx.model_name:
-            store.save_vector(version_id, self.ctx.model_name, np.asarray(vector, dtype=np.float32).tobytes())
+        rec.vector(version_id, vector)
         status: Status
         duplicate_of: int | None
         if p.group is not None:
             # Joined through the cluster's anchor (or an exact copy of a member): the evidence
             # compared never moves. The displayed representative follows seed 000's rules apart.
             cluster_id = p.group
-            store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, p.matched,
-                                 decision.to_dict())
+            rec.membership(doc_id, cluster_id, p, now)
             enter_copy(state, p, doc_id=doc_id, version_id=version_id, features=f, url=article.url,
                        source=article.source, new_group=lambda: cluster_id, vector=vector)
             status = "duplicate"
@@ -137,24 +132,21 @@ class CopyLevel:
             if cur is not None:
                 why = better(Candidate(doc_id, article.url, article.source, f.time), cur, self.ctx.url_rules)
                 if why is not None:
-                    store.set_representative(cluster_id, rep, doc_id, why, now)
-                    store.record_change(rep, now)
+                    rec.representative(cluster_id, rep, doc_id, why, now)
                     rep = doc_id
-            story_id = self.story.apply(self.story.join(cluster_id, cluster, article, f, vector, version_id), now)
+            story = self.story.join(cluster_id, cluster, article, f, vector, version_id)
         else:
             cluster_id = enter_copy(state, p, doc_id=doc_id, version_id=version_id, features=f, url=article.url,
-                                    source=article.source, new_group=lambda: store.create_cluster(doc_id, now),
+                                    source=article.source, new_group=lambda: rec.new_group(doc_id, now),
                                     vector=vector)
-            store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())
+            rec.membership(doc_id, cluster_id, p, now)
             rep, status, duplicate_of = doc_id, "new", None
-            story_id = self.story.apply(self.story.place(cluster_id, self.story.evidence(article, f, vector,
-                                                                                          version_id),
-                                                         apart=p.apart), now)
-        store.record_change(doc_id, now)
-        obs = self.observe(article, doc_id, version_id, status, decision, now)
+            story = self.story.place(cluster_id, self.story.evidence(article, f, vector, version_id), apart=p.apart)
+        story_id = self.story.apply(story, now)
+        rec.change(doc_id, now)
+        obs = rec.observation(article, doc_id, version_id, status, decision, now)
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,
-                            id=article.id, story_id=story_id,
-                            matched_copy=p.matched)
+                            id=article.id, story_id=story_id, matched_copy=p.matched)
 
     def place(self, article: Article, f: ItemFeatures, prefetched: dict[str, np.ndarray]) -> CopyPlacement:
         """The copy decision for a new document (``service.placement.place_copy``): the copy group
@@ -276,10 +268,10 @@ class CopyLevel:
         if ver is not None:
             decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, same content"
                                                    f" as version {ver.id}: re-observation"], matched_id=doc.id)
-            obs = self.observe(article, doc.id, ver.id, "reobserved", decision, now)
+            obs = self.recorder.observation(article, doc.id, ver.id, "reobserved", decision, now)
             return IngestResult(obs, doc.id, ver.id, doc.cluster_id, rep, "reobserved", None, decision, id=article.id,
                                 story_id=story_id)
-        version_id = store.insert_version(doc.id, chash, article.title, article.body, article.lang or "und", now)
+        version_id = self.recorder.version(doc.id, article, chash, now)
         n = len(store.versions_of(doc.id))
         decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, changed content:"
                                                f" version {n} of document {doc.id}"], matched_id=doc.id)
@@ -290,9 +282,9 @@ class CopyLevel:
             model = self.ctx.model_name  # set exactly when there is an embedder
             if self.ctx.state.reps.get(doc.cluster_id) == doc.id and model is not None:
                 vec = self.ctx.encode([self.ctx.embed_text(f)])[0]
-                store.save_vector(version_id, model, vec.tobytes())
+                self.recorder.vector(version_id, vec)
                 self.ctx.state.set_cluster_vector(doc.cluster_id, doc.id, vec)
-        store.record_change(doc.id, now)
-        obs = self.observe(article, doc.id, version_id, "new_version", decision, now)
+        self.recorder.change(doc.id, now)
+        obs = self.recorder.observation(article, doc.id, version_id, "new_version", decision, now)
         return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id,
                             story_id=story_id)

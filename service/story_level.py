@@ -3,7 +3,7 @@ evidence (``service.stories.StoryTracker``), kept in step with the store.
 
 A new copy group is placed in the best open story or opens one (``place``); a copy brings its
 evidence to its group's story (``join``); the tracker's revisions are stored as moves
-(``apply_moves``); editors' corrections are honoured (must-link, cannot-link, ``sync_corrections``,
+(``apply``, the rows written by ``service.recorder.Recorder``); editors' corrections are honoured (must-link, cannot-link, ``sync_corrections``,
 ``restory``); a warm restart reads the open stories back from the store (``warm``).
 """
 
@@ -20,8 +20,9 @@ from index.features import ItemFeatures
 from service.config import DAY
 from service.context import EngineContext
 from service.placement import StoryPlacement, enter_story, follow_story, place_story
+from service.recorder import Recorder
 from service.store.base import ClusterRow, DocumentRow
-from service.stories import Move, StoryEvidence, StoryTracker, story_text
+from service.stories import StoryEvidence, StoryTracker, story_text
 from service.types import Article
 
 # The story reason service.corrections.Editor.merge gives each copy group it moves.
@@ -31,8 +32,9 @@ _MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 class StoryLevel:
     """The open stories' evidence (``stories``) and each copy group's story (``group_story``)."""
 
-    def __init__(self, ctx: EngineContext) -> None:
+    def __init__(self, ctx: EngineContext, recorder: Recorder) -> None:
         self.ctx = ctx
+        self.recorder = recorder  # the store writes of what is placed (service.recorder)
         self.stories = self.new_tracker()
         self.group_story: dict[int, int] = {}
 
@@ -44,7 +46,7 @@ class StoryLevel:
             veto = SlotVeto.from_guards(self.ctx.guards)
         tracker = StoryTracker(threshold=self.ctx.config.story_threshold, window_days=self.ctx.config.story_window_days,
                                veto=veto, revise=self.ctx.config.story_revise)
-        tracker.allocate = lambda: self.ctx.store.create_story(_time.time())
+        tracker.allocate = lambda: self.recorder.new_story(_time.time())
         return tracker
 
     def evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
@@ -64,8 +66,7 @@ class StoryLevel:
                 story_vec = vector
             elif embed:
                 story_vec = self.ctx.encode([text])[0]
-                if self.ctx.model_name:
-                    self.ctx.store.save_vector(version_id, f"{self.ctx.model_name}#story", story_vec.tobytes())
+                self.recorder.vector(version_id, story_vec, kind="#story")
         time = f.time if cluster_id is None else self.story_time(cluster_id, f.time)
         return StoryEvidence.build(article.title, article.body, article.lang or "und", time, story_vec)
 
@@ -115,20 +116,18 @@ class StoryLevel:
         return place_story(self.stories, cluster_id, ev, apart=apart, redirect=self.ctx.constraints.story_of)
 
     def apply(self, placement: StoryPlacement, now: float) -> int:
-        """Apply a story placement to the open stories (``service.placement.enter_story``) and store
-        it: a new story's row, the group's story with the decision's score and reason (or the
-        story touched, for a copy following its group), and the moves the revisions made. Returns
-        the group's story."""
+        """Apply a story placement to the open stories (``service.placement.enter_story``) and record
+        it (``Recorder.story``): a new story's row, the group's story with the decision's score and
+        reason (or the story touched, for a copy following its group), and the moves the
+        revisions made. Returns the group's story."""
         group = int(placement.group)  # type: ignore[call-overload]
         if placement.first:
             self.stories.revise = self.revising
-        story, moves = enter_story(self.stories, placement, allocate=lambda: self.ctx.store.create_story(now))
+        story, moves = enter_story(self.stories, placement, allocate=lambda: self.recorder.new_story(now))
         self.group_story[group] = story
-        if placement.first:
-            self.ctx.store.set_cluster_story(group, story, placement.score, placement.reason, now)
-        else:
-            self.ctx.store.touch_story(story, now)
-        self.apply_moves(moves, now)
+        for mv in moves:
+            self.group_story[int(mv.unit)] = mv.target  # type: ignore[call-overload]
+        self.recorder.story(placement, story, moves, now)
         return self.group_story[group]
 
     @property
@@ -136,15 +135,6 @@ class StoryLevel:
         """Story membership is revised (``EngineConfig.story_revise``) unless the store holds
         editors' corrections: a revision must never undo an editor's split or merge."""
         return self.ctx.config.story_revise and not self.ctx.constraints
-
-    def apply_moves(self, moves: Iterable[Move], now: float) -> None:
-        """Store the tracker's revisions: each moved copy group's new story and why. A story left
-        empty stays as a row without groups, as after an editor's merge."""
-        for mv in moves:
-            group = int(mv.unit)  # type: ignore[call-overload]
-            self.group_story[group] = mv.target
-            self.ctx.store.set_cluster_story(group, mv.target, round(mv.score, 6), mv.reason, now)
-            self.ctx.store.touch_story(mv.target, now)
 
     def sync_corrections(self) -> None:
         """Read the corrections other workers made since ours were loaded (one MAX(id) query on
