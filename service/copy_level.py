@@ -1,6 +1,7 @@
 """The copy level of the engine: for each ingested item, whether it copies a report already seen
-(join that copy group) or starts a copy group, through the cascade and the guards, and the rows
-that decision writes (document, version, membership, representative, observation).
+(join that copy group) or starts a copy group, through the cascade and the guards (``place``,
+which writes nothing: ``service.placement``), and the rows that decision brings, written by the
+``service.recorder.Recorder`` (document, version, membership, representative, observation).
 
 A document seen again under the same channel and canonical URL is a re-observation or a new
 version (``known_document``); a merge the cascade proposes is confirmed on the bodies
