@@ -35,6 +35,7 @@ import numpy as np
 from eval.data import REPO_ROOT, ClusterItem, Side, eval_data_dir, load_clusters
 from eval.engine import item_time, to_article
 from eval.metrics import cluster_scores
+from service.placement import stream_stories
 from service.stories import STORY_FEATURES, StoryEvidence, StoryTracker, StoryVeto, story_text
 
 SETS = ("uci-news-aggregator-subset", "ntrex128-kor-eng")
@@ -250,16 +251,9 @@ def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, windo
     the final one counts."""
     t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto, revise=revise)
     units = s.unit_list()
-    placed: dict[Hashable, int] = {}  # each unit's story, as the engine's group_story keeps it
-    for ev, unit in zip(s.evidence, units, strict=True):
-        if unit not in placed:
-            placed[unit] = t.add(t.match(ev).story_id, ev, unit=unit)
-        else:
-            t.add(placed[unit], ev, unit=unit, settle=False)
-            t.recheck(unit, ev)  # as the engine does for a copy (StoryTracker.recheck)
-        for mv in t.take_moves():  # revisions (the engine stores them the same way)
-            placed[mv.unit] = mv.target
-    return [placed[u] for u in units]
+    # The engine's own story placement (service.placement): decisions, rechecks and revisions.
+    placed = stream_stories(t, zip(units, s.evidence, strict=True))
+    return [placed[u].story for u in units]
 
 
 def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,

@@ -1,6 +1,7 @@
 """The copy level of the engine: for each ingested item, whether it copies a report already seen
-(join that copy group) or starts a copy group, through the cascade and the guards, and the rows
-that decision writes (document, version, membership, representative, observation).
+(join that copy group) or starts a copy group, through the cascade and the guards (``place``,
+which writes nothing: ``service.placement``), and the rows that decision brings, written by the
+``service.recorder.Recorder`` (document, version, membership, representative, observation).
 
 A document seen again under the same channel and canonical URL is a re-observation or a new
 version (``known_document``); a merge the cascade proposes is confirmed on the bodies
@@ -17,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from index.features import ItemFeatures
-from service.cascade import Confirm, Match
+from service.cascade import Confirm
 from service.config import DAY
 from service.context import EngineContext
+from service.placement import CopyPlacement, enter_copy, place_copy
+from service.recorder import Recorder
 from service.representative import Candidate, better
 from service.state import Entry
 from service.store.base import DocumentRow
@@ -42,9 +45,11 @@ class CopyLevel:
     (``Deduper.warm_up``).
     """
 
-    def __init__(self, ctx: EngineContext, story: StoryLevel, rebuild: Callable[[], object]) -> None:
+    def __init__(self, ctx: EngineContext, story: StoryLevel, recorder: Recorder,
+                 rebuild: Callable[[], object]) -> None:
         self.ctx = ctx
         self.story = story
+        self.recorder = recorder  # the store writes of what is placed (service.recorder)
         self.rebuild = rebuild
         self.max_time = 0.0  # the newest item's time seen: what expiry counts back from
         self.since_expiry = 0
@@ -95,13 +100,6 @@ class CopyLevel:
         self.story.expire(self.max_time)
         return dropped
 
-    def observe(self, article: Article, doc_id: int, version_id: int, status: Status, decision: Decision,
-                now: float) -> int:
-        """Record that ``article`` was seen (one observation row per ingested item)."""
-        return self.ctx.store.insert_observation(document_id=doc_id, version_id=version_id, channel=article.channel,
-                                                 url=article.url, source=article.source, caller_id=article.id,
-                                                 now=now, status=status, decision=decision.to_dict())
-
     def ingest_one(self, article: Article, key: str | None, f: ItemFeatures, now: float,
                    prefetched: dict[str, np.ndarray]) -> IngestResult:
         store, state = self.ctx.store, self.ctx.state
@@ -111,70 +109,62 @@ class CopyLevel:
             doc = store.find_document(article.channel, key)
             if doc is not None:
                 return self.known_document(article, doc, f, chash, now)
-        vector: np.ndarray | None = None
-
-        def vector_fn() -> np.ndarray | None:
-            nonlocal vector
-            if self.ctx.embedder is None:
-                return None
-            if vector is None:
-                text = self.ctx.embed_text(f)
-                vector = prefetched[text] if text in prefetched else self.ctx.encode([text])[0]
-            return vector
-
-        window = (f.time - self.ctx.config.copy.window_days * DAY, f.time + self.ctx.config.copy.window_days * DAY)
-        confirm = self.body_confirm(article.body, article.lang) if self.ctx.config.copy.body_passages else None
-        match: Match = self.ctx.cascade.match(f, state, vector_fn, window, confirm=confirm)
-        apart = None
-        disputed = self.disputed_twins(f, match) if self.ctx.constraints.cannot else None
-        if disputed is not None and disputed[1] is not None:
-            match = disputed[1]
-        elif disputed is not None:
-            apart, d = disputed[0], match.decision
-            match = Match(Decision(False, d.stage, d.score, [*d.reasons, apart], [*d.blocked_by, "editor"],
-                                   scores=dict(d.scores), guards=list(d.guards)))
-        doc_id = store.insert_document(article.channel, key, article.url, article.source, published, now)
-        version_id = store.insert_version(doc_id, chash, article.title, article.body, article.lang or "und", now)
-        decision = match.decision
-        if vector is not None and self.ctx.model_name:
-            store.save_vector(version_id, self.ctx.model_name, np.asarray(vector, dtype=np.float32).tobytes())
+        # Ingest is place, place, record: the copy decision, the story decision, and the rows.
+        p = self.place(article, f, prefetched)
+        rec = self.recorder
+        doc_id, version_id = rec.document(article, key, chash, published, now)
+        decision, vector = p.decision, p.vector
+        rec.vector(version_id, vector)
         status: Status
         duplicate_of: int | None
-        if decision.same and match.cluster_id is not None:
+        if p.group is not None:
             # Joined through the cluster's anchor (or an exact copy of a member): the evidence
             # compared never moves. The displayed representative follows seed 000's rules apart.
-            cluster_id = match.cluster_id
-            store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, match.matched_doc,
-                                 decision.to_dict())
-            state.put(Entry(doc_id, version_id, cluster_id, f, article.url, article.source))
+            cluster_id = p.group
+            rec.membership(doc_id, cluster_id, p, now)
+            enter_copy(state, p, doc_id=doc_id, version_id=version_id, features=f, url=article.url,
+                       source=article.source, new_group=lambda: cluster_id, vector=vector)
             status = "duplicate"
             cluster = store.get_cluster(cluster_id)
-            matched = match.matched_doc if match.matched_doc is not None else doc_id  # the cascade always names it
+            matched = p.matched if p.matched is not None else doc_id  # the cascade always names it
             rep = cluster.representative_id if cluster is not None else matched
             duplicate_of = rep
             cur = self.ctx.rep_candidate(rep)
             if cur is not None:
                 why = better(Candidate(doc_id, article.url, article.source, f.time), cur, self.ctx.url_rules)
                 if why is not None:
-                    store.set_representative(cluster_id, rep, doc_id, why, now)
-                    store.record_change(rep, now)
+                    rec.representative(cluster_id, rep, doc_id, why, now)
                     rep = doc_id
-            story_id = self.story.join(cluster_id, cluster, article, f, vector, version_id, now)
+            story = self.story.join(cluster_id, cluster, article, f, vector, version_id)
         else:
-            cluster_id = store.create_cluster(doc_id, now)
-            store.set_membership(doc_id, cluster_id, now, decision.stage, decision.score, None, decision.to_dict())
-            state.put(Entry(doc_id, version_id, cluster_id, f, article.url, article.source))
-            state.set_rep(cluster_id, doc_id)
-            if vector is not None:
-                state.set_cluster_vector(cluster_id, doc_id, vector)
+            cluster_id = enter_copy(state, p, doc_id=doc_id, version_id=version_id, features=f, url=article.url,
+                                    source=article.source, new_group=lambda: rec.new_group(doc_id, now),
+                                    vector=vector)
+            rec.membership(doc_id, cluster_id, p, now)
             rep, status, duplicate_of = doc_id, "new", None
-            story_id = self.story.place(cluster_id, self.story.evidence(article, f, vector, version_id), now,
-                                        apart=apart)
-        store.record_change(doc_id, now)
-        obs = self.observe(article, doc_id, version_id, status, decision, now)
+            story = self.story.place(cluster_id, self.story.evidence(article, f, vector, version_id), apart=p.apart)
+        story_id = self.story.apply(story, now)
+        rec.change(doc_id, now)
+        obs = rec.observation(article, doc_id, version_id, status, decision, now)
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,
-                            id=article.id, story_id=story_id,
-                            matched_copy=match.matched_doc if decision.same else None)
+                            id=article.id, story_id=story_id, matched_copy=p.matched)
+
+    def place(self, article: Article, f: ItemFeatures, prefetched: dict[str, np.ndarray]) -> CopyPlacement:
+        """The copy decision for a new document (``service.placement.place_copy``): the copy group
+        the cascade matches it to through the guards (and, with ``body_passages``, its body), or a
+        group of its own; editors' cannot-links overrule it (``disputed_twins``). Decides and writes
+        nothing; its vector, when the decision embedded it, comes with the placement."""
+
+        def vector_of() -> np.ndarray | None:
+            if self.ctx.embedder is None:
+                return None
+            text = self.ctx.embed_text(f)
+            return prefetched[text] if text in prefetched else self.ctx.encode([text])[0]
+
+        window = (f.time - self.ctx.config.copy.window_days * DAY, f.time + self.ctx.config.copy.window_days * DAY)
+        confirm = self.body_confirm(article.body, article.lang) if self.ctx.config.copy.body_passages else None
+        p = place_copy(self.ctx.cascade, self.ctx.state, f, vector_of, window, confirm=confirm)
+        return self.disputed_twins(f, p) if self.ctx.constraints.cannot else p
 
     def body_confirm(self, body: str | None, lang: str | None) -> Confirm | None:
         """``EngineConfig.copy.body_passages``: a merge the cascade proposes stands when the new body is
@@ -226,21 +216,21 @@ class CopyLevel:
 
         return confirm
 
-    def disputed_twins(self, f: ItemFeatures, match: Match) -> tuple[str, Match | None] | None:
-        """None, or why a new item must stay out of the copy group the cascade chose, and where it
-        goes instead: it is an identical copy of members of two copy groups an editor told apart
-        (a split or "not the same" between them), so joining either would take a side the editor's
-        cannot-link does not tell. It joins an undisputed group of its identical copies (an
-        earlier such item's), else starts a group, and a story, of its own (over-splitting beats
+    def disputed_twins(self, f: ItemFeatures, p: CopyPlacement) -> CopyPlacement:
+        """``p``, unless a new item must stay out of the copy group the cascade chose: it is an
+        identical copy of members of two copy groups an editor told apart (a split or "not the
+        same" between them), so joining either would take a side the editor's cannot-link does not
+        tell. It then joins an undisputed group of its identical copies (an earlier such item's),
+        else starts a group, and a story, of its own (``apart`` says why; over-splitting beats
         over-merging)."""
-        if not match.decision.same or match.cluster_id is None:
-            return None
+        if p.group is None:
+            return p
         entries = self.ctx.state.entries
         twins: dict[int, int] = {}  # copy group -> its earliest identical copy of the item
         for d in sorted(d for d in self.ctx.state.exact.lookup(f.content_key) if d in entries):
             twins.setdefault(entries.cluster_of(d), d)
-        if match.cluster_id not in twins or len(twins) < 2:
-            return None
+        if p.group not in twins or len(twins) < 2:
+            return p
         docs = {g: [m.document_id for m in self.ctx.store.members_of(g)] for g in twins}
         disputed: dict[int, tuple[int, int, Any]] = {}
         for g in twins:
@@ -248,21 +238,23 @@ class CopyLevel:
                 if g < h and (c := self.ctx.constraints.cannot_link(docs[g], docs[h])) is not None:
                     disputed.setdefault(g, (g, h, c))
                     disputed.setdefault(h, (g, h, c))
-        if match.cluster_id not in disputed:
-            return None
-        g1, g2, c = disputed[match.cluster_id]
+        if p.group not in disputed:
+            return p
+        g1, g2, c = disputed[p.group]
         why = (f"editor: identical to members of copy groups {g1} and {g2}, which {c.who} told apart "
                f"(correction {c.id}, {c.kind} of documents {c.doc_a} and {c.doc_b})")
         calm = [g for g in twins if g not in disputed]
+        dec = p.decision
         if calm:
             g = min(calm)
-            dec = match.decision
-            return (f"{why}: joined copy group {g} of its identical copies instead (cannot-link)",
-                    Match(Decision(True, "exact", 1.0, [f"exact: same normalised title and body as document {twins[g]}",
-                                                        f"{why}: joined copy group {g} of its identical copies "
-                                                        f"instead (cannot-link)"], list(dec.blocked_by),
-                                   matched_id=twins[g], scores={**dec.scores, "exact": 1.0}), g, twins[g]))
-        return f"{why}: kept apart from both (cannot-link)", None
+            return CopyPlacement(g, Decision(True, "exact", 1.0,
+                                             [f"exact: same normalised title and body as document {twins[g]}",
+                                              f"{why}: joined copy group {g} of its identical copies instead "
+                                              f"(cannot-link)"], list(dec.blocked_by),
+                                             matched_id=twins[g], scores={**dec.scores, "exact": 1.0}), twins[g], p.vector)
+        apart = f"{why}: kept apart from both (cannot-link)"
+        return CopyPlacement(None, Decision(False, dec.stage, dec.score, [*dec.reasons, apart], [*dec.blocked_by, "editor"],
+                                            scores=dict(dec.scores), guards=list(dec.guards)), None, p.vector, apart)
 
     def known_document(self, article: Article, doc: DocumentRow, f: ItemFeatures, chash: str,
                        now: float) -> IngestResult:
@@ -277,10 +269,10 @@ class CopyLevel:
         if ver is not None:
             decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, same content"
                                                    f" as version {ver.id}: re-observation"], matched_id=doc.id)
-            obs = self.observe(article, doc.id, ver.id, "reobserved", decision, now)
+            obs = self.recorder.observation(article, doc.id, ver.id, "reobserved", decision, now)
             return IngestResult(obs, doc.id, ver.id, doc.cluster_id, rep, "reobserved", None, decision, id=article.id,
                                 story_id=story_id)
-        version_id = store.insert_version(doc.id, chash, article.title, article.body, article.lang or "und", now)
+        version_id = self.recorder.version(doc.id, article, chash, now)
         n = len(store.versions_of(doc.id))
         decision = Decision(True, "url", 1.0, [f"url: same channel '{doc.channel}' and canonical URL, changed content:"
                                                f" version {n} of document {doc.id}"], matched_id=doc.id)
@@ -291,9 +283,9 @@ class CopyLevel:
             model = self.ctx.model_name  # set exactly when there is an embedder
             if self.ctx.state.reps.get(doc.cluster_id) == doc.id and model is not None:
                 vec = self.ctx.encode([self.ctx.embed_text(f)])[0]
-                store.save_vector(version_id, model, vec.tobytes())
+                self.recorder.vector(version_id, vec)
                 self.ctx.state.set_cluster_vector(doc.cluster_id, doc.id, vec)
-        store.record_change(doc.id, now)
-        obs = self.observe(article, doc.id, version_id, "new_version", decision, now)
+        self.recorder.change(doc.id, now)
+        obs = self.recorder.observation(article, doc.id, version_id, "new_version", decision, now)
         return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id,
                             story_id=story_id)

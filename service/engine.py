@@ -24,6 +24,7 @@ from service.config import EngineConfig
 from service.context import EngineContext
 from service.copy_level import CopyLevel
 from service.corrections import Constraints
+from service.recorder import Recorder
 from service.representative import best_of
 from service.settle import CopySettleReport, SettleReport
 from service.settling import Settling
@@ -102,8 +103,9 @@ class Deduper:
         self.store, self.embedder, self.model_name, self.guards = ctx.store, ctx.embedder, ctx.model_name, ctx.guards
         self.url_rules, self.scorer, self.verifier, self.cascade = ctx.url_rules, ctx.scorer, ctx.verifier, ctx.cascade
         self.counters, self.restart = ctx.counters, ctx.restart
-        self.story_level = StoryLevel(ctx)
-        self.copy_level = CopyLevel(ctx, self.story_level, rebuild=self.warm_up)
+        self.recorder = Recorder(ctx.store, ctx.model_name)  # the ingest's store writes
+        self.story_level = StoryLevel(ctx, self.recorder)
+        self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
         if warm:
             self.warm_up()

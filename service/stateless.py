@@ -5,6 +5,7 @@ through the same cascade and guards as ``ingest``, without the store or the cand
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -14,8 +15,8 @@ from tqdm import tqdm
 from index.features import ItemFeatures
 from service.cascade import Cascade
 from service.context import EngineContext
+from service.placement import enter_copy, place_copy
 from service.scoring import CosineScorer
-from service.state import Entry
 from service.types import Article, Decision
 
 
@@ -117,17 +118,14 @@ def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: flo
             decisions.append(Decision(False, "none", None, ["empty text"]))
             dup.append(None)
             continue
-        m = cascade.match(f, state, vector_fn, None)
-        if m.decision.same and m.cluster_id is not None:
-            state.put(Entry(i, i, m.cluster_id, f, None, None))
-            dup.append(state.reps[m.cluster_id])
-        else:
-            state.put(Entry(i, i, i, f, None, None))
-            state.set_rep(i, i)
-            vec = vector_fn()
-            if vec is not None:
-                state.set_cluster_vector(i, i, vec)
-            dup.append(None)
-        decisions.append(m.decision)
+        # The ingest's own copy decision and its application (service.placement): each text is its
+        # own document and, when it founds a group, the group's id.
+        p = place_copy(cascade, state, f, vector_fn, None)
+        # A text that founds a group brings its vector for the later texts, embedded now if no
+        # stage needed it (the ingest keeps only a vector it had to compute).
+        group = enter_copy(state, p, doc_id=i, version_id=i, features=f, url=None, source=None,
+                           new_group=functools.partial(int, i), vector=None if p.joins else vector_fn())
+        dup.append(state.reps[group] if p.joins else None)
+        decisions.append(p.decision)
     return _group(dup, decisions)
 

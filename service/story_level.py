@@ -3,7 +3,7 @@ evidence (``service.stories.StoryTracker``), kept in step with the store.
 
 A new copy group is placed in the best open story or opens one (``place``); a copy brings its
 evidence to its group's story (``join``); the tracker's revisions are stored as moves
-(``apply_moves``); editors' corrections are honoured (must-link, cannot-link, ``sync_corrections``,
+(``apply``, the rows written by ``service.recorder.Recorder``); editors' corrections are honoured (must-link, cannot-link, ``sync_corrections``,
 ``restory``); a warm restart reads the open stories back from the store (``warm``).
 """
 
@@ -19,8 +19,10 @@ import numpy as np
 from index.features import ItemFeatures
 from service.config import DAY
 from service.context import EngineContext
+from service.placement import StoryPlacement, enter_story, follow_story, place_story
+from service.recorder import Recorder
 from service.store.base import ClusterRow, DocumentRow
-from service.stories import StoryEvidence, StoryMatch, StoryTracker, story_text
+from service.stories import StoryEvidence, StoryTracker, story_text
 from service.types import Article
 
 # The story reason service.corrections.Editor.merge gives each copy group it moves.
@@ -30,8 +32,9 @@ _MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 class StoryLevel:
     """The open stories' evidence (``stories``) and each copy group's story (``group_story``)."""
 
-    def __init__(self, ctx: EngineContext) -> None:
+    def __init__(self, ctx: EngineContext, recorder: Recorder) -> None:
         self.ctx = ctx
+        self.recorder = recorder  # the store writes of what is placed (service.recorder)
         self.stories = self.new_tracker()
         self.group_story: dict[int, int] = {}
 
@@ -43,7 +46,7 @@ class StoryLevel:
             veto = SlotVeto.from_guards(self.ctx.guards)
         tracker = StoryTracker(threshold=self.ctx.config.story.threshold, window_days=self.ctx.config.story.window_days,
                                veto=veto, revise=self.ctx.config.story.revise)
-        tracker.allocate = lambda: self.ctx.store.create_story(_time.time())
+        tracker.allocate = lambda: self.recorder.new_story(_time.time())
         return tracker
 
     def evidence(self, article: Article, f: ItemFeatures, vector: np.ndarray | None, version_id: int,
@@ -63,14 +66,15 @@ class StoryLevel:
                 story_vec = vector
             elif embed:
                 story_vec = self.ctx.encode([text])[0]
-                if self.ctx.model_name:
-                    self.ctx.store.save_vector(version_id, f"{self.ctx.model_name}#story", story_vec.tobytes())
+                self.recorder.vector(version_id, story_vec, kind="#story")
         time = f.time if cluster_id is None else self.story_time(cluster_id, f.time)
         return StoryEvidence.build(article.title, article.body, article.lang or "und", time, story_vec)
 
     def join(self, cluster_id: int, cluster: ClusterRow | None, article: Article, f: ItemFeatures,
-             vector: np.ndarray | None, version_id: int, now: float) -> int:
-        """The story of a copy that joined copy group ``cluster_id`` (``cluster``, its stored row)."""
+             vector: np.ndarray | None, version_id: int) -> StoryPlacement:
+        """The story placement of a copy that joined copy group ``cluster_id`` (``cluster``, its stored
+        row): it follows its group (or, for a group from before stories existed, its group is
+        placed now). Decides; ``apply`` applies it."""
         # A copy joins its group's story; its evidence (words, names, its vector) joins too. The
         # store says which story (an editor on another worker may have moved the group since).
         story_id = cluster.story_id if cluster is not None else None
@@ -80,18 +84,12 @@ class StoryLevel:
             self.sync_corrections()
         ev = self.evidence(article, f, vector, version_id, cluster_id=cluster_id)
         if story_id is None:  # a group from before stories existed: give it one now
-            return self.place(cluster_id, ev, now)
-        self.stories.add(self.evidence_part(cluster) or story_id if cluster is not None else story_id, ev,
-                         unit=cluster_id, settle=False)
-        self.group_story[cluster_id] = story_id
-        self.ctx.store.touch_story(story_id, now)
-        if self.revising:
-            # A group's second whole article may show that the group's story was wrong
-            # (StoryTracker.recheck); the move is stored like a revision's.
-            self.stories.recheck(cluster_id, ev)
-            self.apply_moves(now)
-            story_id = self.group_story[cluster_id]
-        return story_id
+            return self.place(cluster_id, ev)
+        # A group's second whole article may show that the group's story was wrong
+        # (StoryTracker.recheck); the move is stored like a revision's.
+        return follow_story(cluster_id, ev, story_id,
+                            part=self.evidence_part(cluster) or story_id if cluster is not None else story_id,
+                            recheck=self.revising)
 
     def story_time(self, cluster_id: int | None, time: float) -> float:
         """The time a copy group's member counts at in its story: its own, except for a re-run, a
@@ -108,51 +106,35 @@ class StoryLevel:
         anchor_time = self.ctx.state.entries.time_of(anchor)
         return anchor_time if anchor_time and abs(time - anchor_time) > gap else time
 
-    def place(self, cluster_id: int, ev: StoryEvidence, now: float, *, apart: str | None = None) -> int:
-        """The story decision for a new copy group: join the best open story or open one. A story
-        an editor merged into another is never joined: the group goes where it was merged
-        (must-link), with the reason. ``apart`` (``CopyLevel.disputed_twins``): a new story, for that
-        reason."""
+    def place(self, cluster_id: int, ev: StoryEvidence, *, apart: str | None = None) -> StoryPlacement:
+        """The story decision for a new copy group (``service.placement.place_story``): join the best
+        open story or open one. A story an editor merged into another is never joined: the group
+        goes where it was merged (must-link), with the reason. ``apart``
+        (``CopyLevel.disputed_twins``): a new story, for that reason. Decides and writes nothing
+        (the editors' corrections other workers made are read first); ``apply`` applies it."""
         self.sync_corrections()
-        m = self.stories.match(ev)
-        if apart is not None:
-            m = StoryMatch(None, m.score, m.features, apart)
-        story_id, reason = m.story_id, m.reason
-        if story_id is not None:
-            target, chain = self.ctx.constraints.story_of(story_id)
-            if chain:
-                reason = "; ".join([reason, *(c.must_link_reason() for c in chain)])
-                story_id = target
-        if story_id is None:
-            story_id = self.ctx.store.create_story(now)
-        # A group placed by an editor's merge (must-link) or kept apart is never moved.
-        self.stories.revise = self.revising
-        pinned = apart is not None or (m.story_id is not None and story_id != m.story_id)
-        # Evidence goes to the part that matched (a merged story's keeps drawing its own event).
-        part = m.story_id if m.story_id is not None and apart is None else story_id
-        self.group_story[cluster_id] = story_id
-        self.ctx.store.set_cluster_story(cluster_id, story_id, round(m.score, 6) if m.story_id is not None else None,
-                                     reason if m.story_id is not None else f"new story ({reason})", now)
-        self.stories.add(part, ev, unit=cluster_id, settle=not pinned)
-        if pinned and cluster_id in self.stories.units:
-            self.stories.units[cluster_id].pinned = True
-        self.apply_moves(now)
-        return self.group_story[cluster_id]
+        return place_story(self.stories, cluster_id, ev, apart=apart, redirect=self.ctx.constraints.story_of)
+
+    def apply(self, placement: StoryPlacement, now: float) -> int:
+        """Apply a story placement to the open stories (``service.placement.enter_story``) and record
+        it (``Recorder.story``): a new story's row, the group's story with the decision's score and
+        reason (or the story touched, for a copy following its group), and the moves the
+        revisions made. Returns the group's story."""
+        group = int(placement.group)  # type: ignore[call-overload]
+        if placement.first:
+            self.stories.revise = self.revising
+        story, moves = enter_story(self.stories, placement, allocate=lambda: self.recorder.new_story(now))
+        self.group_story[group] = story
+        for mv in moves:
+            self.group_story[int(mv.unit)] = mv.target  # type: ignore[call-overload]
+        self.recorder.story(placement, story, moves, now)
+        return self.group_story[group]
 
     @property
     def revising(self) -> bool:
         """Story membership is revised (``EngineConfig.story.revise``) unless the store holds
         editors' corrections: a revision must never undo an editor's split or merge."""
         return self.ctx.config.story.revise and not self.ctx.constraints
-
-    def apply_moves(self, now: float) -> None:
-        """Store the tracker's revisions: each moved copy group's new story and why. A story left
-        empty stays as a row without groups, as after an editor's merge."""
-        for mv in self.stories.take_moves():
-            group = int(mv.unit)  # type: ignore[call-overload]
-            self.group_story[group] = mv.target
-            self.ctx.store.set_cluster_story(group, mv.target, round(mv.score, 6), mv.reason, now)
-            self.ctx.store.touch_story(mv.target, now)
 
     def sync_corrections(self) -> None:
         """Read the corrections other workers made since ours were loaded (one MAX(id) query on
