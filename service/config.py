@@ -320,12 +320,6 @@ class StoryConfig:
     # while the store holds editors' corrections (a revision never undoes an editor's split or
     # merge).
     revise: bool = True
-    # A copy that a cheap stage (exact, n-gram, MinHash) settled is embedded too, so it brings its
-    # own vector to its story's evidence, as STORY_WEIGHTS were fitted. It decides no copy-level
-    # merge. Off: in the engine it gained story ARI in file order only, for a third more encoder
-    # work (research/notes/stories.md "Copies' story vectors"). On: such a copy adds its vector to
-    # its story; off: its words and names only.
-    copy_vectors: bool = False
 
     def __post_init__(self) -> None:
         _checked(self, self._check)

@@ -59,10 +59,10 @@ class StoryLevel:
         text = story_text(article.title, article.body)
         story_vec = None
         if self.ctx.embedder is not None:
-            # A copy a cheap stage settled has no copy-level vector; with story_copy_vectors it
-            # is embedded for its story like a body read further.
-            unembedded_copy = vector is None and self.ctx.config.story.copy_vectors
-            if text == self.ctx.embed_text(f) and not (embed and unembedded_copy):
+            # A copy a cheap stage settled has no copy-level vector and brings its words and names
+            # only (embedding such copies too gained story ARI in file order only, for a third more
+            # encoder work: research/notes/stories.md "Copies' story vectors").
+            if text == self.ctx.embed_text(f):
                 story_vec = vector
             elif embed:
                 story_vec = self.ctx.encode([text])[0]
