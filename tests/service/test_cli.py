@@ -69,7 +69,7 @@ def test_compare_json_explains_the_veto():
 def test_models_train_refuses_a_folder_without_the_dev_splits(tmp_path):
     from service.cli import main
 
-    assert main(["models", "train", "xling", "--data", str(tmp_path), "--out", str(tmp_path / "s.npz")]) == 2
+    assert main(["models", "train-verifier", "--data", str(tmp_path), "--out", str(tmp_path / "s.npz")]) == 2
     assert not (tmp_path / "s.npz").exists()
 
 
