@@ -120,3 +120,65 @@ def test_no_story_window_closes_nothing() -> None:
     d._max_time = 1_800_000_000.0
     assert d._expire_stories() == 0
     d.close()
+
+
+def _topics(rng: np.random.Generator, n: int, dim: int, topics: int) -> np.ndarray:
+    """Story vectors around a few topic directions (news centroids gather by subject)."""
+    c = rng.standard_normal((topics, dim)).astype(np.float32)
+    return c[rng.integers(0, topics, n)] + 0.7 * rng.standard_normal((n, dim)).astype(np.float32)
+
+
+def _ids(c: StoryCentroids, rows: np.ndarray) -> list[int]:
+    return [int(c.ids[r]) for r in rows]
+
+
+def test_the_story_search_is_exact_below_approx_after_and_approximate_above() -> None:
+    rng = np.random.default_rng(11)
+    vecs = _topics(rng, 3_000, 24, 30)
+    table = StoryTable()
+    for sid in range(1, 3_001):
+        table[sid] = _story(sid, vecs[sid - 1], t=(sid % 5) * DAY)
+    exact, every, few = StoryCentroids(), StoryCentroids(), StoryCentroids()
+    exact.approx_after = 10_000
+    every.approx_after, every.ivf_list_size, every.ivf_nprobe = 1_000, 150, 64  # 20 lists, all probed
+    few.approx_after, few.ivf_list_size, few.ivf_nprobe = 1_000, 150, 5
+    queries = rng.standard_normal((60, 24)).astype(np.float32) + vecs[:60]
+
+    def answers(c: StoryCentroids) -> list[list[int]]:
+        table.changed.update(table)
+        c.refresh(table)
+        rows = c.open_rows(2 * DAY, DAY)  # 3 of the 5 days open: ~1,800 rows
+        return [_ids(c, c.nearest(rows, q, 12)) for q in queries]
+
+    want = answers(exact)
+    assert exact.ivf is None
+    assert answers(every) == want and every.ivf is not None and every.ivf.nlist == 20
+    got = answers(few)
+    found = sum(len(set(g) & set(w)) for g, w in zip(got, want, strict=True))
+    assert found / (12 * len(want)) >= 0.9
+    assert sum(g[0] == w[0] for g, w in zip(got, want, strict=True)) >= 0.95 * len(want)
+    # Below approx_after (one day open: ~600 rows) the search is the exact product.
+    rows = every.open_rows(0.0, 0.5 * DAY)
+    assert not every.approximate(rows)
+    assert _ids(every, every.nearest(rows, queries[0], 12)) == _ids(exact, exact.nearest_exact(rows, queries[0], 12))
+
+    # Stories that change, arrive and leave are searched as they are now.
+    q = queries[1]
+    for sid in (7, 2_500):
+        table[sid].add(StoryEvidence.build("more", "", "en", 2 * DAY, 5 * q))
+    table[3_001] = _story(3_001, q, t=2 * DAY)
+    del table[8]
+    changed = set(table.changed)  # a refresh takes the table's changes: both centroid sets see them
+    for c in (exact, every):
+        table.changed.update(changed)
+        c.refresh(table)
+    rows_e, rows_a = exact.open_rows(2 * DAY, DAY), every.open_rows(2 * DAY, DAY)
+    top = _ids(every, every.nearest(rows_a, q, 12))
+    assert top == _ids(exact, exact.nearest(rows_e, q, 12))
+    assert {7, 2_500, 3_001} <= set(top[:3]) and 8 not in top
+    # A compaction renumbers the rows: the inverted file is dropped and built again when asked.
+    every.refresh(table)
+    every.compact()
+    assert every.ivf is None
+    rows_a = every.open_rows(2 * DAY, DAY)
+    assert _ids(every, every.nearest(rows_a, q, 12)) == top and every.ivf is not None

@@ -1,0 +1,323 @@
+"""Per-item cost as the store grows, and what an approximate search changes (issue 37).
+
+Ingests the benchmark stream (``bench.stream.build_stream``, 40 % copies) into a fresh SQLite
+store in calls of ``--window`` items, once per configuration, and reports per window: CPU ms an
+item, and the CPU spent in the two searches that grow with the store, the nearest-story search
+(``StoryCentroids.nearest``) and the copy level's vector search (``VectorIndex.search``), with the
+open stories and indexed copy groups at the window's end. Every configuration's decisions (copy
+group, story, status, stage of every item) are compared with the first configuration's.
+
+Configurations (comma-separated; each a ``+``-joined list of settings):
+
+- ``base``: the checkout's defaults;
+- ``exact``: the nearest-story search exact at every size (``StoryCentroids.approx_after`` set
+  past any stream), what main does;
+- ``ivf`` / ``ivfN``: the approximate story search past the default / ``N`` open stories;
+- ``euN``: the copy level's ``exact_until`` = ``N``.
+
+``--shadow`` also runs the exact nearest-story search beside every approximate one (untimed in
+the per-window figures) and reports the recall of its top ``CANDIDATES`` stories.
+
+Vectors are computed once per text and kept in ``--vectors`` (an ``.npz``), so every
+configuration (and every later run) reads the same vectors: the decisions compared differ by
+the search only, not by the encoder's arithmetic in other batches. The first run pays the
+encoder; the per-window CPU figures of a run that embedded include it.
+
+    python -m bench.story_index --size 48000 --window 4000 --configs exact,ivf --shadow \\
+        --out var/story_index_48k.json
+
+Run by path with ``PYTHONPATH`` on another checkout, it measures that checkout's engine (a
+setting the checkout does not know, e.g. ``ivf`` on main, is refused).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.harness import load_model
+from bench.stream import build_stream
+
+
+class CachedEmbedder:
+    """The engine's embedder with every vector kept by (kind, text), saved to and read from an
+    ``.npz``: runs after the first read the same vectors and skip the encoder."""
+
+    def __init__(self, embedder: Any, path: Path | None) -> None:
+        self._embedder = embedder
+        self.path = path
+        self.table: dict[tuple[str, str], np.ndarray] = {}
+        self.computed = 0
+        if path is not None and path.exists():
+            with np.load(path) as saved:
+                keys = zip(saved["kinds"].tolist(), saved["texts"].tolist(), strict=True)
+                self.table = dict(zip(keys, saved["vectors"], strict=True))
+
+    def encode(self, texts: Sequence[str], *, kind: str = "passage", batch_size: int = 64) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if (kind, t) not in self.table))
+        if missing:
+            out = self._embedder.encode(missing, kind=kind, batch_size=batch_size)
+            self.table.update(((kind, t), v) for t, v in zip(missing, out, strict=True))
+            self.computed += len(missing)
+        if not texts:
+            return np.zeros((0, self._embedder.dim), dtype=np.float32)
+        return np.stack([self.table[(kind, t)] for t in texts])
+
+    def save(self) -> None:
+        if self.path is None or not self.computed:
+            return
+        keys = list(self.table)
+        np.savez(self.path, kinds=np.array([k for k, _ in keys], dtype=str),
+                 texts=np.array([t for _, t in keys], dtype=str), vectors=np.stack([self.table[k] for k in keys]))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._embedder, name)
+
+
+class Timed:
+    """CPU seconds and calls of one method, patched on its class for the run."""
+
+    def __init__(self, cls: type, name: str) -> None:
+        self.cls, self.name = cls, name
+        self.original: Callable[..., Any] = getattr(cls, name)
+        self.seconds = 0.0
+        self.calls = 0
+        timed = self
+
+        def wrapper(obj: Any, *args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            try:
+                return timed.original(obj, *args, **kwargs)
+            finally:
+                timed.seconds += time.process_time() - c0
+                timed.calls += 1
+
+        setattr(cls, name, wrapper)
+
+    def restore(self) -> None:
+        setattr(self.cls, self.name, self.original)
+
+
+class Shadow:
+    """Beside every approximate nearest-story search, the exact one: how many of its top ``k``
+    the approximate search found (its time is left out of the timed method's)."""
+
+    def __init__(self, timed: Timed) -> None:
+        from service.stories import StoryCentroids
+
+        self.hits = 0
+        self.wanted = 0
+        self.calls = 0
+        self.top1_missed = 0
+        self.missed_ranks: Counter[int] = Counter()
+        self.by_nprobe: Counter[int] = Counter()  # top-k hits found at other nprobe values
+        self.sizes: list[tuple[int, int]] = []  # (open rows searched, lists), every 500th call
+        shadow = self
+        inner = timed.original
+
+        def nearest(obj: Any, rows: np.ndarray, vector: np.ndarray, k: int, **kw: Any) -> Any:
+            got = inner(obj, rows, vector, k, **kw)
+            if obj.approximate(rows):
+                exact = obj.nearest_exact(rows, vector, k)
+                found = set(got.tolist())
+                shadow.calls += 1
+                shadow.wanted += exact.size
+                shadow.hits += sum(int(r) in found for r in exact)
+                shadow.top1_missed += bool(exact.size) and int(exact[0]) not in found
+                for rank, r in enumerate(exact.tolist()):
+                    if r not in found:
+                        shadow.missed_ranks[rank + 1] += 1
+                allowed = np.zeros(obj.rows, dtype=bool)
+                allowed[rows] = True
+                for p in NPROBES:
+                    other = set(obj.ivf.search(vector, k, allowed, nprobe=p).tolist())
+                    shadow.by_nprobe[p] += sum(int(r) in other for r in exact)
+                if shadow.calls % 500 == 1:
+                    shadow.sizes.append((int(rows.size), obj.ivf.nlist))
+            return got
+
+        timed.original = nearest
+        self.cls = StoryCentroids
+
+    def figures(self) -> dict[str, Any]:
+        return {"calls": self.calls, "recall": round(self.hits / self.wanted, 6) if self.wanted else None,
+                "missed": self.wanted - self.hits, "top1_missed": self.top1_missed,
+                "missed_by_rank": dict(sorted(self.missed_ranks.items())),
+                "recall_by_nprobe": {p: round(self.by_nprobe[p] / self.wanted, 6) if self.wanted else None
+                                     for p in NPROBES},
+                "rows_and_lists_sampled": self.sizes}
+
+
+# nprobe values the shadow also measures (the same lists, other numbers of probes).
+NPROBES = (4, 8, 16, 32)
+
+
+def settings(config: str) -> dict[str, Any]:
+    """``ivf2000+eu5000`` -> {"approx_after": 2000, "exact_until": 5000}.
+
+    >>> settings("ivf+eu5000"), settings("exact"), settings("base")
+    ({'approx_after': 'default', 'exact_until': 5000}, {'approx_after': None}, {})
+    """
+    out: dict[str, Any] = {}
+    for part in config.split("+"):
+        if part == "base":
+            continue
+        if part == "exact":
+            out["approx_after"] = None
+        elif part.startswith("ivf"):
+            out["approx_after"] = int(part[3:]) if part[3:] else "default"
+        elif part.startswith("ls"):
+            out["ivf_list_size"] = int(part[2:])
+        elif part.startswith("np"):
+            out["ivf_nprobe"] = int(part[2:])
+        elif part.startswith("eu"):
+            out["exact_until"] = int(part[2:])
+        else:
+            raise ValueError(f"unknown setting {part!r} in {config!r}")
+    return out
+
+
+def pair_agreement(a: Sequence[int], b: Sequence[int]) -> float:
+    """Share of item pairs the two labelings treat alike (both together or both apart): the Rand
+    index, from the contingency table.
+
+    >>> pair_agreement([1, 1, 2], [5, 5, 6]), round(pair_agreement([1, 1, 2, 2], [1, 2, 2, 2]), 4)
+    (1.0, 0.5)
+    """
+    n = len(a)
+    if n < 2:
+        return 1.0
+
+    def together(counts: Counter[Any]) -> int:
+        return sum(c * (c - 1) // 2 for c in counts.values())
+
+    both = together(Counter(zip(a, b, strict=True)))
+    only_a, only_b = together(Counter(a)) - both, together(Counter(b)) - both
+    return 1.0 - (only_a + only_b) / (n * (n - 1) // 2)
+
+
+def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int, shadow: bool) -> dict[str, Any]:
+    from index.vectors import VectorIndex
+    from service import stories
+    from service.config import EngineConfig
+    from service.engine import Deduper, guards_on
+    from service.store import open_store
+
+    want = settings(config)
+    cfg = EngineConfig.load()
+    if "exact_until" in want:
+        cfg = dataclasses.replace(cfg, exact_until=want["exact_until"])
+    saved = {k: getattr(stories.StoryCentroids, k) for k in ("approx_after", "ivf_list_size", "ivf_nprobe")
+             if hasattr(stories.StoryCentroids, k)}
+    for key in ("ivf_list_size", "ivf_nprobe"):
+        if key in want:
+            if key not in saved:
+                raise SystemExit(f"{config}: this checkout has no approximate story search")
+            setattr(stories.StoryCentroids, key, want[key])
+    if "approx_after" in want:
+        if not hasattr(stories.StoryCentroids, "approx_after"):
+            if want["approx_after"] is not None:
+                raise SystemExit(f"{config}: this checkout has no approximate story search")
+        elif want["approx_after"] != "default":
+            stories.StoryCentroids.approx_after = want["approx_after"] or 1 << 62
+    nearest = Timed(stories.StoryCentroids, "nearest")
+    search = Timed(VectorIndex, "search")
+    spy = Shadow(nearest) if shadow and hasattr(stories.StoryCentroids, "approximate") else None
+    out: dict[str, Any] = {"config": config, "windows": []}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = Deduper(open_store(f"sqlite:///{Path(tmp) / 'run.db'}"), embedder=embedder, config=cfg,
+                             guards=guards_on(True))
+            decisions: list[tuple[int, int | None, str, str]] = []
+            t_start, c_start = time.perf_counter(), time.process_time()
+            for pos in range(0, len(articles), window):
+                chunk = articles[pos:pos + window]
+                n0, s0, v0 = nearest.seconds, search.seconds, search.calls
+                k0, w0, c0 = nearest.calls, time.perf_counter(), time.process_time()
+                res = engine.ingest_many(chunk)
+                cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+                decisions.extend((r.copy_group_id, r.story_id, str(r.status), r.decision.stage) for r in res)
+                vectors = engine.restart.state.vectors if hasattr(engine, "restart") else None
+                out["windows"].append({
+                    "stored": pos + len(chunk), "items_per_s": round(len(chunk) / wall, 1),
+                    "cpu_ms_per_item": round(1000 * cpu / len(chunk), 3),
+                    "story_search_ms_per_item": round(1000 * (nearest.seconds - n0) / len(chunk), 3),
+                    "story_search_calls": nearest.calls - k0,
+                    "vector_search_ms_per_item": round(1000 * (search.seconds - s0) / len(chunk), 3),
+                    "vector_search_calls": search.calls - v0,
+                    "stories": len(engine.stories),
+                    "indexed_groups": len(vectors) if vectors is not None else None,
+                    "vector_index": vectors.kind if vectors is not None else None})
+                print(config, json.dumps(out["windows"][-1]), flush=True)
+            out["wall_s"] = round(time.perf_counter() - t_start, 2)
+            out["cpu_s"] = round(time.process_time() - c_start, 2)
+            out["items_per_s"] = round(len(articles) / out["wall_s"], 1)
+            out["final_story"] = [engine.group_story.get(g) for g, _, _, _ in decisions]
+            engine.close()
+    finally:
+        nearest.restore()
+        search.restore()
+        for key, value in saved.items():
+            setattr(stories.StoryCentroids, key, value)
+    out["decisions"] = decisions
+    if spy is not None:
+        out["shadow"] = spy.figures()
+    return out
+
+
+def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """How far ``b``'s decisions are from ``a``'s: items with another (group, story, status,
+    stage), and the pair agreement of the copy groups, the stories at decision time and the
+    stories at the end."""
+    da, db = a["decisions"], b["decisions"]
+    return {"items": len(da), "identical": da == db,
+            "items_differing": sum(x != y for x, y in zip(da, db, strict=True)),
+            "copy_pair_agreement": pair_agreement([x[0] for x in da], [y[0] for y in db]),
+            "story_pair_agreement": pair_agreement([x[1] or -i for i, x in enumerate(da)],
+                                                   [y[1] or -i for i, y in enumerate(db)]),
+            "final_story_pair_agreement": pair_agreement([s or -i for i, s in enumerate(a["final_story"])],
+                                                         [s or -i for i, s in enumerate(b["final_story"])])}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", type=int, default=10_000)
+    ap.add_argument("--window", type=int, default=1_000)
+    ap.add_argument("--dup-share", type=float, default=0.4)
+    ap.add_argument("--configs", default="base")
+    ap.add_argument("--shadow", action="store_true", help="measure the approximate story search's recall")
+    ap.add_argument("--vectors", type=Path, default=None, help="vector cache (.npz; default var/...)")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    stream = build_stream(args.size, dup_share=args.dup_share)
+    articles = [it.article() for it in stream.items]
+    path = args.vectors or Path("var") / f"story_index_vectors_{args.size}_{args.dup_share}.npz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    embedder = CachedEmbedder(load_model("use"), path)
+    runs = []
+    for config in args.configs.split(","):
+        runs.append(run(config, articles, embedder, args.window, args.shadow))
+        embedder.save()
+        print(config, json.dumps({k: v for k, v in runs[-1].items()
+                                  if k not in ("decisions", "windows", "final_story")}), flush=True)
+    report = {"size": args.size, "window": args.window, "dup_share": args.dup_share,
+              "runs": [{k: v for k, v in r.items() if k not in ("decisions", "final_story")} for r in runs],
+              "against_first": {r["config"]: compare(runs[0], r) for r in runs[1:]}}
+    for name, cmp in report["against_first"].items():
+        print(name, "vs", runs[0]["config"], json.dumps(cmp), flush=True)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
