@@ -75,12 +75,50 @@ class CachedEmbedder:
     def save(self) -> None:
         if self.path is None or not self.computed:
             return
+        self.computed = 0
         keys = list(self.table)
         np.savez(self.path, kinds=np.array([k for k, _ in keys], dtype=str),
                  texts=np.array([t for _, t in keys], dtype=str), vectors=np.stack([self.table[k] for k in keys]))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._embedder, name)
+
+
+class Sampler:
+    """A poor man's py-spy: a thread that looks at the main thread's stack every ``interval``
+    seconds and counts, per function, the samples whose stack holds it (inclusive). ``take``
+    returns the counts since the last call, so each window gets its own profile."""
+
+    def __init__(self, interval: float = 0.005) -> None:
+        import sys
+        import threading
+
+        self.counts: Counter[str] = Counter()
+        self.samples = 0
+        self._stop = threading.Event()
+        main = threading.main_thread().ident or 0
+
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                frame = sys._current_frames().get(main)
+                names = set()
+                while frame is not None:
+                    code = frame.f_code
+                    names.add(f"{getattr(code, 'co_qualname', code.co_name)} ({Path(code.co_filename).name})")
+                    frame = frame.f_back
+                self.counts.update(names)
+                self.samples += 1
+
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+
+    def take(self, top: int = 25) -> dict[str, float]:
+        counts, n = self.counts, self.samples
+        self.counts, self.samples = Counter(), 0
+        return {name: round(c / n, 4) for name, c in counts.most_common(top)} if n else {}
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 class Timed:
@@ -161,6 +199,104 @@ class Shadow:
 NPROBES = (4, 8, 16, 32)
 
 
+class VectorShadow:
+    """Beside every search of the copy level's vector index past its flat stage (HNSW over SQ8
+    codes, or an exact scan of those codes), the exact float32 search over the same live items:
+    recall of the top ``k`` and of the exact hits at or above ``floor`` (the pairs that can decide
+    a merge). Keeps its own float32 copy of every vector added, mirrors removals and expiry."""
+
+    def __init__(self, search: Timed, floor: float) -> None:
+        from index.vectors import VectorIndex, _as_float_matrix
+
+        self.floor = floor
+        self.calls = self.wanted = self.hits = self.above = self.above_found = 0
+        self.state: dict[int, dict[str, Any]] = {}  # per index object: ids, vectors, times, alive
+        shadow = self
+        self.patched: list[tuple[str, Callable[..., Any]]] = []
+
+        def mine(index: Any) -> dict[str, Any]:
+            return shadow.state.setdefault(id(index), {"ids": [], "vecs": np.zeros((1024, index.dim), np.float32),
+                                                       "times": [], "alive": [], "row": {}})
+
+        def add(index: Any, ids: Any, vectors: Any, times: Any) -> Any:
+            out = original["add"](index, ids, vectors, times)
+            st = mine(index)
+            x = _as_float_matrix(vectors, index.dim, "vectors")
+            for i, v, t in zip(np.atleast_1d(ids).tolist(), x, np.atleast_1d(times).tolist(), strict=True):
+                old = st["row"].get(int(i))
+                if old is not None:
+                    st["alive"][old] = False
+                r = st["row"][int(i)] = len(st["ids"])
+                if r >= st["vecs"].shape[0]:
+                    st["vecs"] = np.concatenate([st["vecs"], np.zeros_like(st["vecs"])])
+                st["vecs"][r] = v
+                st["ids"].append(int(i))
+                st["times"].append(float(t))
+                st["alive"].append(True)
+            return out
+
+        def remove(index: Any, ids: Any) -> Any:
+            st = mine(index)
+            for i in ids:
+                r = st["row"].pop(int(i), None)
+                if r is not None:
+                    st["alive"][r] = False
+            return original["remove"](index, ids)
+
+        def expire(index: Any, before: float) -> Any:
+            st = mine(index)
+            for i, r in list(st["row"].items()):
+                if st["times"][r] < before:
+                    st["alive"][r] = False
+                    del st["row"][i]
+            return original["expire"](index, before)
+
+        inner = search.original
+
+        def searched(index: Any, vectors: Any, k: int = 10, *, window: Any = None, exclude: Any = None) -> Any:
+            got = inner(index, vectors, k, window=window, exclude=exclude)
+            if index.kind == "flat":
+                return got
+            st = mine(index)
+            alive = np.asarray(st["alive"], dtype=bool)
+            times = np.asarray(st["times"], dtype=np.float64)
+            ids = np.asarray(st["ids"], dtype=np.int64)
+            if window is not None:
+                alive &= (times >= window[0]) & (times <= window[1])
+            if exclude:
+                alive &= ~np.isin(ids, list(exclude))
+            rows = np.flatnonzero(alive)
+            vecs = st["vecs"][rows]
+            q = _as_float_matrix(vectors, index.dim, "vectors")
+            for qi, hits in zip(q, got, strict=True):
+                sims = vecs @ qi
+                top = np.argsort(-sims, kind="stable")[:k]
+                found = {i for i, _ in hits}
+                shadow.calls += 1
+                shadow.wanted += top.size
+                shadow.hits += sum(int(ids[rows[t]]) in found for t in top)
+                strong = [t for t in top if sims[t] >= shadow.floor]
+                shadow.above += len(strong)
+                shadow.above_found += sum(int(ids[rows[t]]) in found for t in strong)
+            return got
+
+        original = {name: getattr(VectorIndex, name) for name in ("add", "remove", "expire")}
+        self.original = original
+        for name, fn in (("add", add), ("remove", remove), ("expire", expire)):
+            setattr(VectorIndex, name, fn)
+        search.original = searched
+        self.cls = VectorIndex
+
+    def restore(self) -> None:
+        for name, fn in self.original.items():
+            setattr(self.cls, name, fn)
+
+    def figures(self) -> dict[str, Any]:
+        return {"calls": self.calls, "recall_at_k": round(self.hits / self.wanted, 6) if self.wanted else None,
+                "missed_at_k": self.wanted - self.hits, "floor": self.floor, "above_floor": self.above,
+                "recall_above_floor": round(self.above_found / self.above, 6) if self.above else None}
+
+
 def settings(config: str) -> dict[str, Any]:
     """``ivf2000+eu5000`` -> {"approx_after": 2000, "exact_until": 5000}.
 
@@ -205,7 +341,8 @@ def pair_agreement(a: Sequence[int], b: Sequence[int]) -> float:
     return 1.0 - (only_a + only_b) / (n * (n - 1) // 2)
 
 
-def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int, shadow: bool) -> dict[str, Any]:
+def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int, shadow: bool,
+        sample: bool = False) -> dict[str, Any]:
     from index.vectors import VectorIndex
     from service import stories
     from service.config import EngineConfig
@@ -232,7 +369,11 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
     nearest = Timed(stories.StoryCentroids, "nearest")
     search = Timed(VectorIndex, "search")
     spy = Shadow(nearest) if shadow and hasattr(stories.StoryCentroids, "approximate") else None
+    # The lowest cosine the embedding stage keeps a hit at (USE's slot-confirmed band, guards on:
+    # service/batch/neighbours.py's floor before its margin).
+    vspy = VectorShadow(search, 0.55) if shadow else None
     out: dict[str, Any] = {"config": config, "windows": []}
+    sampler = Sampler() if sample else None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             engine = Deduper(open_store(f"sqlite:///{Path(tmp) / 'run.db'}"), embedder=embedder, config=cfg,
@@ -243,6 +384,8 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                 chunk = articles[pos:pos + window]
                 n0, s0, v0 = nearest.seconds, search.seconds, search.calls
                 k0, w0, c0 = nearest.calls, time.perf_counter(), time.process_time()
+                sh0 = (spy.hits, spy.wanted) if spy is not None else (0, 0)
+                vh0 = (vspy.above_found, vspy.above, vspy.hits, vspy.wanted) if vspy is not None else (0, 0, 0, 0)
                 res = engine.ingest_many(chunk)
                 cpu, wall = time.process_time() - c0, time.perf_counter() - w0
                 decisions.extend((r.copy_group_id, r.story_id, str(r.status), r.decision.stage) for r in res)
@@ -257,20 +400,37 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                     "stories": len(engine.stories),
                     "indexed_groups": len(vectors) if vectors is not None else None,
                     "vector_index": vectors.kind if vectors is not None else None})
-                print(config, json.dumps(out["windows"][-1]), flush=True)
+                w = out["windows"][-1]
+                if spy is not None and spy.wanted > sh0[1]:
+                    w["story_recall"] = round((spy.hits - sh0[0]) / (spy.wanted - sh0[1]), 6)
+                if vspy is not None and vspy.wanted > vh0[3]:
+                    w["vector_recall_at_k"] = round((vspy.hits - vh0[2]) / (vspy.wanted - vh0[3]), 6)
+                    if vspy.above > vh0[1]:
+                        w["vector_recall_above_floor"] = round((vspy.above_found - vh0[0]) / (vspy.above - vh0[1]), 6)
+                print(config, json.dumps(w), flush=True)
+                if sampler is not None:
+                    w["profile"] = sampler.take()
+                    print(config, "profile", json.dumps(w["profile"]), flush=True)
+                embedder.save()  # a long first run keeps what it embedded
             out["wall_s"] = round(time.perf_counter() - t_start, 2)
             out["cpu_s"] = round(time.process_time() - c_start, 2)
             out["items_per_s"] = round(len(articles) / out["wall_s"], 1)
             out["final_story"] = [engine.group_story.get(g) for g, _, _, _ in decisions]
             engine.close()
     finally:
+        if sampler is not None:
+            sampler.stop()
         nearest.restore()
         search.restore()
+        if vspy is not None:
+            vspy.restore()
         for key, value in saved.items():
             setattr(stories.StoryCentroids, key, value)
     out["decisions"] = decisions
     if spy is not None:
         out["shadow"] = spy.figures()
+    if vspy is not None:
+        out["vector_shadow"] = vspy.figures()
     return out
 
 
@@ -295,6 +455,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--dup-share", type=float, default=0.4)
     ap.add_argument("--configs", default="base")
     ap.add_argument("--shadow", action="store_true", help="measure the approximate story search's recall")
+    ap.add_argument("--sample", action="store_true", help="a sampled profile of each window (inclusive shares)")
     ap.add_argument("--vectors", type=Path, default=None, help="vector cache (.npz; default var/...)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -305,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     embedder = CachedEmbedder(load_model("use"), path)
     runs = []
     for config in args.configs.split(","):
-        runs.append(run(config, articles, embedder, args.window, args.shadow))
+        runs.append(run(config, articles, embedder, args.window, args.shadow, args.sample))
         embedder.save()
         print(config, json.dumps({k: v for k, v in runs[-1].items()
                                   if k not in ("decisions", "windows", "final_story")}), flush=True)
