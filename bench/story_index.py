@@ -452,6 +452,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=10_000)
     ap.add_argument("--window", type=int, default=1_000)
+    ap.add_argument("--stop", type=int, default=None,
+                    help="ingest only the stream's first STOP items (the --size stream, so its cached vectors serve)")
     ap.add_argument("--dup-share", type=float, default=0.4)
     ap.add_argument("--configs", default="base")
     ap.add_argument("--shadow", action="store_true", help="measure the approximate story search's recall")
@@ -460,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     stream = build_stream(args.size, dup_share=args.dup_share)
-    articles = [it.article() for it in stream.items]
+    articles = [it.article() for it in stream.items][: args.stop]
     path = args.vectors or Path("var") / f"story_index_vectors_{args.size}_{args.dup_share}.npz"
     path.parent.mkdir(parents=True, exist_ok=True)
     embedder = CachedEmbedder(load_model("use"), path)
@@ -470,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         embedder.save()
         print(config, json.dumps({k: v for k, v in runs[-1].items()
                                   if k not in ("decisions", "windows", "final_story")}), flush=True)
-    report = {"size": args.size, "window": args.window, "dup_share": args.dup_share,
+    report = {"size": args.size, "stop": args.stop, "window": args.window, "dup_share": args.dup_share,
               "runs": [{k: v for k, v in r.items() if k not in ("decisions", "final_story")} for r in runs],
               "against_first": {r["config"]: compare(runs[0], r) for r in runs[1:]}}
     for name, cmp in report["against_first"].items():

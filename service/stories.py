@@ -104,14 +104,15 @@ KEEP_LAST = 4
 # Candidate stories scored per item: the nearest open centroids.
 CANDIDATES = 12
 # Open stories (with vectors) past which the nearest-centroid search is approximate: an inverted
-# file over the centroids (``index.row_ivf``), probing NPROBE lists of ~LIST_SIZE, whose hits are
-# then ranked by the exact product; below it, one exact product over every row. The exact product
-# grows with the stories (~2 ms a call at 16,000, issue 37) while the inverted file scans about
-# nlist + 16 x 256 rows. Measured on the bench stream (research/notes/scale.md, "Approximate
-# nearest-story search"): recall of the top 12 and the decisions against the exact search at
-# 10,000 and 48,000 items. Lower: the approximation reaches smaller stores, where it saves little;
-# higher: the exact product's cost is paid longer.
-APPROX_AFTER = 4_096
+# file over the centroids (``index.row_ivf``: NPROBE = 16 lists of ~LIST_SIZE = 256 probed), its
+# hits ranked by the exact product; below it, one exact product over every row. The exact product
+# grows with the stories (~2 ms a call at 16,000, issue 37); the inverted file scans about
+# nlist + 16 x 256 rows whatever their number, so below 2 x 16 x 256 = 8,192 rows it would scan
+# half of them or more and save nothing. Measured on the bench stream (research/notes/scale.md,
+# "Approximate nearest-story search"): recall of the top 12 and the decisions against the exact
+# search. Lower: the approximation reaches stores where it costs as much as the exact product;
+# higher: the exact product's growing cost is paid longer.
+APPROX_AFTER = 8_192
 
 # The time term (issue 36). ``gap_days`` is not the raw gap: it counts the gap fully up to
 # TIME_FULL_DAYS, then saturates smoothly toward TIME_CAP_DAYS (``time_cost``), so a follow-up
