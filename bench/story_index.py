@@ -1,4 +1,4 @@
-"""Per-item cost as the store grows, and what an approximate search changes (issue 37).
+"""Per-item cost as the store grows, and what the copy level's approximate search changes (issue 37).
 
 Ingests the benchmark stream (``bench.stream.build_stream``, 40 % copies) into a fresh SQLite
 store in calls of ``--window`` items, once per configuration, and reports per window: CPU ms an
@@ -7,27 +7,23 @@ item, and the CPU spent in the two searches that grow with the store, the neares
 open stories and indexed copy groups at the window's end. Every configuration's decisions (copy
 group, story, status, stage of every item) are compared with the first configuration's.
 
-Configurations (comma-separated; each a ``+``-joined list of settings):
+Configurations (comma-separated): ``base`` (the checkout's defaults) or ``euN`` (the copy
+level's ``exact_until`` = ``N``).
 
-- ``base``: the checkout's defaults;
-- ``exact``: the nearest-story search exact at every size (``StoryCentroids.approx_after`` set
-  past any stream), what main does;
-- ``ivf`` / ``ivfN``: the approximate story search past the default / ``N`` open stories;
-- ``euN``: the copy level's ``exact_until`` = ``N``.
-
-``--shadow`` also runs the exact nearest-story search beside every approximate one (untimed in
-the per-window figures) and reports the recall of its top ``CANDIDATES`` stories.
+``--shadow`` also runs an exact float32 search beside every copy-level vector search past the
+flat stage, and reports its recall (the shadow's time counts in the per-window figures: such a
+run is not a timing).
+``--sample`` adds a sampled profile of each window (inclusive share of samples per function).
 
 Vectors are computed once per text and kept in ``--vectors`` (an ``.npz``), so every
 configuration (and every later run) reads the same vectors: the decisions compared differ by
 the search only, not by the encoder's arithmetic in other batches. The first run pays the
 encoder; the per-window CPU figures of a run that embedded include it.
 
-    python -m bench.story_index --size 48000 --window 4000 --configs exact,ivf --shadow \\
-        --out var/story_index_48k.json
+    python -m bench.story_index --size 48000 --stop 16000 --window 2000 --configs base,eu5000 \\
+        --shadow --out var/story_index_16k.json
 
-Run by path with ``PYTHONPATH`` on another checkout, it measures that checkout's engine (a
-setting the checkout does not know, e.g. ``ivf`` on main, is refused).
+Run by path with ``PYTHONPATH`` on another checkout, it measures that checkout's engine.
 """
 
 from __future__ import annotations
@@ -145,60 +141,6 @@ class Timed:
         setattr(self.cls, self.name, self.original)
 
 
-class Shadow:
-    """Beside every approximate nearest-story search, the exact one: how many of its top ``k``
-    the approximate search found (its time is left out of the timed method's)."""
-
-    def __init__(self, timed: Timed) -> None:
-        from service.stories import StoryCentroids
-
-        self.hits = 0
-        self.wanted = 0
-        self.calls = 0
-        self.top1_missed = 0
-        self.missed_ranks: Counter[int] = Counter()
-        self.by_nprobe: Counter[int] = Counter()  # top-k hits found at other nprobe values
-        self.sizes: list[tuple[int, int]] = []  # (open rows searched, lists), every 500th call
-        shadow = self
-        inner = timed.original
-
-        def nearest(obj: Any, rows: np.ndarray, vector: np.ndarray, k: int, **kw: Any) -> Any:
-            got = inner(obj, rows, vector, k, **kw)
-            if obj.approximate(rows):
-                exact = obj.nearest_exact(rows, vector, k)
-                found = set(got.tolist())
-                shadow.calls += 1
-                shadow.wanted += exact.size
-                shadow.hits += sum(int(r) in found for r in exact)
-                shadow.top1_missed += bool(exact.size) and int(exact[0]) not in found
-                for rank, r in enumerate(exact.tolist()):
-                    if r not in found:
-                        shadow.missed_ranks[rank + 1] += 1
-                allowed = np.zeros(obj.rows, dtype=bool)
-                allowed[rows] = True
-                for p in NPROBES:
-                    other = set(obj.ivf.search(vector, k, allowed, nprobe=p).tolist())
-                    shadow.by_nprobe[p] += sum(int(r) in other for r in exact)
-                if shadow.calls % 500 == 1:
-                    shadow.sizes.append((int(rows.size), obj.ivf.nlist))
-            return got
-
-        timed.original = nearest
-        self.cls = StoryCentroids
-
-    def figures(self) -> dict[str, Any]:
-        return {"calls": self.calls, "recall": round(self.hits / self.wanted, 6) if self.wanted else None,
-                "missed": self.wanted - self.hits, "top1_missed": self.top1_missed,
-                "missed_by_rank": dict(sorted(self.missed_ranks.items())),
-                "recall_by_nprobe": {p: round(self.by_nprobe[p] / self.wanted, 6) if self.wanted else None
-                                     for p in NPROBES},
-                "rows_and_lists_sampled": self.sizes}
-
-
-# nprobe values the shadow also measures (the same lists, other numbers of probes).
-NPROBES = (4, 8, 16, 32)
-
-
 class VectorShadow:
     """Beside every search of the copy level's vector index past its flat stage (HNSW over SQ8
     codes, or an exact scan of those codes), the exact float32 search over the same live items:
@@ -298,24 +240,16 @@ class VectorShadow:
 
 
 def settings(config: str) -> dict[str, Any]:
-    """``ivf2000+eu5000`` -> {"approx_after": 2000, "exact_until": 5000}.
+    """``eu5000`` -> {"exact_until": 5000}.
 
-    >>> settings("ivf+eu5000"), settings("exact"), settings("base")
-    ({'approx_after': 'default', 'exact_until': 5000}, {'approx_after': None}, {})
+    >>> settings("eu5000"), settings("base")
+    ({'exact_until': 5000}, {})
     """
     out: dict[str, Any] = {}
     for part in config.split("+"):
         if part == "base":
             continue
-        if part == "exact":
-            out["approx_after"] = None
-        elif part.startswith("ivf"):
-            out["approx_after"] = int(part[3:]) if part[3:] else "default"
-        elif part.startswith("ls"):
-            out["ivf_list_size"] = int(part[2:])
-        elif part.startswith("np"):
-            out["ivf_nprobe"] = int(part[2:])
-        elif part.startswith("eu"):
+        if part.startswith("eu"):
             out["exact_until"] = int(part[2:])
         else:
             raise ValueError(f"unknown setting {part!r} in {config!r}")
@@ -353,22 +287,8 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
     cfg = EngineConfig.load()
     if "exact_until" in want:
         cfg = dataclasses.replace(cfg, exact_until=want["exact_until"])
-    saved = {k: getattr(stories.StoryCentroids, k) for k in ("approx_after", "ivf_list_size", "ivf_nprobe")
-             if hasattr(stories.StoryCentroids, k)}
-    for key in ("ivf_list_size", "ivf_nprobe"):
-        if key in want:
-            if key not in saved:
-                raise SystemExit(f"{config}: this checkout has no approximate story search")
-            setattr(stories.StoryCentroids, key, want[key])
-    if "approx_after" in want:
-        if not hasattr(stories.StoryCentroids, "approx_after"):
-            if want["approx_after"] is not None:
-                raise SystemExit(f"{config}: this checkout has no approximate story search")
-        elif want["approx_after"] != "default":
-            stories.StoryCentroids.approx_after = want["approx_after"] or 1 << 62
     nearest = Timed(stories.StoryCentroids, "nearest")
     search = Timed(VectorIndex, "search")
-    spy = Shadow(nearest) if shadow and hasattr(stories.StoryCentroids, "approximate") else None
     # The lowest cosine the embedding stage keeps a hit at (USE's slot-confirmed band, guards on:
     # service/batch/neighbours.py's floor before its margin).
     vspy = VectorShadow(search, 0.55) if shadow else None
@@ -384,7 +304,6 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                 chunk = articles[pos:pos + window]
                 n0, s0, v0 = nearest.seconds, search.seconds, search.calls
                 k0, w0, c0 = nearest.calls, time.perf_counter(), time.process_time()
-                sh0 = (spy.hits, spy.wanted) if spy is not None else (0, 0)
                 vh0 = (vspy.above_found, vspy.above, vspy.hits, vspy.wanted) if vspy is not None else (0, 0, 0, 0)
                 res = engine.ingest_many(chunk)
                 cpu, wall = time.process_time() - c0, time.perf_counter() - w0
@@ -401,8 +320,6 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                     "indexed_groups": len(vectors) if vectors is not None else None,
                     "vector_index": vectors.kind if vectors is not None else None})
                 w = out["windows"][-1]
-                if spy is not None and spy.wanted > sh0[1]:
-                    w["story_recall"] = round((spy.hits - sh0[0]) / (spy.wanted - sh0[1]), 6)
                 if vspy is not None and vspy.wanted > vh0[3]:
                     w["vector_recall_at_k"] = round((vspy.hits - vh0[2]) / (vspy.wanted - vh0[3]), 6)
                     if vspy.above > vh0[1]:
@@ -424,11 +341,7 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
         search.restore()
         if vspy is not None:
             vspy.restore()
-        for key, value in saved.items():
-            setattr(stories.StoryCentroids, key, value)
     out["decisions"] = decisions
-    if spy is not None:
-        out["shadow"] = spy.figures()
     if vspy is not None:
         out["vector_shadow"] = vspy.figures()
     return out
@@ -456,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     help="ingest only the stream's first STOP items (the --size stream, so its cached vectors serve)")
     ap.add_argument("--dup-share", type=float, default=0.4)
     ap.add_argument("--configs", default="base")
-    ap.add_argument("--shadow", action="store_true", help="measure the approximate story search's recall")
+    ap.add_argument("--shadow", action="store_true", help="measure the vector search's recall against exact search")
     ap.add_argument("--sample", action="store_true", help="a sampled profile of each window (inclusive shares)")
     ap.add_argument("--vectors", type=Path, default=None, help="vector cache (.npz; default var/...)")
     ap.add_argument("--out", type=Path, default=None)

@@ -54,7 +54,6 @@ import numpy as np
 
 from index.blas import one_blas_thread
 from index.growable import room, too_many_dead
-from index.row_ivf import LIST_SIZE, NPROBE, RowIVF
 from index.text import nfkc, strip_outlet_suffix, tokens
 
 DAY = 86_400.0
@@ -103,16 +102,6 @@ KEEP_FIRST = 4
 KEEP_LAST = 4
 # Candidate stories scored per item: the nearest open centroids.
 CANDIDATES = 12
-# Open stories (with vectors) past which the nearest-centroid search is approximate: an inverted
-# file over the centroids (``index.row_ivf``: NPROBE = 16 lists of ~LIST_SIZE = 256 probed), its
-# hits ranked by the exact product; below it, one exact product over every row. The exact product
-# grows with the stories (~2 ms a call at 16,000, issue 37); the inverted file scans about
-# nlist + 16 x 256 rows whatever their number, so below 2 x 16 x 256 = 8,192 rows it would scan
-# half of them or more and save nothing. Measured on the bench stream (research/notes/scale.md,
-# "Approximate nearest-story search"): recall of the top 12 and the decisions against the exact
-# search. Lower: the approximation reaches stores where it costs as much as the exact product;
-# higher: the exact product's growing cost is paid longer.
-APPROX_AFTER = 8_192
 
 # The time term (issue 36). ``gap_days`` is not the raw gap: it counts the gap fully up to
 # TIME_FULL_DAYS, then saturates smoothly toward TIME_CAP_DAYS (``time_cost``), so a follow-up
@@ -419,16 +408,7 @@ class StoryCentroids:
     Rows are refreshed from the table's ``changed`` ids before each search (amortised O(1) per
     change); a removed story's row stays, marked dead, and is reused if the id comes back, until
     dead rows outnumber live ones and ``compact`` drops them.
-
-    Past ``approx_after`` rows asked about, the search is approximate (``index.row_ivf.RowIVF``
-    over the normalised centroids, built on the first such search, kept up to date from the
-    refreshed rows, rebuilt when stale or after a compaction renumbered the rows).
     """
-
-    # An attribute, so a benchmark can move it (bench/story_index.py measures both sides).
-    approx_after: int = APPROX_AFTER
-    ivf_list_size: int = LIST_SIZE
-    ivf_nprobe: int = NPROBE
 
     def __init__(self) -> None:
         self.row_of: dict[int, int] = {}
@@ -448,9 +428,6 @@ class StoryCentroids:
         # neighbours).
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         self._dirty: set[int] = set()
-        # The approximate search's index, and the rows refreshed since it was brought up to date.
-        self.ivf: RowIVF | None = None
-        self._ivf_dirty: set[int] = set()
 
     def _row(self, sid: int) -> int:
         r = self.row_of.get(sid)
@@ -469,8 +446,6 @@ class StoryCentroids:
             story = table.get(sid)
             r = self._row(sid)
             self._dirty.add(r)
-            if self.ivf is not None:
-                self._ivf_dirty.add(r)
             self.alive[r] = story is not None
             if story is None:
                 continue
@@ -506,7 +481,6 @@ class StoryCentroids:
             self.sums = self.sums[keep]
         self.rows = int(keep.size)
         self._last, self._dirty = None, set()
-        self.ivf, self._ivf_dirty = None, set()  # its ids were the old row numbers
 
     def open_rows(self, time: float, window: float, *more: float) -> np.ndarray:
         """Rows of live stories open to an item at ``time`` (``StoryTracker.is_open``'s rule), or at
@@ -527,30 +501,10 @@ class StoryCentroids:
         added since are multiplied again (``_patched``), not every row: a story match and the
         revision right after it (``_pair_off``, ``_neighbours``) ask with the item's vector while
         one or two rows changed, and the product over every open story is the cost that grows
-        with the stories (issue 37: 1.9 ms a call at 16,000 stories).
-
-        Past ``approx_after`` such rows the search is approximate (``_nearest_approx``)."""
+        with the stories (issue 37: 1.9 ms a call at 16,000 stories)."""
         rows = rows[self.has_vec[rows]]
         if rows.size == 0 or self.sums is None:
             return rows
-        if rows.size > self.approx_after:
-            return self._nearest_approx(rows, vector, k)
-        return self._nearest_exact(rows, vector, k, like)
-
-    def approximate(self, rows: np.ndarray) -> bool:
-        """Whether ``nearest`` over ``rows`` is the approximate search."""
-        return int(np.count_nonzero(self.has_vec[rows])) > self.approx_after
-
-    def nearest_exact(self, rows: np.ndarray, vector: np.ndarray, k: int) -> np.ndarray:
-        """``nearest`` by the exact product at any size (what the approximate search is
-        measured against: bench/story_index.py)."""
-        rows = rows[self.has_vec[rows]]
-        if rows.size == 0 or self.sums is None:
-            return rows
-        return self._nearest_exact(rows, vector, k, None)
-
-    def _nearest_exact(self, rows: np.ndarray, vector: np.ndarray, k: int, like: np.ndarray | None) -> np.ndarray:
-        assert self.sums is not None
         last = self._last
         if last is not None and (last[0] is vector or (like is not None and last[0] is like)):
             prod = self._patched(*last)
@@ -566,39 +520,6 @@ class StoryCentroids:
             top = np.flatnonzero(sims >= np.partition(sims, -k)[-k])
             rows, sims = rows[top], sims[top]
         return rows[np.argsort(-sims, kind="stable")[:k]]
-
-    def _nearest_approx(self, rows: np.ndarray, vector: np.ndarray, k: int) -> np.ndarray:
-        """The inverted file's ``k`` best of ``rows``, ranked as the exact search ranks them
-        (its product over those rows; ties in row order). When the probed lists hold fewer than
-        ``k`` of ``rows`` (few of the rows open, most stories closed), the exact search."""
-        assert self.sums is not None
-        ivf = self._ivf_ready()
-        allowed = np.zeros(self.rows, dtype=bool)
-        allowed[rows] = True
-        found = ivf.search(vector, k, allowed)
-        if found.size < min(k, rows.size):
-            return self._nearest_exact(rows, vector, k, None)
-        with one_blas_thread():
-            sims = (self.sums[found] @ vector) / np.maximum(self.norms[found], 1e-9)
-        return found[np.lexsort((found, -sims))]
-
-    def _ivf_ready(self) -> RowIVF:
-        """The inverted file over the live rows with vectors, brought up to date with the rows
-        refreshed since (or built anew: first use, stale lists, rows renumbered)."""
-        assert self.sums is not None
-        n = self.rows
-        if self.ivf is None or self.ivf.stale:
-            live = np.flatnonzero(self.alive[:n] & self.has_vec[:n])
-            self.ivf = RowIVF(self.sums.shape[1], list_size=self.ivf_list_size, nprobe=self.ivf_nprobe)
-            self.ivf.build(live, self.sums[live])
-            self._ivf_dirty = set()
-        elif self._ivf_dirty:
-            changed = np.fromiter(sorted(self._ivf_dirty), dtype=np.int64)
-            keep = self.alive[changed] & self.has_vec[changed]
-            self.ivf.remove(changed[~keep])
-            self.ivf.set(changed[keep], self.sums[changed[keep]])
-            self._ivf_dirty = set()
-        return self.ivf
 
     def _patched(self, vector: np.ndarray, prod: np.ndarray) -> np.ndarray:
         """The last product (taken with ``vector``) brought up to date: the rows refreshed since,
