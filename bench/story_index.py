@@ -122,7 +122,10 @@ class Timed:
 
     def __init__(self, cls: type, name: str) -> None:
         self.cls, self.name = cls, name
-        self.original: Callable[..., Any] = getattr(cls, name)
+        # ``original`` is what the wrapper calls (a shadow may wrap it); ``restore`` puts back the
+        # class's own method.
+        self.saved: Callable[..., Any] = getattr(cls, name)
+        self.original: Callable[..., Any] = self.saved
         self.seconds = 0.0
         self.calls = 0
         timed = self
@@ -138,7 +141,7 @@ class Timed:
         setattr(cls, name, wrapper)
 
     def restore(self) -> None:
-        setattr(self.cls, self.name, self.original)
+        setattr(self.cls, self.name, self.saved)
 
 
 class VectorShadow:
