@@ -71,7 +71,7 @@ def measure_dedupe(size: int, calls: int, low: float, data_dir: str | None) -> d
         t0 = time.perf_counter()
         engine.dedupe(texts)
         wall.append((time.perf_counter() - t0) * 1000.0)
-    encode = engine._encode
+    encode = engine.ctx.encode
     cache: dict[tuple[str, ...], np.ndarray] = {}
 
     def cached(batch: Any) -> np.ndarray:
@@ -80,7 +80,7 @@ def measure_dedupe(size: int, calls: int, low: float, data_dir: str | None) -> d
             cache[key] = encode(batch)
         return cache[key]
 
-    engine._encode = cached  # type: ignore[method-assign]
+    engine.ctx.encode = cached  # type: ignore[method-assign]
     engine.dedupe(texts)
     cpu = []
     for _ in range(calls):

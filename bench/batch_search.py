@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     exact = exact_pairs(x, plan.floor)
     exact_s = time.perf_counter() - t0
-    threshold = float(config.embedding_threshold or 0.0)  # resolved by for_model: never None here
+    threshold = float(config.copy.embedding_threshold or 0.0)  # resolved by for_model: never None here
     sims = {pr: float(x[pr[0]] @ x[pr[1]]) for pr in exact}
     deciding = {pr for pr, s in sims.items() if s >= threshold}
     report: dict[str, Any] = {"size": args.size, "embedded_texts": len(texts), "floor": plan.floor,

@@ -530,7 +530,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     say(f"stream: {stream.stats} ({time.perf_counter() - t_build:.1f}s)")
     embedder = load_model(model)
     # The same threshold the engine uses for this model (alternatives compare at equal footing).
-    threshold = EngineConfig.load().for_model(None if embedder is None else embedder.name).embedding_threshold
+    threshold = EngineConfig.load().for_model(None if embedder is None else embedder.name).copy.embedding_threshold
     tmp = tempfile.TemporaryDirectory(prefix="samestory-bench-", dir=workdir)
     work = Path(tmp.name)
     all_texts = [it.title for it in stream.items]

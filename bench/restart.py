@@ -7,7 +7,7 @@ snapshot the benchmark's clean close left beside the store (``service.snapshot``
 ``--no-snapshot`` measures the rebuild from the store rows instead (a start with no usable
 snapshot). ``--crash-after N`` first ingests N more items and stops without a clean close, as a
 crash would: the start then loads the last checkpoint and replays the changes since
-(``EngineConfig.snapshot_every``). ``--leave`` ends the measured start without a clean close
+(``EngineConfig.operations.snapshot_every``). ``--leave`` ends the measured start without a clean close
 either, so the same start can be measured again. A fresh process is used because the
 benchmark's own process still holds the ingest run's objects, which would blur the figure.
 """

@@ -8,7 +8,7 @@ ingest path; each sample goes to the first part whose frame is on its stack::
     py-spy record -p $! -r 25 -f raw -o spy40.txt --nonblocking
     python -m bench.spy_breakdown spy40.txt --ms-per-item 6.76   # 1000 / samestory's items/s
 
->>> fold(["a;Deduper.ingest_many (engine.py:1);Deduper._encode (engine.py:2) 3",
+>>> fold(["a;Deduper.ingest_many (engine.py:1);EngineContext.encode (context.py:2) 3",
 ...       "a;Deduper.ingest_many (engine.py:1);GuardSet.check (guardset.py:3) 1", "b;embed_all (x.py:1) 9"])
 (4, {'encoder (USE)': 3, 'guards (every guard, the slot analysis with kiwipiepy)': 1})
 """
@@ -26,14 +26,14 @@ ROOT = "Deduper.ingest_many "
 # (part, frames that put a sample in it), first match wins: the encoder before the stages that
 # call it, the guards before the cascade that asks them.
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("encoder (USE)", ("Deduper._encode ",)),
+    ("encoder (USE)", ("EngineContext.encode ",)),
     ("guards (every guard, the slot analysis with kiwipiepy)", ("GuardSet.check ", "Cascade.slot_confirm ")),
-    ("story level (story match, revision, evidence)", ("Deduper._place_group ", "StoryTracker.add ",
-                                                       "Deduper._story_evidence ", "StoryEvidence.build ")),
+    ("story level (story match, revision, evidence)", ("StoryLevel.place ", "StoryTracker.add ",
+                                                       "StoryLevel.evidence ", "StoryEvidence.build ")),
     ("embedding-stage search (FAISS scan, scorer)", ("EmbeddingStage.candidates ",)),
     ("cheap stages' candidates (exact, n-gram, MinHash)", ("Cascade.match ",)),
     ("prefetch prediction (Cascade.cheaply_unsettled)", ("cheaply_unsettled ",)),
-    ("SQLite store", ("SQLiteStore.", "SQLStoreBase.", "Deduper._observe ", "transaction")),
+    ("SQLite store", ("SQLiteStore.", "SQLStoreBase.", "CopyLevel.observe ", "transaction")),
     ("candidate state updates (n-gram, MinHash, vector index)", ("CandidateState.",)),
     ("item features (ItemFeatures.build)", ("ItemFeatures.build ",)),
 )

@@ -163,7 +163,7 @@ def _default_baselines(model: str) -> list[Any]:
     from eval.baselines import default_baselines
     from eval.engine import make_config
 
-    return default_baselines(make_config().for_model(model).embedding_threshold, model=model)
+    return default_baselines(make_config().for_model(model).copy.embedding_threshold, model=model)
 
 
 def _floats(text: str, what: str) -> list[float]:

@@ -186,7 +186,7 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
         if unknown:
             raise ValueError(f"unknown set(s): {', '.join(sorted(unknown))}")
         sets = [s for s in sets if s.name in only]
-    baselines = default_baselines(config.embedding_threshold, model=model, tokenizer=tokenizer) if with_baselines else []
+    baselines = default_baselines(config.copy.embedding_threshold, model=model, tokenizer=tokenizer) if with_baselines else []
     methods = [SAMESTORY, SAMESTORY_NO_GUARDS] + [b.name for b in baselines]
     story_baselines = cluster_eval.story_baselines(model=model, tokenizer=tokenizer) if with_baselines else []
     out: list[SetReport] = []
@@ -219,8 +219,8 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
     tok = next((getattr(b, "tokenizer_name", None) for b in baselines if hasattr(b, "tokenizer_name")), None)
     settings = {"data_dir": str(eval_data_dir(data_dir)), "sample": sample, "limit": limit,
                 "cluster_sample": cluster_sample, "seed": seed, "model": model,
-                "embedding_threshold": config.embedding_threshold, "ngram_threshold": config.ngram_threshold,
-                "minhash_threshold": config.minhash_threshold, "seed003_tokenizer": tok,
+                "embedding_threshold": config.copy.embedding_threshold, "ngram_threshold": config.copy.ngram_threshold,
+                "minhash_threshold": config.copy.minhash_threshold, "seed003_tokenizer": tok,
                 "seconds": round(time.perf_counter() - t_start, 1), "python": platform.python_version()}
     return Report(settings, out, methods, {b.name: b.description for b in baselines})
 

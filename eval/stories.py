@@ -12,10 +12,10 @@ under ``var/story_vectors/``), and for each of K folds over whole gold clusters:
 4. streams the held-out fold's clusters with that model and threshold and scores ARI.
 
 It prints the out-of-fold ARI per set, and the weights and threshold refitted on all dev clusters
-(what ``service.stories.STORY_WEIGHTS`` and ``EngineConfig.story_threshold`` hold).
+(what ``service.stories.STORY_WEIGHTS`` and ``EngineConfig.story.threshold`` hold).
 ``python -m eval.stories order`` prints the shipped story decision's ARI in file order and in
 three seeded shuffles per set (``--no-revise``: each decision final when made, as before
-``EngineConfig.story_revise``).
+``EngineConfig.story.revise``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import numpy as np
 from eval.data import REPO_ROOT, ClusterItem, Side, eval_data_dir, load_clusters
 from eval.engine import item_time, to_article
 from eval.metrics import cluster_scores
+from service.placement import stream_stories
 from service.stories import STORY_FEATURES, StoryEvidence, StoryTracker, StoryVeto, story_text
 
 SETS = ("uci-news-aggregator-subset", "ntrex128-kor-eng")
@@ -127,7 +128,7 @@ def with_engine_units(s: StorySet, model: str = "use", cache_dir: Path | None = 
     cache_dir = cache_dir or REPO_ROOT / "var" / "story_units"
     # The story decision's own settings change neither the copy groups nor which items have a
     # story vector, so they are not part of the key (the replay applies them).
-    settings = {k: v for k, v in dataclasses.asdict(EngineConfig.load()).items() if k not in _REPLAYED}
+    settings = {k: v for k, v in EngineConfig.load().flat().items() if k not in _REPLAYED}
     cfg = json.dumps(settings, sort_keys=True, default=str)
     key = hashlib.sha256("\x1e".join([model, cfg, *(f"{it.id}\x1f{it.text}" for it in s.items)]).encode()
                          ).hexdigest()[:20]
@@ -250,16 +251,9 @@ def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, windo
     the final one counts."""
     t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights, veto=veto, revise=revise)
     units = s.unit_list()
-    placed: dict[Hashable, int] = {}  # each unit's story, as the engine's group_story keeps it
-    for ev, unit in zip(s.evidence, units, strict=True):
-        if unit not in placed:
-            placed[unit] = t.add(t.match(ev).story_id, ev, unit=unit)
-        else:
-            t.add(placed[unit], ev, unit=unit, settle=False)
-            t.recheck(unit, ev)  # as the engine does for a copy (StoryTracker.recheck)
-        for mv in t.take_moves():  # revisions (the engine stores them the same way)
-            placed[mv.unit] = mv.target
-    return [placed[u] for u in units]
+    # The engine's own story placement (service.placement): decisions, rechecks and revisions.
+    placed = stream_stories(t, zip(units, s.evidence, strict=True))
+    return [placed[u].story for u in units]
 
 
 def stream_ari(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,
@@ -434,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     o.add_argument("--sets", default=",".join(SETS))
     o.add_argument("--model", default="use")
     o.add_argument("--revise", action=argparse.BooleanOptionalAction, default=None,
-                   help="revisable story membership (default: EngineConfig.story_revise)")
+                   help="revisable story membership (default: EngineConfig.story.revise)")
     o.add_argument("--engine", action="store_true", help="over the engine's copy groups of file order "
                    "(shuffles reorder those groups' items)")
     e = sub.add_parser("engine", help="the whole engine: story and copy-level ARI in file order (seed 0) and "
@@ -464,9 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from service.stories import STORY_WEIGHTS
 
         cfg = EngineConfig.load()
-        veto = slot_veto() if cfg.story_slot_veto else None
-        revise = cfg.story_revise if args.revise is None else args.revise
-        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days, veto=veto,
+        veto = slot_veto() if cfg.story.slot_veto else None
+        revise = cfg.story.revise if args.revise is None else args.revise
+        print(json.dumps({s.name: order_aris(s, STORY_WEIGHTS, cfg.story.threshold, cfg.story.window_days, veto=veto,
                                              revise=revise) for s in sets}))
         if args.engine:  # what no story level over these copy groups can exceed (file order)
             print(json.dumps({f"{s.name} ceiling": unit_ceiling(s) for s in sets}))
@@ -475,8 +469,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = calibrate(sets, k=args.folds, seed=args.seed, window_days=args.window_days,
                     constrained=args.constrained, grid=[float(x) for x in args.grid.split(",") if x],
                     train_orders=[int(x) for x in args.train_orders.split(",") if x],
-                    veto=slot_veto() if args.engine and cfg.story_slot_veto else None,
-                    revise=bool(args.engine and cfg.story_revise))
+                    veto=slot_veto() if args.engine and cfg.story.slot_veto else None,
+                    revise=bool(args.engine and cfg.story.revise))
     print(json.dumps(out))
     return 0
 

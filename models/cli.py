@@ -5,7 +5,6 @@ handler ``(args) -> int`` (exit code), the usual argparse dispatch convention::
 
     samestory models list
     samestory models build e5-small [--out DIR] [--no-onnx]
-    samestory models train xling [--data DIR] [--out models/xling/scorer.npz]
     samestory models train-verifier [--data DIR] [--minutes 45] [--out models/verifier/verifier.npz]
 
 >>> import argparse
@@ -70,45 +69,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The training pipeline of the shipped scorer is an experiment's code (research/xling/pairmlp.py,
-#: not installed); ``train xling`` runs it as a child process from a source checkout, so nothing
-#: in models/ imports research/.
-_REPO = Path(__file__).resolve().parents[1]
-_TRAINER = "research.xling.pairmlp"
-
-
-def _cmd_train(args: argparse.Namespace) -> int:
-    """Regenerate the cross-lingual pair scorer (models/xling/scorer.npz) from the dev splits."""
-    import json
-    import os
-    import subprocess
-    import tempfile
-
-    if not (args.data / "ntrex128-kor-eng" / "dev.jsonl").exists():
-        print(f"error: no eval-data dev splits under {args.data} (--data)", file=sys.stderr)
-        return 2
-    if not (_REPO / "research" / "xling" / "pairmlp.py").is_file():
-        print(f"error: training the xling scorer needs a source checkout: no research/xling under {_REPO}",
-              file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory() as tmp:
-        report_path = (args.report or Path(tmp) / "report.json").resolve()
-        cmd = [sys.executable, "-m", _TRAINER, "--data", str(args.data.resolve()),
-               "--train-out", str(args.out.resolve()), "--report", str(report_path),
-               "--hidden", str(args.hidden), "--epochs", str(args.epochs), "--seed", str(args.seed)]
-        if args.no_check:
-            cmd.append("--no-check")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH")) if p)}
-        done = subprocess.run(cmd, cwd=_REPO, env=env, stdout=subprocess.DEVNULL, check=False)
-        if done.returncode != 0:
-            print(f"error: {' '.join(cmd[1:4])} exited with {done.returncode}", file=sys.stderr)
-            return done.returncode
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-    print(f"wrote {args.out} ({report['artefact_bytes'] / 1e6:.1f} MB), threshold {report['threshold']:.4f}, "
-          f"{report['seconds']} s")
-    return 0
-
-
 def _cmd_train_verifier(args: argparse.Namespace) -> int:
     """Train the pair verifier (models/verifier_train.py) from the dev splits and print its figures."""
     import importlib.util
@@ -132,7 +92,7 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``models`` command (``list``, ``build e5-small``, ``train xling``) to an argparse subparsers object."""
+    """Add the ``models`` command (``list``, ``build e5-small``, ``train-verifier``) to an argparse subparsers object."""
     parser = subparsers.add_parser("models", help="build and list embedding models")
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="cache root (default: $SAMESTORY_CACHE or ~/.cache/samestory)")
@@ -144,21 +104,6 @@ def register(subparsers: Any) -> None:
     build.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (no torch needed)")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=_cmd_build)
-
-    train = sub.add_parser("train", help="train a small learned artefact from the eval-data dev splits",
-                           description="Train the cross-lingual pair scorer used by SAMESTORY_EMBEDDING_SCORER=xling: "
-                                       "full_lr_use plus a pair head over USE vectors, nested group folds "
-                                       "(docs/xling.md). Runs research/xling/pairmlp.py, so it needs a source "
-                                       "checkout. About 7 minutes on 2 cores; needs torch (the st extra).")
-    train.add_argument("artefact", choices=["xling"], help="what to train")
-    train.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
-    train.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "xling" / "scorer.npz")
-    train.add_argument("--report", type=Path, default=None, help="also write the JSON report here")
-    train.add_argument("--hidden", type=int, default=256, help="hidden units of the pair head")
-    train.add_argument("--epochs", type=int, default=10, help="training epochs of the pair head")
-    train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--no-check", action="store_true", help="skip the KorSTS / PAWS-X / UCI over-merge check")
-    train.set_defaults(func=_cmd_train)
 
     tv = sub.add_parser(
         "train-verifier", help="train the pair verifier (a cross-encoder from e5-small) from the dev splits",

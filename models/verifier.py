@@ -395,7 +395,7 @@ class PairVerifier:
 
 
 class LazyVerifier:
-    """A :class:`PairVerifier` loaded on first use (the engine's: ``EngineConfig.verifier``), so
+    """A :class:`PairVerifier` loaded on first use (the engine's: ``EngineConfig.copy.verifier``), so
     that an engine with the verifier on starts without reading the artefact until a pair needs
     it, or until :meth:`load` (the server's warm-up)."""
 

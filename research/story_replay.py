@@ -43,8 +43,8 @@ def settled_labels(s: StorySet, full: StorySet, cfg: EngineConfig, trace: set[in
         a = to_article(Side(it.text, it.lang))
         sha = ItemFeatures.build(a.title, a.body, it.lang, ev.time).content_sha
         items.append(SettleItem(i, g, ev, sha, timed=ev.time > 0))
-    tracker = StoryTracker(threshold=cfg.story_threshold, window_days=cfg.story_window_days, weights=STORY_WEIGHTS,
-                           veto=slot_veto() if cfg.story_slot_veto else None, revise=cfg.story_revise)
+    tracker = StoryTracker(threshold=cfg.story.threshold, window_days=cfg.story.window_days, weights=STORY_WEIGHTS,
+                           veto=slot_veto() if cfg.story.slot_veto else None, revise=cfg.story.revise)
     order = settle_order(items)
     if trace:
         placed = {}
@@ -79,8 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         s = with_engine_units(base)
         full = dataclasses.replace(s, evidence=base.evidence)
         gold = [it.cluster for it in s.items]
-        st = stream_labels(s, STORY_WEIGHTS, cfg.story_threshold, cfg.story_window_days,
-                           slot_veto() if cfg.story_slot_veto else None, cfg.story_revise)
+        st = stream_labels(s, STORY_WEIGHTS, cfg.story.threshold, cfg.story.window_days,
+                           slot_veto() if cfg.story.slot_veto else None, cfg.story.revise)
         se = settled_labels(s, full, cfg, {int(x) for x in args.trace.split(",") if x})
         out[name] = {k: {"ari": round(sc.ari, 4), "p": round(sc.pairwise_precision, 4),
                          "r": round(sc.pairwise_recall, 4)}

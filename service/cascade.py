@@ -54,7 +54,7 @@ class Match:
 # A last check on a candidate every guard let through, given its document id: (the merge
 # stands, a note for the reasons or None). A refusal is a veto like a guard's, named
 # ``blocked_by`` "body", and the walk goes on to the next candidate (the ingest's body check,
-# ``Deduper._body_confirm``).
+# ``CopyLevel.body_confirm``).
 Confirm = Callable[[int], tuple[bool, str | None]]
 
 
@@ -106,12 +106,12 @@ class Cascade:
                  stages: Sequence[Stage] | None = None, verifier: PairVerifierLike | None = None) -> None:
         self.config = config
         self.guards = guards
-        # The pair verifier (EngineConfig.verifier): None, off. It decides every merge but
+        # The pair verifier (EngineConfig.copy.verifier): None, off. It decides every merge but
         # identity, and rescues Korean-English hits in [verifier_floor, embedding_threshold).
         self.verifier = verifier
         # No threshold is calibrated only for an engine without a model, which never embeds: nothing passes.
         self.scorer: EmbeddingScorer = scorer or CosineScorer(
-            config.embedding_threshold if config.embedding_threshold is not None else math.inf)
+            config.copy.embedding_threshold if config.copy.embedding_threshold is not None else math.inf)
         self.stages: tuple[Stage, ...] = (tuple(stages) if stages is not None
                                           else default_stages(config, self.scorer, self.embed_text))
         self.encode: Encode | None = None
@@ -120,14 +120,14 @@ class Cascade:
         if self.has_confirm_band():
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
-                    stage.confirm_floor = config.slot_confirm_threshold
+                    stage.confirm_floor = config.copy.slot_confirm_threshold
         if verifier is not None:  # the rescue reads hits down to verifier_floor
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
-                    stage.verify_floor = config.verifier_floor
+                    stage.verify_floor = config.copy.verifier_floor
 
     def embed_text(self, f: ItemFeatures) -> str:
-        return f.embed_text(self.config.embed_body_lead)
+        return f.embed_text(self.config.copy.embed_body_lead)
 
     def use_encoder(self, encode: Encode | None) -> None:
         """Give the embedding stage the encoder, so that a pair where only one side has a body is
@@ -148,13 +148,13 @@ class Cascade:
     def has_confirm_band(self) -> bool:
         """A slot-confirmed band exists: guards on, and ``slot_confirm_threshold`` below the
         embedding threshold (``EngineConfig``; only models with a calibrated band have one)."""
-        low, high = self.config.slot_confirm_threshold, self.config.embedding_threshold
+        low, high = self.config.copy.slot_confirm_threshold, self.config.copy.embedding_threshold
         return self.guards is not None and low is not None and high is not None and low < high
 
     def confirm_band(self, cosine: float | None) -> bool:
         """The cosine lies in the slot-confirmation band: at or above ``slot_confirm_threshold``,
         below the embedding threshold."""
-        low, high = self.config.slot_confirm_threshold, self.config.embedding_threshold
+        low, high = self.config.copy.slot_confirm_threshold, self.config.copy.embedding_threshold
         return (self.has_confirm_band() and cosine is not None and low is not None and high is not None
                 and low <= cosine < high)
 
@@ -170,8 +170,8 @@ class Cascade:
         return c.confirmed, c.evidence, verdicts
 
     def _confirm_reason(self, cosine: float) -> str:
-        return (f"embedding: cosine {cosine:.3f} >= {self.config.slot_confirm_threshold} (slot-confirmed band, "
-                f"below {self.config.embedding_threshold})")
+        return (f"embedding: cosine {cosine:.3f} >= {self.config.copy.slot_confirm_threshold} (slot-confirmed band, "
+                f"below {self.config.copy.embedding_threshold})")
 
     @staticmethod
     def _confirmed(trace: Trace, confirm: Confirm | None, doc: int) -> bool:
@@ -213,7 +213,7 @@ class Cascade:
 
     def too_far(self, a: ItemFeatures, b: ItemFeatures) -> str | None:
         """Why ``a`` may not be a copy of ``b`` for their publication times, else None: more than
-        ``copy_gap_hours`` apart, in other words (``EngineConfig.copy_gap_hours``).
+        ``copy_gap_hours`` apart, in other words (``EngineConfig.copy.copy_gap_hours``).
 
         >>> from index.features import ItemFeatures
         >>> c = Cascade(EngineConfig(), None)
@@ -225,7 +225,7 @@ class Cascade:
         >>> c.too_far(ItemFeatures.build("Wall St opens lower after S&P's record close", "", "en", monday + 27.7 * 3600), mon) is None
         True
         """
-        gap_h = self.config.copy_gap_hours
+        gap_h = self.config.copy.copy_gap_hours
         if not gap_h or not a.time or not b.time:
             return None
         hours = abs(a.time - b.time) / 3600.0
@@ -240,9 +240,9 @@ class Cascade:
 
     # the pair verifier --------------------------------------------------------------------------------
     def verifier_threshold(self) -> float:
-        """``EngineConfig.verifier_threshold``, else the verifier's own (the artefact's)."""
+        """``EngineConfig.copy.verifier_threshold``, else the verifier's own (the artefact's)."""
         assert self.verifier is not None
-        t = self.config.verifier_threshold
+        t = self.config.copy.verifier_threshold
         return float(self.verifier.threshold) if t is None else t
 
     def verify(self, pairs: Sequence[tuple[ItemFeatures, ItemFeatures]]) -> list[float]:
@@ -273,13 +273,13 @@ class Cascade:
     def rescue_band(self, a: ItemFeatures, b: ItemFeatures, cosine: float | None) -> bool:
         """The pair is one the verifier may rescue: a verifier is on, the two are in different
         languages, and the cosine lies in [``verifier_floor``, ``embedding_threshold``)."""
-        high = self.config.embedding_threshold
+        high = self.config.copy.embedding_threshold
         return (self.verifier is not None and cosine is not None and high is not None
-                and self.config.verifier_floor <= cosine < high and other_language(a, b))
+                and self.config.copy.verifier_floor <= cosine < high and other_language(a, b))
 
     def _rescue_reason(self, p: float, cosine: float) -> str:
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
-                f"{self.config.embedding_threshold}")
+                f"{self.config.copy.embedding_threshold}")
 
     def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The Korean-English rescue: the embedding hits no stage took, in another language than
@@ -295,7 +295,7 @@ class Cascade:
             other = entries.features(doc)
             if self.rescue_band(item, other, sc.cosine) and self.too_far(item, other) is None:
                 band.append((doc, cluster, sc.cosine, other))
-        band = band[:self.config.embedding_k]
+        band = band[:self.config.copy.embedding_k]
         if not band:
             return None
         probs = self.verify([(item, other) for _, _, _, other in band])
@@ -382,7 +382,7 @@ class Cascade:
     def cheaply_unsettled(self, feats: Sequence[ItemFeatures], state: CheapIndices) -> list[int]:
         """Indices of the items of a batch the cheap stages settle neither against ``state`` nor
         against an earlier item of the batch (``service.stages.cheaply_unsettled``)."""
-        return cheaply_unsettled(self.stages, feats, state, self.config.window_days * DAY)
+        return cheaply_unsettled(self.stages, feats, state, self.config.copy.window_days * DAY)
 
     # two items against each other -----------------------------------------------------------------
     def pair(self, a: ItemFeatures, b: ItemFeatures, idf: GatedNgramIndex, vectors: PairVectors, *,
@@ -403,53 +403,36 @@ class Cascade:
             scores.update(scored.scores)
             if proposal is None and scored.reason is not None:
                 proposal = (stage.name, scored.score, scored.reason)
-        time_veto = self._time_veto(a, b)
-        if time_veto is not None and proposal is not None:
-            return Decision(False, proposal[0], proposal[1], [proposal[2], veto_reason([time_veto])], ["time"],
-                            scores=scores)
+        trace = Trace(scores=scores)
+        if proposal is not None:
+            # As ``match`` proposes a candidate: the time veto, then the guards, then the verifier.
+            stage_name, score, reason = proposal
+            ok = self._propose(trace, reason, a, b) and self._verified(trace, stage_name, a, b)
+            return Decision(ok, stage_name, score, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)
         # Too little content on either side: the cosine alone decides nothing (MIN_EMBED_CONTENT).
         thin = too_little_content(self.embed_text(a)) or too_little_content(self.embed_text(b))
-        if proposal is None and time_veto is None and thin is None and self.rescue_band(a, b, scores.get("cosine")):
-            return self._rescue_pair(a, b, scores, last)
-        if (proposal is None and time_veto is None and thin is None and self.verifier is None
-                and self.confirm_band(scores.get("cosine"))):
-            cos = scores["cosine"]
-            ok, why, verdicts = self.slot_confirm(a, b)
-            if ok:
-                return Decision(True, "embedding", cos, [f"{self._confirm_reason(cos)}, {why}", *guard_notes(verdicts)],
-                                scores=scores, guards=verdicts)
-        if proposal is None:
-            return Decision(False, last, scores.get(last), [thin or "no stage reached its threshold"], scores=scores)
-        stage_name, score, reason = proposal
-        allowed, verdicts = self.vet(a, b)
-        if allowed and self.verifier is not None and stage_name != "exact":
-            p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
-            scores["verifier"] = p
-            if p < threshold:
-                return Decision(False, stage_name, score, [reason, *guard_notes(verdicts), f"verifier: {p:.2f} < "
-                                f"{threshold:.2f}"], ["verifier"], scores=scores, guards=verdicts)
-            return Decision(True, stage_name, score, [reason, *guard_notes(verdicts), f"verifier: {p:.2f}"],
-                            scores=scores, guards=verdicts)
-        if allowed:
-            return Decision(True, stage_name, score, [reason, *guard_notes(verdicts)], scores=scores,
-                            guards=verdicts)
-        blocking = [v for v in verdicts if v.blocked]
-        return Decision(False, stage_name, score, [reason, veto_reason(blocking)], [v.guard for v in blocking],
-                        scores=scores, guards=verdicts)
+        if thin is None and self.too_far(a, b) is None:
+            # As ``match`` goes on after the embedding stage's candidates: the verifier's rescue
+            # when it is on, else the slot-confirmed band.
+            cos = scores.get("cosine")
+            if self.rescue_band(a, b, cos):
+                return self._rescue_pair(a, b, trace, last)
+            if self.verifier is None and cos is not None and self.confirm_band(cos):
+                ok, why, verdicts = self.slot_confirm(a, b)
+                if ok:
+                    return Decision(True, "embedding", cos, [f"{self._confirm_reason(cos)}, {why}",
+                                                             *guard_notes(verdicts)], scores=scores, guards=verdicts)
+        return Decision(False, last, scores.get(last), [thin or "no stage reached its threshold"], scores=scores)
 
-    def _rescue_pair(self, a: ItemFeatures, b: ItemFeatures, scores: dict[str, float], last: StageName) -> Decision:
+    def _rescue_pair(self, a: ItemFeatures, b: ItemFeatures, trace: Trace, last: StageName) -> Decision:
         """``pair``'s Korean-English rescue (:meth:`rescue_band`): the verifier's P decides, the
-        guards keep their vetoes."""
+        guards keep their vetoes (``_propose``, as in ``_rescue_hits``)."""
+        scores = trace.scores
         cos = scores["cosine"]
         p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
                             f"{threshold:.2f} (cosine {cos:.2f})"], scores=scores)
-        reason = self._rescue_reason(p, cos)
-        allowed, verdicts = self.vet(a, b)
-        if allowed:
-            return Decision(True, "embedding", cos, [reason, *guard_notes(verdicts)], scores=scores, guards=verdicts)
-        blocking = [v for v in verdicts if v.blocked]
-        return Decision(False, "embedding", cos, [reason, veto_reason(blocking)], [v.guard for v in blocking],
-                        scores=scores, guards=verdicts)
+        ok = self._propose(trace, self._rescue_reason(p, cos), a, b)
+        return Decision(ok, "embedding", cos, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)

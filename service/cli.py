@@ -70,7 +70,7 @@ def open_engine(args: argparse.Namespace, db: str | None = None) -> Deduper:
 
 def guards_wanted(args: argparse.Namespace) -> bool:
     """Guards on unless ``--no-guards`` or ``SAMESTORY_GUARDS=false`` (read as ``serve`` reads it)."""
-    from service.config import env_setting
+    from service.api.settings import env_setting
 
     return bool(env_setting("guards")) and not args.no_guards
 
@@ -549,7 +549,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from service.config import ConfigError, check_env
+    from service.api.settings import check_env
+    from service.config import ConfigError
     from service.store import StoreOpenError
 
     parser = build_parser()

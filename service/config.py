@@ -1,14 +1,26 @@
-"""Engine configuration: every constant that decides a merge, with its calibration.
+"""The configuration: every constant that decides a merge, with its calibration, in four sections.
 
-Also the typed loading that the service settings (``service.api.settings``) share: a TOML key or
-a ``SAMESTORY_*`` variable that names no setting is an error that suggests the closest one, and
-every value is checked against its field's type (TOML strictly: ``window_days = "3"`` is refused;
-environment strings are parsed: ``SAMESTORY_WINDOW_DAYS=3``).
+- :class:`CopyConfig`: the copy level (the cascade's stages, guards' bands, the verifier, windows);
+- :class:`StoryConfig`: the story level (threshold, window, veto, revision);
+- :class:`PassageConfig`: the passage path (``/v1/dedupe`` of RAG chunks);
+- :class:`OperationsConfig`: warm restarts, snapshots, the shared embedding cache, URL rules.
 
->>> check_env({"SAMESTORY_WINDOW_DAY": "3"})
-Traceback (most recent call last):
-...
-service.config.ConfigError: unknown environment variable SAMESTORY_WINDOW_DAY (did you mean SAMESTORY_WINDOW_DAYS?)
+:class:`EngineConfig` holds one of each. This module imports nothing of the service: the engine
+and the settings layer (``service.api.settings``, which also checks the ``SAMESTORY_*`` variables
+as a whole) read it. Every setting has one flat name, used by ``SAMESTORY_<NAME>`` and by the
+``[engine]`` table of a TOML file: a copy or operations field by its own name, a story field as
+``story_<name>``, a passage field as ``passage_<name>`` (:data:`FLAT`). A TOML file may also
+nest them (``[engine.story] threshold = 0.7``). A value is checked against its field's type
+(TOML strictly: ``window_days = "3"`` is refused; environment strings are parsed:
+``SAMESTORY_WINDOW_DAYS=3``).
+
+>>> cfg = EngineConfig.of(story_threshold=0.8, embedding_k=4)
+>>> (cfg.story.threshold, cfg.copy.embedding_k, cfg.copy.ngram_threshold)
+(0.8, 4, 0.3)
+>>> cfg.replace(story_revise=False).story.revise
+False
+>>> EngineConfig.load(env={"SAMESTORY_WINDOW_DAYS": "3"}).copy.window_days
+3.0
 """
 
 from __future__ import annotations
@@ -17,6 +29,7 @@ import dataclasses
 import difflib
 import functools
 import os
+import re
 import tomllib
 import typing
 from collections.abc import Iterable, Mapping
@@ -32,6 +45,7 @@ DAY = 86_400.0  # seconds: the unit of every *_days setting
 OTHER_ENV_VARS = {
     "SAMESTORY_CONFIG": "the TOML file (service.api.settings)",
     "SAMESTORY_CACHE": "model cache directory (models/registry.py)",
+    "SAMESTORY_RULES_DIR": "folders of extra guard rule files, added to the packaged ones (service/guards/rules.py)",
     "SAMESTORY_EVAL_DATA": "eval-data folder (eval/data.py)",
     "SAMESTORY_USE_THREADS": "BLAS threads of the bundled USE encoder, default 1 (models/use.py)",
     "SAMESTORY_PG_URL": "the tests' PostgreSQL server (tests/conftest.py)",
@@ -57,73 +71,23 @@ def suggest(name: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-def known_env_vars() -> set[str]:
-    """Every ``SAMESTORY_*`` variable some part of samestory reads."""
-    from service.api.settings import Settings
-
-    names = {f.name for f in dataclasses.fields(Settings)} | set(_engine_fields())
-    return {f"SAMESTORY_{n.upper()}" for n in names} | set(OTHER_ENV_VARS)
-
-
-def check_env(env: Mapping[str, str] | None = None) -> None:
-    """Raise :class:`ConfigError` for a ``SAMESTORY_*`` variable that nothing reads (a typo would
-    otherwise be ignored in silence) or whose value is not of its setting's type.
-
-    Every command runs this one check first (``service.cli.main``, ``Settings.load``,
-    ``EngineConfig.load``), so a variable is refused alike by every command, whether or not the
-    command reads it: ``SAMESTORY_GUARDS=maybe`` fails ``compare`` as it fails ``serve``.
-
-    >>> check_env({"SAMESTORY_GUARDS": "maybe"})
-    Traceback (most recent call last):
-    ...
-    service.config.ConfigError: SAMESTORY_GUARDS must be true or false, got 'maybe'
-    """
-    from service.api.settings import Settings
-
-    env = os.environ if env is None else env
-    known = known_env_vars()
-    for name in sorted(env):
-        if name.startswith("SAMESTORY_") and name not in known:
-            raise ConfigError(f"unknown environment variable {name}{suggest(name, known)}")
-    settings = {f.name for f in dataclasses.fields(Settings)} - {"config"}
-    for field_name in sorted(settings | set(_engine_fields())):
-        raw = env.get(f"SAMESTORY_{field_name.upper()}")
-        if raw is not None:
-            typed(Settings if field_name in settings else EngineConfig, field_name, raw, "env")
-
-
-def env_setting(name: str, env: Mapping[str, str] | None = None) -> Any:
-    """The service setting ``name`` as ``SAMESTORY_<NAME>`` gives it (parsed and checked as
-    ``samestory serve`` reads it), else its default: the one reading every command shares.
-
-    >>> env_setting("guards", {"SAMESTORY_GUARDS": "false"}), env_setting("guards", {})
-    (False, True)
-    """
-    from service.api.settings import Settings
-
-    env = os.environ if env is None else env
-    raw = env.get(f"SAMESTORY_{name.upper()}")
-    if raw is not None:
-        return typed(Settings, name, raw, "env")
-    field = next(f for f in dataclasses.fields(Settings) if f.name == name)
-    return field.default
-
-
-def typed(cls: type, name: str, value: Any, source: str) -> Any:
+def typed(cls: type, name: str, value: Any, source: str, *, label: str | None = None) -> Any:
     """``value`` checked against (and, from the environment, parsed to) the type of ``cls.name``.
 
     ``source`` says where it came from: ``"env"`` for a string from ``SAMESTORY_*`` (parsed:
     "3" -> 3.0, "yes" -> True, "none" -> None for an optional field), else a file name (TOML
-    values are typed already, so they are checked strictly).
+    values are typed already, so they are checked strictly). ``label``: the setting's flat name in
+    messages (default ``name``).
     """
     hint = _hints(cls)[name]
+    label = label or name
     from_env = source == "env"
     if from_env and value.strip().lower() in ("", "none") and type(None) in typing.get_args(hint):
         return None
     try:
         return TypeAdapter(hint).validate_python(value, strict=not from_env)
     except ValidationError:
-        where = f"SAMESTORY_{name.upper()}" if from_env else f"{name} in {source}"
+        where = f"SAMESTORY_{label.upper()}" if from_env else f"{label} in {source}"
         raise ConfigError(f"{where} must be {_kind(hint)}, got {value!r}") from None
 
 
@@ -142,8 +106,39 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _engine_fields() -> dict[str, dataclasses.Field[Any]]:
-    return {f.name: f for f in dataclasses.fields(EngineConfig) if f.name != "extra"}
+def redact_url(url: str) -> str:
+    """``url`` without its password (for logs).
+
+    >>> redact_url("postgresql://app:s3cret@db:5432/news")
+    'postgresql://app:***@db:5432/news'
+    """
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
+def _checked(obj: Any, check: Any) -> None:
+    """Run ``check`` (a section's validation); a ValueError or TypeError becomes a ConfigError."""
+    try:
+        check()
+    except ConfigError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _unit_interval(obj: Any, names: Iterable[str], label: Any = lambda n: n) -> None:
+    for name in names:
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"{label(name)} must be in [0, 1], got {value}")
+
+
+def _non_negative(obj: Any, names: Iterable[str], label: Any = lambda n: n) -> None:
+    for name in names:
+        if getattr(obj, name) < 0:
+            raise ValueError(f"{label(name)} must be >= 0, got {getattr(obj, name)}")
+
 
 # The embedding stage's cosine threshold per model (embedder name and registry spec alike).
 #
@@ -184,12 +179,12 @@ CALIBRATED_SLOT_CONFIRM_THRESHOLDS: dict[str, float] = {
 
 
 @dataclass(frozen=True)
-class EngineConfig:
-    """Thresholds and windows of the cascade. Every field is overridable by file or env.
+class CopyConfig:
+    """The copy level: the cascade's thresholds, the guards' bands, the verifier and the windows.
 
-    >>> EngineConfig().ngram_threshold
+    >>> CopyConfig().ngram_threshold
     0.3
-    >>> EngineConfig(ngram_threshold=1.5)
+    >>> CopyConfig(ngram_threshold=1.5)
     Traceback (most recent call last):
     ...
     service.config.ConfigError: ngram_threshold must be in [0, 1], got 1.5
@@ -202,7 +197,6 @@ class EngineConfig:
     # precision. Higher: fewer rewrites caught here (the embedding stage may still catch them);
     # lower (below 0.25 never validated): same subject, different event merges.
     ngram_threshold: float = 0.30
-
     # MinHash LSH stage: plain Jaccard of title character 3-grams, no subject gate (the subject
     # guard vets every MinHash merge). 0.6 admits one-word rewrites (~0.8) and keeps two events that
     # share a boilerplate phrase below it (seed 000's worst pair: 0.64, stopped by the guard;
@@ -212,7 +206,6 @@ class EngineConfig:
     minhash_threshold: float = 0.60
     minhash_lsh_threshold: float = 0.45
     minhash_num_perm: int = 128
-
     # The embedding stage merges when the cosine between a new item's embedding (title + body lead)
     # and a copy group representative's reaches this. None takes the model's calibrated value
     # (above; cosines of different models are not comparable), set per model so that precision stays
@@ -221,20 +214,6 @@ class EngineConfig:
     # fewer translations and rewrites merged; lower: same-topic, different-event pairs merge unless
     # a guard stops them. A model with no calibrated value needs an explicit threshold.
     embedding_threshold: float | None = None
-
-    # "cosine" thresholds every pair's cosine. "xling" scores Korean-English pairs with the learned
-    # pair scorer of models/xling and thresholds its probability (xling_threshold); same-language
-    # pairs keep the cosine. Opt-in: on sampled dev pairs in the engine no xling threshold gained on
-    # every set (research/notes/xling.md, "In the engine").
-    embedding_scorer: str = "cosine"
-    # None takes the scorer's packaged 0.942: the lowest with precision >= 0.99 on both news sets'
-    # held-out folds (research/notes/xling.md). 0.860 is its issue-3 operating point (precision 0.97
-    # news, 0.90 Tatoeba). Lower: more recall, less news precision; higher: the reverse.
-    xling_threshold: float | None = None
-    # Hits below this cosine are not shown to the learned scorer: at the packaged threshold no dev
-    # translation pair below it was accepted (research/notes/xling.md). Lower: more scorer work per
-    # item; higher: low-cosine translations are never scored.
-    embedding_floor: float = 0.30
     # Slot-confirmed acceptance (service/guards/confirm.py): a Korean-English headline pair that no
     # stage proposed, with cosine at least this (and below the embedding threshold), is accepted
     # when every guard lets it through and its slots align (slots.toml [confirm]). None takes the
@@ -257,11 +236,10 @@ class EngineConfig:
     verifier_threshold: float | None = None
     # The rescue's floor: a pair in the other language among the top embedding_k hits, with cosine
     # in [verifier_floor, embedding_threshold), is read by the verifier, best cosine first, and
-    # merged at or above verifier_threshold if the guards let it through. 0.30 as embedding_floor:
+    # merged at or above verifier_threshold if the guards let it through. 0.30, the floor the learned scorer had:
     # issue 35's missed translations sit at cosine 0.44-0.53 (USE). Lower: more pairs read (up to
     # embedding_k per item); higher: translations whose vectors disagree stay apart.
     verifier_floor: float = 0.30
-
     # Candidate window: items are compared only with items published within this many days of each
     # other (seed 001: 7 days of history is what re-appears). Longer: more candidates and memory;
     # shorter: a late re-post starts a new copy group.
@@ -275,60 +253,6 @@ class EngineConfig:
     # rewrites over a working day split into several copy groups (their story can still join them).
     # 0: no gap. A copy further than this from its anchor counts at the anchor's time in its story.
     copy_gap_hours: float = 12.0
-    # Warm restart (seed 001): load at most this much history, and give up after this many
-    # seconds so a large store cannot stall start-up (dedup must never keep the service down).
-    warmup_days: float = 7.0
-    warmup_timeout_s: float = 30.0
-    # A SQLite store's candidate state is saved beside it at a clean close (<db>.state.npz, ~0.8 KB
-    # per document) and loaded at the next start if the store has not changed, instead of
-    # recomputing every feature. Off: every start rebuilds (bounded by warmup_timeout_s). It decides
-    # no merge: a loaded state equals the rebuilt one (test_snapshot.py).
-    state_snapshot: bool = True
-    # Checkpoints: the snapshot and the vector index file are also rewritten every this many store
-    # changes while ingesting, so a restart after a crash replays only the changes since. Calibrated
-    # on the 1M-document benchmark store: a 48k-change tail restarts inside the 30 s warm-up bound,
-    # a 101k one does not (research/notes/bench-history.md "Restart after a crash"). Higher: longer
-    # replays after a crash; lower: more checkpoints, each pausing its ingest call (~1.5 s at 1M
-    # documents). 0: only at a clean close. It decides no merge (test_snapshot.py).
-    snapshot_every: int = 50_000
-
-    # Story level (service/stories.py): a new copy group joins the open story whose story score
-    # (service.stories.STORY_WEIGHTS) is highest, if it reaches this. Calibrated on group folds of
-    # the UCI and NTREX dev cluster files and re-checked in the whole engine, where below 0.7
-    # ParaKQC's different question sets join one story (research/notes/stories.md; the figures:
-    # research/notes/config-history.md). Lower: stories absorb neighbouring events; higher: updates
-    # and follow-ups split off. Decisions depend on arrival order (research/notes/stories.md
-    # "Order").
-    story_threshold: float = 0.7
-    # A story is open to new copy groups while its latest member is at most this many days from the
-    # item; items without a time get ingest time. Not calibrated: the dev files' gold stories are
-    # crawl bursts, where the window hardly matters (research/notes/stories.md). Longer: a recurring
-    # topic (weekly jobs report) can join last week's story; shorter: a slow story splits into
-    # several.
-    story_window_days: float = 3.0
-    # A different who, where or which keeps a new copy group out of a story it scores into
-    # (service/guards/storyveto.py: asked against the story member nearest to the item, only when
-    # the two headlines share their frame; numbers never veto). Needs the guards on. Measured on the
-    # dev cluster files: UCI ARI 0.894 -> 0.864 (its gold stories keep related events together),
-    # NTREX unchanged (research/notes/stories.md "The slot veto"). Off: "Biden meets Albanese in
-    # Tokyo" joins "Biden meets Kishida"'s story.
-    story_slot_veto: bool = True
-    # Story membership is revisable (StoryTracker.revise_around): after a copy group is placed, the
-    # groups of the stories around it move to a story they now fit better (by 0.05 of score, above
-    # story_threshold), a weakly placed group pairs off with a closer partner placed earlier, and a
-    # group whose second member is a translation rechecks its story. Measured on NTREX dev in
-    # shuffled orders: story ARI 0.61-0.63 off, 0.77-0.85 on (story decision alone;
-    # research/notes/stories.md "Order"). Off: every story decision is final when made; off as well
-    # while the store holds editors' corrections (a revision never undoes an editor's split or
-    # merge).
-    story_revise: bool = True
-    # A copy that a cheap stage (exact, n-gram, MinHash) settled is embedded too, so it brings its
-    # own vector to its story's evidence, as STORY_WEIGHTS were fitted. It decides no copy-level
-    # merge. Off: in the engine it gained story ARI in file order only, for a third more encoder
-    # work (research/notes/stories.md "Copies' story vectors"). On: such a copy adds its vector to
-    # its story; off: its words and names only.
-    story_copy_vectors: bool = False
-
     embed_body_lead: bool = True
     # Bodies at ingest (service/passages.py): when the cascade merges two articles that both have a
     # body of two or more sentences, the merge stands only if the new body is a passage copy of the
@@ -346,58 +270,260 @@ class EngineConfig:
     embedding_k: int = 8
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).
     exact_until: int = 20_000
-    model: str = "use"
+
+    def __post_init__(self) -> None:
+        _checked(self, self._check)
+
+    def _check(self) -> None:
+        _unit_interval(self, ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
+                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor"))
+        _non_negative(self, ("window_days", "copy_gap_hours"))
+        if self.embedding_k < 1:
+            raise ValueError(f"embedding_k must be >= 1, got {self.embedding_k}")
+
+
+@dataclass(frozen=True)
+class StoryConfig:
+    """The story level (service/stories.py): which open story a new copy group joins.
+
+    >>> StoryConfig().threshold
+    0.7
+    """
+
+    # Story level (service/stories.py): a new copy group joins the open story whose story score
+    # (service.stories.STORY_WEIGHTS) is highest, if it reaches this. Calibrated on group folds of
+    # the UCI and NTREX dev cluster files and re-checked in the whole engine, where below 0.7
+    # ParaKQC's different question sets join one story (research/notes/stories.md; the figures:
+    # research/notes/config-history.md). Lower: stories absorb neighbouring events; higher: updates
+    # and follow-ups split off. Decisions depend on arrival order (research/notes/stories.md
+    # "Order").
+    threshold: float = 0.7
+    # A story is open to new copy groups while its latest member is at most this many days from the
+    # item; items without a time get ingest time. Not calibrated: the dev files' gold stories are
+    # crawl bursts, where the window hardly matters (research/notes/stories.md). Longer: a recurring
+    # topic (weekly jobs report) can join last week's story; shorter: a slow story splits into
+    # several.
+    window_days: float = 3.0
+    # A different who, where or which keeps a new copy group out of a story it scores into
+    # (service/guards/storyveto.py: asked against the story member nearest to the item, only when
+    # the two headlines share their frame; numbers never veto). Needs the guards on. Measured on the
+    # dev cluster files: UCI ARI 0.894 -> 0.864 (its gold stories keep related events together),
+    # NTREX unchanged (research/notes/stories.md "The slot veto"). Off: "Biden meets Albanese in
+    # Tokyo" joins "Biden meets Kishida"'s story.
+    slot_veto: bool = True
+    # Story membership is revisable (StoryTracker.revise_around): after a copy group is placed, the
+    # groups of the stories around it move to a story they now fit better (by 0.05 of score, above
+    # story_threshold), a weakly placed group pairs off with a closer partner placed earlier, and a
+    # group whose second member is a translation rechecks its story. Measured on NTREX dev in
+    # shuffled orders: story ARI 0.61-0.63 off, 0.77-0.85 on (story decision alone;
+    # research/notes/stories.md "Order"). Off: every story decision is final when made; off as well
+    # while the store holds editors' corrections (a revision never undoes an editor's split or
+    # merge).
+    revise: bool = True
+
+    def __post_init__(self) -> None:
+        _checked(self, self._check)
+
+    def _check(self) -> None:
+        _unit_interval(self, ("threshold",), lambda n: f"story_{n}")
+        _non_negative(self, ("window_days",), lambda n: f"story_{n}")
+
+
+@dataclass(frozen=True)
+class PassageConfig:
+    """Thresholds of the passage path. Calibrated with article-grouped 5-fold cross-validation on
+    ``rag-chunks-ntrex/dev.jsonl`` (`python -m eval.passages`; eval/RESULTS.md, "RAG chunk
+    dedupe"), each with what happens if it moves."""
+
+    # Verified character 5-gram Jaccard for a same-language copy. Dev: copies (re-formatted,
+    # boilerplate, up to three typos) >= 0.795, overlapping windows <= 0.629, other windows
+    # <= 0.30; the five folds chose 0.711-0.727 (middle of that gap), all dev 0.712. Lower lets
+    # rewrites with more edits through (the sentence check below still keeps windows apart);
+    # higher turns typo copies with four or more edited words into kept chunks.
+    shingle_jaccard: float = 0.71
+    # LSH banding threshold (128 permutations): candidates below it are rarely proposed. Lower
+    # than shingle_jaccard so that the verified Jaccard, not the banding, decides; lower still
+    # only costs verification time.
+    lsh_threshold: float = 0.5
+    # MinHash permutations of a chunk's signature (the banding above): more tightens the banding's
+    # estimate at more hashing per chunk; the verified Jaccard decides either way.
+    num_perm: int = 128
+    # A same-language copy may differ from the kept chunk by at most this many words that are
+    # one edit from a word of it (typos); any other word it lacks is new content. The dev typo
+    # copies change one to three words; more edits read as a rewrite, which is kept.
+    max_typos: int = 3
+    # Cross-lingual candidates: cosine of the chunks' mean sentence vectors (USE). Recall-only:
+    # at 0.40 no dev translation was missed; lower costs alignment time, higher loses
+    # translations before the alignment sees them.
+    candidate_cosine: float = 0.40
+    # Cross-lingual candidates aligned per chunk, best mean-vector cosine first. Recall-only like
+    # candidate_cosine: more costs alignments; fewer could miss a translation ranked below another
+    # outlet's chunk on the same topic.
+    max_candidates: int = 3
+    # The alignment decides a translation: its character-weighted mean bead similarity
+    # (``alignment_score``) and the share of each side's characters in beads of similarity >=
+    # ``bead_similarity`` (``alignment_coverage``). Chosen per fold as the most translation
+    # recall with <= 1 % of the cross-lingual overlapping windows merged: 0.51 / 0.75 in four
+    # folds and on all dev (0.45 / 0.75 in one); out of fold: translations recall 0.991, 4 of
+    # 318 overlapping windows merged (3 with the probe gate below). Lower either and windows that share half their sentences
+    # start to merge (their shared sentences, when long, give scores of 0.53-0.60 before the
+    # coverage check); higher costs translations whose sentences USE aligns weakly.
+    alignment_score: float = 0.51
+    alignment_coverage: float = 0.75
+    # A translation needs at least this many aligned sentence pairs (beads of similarity >=
+    # bead_similarity). With one sentence a side (headline lists, unpunctuated text) the
+    # "alignment" is one whole-text cosine, which does not separate translations from texts on the
+    # same topics: on the bench stream, lists of unrelated Korean and English news headlines
+    # reached 0.51-0.58 and merged. Every rag-chunks-ntrex dev chunk has four or more sentences,
+    # so dev recall does not depend on it; 1 would merge such lists again.
+    min_aligned_sentences: int = 2
+    # A bead "counts" for coverage from this sentence similarity (USE). Chosen on all dev pairs
+    # (in sample, before the per-fold choice of the two thresholds above, with merge_floor 0):
+    # coverage alone, at most 12 of 318 overlapping windows merged, kept translation recall
+    # 0.988 at 0.40, 0.977 at 0.45, 0.916 at 0.50, 0.870 at 0.55 (USE aligns some Korean
+    # sentences weakly). Lower counts same-topic sentences as counterparts.
+    bead_similarity: float = 0.40
+    # A 2-sentence side of a bead needs each sentence at this similarity with the other side
+    # (see index.align). Chosen on all dev pairs (in sample) from 0, 0.2, 0.3, 0.35, 0.4: 0.2
+    # gave the most translation recall (0.991) at 3 overlapping windows merged; 0 let a new
+    # sentence ride along with a shared one; 0.35 and above cost translations whose Korean side
+    # splits an English sentence in two.
+    merge_floor: float = 0.20
+    # The cross-lingual gate (``probe_cosine``): before embedding every sentence, each open chunk
+    # is embedded by its first and last sentences only (its "probe"), and only chunks with an
+    # other-language partner whose first sentence or whose last sentence is at this cosine or
+    # more with the chunk's own (the larger of the two paired cosines) have their other
+    # sentences embedded and aligned. A translation keeps at least one of its two ends in place
+    # even when the translator split or joined a sentence at the other. Recall-only, like
+    # candidate_cosine: on the rag-chunks-ntrex dev pairs that paired cosine of translations is
+    # >= 0.374 (1st percentile 0.468), and 1.9 % of 19,790 other-article Korean-English chunk
+    # pairs reach 0.30 (0.25: 4.7 %, 0.35: 0.9 %; `python -m eval.probe_gate
+    # ../shared/eval-data/rag-chunks-ntrex/dev.jsonl --cache var/passages-use.npz`). The cosine of the mean of the
+    # two probe sentences, the gate before, needed 0.25 for the same recall (translations >=
+    # 0.308) and let 5.4 % of those pairs through. ``python -m eval.passages`` runs every dev
+    # pair through it. Lower embeds more chunks in full (slower, the same decisions); higher
+    # starts to lose translations before the alignment sees them. A gate can only keep a chunk,
+    # never drop one.
+    probe_cosine: float = 0.30
+    # The gate pays only when the probes are much cheaper than all sentences: it runs when the
+    # distinct probe sentences are at most this share of the distinct sentences of the open
+    # chunks. Overlapping stride-1 windows share their sentences, so their probes are nearly all
+    # of them (the 10,000-chunk bench stream: 13.8k distinct sentences, 7.7k open chunks) and all
+    # sentences are embedded at once; a request of unrelated chunks has 2 probes of 4-6. Cost
+    # only: it decides which plan embeds fewer sentences, not what merges.
+    probe_share: float = 0.6
+    # Sentences embedded per encoder call (memory-bounded; the encoder batches inside).
+    encode_batch: int = 2048
+    # Rows of mean vectors compared per block when proposing candidates (a block x n matrix).
+    block_rows: int = 1024
+
+
+@dataclass(frozen=True)
+class OperationsConfig:
+    """How the engine starts, checkpoints and shares work: none of it decides a merge."""
+
+    # Warm restart (seed 001): load at most this much history, and give up after this many
+    # seconds so a large store cannot stall start-up (dedup must never keep the service down).
+    warmup_days: float = 7.0
+    warmup_timeout_s: float = 30.0
+    # A SQLite store's candidate state is saved beside it at a clean close (<db>.state.npz, ~0.8 KB
+    # per document) and loaded at the next start if the store has not changed, instead of
+    # recomputing every feature. Off: every start rebuilds (bounded by warmup_timeout_s). It decides
+    # no merge: a loaded state equals the rebuilt one (test_snapshot.py).
+    state_snapshot: bool = True
+    # Checkpoints: the snapshot and the vector index file are also rewritten every this many store
+    # changes while ingesting, so a restart after a crash replays only the changes since. Calibrated
+    # on the 1M-document benchmark store: a 48k-change tail restarts inside the 30 s warm-up bound,
+    # a 101k one does not (research/notes/bench-history.md "Restart after a crash"). Higher: longer
+    # replays after a crash; lower: more checkpoints, each pausing its ingest call (~1.5 s at 1M
+    # documents). 0: only at a clean close. It decides no merge (test_snapshot.py).
+    snapshot_every: int = 50_000
     # A cache of embeddings shared by every process on one store (models/shared_cache.py), e.g.
     # redis://127.0.0.1:6379/0; None: each process keeps only its own LRU. It decides no merge:
     # a vector read back is the bytes the same model wrote for the same normalised text.
     embedding_cache: str | None = None
     url_rules: str | None = None
-    rules_dir: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        try:
-            self._check()
-        except ConfigError:
-            raise
-        except (ValueError, TypeError) as exc:
-            raise ConfigError(str(exc)) from None
+        _checked(self, self._check)
 
     def _check(self) -> None:
-        for name in ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                     "embedding_floor", "story_threshold", "slot_confirm_threshold", "verifier_threshold",
-                     "verifier_floor"):
-            value = getattr(self, name)
-            if value is None and name in ("embedding_threshold", "slot_confirm_threshold", "verifier_threshold"):
-                continue
-            if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
-                raise ValueError(f"{name} must be in [0, 1], got {value}")
-        for name in ("window_days", "warmup_days", "warmup_timeout_s", "story_window_days", "copy_gap_hours"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.xling_threshold is not None and not 0.0 <= self.xling_threshold <= 1.0:
-            raise ValueError(f"xling_threshold must be in [0, 1], got {self.xling_threshold}")
-        if self.embedding_scorer not in ("xling", "cosine"):
-            raise ValueError(f"embedding_scorer must be 'xling' or 'cosine', got {self.embedding_scorer!r}")
+        _non_negative(self, ("warmup_days", "warmup_timeout_s"))
         if isinstance(self.snapshot_every, bool) or not isinstance(self.snapshot_every, int) or self.snapshot_every < 0:
             raise ValueError(f"snapshot_every must be an int >= 0 (0: only at a clean close), got {self.snapshot_every!r}")
-        if self.embedding_k < 1:
-            raise ValueError(f"embedding_k must be >= 1, got {self.embedding_k}")
+
+
+# The four sections, by attribute name, and the prefix of their fields' flat names.
+SECTIONS: dict[str, tuple[type, str]] = {
+    "copy": (CopyConfig, ""),
+    "story": (StoryConfig, "story_"),
+    "passage": (PassageConfig, "passage_"),
+    "operations": (OperationsConfig, ""),
+}
+# Every setting's flat name (``SAMESTORY_<NAME>``, the ``[engine]`` table's key) -> (section, field).
+FLAT: dict[str, tuple[str, str]] = {
+    f"{prefix}{f.name}": (section, f.name)
+    for section, (cls, prefix) in SECTIONS.items() for f in dataclasses.fields(cls)
+}
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The engine's configuration: one of each section. Every field is overridable by file or env.
+
+    >>> EngineConfig().copy.ngram_threshold
+    0.3
+    >>> EngineConfig.of(ngram_threshold=1.5)
+    Traceback (most recent call last):
+    ...
+    service.config.ConfigError: ngram_threshold must be in [0, 1], got 1.5
+    """
+
+    copy: CopyConfig = field(default_factory=CopyConfig)
+    story: StoryConfig = field(default_factory=StoryConfig)
+    passage: PassageConfig = field(default_factory=PassageConfig)
+    operations: OperationsConfig = field(default_factory=OperationsConfig)
+
+    @classmethod
+    def of(cls, **flat: Any) -> EngineConfig:
+        """A config from flat names (:data:`FLAT`) over the defaults: ``EngineConfig.of(story_revise=False)``."""
+        return cls().replace(**flat)
+
+    def replace(self, **changes: Any) -> EngineConfig:
+        """This config with settings changed, by flat name (``story_threshold=0.8``) or whole
+        section (``story=StoryConfig(...)``). An unknown name is a :class:`ConfigError`."""
+        per: dict[str, dict[str, Any]] = {}
+        whole: dict[str, Any] = {}
+        for name, value in changes.items():
+            if name in SECTIONS:
+                whole[name] = value
+            elif name in FLAT:
+                section, attr = FLAT[name]
+                per.setdefault(section, {})[attr] = value
+            else:
+                raise ConfigError(f"unknown engine setting {name!r}{suggest(name, FLAT)}")
+        for section, values in per.items():
+            whole[section] = dataclasses.replace(whole.get(section, getattr(self, section)), **values)
+        return dataclasses.replace(self, **whole)
+
+    def flat(self) -> dict[str, Any]:
+        """Every setting by its flat name (what ``public`` logs and the docs list)."""
+        return {name: getattr(getattr(self, section), attr) for name, (section, attr) in FLAT.items()}
 
     def for_model(self, model: str | None) -> EngineConfig:
         """This config with ``embedding_threshold`` resolved for ``model`` (an embedder name or spec).
 
-        >>> EngineConfig().for_model("use").embedding_threshold
+        >>> EngineConfig().for_model("use").copy.embedding_threshold
         0.625
-        >>> EngineConfig(embedding_threshold=0.7).for_model("e5-small").embedding_threshold
+        >>> EngineConfig.of(embedding_threshold=0.7).for_model("e5-small").copy.embedding_threshold
         0.7
         """
         if model is None:
             return self
         cfg = self
-        if cfg.slot_confirm_threshold is None and model in CALIBRATED_SLOT_CONFIRM_THRESHOLDS:
+        if cfg.copy.slot_confirm_threshold is None and model in CALIBRATED_SLOT_CONFIRM_THRESHOLDS:
             cfg = cfg.replace(slot_confirm_threshold=CALIBRATED_SLOT_CONFIRM_THRESHOLDS[model])
-        if cfg.embedding_threshold is not None:
+        if cfg.copy.embedding_threshold is not None:
             return cfg
         if model not in CALIBRATED_EMBEDDING_THRESHOLDS:
             raise ConfigError(
@@ -406,46 +532,56 @@ class EngineConfig:
                 "`samestory eval sweep FILE --stage embedding`")
         return cfg.replace(embedding_threshold=CALIBRATED_EMBEDDING_THRESHOLDS[model])
 
-    def replace(self, **changes: Any) -> EngineConfig:
-        return dataclasses.replace(self, **changes)
-
     @classmethod
     def load(cls, path: str | Path | None = None, *, env: Mapping[str, str] | None = None,
              **overrides: Any) -> EngineConfig:
-        """Defaults, then a TOML file, then ``SAMESTORY_<FIELD>`` env vars, then ``overrides``.
+        """Defaults, then a TOML file, then ``SAMESTORY_<NAME>`` env vars, then ``overrides`` (flat names).
 
-        The file's ``[engine]`` table holds the fields (a file without one is read as a bare
-        engine table, unless all it has is a ``[service]`` table). An unknown key or variable,
-        or a value of the wrong type, is a :class:`ConfigError` naming it.
+        The file's ``[engine]`` table holds the settings by flat name, or nested by section
+        (``[engine.story]``); a file without one is read as a bare engine table, unless all it has
+        is a ``[service]`` table. An unknown key, or a value of the wrong type, is a
+        :class:`ConfigError` naming it. (Unknown ``SAMESTORY_*`` variables are the settings layer's
+        check: ``service.api.settings.check_env``, which every command runs first.)
         """
         env = os.environ if env is None else env
-        check_env(env)
         values: dict[str, Any] = {}
-        names = _engine_fields()
         if path is not None:
             data = read_toml(Path(path))
             table = data["engine"] if "engine" in data else {k: v for k, v in data.items() if k != "service"}
             if not isinstance(table, dict):
                 raise ConfigError(f"{path}: [engine] must be a table")
             for key, value in table.items():
-                if key not in names:
-                    raise ConfigError(f"unknown [engine] key {key!r} in {path}{suggest(key, names)}")
-                values[key] = typed(cls, key, value, str(path))
-        for name in names:
+                if key in SECTIONS and isinstance(value, dict):  # [engine.story] threshold = ...
+                    sec_cls, prefix = SECTIONS[key]
+                    names = {f.name for f in dataclasses.fields(sec_cls)}
+                    for attr, v in value.items():
+                        if attr not in names:
+                            raise ConfigError(f"unknown [engine.{key}] key {attr!r} in {path}{suggest(attr, names)}")
+                        values[f"{prefix}{attr}"] = typed(sec_cls, attr, v, str(path), label=f"{key}.{attr}")
+                    continue
+                if key not in FLAT:
+                    raise ConfigError(f"unknown [engine] key {key!r} in {path}{suggest(key, FLAT)}")
+                section, attr = FLAT[key]
+                values[key] = typed(SECTIONS[section][0], attr, value, str(path), label=key)
+        for name in FLAT:
             raw = env.get(f"SAMESTORY_{name.upper()}")
             if raw is not None:
-                values[name] = typed(cls, name, raw, "env")
+                values[name] = env_value(name, raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        return cls.of(**values)
 
     def public(self) -> dict[str, Any]:
-        """The configuration as logged at start-up (no secrets in it but a cache URL's password)."""
+        """The configuration as logged at start-up, by section (no secrets in it but a cache URL's password)."""
         out = dataclasses.asdict(self)
-        if self.embedding_cache:
-            from service.api.settings import redact_url
-
-            out["embedding_cache"] = redact_url(self.embedding_cache)
+        if self.operations.embedding_cache:
+            out["operations"]["embedding_cache"] = redact_url(self.operations.embedding_cache)
         return out
+
+
+def env_value(name: str, raw: str) -> Any:
+    """The engine setting ``name`` (a flat name) parsed from its ``SAMESTORY_*`` string."""
+    section, attr = FLAT[name]
+    return typed(SECTIONS[section][0], attr, raw, "env", label=name)
 
 
 def read_toml(path: Path) -> dict[str, Any]:

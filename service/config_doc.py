@@ -1,12 +1,12 @@
 """docs/config.md, generated from the config classes: ``python -m service.config_doc > docs/config.md``.
 
-Every field of :class:`service.config.EngineConfig` (the ``[engine]`` table) and of
+Every field of the sections of :class:`service.config.EngineConfig` (the ``[engine]`` table) and of
 :class:`service.api.settings.Settings` (the ``[service]`` table) with its type, default,
 environment variable and the comment above it in the source, which says what the value was
 calibrated on and what moves when it moves. The comments are the single source: the page is
 rebuilt from them, and tests/docs/test_config_doc.py fails when the committed page is stale.
 
->>> blocks = field_comments(Path(__file__).with_name("config.py"), "EngineConfig")
+>>> blocks = field_comments(Path(__file__).with_name("config.py"), "CopyConfig")
 >>> "subject gate" in blocks["ngram_threshold"]
 True
 >>> blocks["minhash_num_perm"] == blocks["minhash_threshold"]   # one comment above a run of fields covers each
@@ -27,8 +27,11 @@ from service.config import (
     CALIBRATED_EMBEDDING_THRESHOLDS,
     CALIBRATED_SLOT_CONFIRM_THRESHOLDS,
     OTHER_ENV_VARS,
-    EngineConfig,
+    SECTIONS,
 )
+
+_SECTION_TITLES = {"copy": "copy level", "story": "story level", "passage": "passages (`/v1/dedupe`)",
+                   "operations": "operations"}
 
 HERE = Path(__file__).resolve().parent
 
@@ -75,11 +78,8 @@ def field_comments(source: Path, class_name: str, *, runs: bool = True) -> dict[
 _ENGINE_NOTES = {
     "embed_body_lead": "The embedding stage reads the title and the body's lead, not the title alone; off, "
                        "headlines alone are embedded (a translation's body lead is what lifts its cosine).",
-    "model": "The encoder: 'use' (bundled USE-multilingual v3), 'e5-small', 'st:PATH', 'onnx:DIR'; "
-             "`--model` and the service's `model` setting choose it for a command (docs/models.md).",
     "url_rules": "A TOML file of extra per-host URL rules (tracking parameters to drop), added to "
                  "service/rules/urls.toml.",
-    "rules_dir": "A folder of extra guard rule files (TOML), added to service/rules/guards/ (docs/guards.md).",
 }
 
 # Service fields whose source line has no comment: what each one limits, as the API enforces it
@@ -113,9 +113,10 @@ def _type(f: dataclasses.Field[Any]) -> str:
 
 
 def _section(cls: type, source: Path, *, runs: bool, fallback: dict[str, str] | None = None,
-             skip: tuple[str, ...] = ()) -> list[str]:
+             skip: tuple[str, ...] = (), prefix: str = "", table: str | None = None) -> list[str]:
     """One heading per comment block, naming the run of fields it covers, each with its type,
-    default and environment variable."""
+    default and environment variable. ``prefix``: what the field's flat name adds to it
+    (``story_``); ``table``: the nested TOML table the field may also be set in."""
     comments = field_comments(source, cls.__name__, runs=runs)
     headed: list[tuple[str, list[dataclasses.Field[Any]]]] = []  # (note, the fields it covers)
     for f in dataclasses.fields(cls):
@@ -128,8 +129,9 @@ def _section(cls: type, source: Path, *, runs: bool, fallback: dict[str, str] | 
             headed.append((note, [f]))
     out: list[str] = []
     for note, fields in headed:
-        out += ["### " + ", ".join(f"`{f.name}`" for f in fields), ""]
-        out += [f"- `{f.name}`: `{_type(f)}`, default `{_default(f)}`, environment `SAMESTORY_{f.name.upper()}`"
+        out += ["### " + ", ".join(f"`{prefix}{f.name}`" for f in fields), ""]
+        out += [f"- `{prefix}{f.name}`: `{_type(f)}`, default `{_default(f)}`, environment "
+                f"`SAMESTORY_{(prefix + f.name).upper()}`" + (f", or `{f.name}` in `[{table}]`" if table else "")
                 for f in fields]
         note = _MOVED.sub(lambda m: _MOVED_NOTES[m.group(0)], note)
         out += ["", note or "No note in the source.", ""]
@@ -165,10 +167,17 @@ def render() -> str:
         "",
         "## Engine (`[engine]`, `service.config.EngineConfig`)",
         "",
+        "The engine's settings come in four sections (`EngineConfig.copy`, `.story`, `.passage`,",
+        "`.operations`). Each has one flat name, used by its environment variable and as a key of the",
+        "`[engine]` table; a TOML file may also nest a section (`[engine.story]` with `threshold = 0.7`).",
+        "",
         f"Calibrated embedding thresholds per model (`embedding_threshold = None`): {calibrated}.",
         f"Calibrated slot-confirmation thresholds per model (`slot_confirm_threshold = None`): {confirm}.",
         "",
-        *_section(EngineConfig, HERE / "config.py", runs=True, fallback=_ENGINE_NOTES, skip=("extra",)),
+        *[line for name, (cls, prefix) in SECTIONS.items() for line in [
+            f"## Engine: {_SECTION_TITLES[name]} (`[engine.{name}]`, `service.config.{cls.__name__}`)", "",
+            *_section(cls, HERE / "config.py", runs=True, fallback=_ENGINE_NOTES, prefix=prefix,
+                      table=f"engine.{name}")]],
         "## Service (`[service]`, `service.api.settings.Settings`)",
         "",
         "Read by `samestory serve` (and `make run`); `db` and `model` by every command that opens a store.",

@@ -21,11 +21,11 @@ They constrain later decisions, new items' included:
 - **must-link** (a merge): the merged story's evidence joins the story it went into, so a new
   item that would have joined it joins that story; a worker whose memory still holds the merged
   story (it loaded before the merge) redirects its story decision there, with the reason
-  (``Deduper._place_group``), and rebuilds the stories a newer correction touched;
+  (``StoryLevel.place``), and rebuilds the stories a newer correction touched;
 - **cannot-link** (a split, "not the same"): the split-off member's evidence leaves the story it
   left, so new copies and look-alikes of it follow it to its own story (a new copy joins its
   copy group, whose story is its story); a new item identical to members on both sides joins
-  neither (``Deduper._disputed_twins``: an earlier such item's group, else a group and story of
+  neither (``CopyLevel.disputed_twins``: an earlier such item's group, else a group and story of
   its own); and an editor's later merge of the two documents' stories is refused, naming the
   pair, until an editor splits them again. The engine never
   merges two existing copy groups or stories on its own (a new item joins one group, a new group
@@ -237,7 +237,7 @@ def load_constraints(store: Any) -> Constraints:
 
 
 def attach(engine: Any) -> Constraints:
-    """Load the store's corrections into ``engine.constraints`` (what ``_place_group`` consults)."""
+    """Load the store's corrections into ``engine.constraints`` (what ``StoryLevel.place`` consults)."""
     engine.constraints = load_constraints(engine.store)
     return engine.constraints
 
@@ -310,7 +310,7 @@ class Editor:
         now = _time.time()
         for doc_id in dict.fromkeys(changed):
             self.store.record_change(doc_id, now)
-        self.engine._catch_up()
+        self.engine.ctx.catch_up()
 
     def _fix_vectors(self, groups: list[int]) -> None:
         """A copy group whose anchor changed must not keep the old anchor's vector in the
@@ -426,7 +426,7 @@ class Editor:
             now = _time.time()
             why = f"editor {who} merged story {from_story} into story {into_story}"
             # The merged story keeps its row (and the corrections name it) with no groups left. The
-            # reason's wording is read back by Deduper._evidence_part: keep the two together.
+            # reason's wording is read back by StoryLevel.evidence_part: keep the two together.
             for g in src_groups:
                 store.set_cluster_story(g.id, into_story, None, why, now)
             c = _insert(store, "merge", into_live[0].representative_id, src_live[0].representative_id,
@@ -447,7 +447,7 @@ class _EngineTransaction:
         self._ctx = self.engine.store.transaction()
         self._ctx.__enter__()
         try:
-            self.engine._catch_up()
+            self.engine.ctx.catch_up()
         except BaseException as exc:
             self._ctx.__exit__(type(exc), exc, exc.__traceback__)
             raise

@@ -49,6 +49,7 @@ import numpy as np
 from index.align import Alignment, align
 from index.minhash import MinHashIndex
 from index.passages import Passage
+from service.config import PassageConfig
 from service.types import Decision
 
 Encode = Callable[[Sequence[str]], np.ndarray]
@@ -60,89 +61,6 @@ Encode = Callable[[Sequence[str]], np.ndarray]
 # may be a byline.
 PASSAGE_GUARDS = ("version", "quantity", "date", "polarity")
 
-
-@dataclass(frozen=True)
-class PassageConfig:
-    """Thresholds of the passage path. Calibrated with article-grouped 5-fold cross-validation on
-    ``rag-chunks-ntrex/dev.jsonl`` (`python -m eval.passages`; eval/RESULTS.md, "RAG chunk
-    dedupe"), each with what happens if it moves."""
-
-    # Verified character 5-gram Jaccard for a same-language copy. Dev: copies (re-formatted,
-    # boilerplate, up to three typos) >= 0.795, overlapping windows <= 0.629, other windows
-    # <= 0.30; the five folds chose 0.711-0.727 (middle of that gap), all dev 0.712. Lower lets
-    # rewrites with more edits through (the sentence check below still keeps windows apart);
-    # higher turns typo copies with four or more edited words into kept chunks.
-    shingle_jaccard: float = 0.71
-    # LSH banding threshold (128 permutations): candidates below it are rarely proposed. Lower
-    # than shingle_jaccard so that the verified Jaccard, not the banding, decides; lower still
-    # only costs verification time.
-    lsh_threshold: float = 0.5
-    num_perm: int = 128
-    # A same-language copy may differ from the kept chunk by at most this many words that are
-    # one edit from a word of it (typos); any other word it lacks is new content. The dev typo
-    # copies change one to three words; more edits read as a rewrite, which is kept.
-    max_typos: int = 3
-    # Cross-lingual candidates: cosine of the chunks' mean sentence vectors (USE). Recall-only:
-    # at 0.40 no dev translation was missed; lower costs alignment time, higher loses
-    # translations before the alignment sees them.
-    candidate_cosine: float = 0.40
-    max_candidates: int = 3
-    # The alignment decides a translation: its character-weighted mean bead similarity
-    # (``alignment_score``) and the share of each side's characters in beads of similarity >=
-    # ``bead_similarity`` (``alignment_coverage``). Chosen per fold as the most translation
-    # recall with <= 1 % of the cross-lingual overlapping windows merged: 0.51 / 0.75 in four
-    # folds and on all dev (0.45 / 0.75 in one); out of fold: translations recall 0.991, 4 of
-    # 318 overlapping windows merged (3 with the probe gate below). Lower either and windows that share half their sentences
-    # start to merge (their shared sentences, when long, give scores of 0.53-0.60 before the
-    # coverage check); higher costs translations whose sentences USE aligns weakly.
-    alignment_score: float = 0.51
-    alignment_coverage: float = 0.75
-    # A translation needs at least this many aligned sentence pairs (beads of similarity >=
-    # bead_similarity). With one sentence a side (headline lists, unpunctuated text) the
-    # "alignment" is one whole-text cosine, which does not separate translations from texts on the
-    # same topics: on the bench stream, lists of unrelated Korean and English news headlines
-    # reached 0.51-0.58 and merged. Every rag-chunks-ntrex dev chunk has four or more sentences,
-    # so dev recall does not depend on it; 1 would merge such lists again.
-    min_aligned_sentences: int = 2
-    # A bead "counts" for coverage from this sentence similarity (USE). Chosen on all dev pairs
-    # (in sample, before the per-fold choice of the two thresholds above, with merge_floor 0):
-    # coverage alone, at most 12 of 318 overlapping windows merged, kept translation recall
-    # 0.988 at 0.40, 0.977 at 0.45, 0.916 at 0.50, 0.870 at 0.55 (USE aligns some Korean
-    # sentences weakly). Lower counts same-topic sentences as counterparts.
-    bead_similarity: float = 0.40
-    # A 2-sentence side of a bead needs each sentence at this similarity with the other side
-    # (see index.align). Chosen on all dev pairs (in sample) from 0, 0.2, 0.3, 0.35, 0.4: 0.2
-    # gave the most translation recall (0.991) at 3 overlapping windows merged; 0 let a new
-    # sentence ride along with a shared one; 0.35 and above cost translations whose Korean side
-    # splits an English sentence in two.
-    merge_floor: float = 0.20
-    # The cross-lingual gate (``probe_cosine``): before embedding every sentence, each open chunk
-    # is embedded by its first and last sentences only (its "probe"), and only chunks with an
-    # other-language partner whose first sentence or whose last sentence is at this cosine or
-    # more with the chunk's own (the larger of the two paired cosines) have their other
-    # sentences embedded and aligned. A translation keeps at least one of its two ends in place
-    # even when the translator split or joined a sentence at the other. Recall-only, like
-    # candidate_cosine: on the rag-chunks-ntrex dev pairs that paired cosine of translations is
-    # >= 0.374 (1st percentile 0.468), and 1.9 % of 19,790 other-article Korean-English chunk
-    # pairs reach 0.30 (0.25: 4.7 %, 0.35: 0.9 %; `python -m eval.probe_gate
-    # ../shared/eval-data/rag-chunks-ntrex/dev.jsonl --cache var/passages-use.npz`). The cosine of the mean of the
-    # two probe sentences, the gate before, needed 0.25 for the same recall (translations >=
-    # 0.308) and let 5.4 % of those pairs through. ``python -m eval.passages`` runs every dev
-    # pair through it. Lower embeds more chunks in full (slower, the same decisions); higher
-    # starts to lose translations before the alignment sees them. A gate can only keep a chunk,
-    # never drop one.
-    probe_cosine: float = 0.30
-    # The gate pays only when the probes are much cheaper than all sentences: it runs when the
-    # distinct probe sentences are at most this share of the distinct sentences of the open
-    # chunks. Overlapping stride-1 windows share their sentences, so their probes are nearly all
-    # of them (the 10,000-chunk bench stream: 13.8k distinct sentences, 7.7k open chunks) and all
-    # sentences are embedded at once; a request of unrelated chunks has 2 probes of 4-6. Cost
-    # only: it decides which plan embeds fewer sentences, not what merges.
-    probe_share: float = 0.6
-    # Sentences embedded per encoder call (memory-bounded; the encoder batches inside).
-    encode_batch: int = 2048
-    # Rows of mean vectors compared per block when proposing candidates (a block x n matrix).
-    block_rows: int = 1024
 
 
 @dataclass(frozen=True)

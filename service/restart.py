@@ -92,7 +92,7 @@ class StateRestart:
 
     def checkpoint_if_due(self) -> None:
         """A background checkpoint once ``snapshot_every`` changes have passed since the last one."""
-        every = self.config.snapshot_every
+        every = self.config.operations.snapshot_every
         if every and self.snapshot_path is not None and self.cursor - self.checkpoint_cursor >= every:
             self.checkpoint(wait=False)
 
@@ -136,7 +136,7 @@ class StateRestart:
         if self.index_path is not None and vectors is not None and self.model_name:
             files.append(vectors.pending_file(self.index_path, meta={"model": self.model_name, "dim": vectors.dim,
                                                                      "cursor": self.cursor}))
-        if self.snapshot_path is not None and self.config.state_snapshot:
+        if self.snapshot_path is not None and self.config.operations.state_snapshot:
             from service.snapshot import snapshot_file
 
             files.append(snapshot_file(self.state, self.snapshot_path, cursor=self.cursor))
@@ -177,7 +177,7 @@ class StateRestart:
         self.wait_for_checkpoint()  # the files on disk are then the last pair, whole
         started = _time.monotonic()
         cfg = self.config
-        since = _time.time() - cfg.warmup_days * DAY
+        since = _time.time() - cfg.operations.warmup_days * DAY
         loaded = 0
         timed_out = False
         dim = self.state.vectors.dim if self.state.vectors is not None else None
@@ -204,7 +204,7 @@ class StateRestart:
             # oldest first and the buckets are put back in time order at the end.
             pending: list[tuple[DocumentRow, VersionRow]] = []
             for doc, ver in self.store.live_documents(since):
-                if _time.monotonic() - started > cfg.warmup_timeout_s:
+                if _time.monotonic() - started > cfg.operations.warmup_timeout_s:
                     timed_out = True
                     break
                 pending.append((doc, ver))
@@ -223,7 +223,7 @@ class StateRestart:
         """The change cursor to start from: the snapshot's, when one is usable and replaying the
         changes since is shorter than rebuilding (fewer changes than the snapshot holds
         documents); else the store's latest, which the rebuild reflects."""
-        if self.snapshot_path is None or not self.config.state_snapshot:
+        if self.snapshot_path is None or not self.config.operations.state_snapshot:
             return self.cursor
         from service.snapshot import snapshot_stamp
 
@@ -244,7 +244,7 @@ class StateRestart:
         time bound; returns (documents replayed, whether the bound stopped it)."""
         replayed = 0
         while self.cursor < self.store.max_change():
-            if _time.monotonic() - started > self.config.warmup_timeout_s:
+            if _time.monotonic() - started > self.config.operations.warmup_timeout_s:
                 return replayed, True
             replayed += self.catch_up(limit=5_000)
         return replayed, False
@@ -273,7 +273,7 @@ class StateRestart:
         loaded: the snapshot holds the cheap indices, and vectors read back from the store one
         document at a time would cost what the snapshot saves.
         """
-        if (self.snapshot_path is None or not self.config.state_snapshot
+        if (self.snapshot_path is None or not self.config.operations.state_snapshot
                 or (self.state.vectors is not None and not self._vectors_loaded)):
             return False
         from service.snapshot import load_snapshot

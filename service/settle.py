@@ -49,12 +49,14 @@ True
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.config import DAY
-from service.doctable import Entry
+from service.placement import Placed, enter_copy, place_copy, stream_stories
 from service.stories import StoryEvidence, StoryTracker
 from service.types import Decision
 
@@ -82,16 +84,14 @@ class SettleItem:
     evidence: StoryEvidence
     content_hash: str
     timed: bool = True  # False: no publication time (``evidence.time`` is when it was first seen)
+    # When it was published (else first seen), where that differs from ``evidence.time``: a re-run
+    # counts at its anchor's time in its story (``Deduper._story_time``) but is replayed where it
+    # was published, after its anchor, as streaming met it. None: ``evidence.time``.
+    published: float | None = None
 
-
-@dataclass
-class Placement:
-    """Where the replay put one copy group: its story (the replay's own id), and the score and
-    reason of the decision that put it there (its first item's, or the revision that moved it)."""
-
-    story: int
-    score: float
-    reason: str
+    @property
+    def order_time(self) -> float:
+        return self.evidence.time if self.published is None else self.published
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class CopyItem:
     """One live item replayed at the copy level: its document and version, the copy group the
     store has it in, its features (``time``: its publication, else when it was first seen), where
     it came from, and its body
-    and language (the body check, ``EngineConfig.body_passages``)."""
+    and language (the body check, ``EngineConfig.copy.body_passages``)."""
 
     doc_id: int
     version_id: int
@@ -113,10 +113,10 @@ class CopyItem:
 
 
 @dataclass(frozen=True)
-class CopyPlacement:
-    """Where the copy replay put one item: its group (a held group's stored id, or a replayed
-    group's id from ``REPLAY_IDS`` up), the cascade's decision, and the document it matched (None
-    for the report a group was founded on)."""
+class ReplayedCopy:
+    """Where the copy replay put one item in the end: its group (a held group's stored id, or a
+    replayed group's id from ``REPLAY_IDS`` up), the cascade's decision, and the document it
+    matched (None for the report a group was founded on)."""
 
     group: int
     decision: Decision
@@ -159,35 +159,21 @@ def copy_order(items: Iterable[CopyItem]) -> list[CopyItem]:
 
 def replay_copies(cascade: Cascade, state: CandidateState, items: Sequence[CopyItem], *,
                   vector_of: Callable[[CopyItem], np.ndarray | None],
-                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float) -> dict[int, CopyPlacement]:
+                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float) -> dict[int, ReplayedCopy]:
     """Stream ``items`` (in the order given) through ``cascade`` over ``state`` as the engine's
     ingest does: a match joins the group it names (in the state: a held group, or one this replay
     founded), anything else founds a group, the item its anchor (and its vector the group's).
     ``vector_of`` gives an item's copy-level vector (asked only when the cascade needs it),
     ``confirm_of`` its body check. Returns each item's placement, by document id."""
-    placed: dict[int, CopyPlacement] = {}
-    next_id = REPLAY_IDS
+    placed: dict[int, ReplayedCopy] = {}
+    ids = itertools.count(REPLAY_IDS)
     for it in items:
         f = it.features
-        vector: list[np.ndarray | None] = []
-
-        def vector_fn(it: CopyItem = it, vector: list[np.ndarray | None] = vector) -> np.ndarray | None:
-            if not vector:
-                vector.append(vector_of(it))
-            return vector[0]
-
         window = (f.time - window_days * DAY, f.time + window_days * DAY)
-        m = cascade.match(f, state, vector_fn, window, confirm=confirm_of(it))
-        if m.decision.same and m.cluster_id is not None:
-            state.put(Entry(it.doc_id, it.version_id, m.cluster_id, f, it.url, it.source))
-            placed[it.doc_id] = CopyPlacement(m.cluster_id, m.decision, m.matched_doc)
-            continue
-        group, next_id = next_id, next_id + 1
-        state.put(Entry(it.doc_id, it.version_id, group, f, it.url, it.source))
-        state.set_rep(group, it.doc_id)
-        if vector and vector[0] is not None:
-            state.set_cluster_vector(group, it.doc_id, vector[0])
-        placed[it.doc_id] = CopyPlacement(group, m.decision, None)
+        p = place_copy(cascade, state, f, functools.partial(vector_of, it), window, confirm=confirm_of(it))
+        group = enter_copy(state, p, doc_id=it.doc_id, version_id=it.version_id, features=f, url=it.url,
+                           source=it.source, new_group=ids.__next__, vector=p.vector)
+        placed[it.doc_id] = ReplayedCopy(group, p.decision, p.matched)
     return placed
 
 
@@ -223,7 +209,7 @@ def publication_order(items: Iterable[SettleItem]) -> list[SettleItem]:
     """The items by publication time, then content hash, then document id: an order that depends
     on the items, not on when they arrived (for items with a publication time; ``settle_order``
     puts those without one after them)."""
-    return sorted(items, key=lambda i: (i.evidence.time, i.content_hash, i.doc_id))
+    return sorted(items, key=lambda i: (i.order_time, i.content_hash, i.doc_id))
 
 
 def settle_order(items: Iterable[SettleItem]) -> list[SettleItem]:
@@ -328,23 +314,13 @@ def hold(tracker: StoryTracker, items: Sequence[SettleItem], stories: Mapping[in
             unit.pinned = True
 
 
-def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Placement]:
-    """Stream ``items`` (in the order given) through ``tracker`` as the engine streams a feed: a
-    copy group's first item is matched and placed (with revision when the tracker revises), later
-    members follow their group and recheck it (``StoryTracker.recheck``). Returns each group's
-    final placement; ``tracker`` is left holding the replayed stories."""
-    placed: dict[int, Placement] = {}
-    for it in items:
-        if it.group not in placed:
-            m = tracker.match(it.evidence)
-            story = tracker.add(m.story_id, it.evidence, unit=it.group)
-            placed[it.group] = Placement(story, m.score, m.reason)
-        else:
-            tracker.add(placed[it.group].story, it.evidence, unit=it.group, settle=False)
-            tracker.recheck(it.group, it.evidence)
-        for mv in tracker.take_moves():
-            placed[int(mv.unit)] = Placement(mv.target, mv.score, mv.reason)  # type: ignore[call-overload]
-    return placed
+def replay(tracker: StoryTracker, items: Sequence[SettleItem]) -> dict[int, Placed]:
+    """Stream ``items`` (in the order given) through ``tracker`` as the engine streams a feed
+    (``service.placement.stream_stories``): a copy group's first item is matched and placed (with
+    revision when the tracker revises), later members follow their group and recheck it
+    (``StoryTracker.recheck``). Returns each group's final placement; ``tracker`` is left holding
+    the replayed stories."""
+    return stream_stories(tracker, ((it.group, it.evidence) for it in items))
 
 
 def keep_ids(before: Mapping[int, int], after: Mapping[int, int], weight: Mapping[int, float],

@@ -10,7 +10,7 @@ the few strings the guards read) and loads it with no hashing at all.
 It is an accelerator, never a source of truth (the store is):
 
 * it is written at a clean ``Deduper.close()`` and at checkpoints while ingesting
-  (``EngineConfig.snapshot_every``), stamped with the store's change cursor. A start loads it
+  (``EngineConfig.operations.snapshot_every``), stamped with the store's change cursor. A start loads it
   and replays the store's change feed from that cursor (``StateRestart.catch_up``, the path that
   applies other writers' changes), so after a crash only the changes since the last
   checkpoint are read again; with no usable snapshot, or a tail longer than the snapshot
@@ -97,7 +97,7 @@ def fingerprint(config: EngineConfig) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "source": _SOURCE_DIGEST,
-        "minhash": [config.minhash_lsh_threshold, config.minhash_num_perm, probe.minhash.seed],
+        "minhash": [config.copy.minhash_lsh_threshold, config.copy.minhash_num_perm, probe.minhash.seed],
         "ngram": [probe.ngram.min_docs, probe.ngram.max_bucket],
     }
 

@@ -250,7 +250,7 @@ class NgramStage(ConfiguredStage):
 
     @property
     def threshold(self) -> float:
-        return self.config.ngram_threshold
+        return self.config.copy.ngram_threshold
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
         return probe.state.ngram.candidates(probe.item.lead, probe.item.grams, window=probe.window)
@@ -277,7 +277,7 @@ class MinHashStage(ConfiguredStage):
 
     @property
     def threshold(self) -> float:
-        return self.config.minhash_threshold
+        return self.config.copy.minhash_threshold
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
         return probe.state.minhash.candidates(probe.item.grams, window=probe.window)
@@ -341,7 +341,7 @@ class EmbeddingStage(Stage):
         out: dict[int, Scored] = {}
         if self.has_body(f):
             head_vec = self.encode([f.headline])[0]
-            head_hits = vectors.search(head_vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+            head_hits = vectors.search(head_vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
             bare = [(c, state.reps[c]) for c, _ in head_hits
                     if c in state.reps and not self.has_body(entries.features(state.reps[c]))]
             if bare:
@@ -378,12 +378,11 @@ class EmbeddingStage(Stage):
         vec = probe.vector()
         if vec is None or not len(vectors):
             return []
-        hits = vectors.search(vec.reshape(1, -1), self.config.embedding_k, window=probe.window)[0]
+        hits = vectors.search(vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
         heads = self._headline_scores(probe, vec, hits)
-        # A learned scorer may lift a pair above its threshold on lexical evidence, so it sees
-        # every hit above a low cosine floor; plain cosine needs no floor (its threshold is the
-        # config's embedding_threshold).
-        floor = self.config.embedding_floor if self.scorer.learned else self.scorer.threshold
+        # The scorer's floor (plain cosine: its threshold), lowered to the slot-confirmed band and
+        # the verifier's rescue band when those are on.
+        floor = self.scorer.floor
         for low in (self.confirm_floor, self.verify_floor):
             if low is not None:
                 floor = min(floor, low)

@@ -37,13 +37,13 @@ class CandidateState:
         self.ngram = GatedNgramIndex()
         # The MinHash pass verifies its hits with the documents' own gram arrays, read from the
         # table when needed instead of being held a second time.
-        self.minhash = MinHashIndex(threshold=config.minhash_lsh_threshold, num_perm=config.minhash_num_perm,
+        self.minhash = MinHashIndex(threshold=config.copy.minhash_lsh_threshold, num_perm=config.copy.minhash_num_perm,
                                     grams_of=lambda doc: self.entries.grams_of(doc))
         self.vectors = None
         if dim is not None:
             from index.vectors import VectorIndex
 
-            self.vectors = VectorIndex(dim, exact_until=config.exact_until)
+            self.vectors = VectorIndex(dim, exact_until=config.copy.exact_until)
 
     def __len__(self) -> int:
         return len(self.entries)

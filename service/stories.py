@@ -24,9 +24,9 @@ Clustering of Streaming News": centroid clusters scored on TF-IDF, entity and ti
   nearest member weighs differently for whole articles and for headlines.
 
 They combine in a logistic model whose weights (:data:`STORY_WEIGHTS`) and threshold
-(``EngineConfig.story_threshold``) were fitted with ``python -m eval.stories calibrate``.
+(``EngineConfig.story.threshold``) were fitted with ``python -m eval.stories calibrate``.
 
-A decision is not final when the tracker revises (``revise=True``, ``EngineConfig.story_revise``):
+A decision is not final when the tracker revises (``revise=True``, ``EngineConfig.story.revise``):
 a copy group that joined a story weakly moves when a story it fits better forms later (its
 translation arrives), so the stories depend less on the order items arrive in
 (:meth:`StoryTracker.revise_around`; docs/stories.md, "Revision").
@@ -67,7 +67,7 @@ STORY_FEATURES: tuple[str, ...] = ("centroid", "nearest", "cross", "words", "anc
 # stories in file order *and* in two seeded shuffles, both sets weighted equally; USE vectors;
 # docs/stories.md). Out of fold: UCI 0.870, NTREX 0.938 in file order, and in held-out shuffles
 # UCI 0.83 / 0.82 / 0.85, NTREX 0.77 / 0.69 / 0.77 (the file-order-only fit before: NTREX about
-# 0.2 in any shuffle). Refit them with EngineConfig.story_threshold, never one without the other.
+# 0.2 in any shuffle). Refit them with EngineConfig.story.threshold, never one without the other.
 # What the fit learnt: the centroid carries the evidence, and one member far closer than the
 # centroid counts against (NTREX: a second outlet's write-up of the same event is a different
 # gold cluster, however close); a translation's lower cosine is made up for on long articles
@@ -1105,13 +1105,6 @@ class StoryTracker:
             gone = set(old)
             self.units = {k: u for k, u in self.units.items() if u.story not in gone}
         return len(old)
-
-
-def stream_stories(evidence: Iterable[StoryEvidence], *, threshold: float, window_days: float,
-                   weights: Sequence[float] = STORY_WEIGHTS) -> list[int]:
-    """Story ids for items taken one by one as new copy groups (calibration and baselines)."""
-    t = StoryTracker(threshold=threshold, window_days=window_days, weights=weights)
-    return [t.add(t.match(ev).story_id, ev) for ev in evidence]
 
 
 def describe(match: StoryMatch) -> dict[str, Any]:

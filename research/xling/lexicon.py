@@ -1,6 +1,6 @@
 """Experiment (issue 8): a Korean-English lexicon learned from the dev parallel pairs.
 
-The scorer's lexical features (``models.xling.lexical``) only see numbers, Latin tokens and
+The scorer's lexical features (``research.xling.pairscorer.lexical``) only see numbers, Latin tokens and
 transliterated names. This module learns word translations from the *positive* pairs of the
 training folds (IBM Model 1, EM, both directions) and turns them into per-pair coverage
 features that the stacked LR can weigh:
@@ -384,9 +384,9 @@ def run(data_dir: Path, *, hidden: int = 256, epochs: int = 10, seed: int = 0, h
     """Out-of-fold comparison of the LRs with and without the lexicon columns (see module docstring)."""
     import warnings
 
-    from models.xling.scorer import ALL_FEATURES
     from research.xling.data import N_FOLDS, TRAIN_SETS, embed_cached, load_set
     from research.xling.pairmlp import _head_logits, pair_inputs
+    from research.xling.pairscorer.scorer import ALL_FEATURES
     from research.xling.train import (
         APPROACHES,
         NEWS_SETS,

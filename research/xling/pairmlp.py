@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.scorer import PairHead, head_inputs
 from research.xling.data import N_FOLDS, TRAIN_SETS, PairSet, embed_cached, load_set
+from research.xling.pairscorer.scorer import PairHead, head_inputs
 from research.xling.train import logreg_prob, recall_at_precision, set_weights
 
 
@@ -121,7 +121,7 @@ def _stack_cv(data_dir: Path, *, hidden: int, epochs: int, seed: int, set_names:
     Also returns ``outer``: every row's logit from the head of the fold that held it out, which
     is what the final LR is trained on.
     """
-    from models.xling.scorer import ALL_FEATURES
+    from research.xling.pairscorer.scorer import ALL_FEATURES
     from research.xling.train import APPROACHES, _features, _make_builder, fit_logreg
 
     sets, xs, folds = _load(data_dir, set_names)
@@ -197,7 +197,7 @@ def train_stacked(data_dir: Path, out: Path, *, hidden: int = 256, epochs: int =
     cross-validated scores, the same rules as ``research.xling.train``: the shipped one is the
     lowest with precision >= 0.99 on both news sets.
     """
-    from models.xling.scorer import ALL_FEATURES, PairScorer
+    from research.xling.pairscorer.scorer import ALL_FEATURES, PairScorer
     from research.xling.train import (
         MONO_SLOPE,
         NEWS_SETS,

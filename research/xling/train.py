@@ -1,6 +1,6 @@
 """Train, validate (group 5-fold CV on dev) and package the cross-lingual pair scorer.
 
-    python -m research.xling.train --data ../shared/eval-data --out models/xling/scorer.npz \
+    python -m research.xling.train --data ../shared/eval-data --out research/xling/pairscorer/scorer.npz \
         [--report docs/xling_report.json] [--with-e5]
 
 Steps (all deterministic):
@@ -29,8 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.lexical import LEXICAL_FEATURES, lexical_features
-from models.xling.scorer import ALL_FEATURES, FeatureBuilder, PairBatch, PairScorer
 from research.xling.data import (
     CHECK_SETS,
     DEFAULT_CACHE,
@@ -40,6 +38,8 @@ from research.xling.data import (
     embed_cached,
     load_set,
 )
+from research.xling.pairscorer.lexical import LEXICAL_FEATURES, lexical_features
+from research.xling.pairscorer.scorer import ALL_FEATURES, FeatureBuilder, PairBatch, PairScorer
 
 __all__ = [
     "APPROACHES",
@@ -480,7 +480,7 @@ def check_sets(
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=Path("../shared/eval-data"))
-    ap.add_argument("--out", type=Path, default=Path("models/xling/scorer.npz"))
+    ap.add_argument("--out", type=Path, default=Path("research/xling/pairscorer/scorer.npz"))
     ap.add_argument("--report", type=Path, default=None, help="write the JSON report here")
     ap.add_argument("--with-e5", action="store_true", help="also embed with multilingual-e5-small")
     ap.add_argument("--approach", default=DEFAULT_APPROACH, choices=sorted(APPROACHES))

@@ -96,7 +96,7 @@ class Service:
         Only for calls that build their own state and touch neither the engine's candidate state
         nor the store: ``Deduper.dedupe``. What they share with ingestion is thread-safe: the
         embedder (a lock around the model), the guards (``functools.lru_cache``) and the encoder
-        counters (``Deduper._encode`` updates them under a lock).
+        counters (``EngineContext.encode`` updates them under a lock).
         """
         with self.timed(operation):
             return fn(*args, **kwargs)

@@ -21,13 +21,22 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.config import ConfigError, check_env, read_toml, suggest, typed
+from service.config import (
+    FLAT,
+    OTHER_ENV_VARS,
+    ConfigError,
+    EngineConfig,
+    env_value,
+    read_toml,
+    redact_url,
+    suggest,
+    typed,
+)
 
 DEFAULT_DB = "sqlite:///var/samestory.db"
 
@@ -118,10 +127,8 @@ class Settings:
                 values[key] = value
         return cls(**values)
 
-    def engine_config(self) -> Any:
+    def engine_config(self) -> EngineConfig:
         """The engine's config: the file's ``[engine]`` table (if any) plus ``SAMESTORY_*`` env."""
-        from service.config import EngineConfig
-
         return EngineConfig.load(self.config)
 
     def public(self) -> dict[str, Any]:
@@ -139,10 +146,57 @@ def _key_names(api_keys: str) -> list[str]:
     return list(parse_named_keys(api_keys).values())
 
 
-def redact_url(url: str) -> str:
-    """``url`` without its password (for logs).
+def known_env_vars() -> set[str]:
+    """Every ``SAMESTORY_*`` variable some part of samestory reads: the service settings, the
+    engine's (``service.config.FLAT``) and those read elsewhere (``OTHER_ENV_VARS``)."""
+    names = {f.name for f in dataclasses.fields(Settings)} | set(FLAT)
+    return {f"SAMESTORY_{n.upper()}" for n in names} | set(OTHER_ENV_VARS)
 
-    >>> redact_url("postgresql://app:s3cret@db:5432/news")
-    'postgresql://app:***@db:5432/news'
+
+def check_env(env: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`ConfigError` for a ``SAMESTORY_*`` variable that nothing reads (a typo would
+    otherwise be ignored in silence) or whose value is not of its setting's type.
+
+    Every command runs this one check first (``service.cli.main``, ``Settings.load``), so a
+    variable is refused alike by every command, whether or not the command reads it:
+    ``SAMESTORY_GUARDS=maybe`` fails ``compare`` as it fails ``serve``.
+
+    >>> check_env({"SAMESTORY_GUARDS": "maybe"})
+    Traceback (most recent call last):
+    ...
+    service.config.ConfigError: SAMESTORY_GUARDS must be true or false, got 'maybe'
+    >>> check_env({"SAMESTORY_WINDOW_DAY": "3"})
+    Traceback (most recent call last):
+    ...
+    service.config.ConfigError: unknown environment variable SAMESTORY_WINDOW_DAY (did you mean SAMESTORY_WINDOW_DAYS?)
     """
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    env = os.environ if env is None else env
+    known = known_env_vars()
+    for name in sorted(env):
+        if name.startswith("SAMESTORY_") and name not in known:
+            raise ConfigError(f"unknown environment variable {name}{suggest(name, known)}")
+    settings = {f.name for f in dataclasses.fields(Settings)} - {"config"}
+    for name in sorted(settings | set(FLAT)):
+        raw = env.get(f"SAMESTORY_{name.upper()}")
+        if raw is not None:
+            if name in settings:
+                typed(Settings, name, raw, "env")
+            else:
+                env_value(name, raw)
+
+
+def env_setting(name: str, env: Mapping[str, str] | None = None) -> Any:
+    """The service setting ``name`` as ``SAMESTORY_<NAME>`` gives it (parsed and checked as
+    ``samestory serve`` reads it), else its default: the one reading every command shares.
+
+    >>> env_setting("guards", {"SAMESTORY_GUARDS": "false"}), env_setting("guards", {})
+    (False, True)
+    """
+    env = os.environ if env is None else env
+    raw = env.get(f"SAMESTORY_{name.upper()}")
+    if raw is not None:
+        return typed(Settings, name, raw, "env")
+    return next(f for f in dataclasses.fields(Settings) if f.name == name).default
+
+
+__all__ = ["DEFAULT_DB", "Settings", "check_env", "env_setting", "known_env_vars", "redact_url"]

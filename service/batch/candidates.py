@@ -2,7 +2,7 @@
 
 The engine asks its copy-group vector index for the ``k`` nearest groups of each new item
 (``service.cascade``, stage 4) and keeps only hits at or above its floor (the cosine threshold,
-or ``embedding_floor`` for a learned scorer). :class:`CandidateVectors` wraps that index and
+or the slot-confirmed band's). :class:`CandidateVectors` wraps that index and
 answers the same question from the pairs the search stage found (every embedded text's
 neighbours with cosine >= the stage's floor, a little below the engine's): the groups whose
 vector is one of the query's neighbours (or the query's own vector), plus every group whose

@@ -54,8 +54,7 @@ NPROBE = 16
 TRAIN_PER_LIST = 64
 
 
-# The stage's cosine floor sits this far below the engine's (its cosine threshold, or the
-# learned scorer's floor): the decide step re-scores every pair from the index's stored vectors,
+# The stage's cosine floor sits this far below the engine's (its cosine threshold): the decide step re-scores every pair from the index's stored vectors,
 # which differ from the stage's float32 vectors by rounding, and by up to 0.01 once the engine's
 # index stores SQ8 codes (past exact_until groups; index.vectors). A larger margin only makes
 # more pairs; a margin under those errors could lose a pair the engine would have merged.
@@ -79,14 +78,12 @@ class SearchPlan:
         >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor  # the slot-confirmed band's 0.55
         0.53
         """
-        floor = float(config.embedding_threshold)
-        if config.embedding_scorer == "xling":  # a learned scorer sees hits down to its floor
-            floor = min(floor, float(config.embedding_floor))
+        floor = float(config.copy.embedding_threshold)
         # The slot-confirmed band (service/guards/confirm.py) merges some pairs below the
         # threshold; the decide step must see them too. Looser than needed with guards off: more
         # pairs, same decisions.
-        if config.slot_confirm_threshold is not None:
-            floor = min(floor, float(config.slot_confirm_threshold))
+        if config.copy.slot_confirm_threshold is not None:
+            floor = min(floor, float(config.copy.slot_confirm_threshold))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
 
 

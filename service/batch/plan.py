@@ -57,7 +57,7 @@ def _objects(values: list[Any]) -> np.ndarray:
 
 
 def features_of(title: str, body: str, lang: str, time: float) -> ItemFeatures:
-    """The streaming engine's features of one item (``Deduper._ingest_chunk`` builds the same)."""
+    """The streaming engine's features of one item (``CopyLevel.ingest_chunk`` builds the same)."""
     return ItemFeatures.build(title, body, lang or "und", time)
 
 
@@ -68,7 +68,7 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
     ``content_key``, ``title_key`` (int64), ``lead``, ``embed_text`` (str), ``grams`` and
     ``bands`` (bytes of uint32 / uint64 arrays, so any executor can move them), ``empty`` (bool).
     """
-    mh = MinHashIndex(threshold=config.minhash_lsh_threshold, num_perm=config.minhash_num_perm)
+    mh = MinHashIndex(threshold=config.copy.minhash_lsh_threshold, num_perm=config.copy.minhash_num_perm)
     n = len(batch["row"])
     content, title_key = np.zeros(n, np.int64), np.zeros(n, np.int64)
     lead, text, grams, bands, empty = [], [], [], [], np.zeros(n, bool)
@@ -77,7 +77,7 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
                         float(batch["time"][i]))
         content[i], title_key[i], empty[i] = f.content_key, f.title_key, f.empty
         lead.append(f.lead)
-        text.append(f.embed_text(config.embed_body_lead))
+        text.append(f.embed_text(config.copy.embed_body_lead))
         g = np.ascontiguousarray(f.grams, dtype=np.uint32)
         grams.append(g.tobytes())
         bands.append(np.asarray(mh.band_keys(g), dtype=np.uint64).tobytes() if g.size else b"")
@@ -131,13 +131,13 @@ def settle_group(group: Batch, *, config: EngineConfig) -> Batch:
     elif key[0] == "b":
         for i in range(1, len(rows)):
             lo = max(0, i - MAX_GROUP_COMPARISONS)
-            if any(jaccard(grams[i], grams[j]) >= config.minhash_threshold for j in range(lo, i)):
+            if any(jaccard(grams[i], grams[j]) >= config.copy.minhash_threshold for j in range(lo, i)):
                 settled.append(int(rows[i]))
     else:
         lead = key[2:]
         index = GatedNgramIndex()
         for row, g in zip(rows.tolist(), grams, strict=True):
-            if g.size and index.candidates(lead, g, min_score=config.ngram_threshold):
+            if g.size and index.candidates(lead, g, min_score=config.copy.ngram_threshold):
                 settled.append(row)
             index.add(row, lead, g, 0.0)
     return {"row": np.asarray(settled, np.int64)}

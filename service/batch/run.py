@@ -73,9 +73,9 @@ def columns_of(records: Sequence[Record], now: float) -> Batch:
 def _check_urls(records: Sequence[Record], config: EngineConfig) -> None:
     """Invalid URLs fail up front, with the record's place, before anything is computed."""
     from index.urls import InvalidUrlError
-    from service.engine import _load_url_rules
+    from service.context import load_url_rules
 
-    rules = _load_url_rules(config)
+    rules = load_url_rules(config)
     for r in records:
         if r.article.url:
             try:
@@ -116,7 +116,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     if make_embedder is None and model is not None:
         from models.registry import load_embedder
 
-        make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.embedding_cache)
+        make_embedder = functools.partial(load_embedder, model, device=device, shared_cache=config.operations.embedding_cache)
     columns = columns_of(records, time.time())
     embedder = PrecomputedEmbedder({}, make_embedder) if make_embedder is not None else None
     plan = None

@@ -6,7 +6,7 @@ Vladivostok" / "김정은, 블라디보스토크서 푸틴과 회담": cosine 0.
 while the slot layer (``service/guards/slots.py``) can see that every name, place, model and
 number of one side has its counterpart on the other. The cascade asks this module only for a
 pair that no stage proposed, whose cosine lies in a band below the embedding threshold
-(``EngineConfig.slot_confirm_threshold``) and that every guard lets through; it confirms when
+(``EngineConfig.copy.slot_confirm_threshold``) and that every guard lets through; it confirms when
 
 * the pair is cross-lingual (Hangul on exactly one side): within one language a low cosine
   with the same names is a different sentence about the same people (PAWS-X), not a copy;

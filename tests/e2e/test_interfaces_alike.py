@@ -244,8 +244,8 @@ def test_samestory_guards_false_is_honoured_by_compare():
 
 
 def test_env_setting_reads_as_serve_does():
-    from service.api.settings import Settings
-    from service.config import ConfigError, env_setting
+    from service.api.settings import Settings, env_setting
+    from service.config import ConfigError
 
     for raw, want in (("false", False), ("0", False), ("yes", True)):
         assert env_setting("guards", {"SAMESTORY_GUARDS": raw}) is want

@@ -128,7 +128,7 @@ def test_two_letters_are_not_the_same_by_embedding(use):
     engine = Deduper(open_store(":memory:"), embedder=use)
     d = engine.compare("a", "b", all_scores=True)
     assert not d.same and d.stage == "embedding"
-    assert d.scores["cosine"] >= engine.config.embedding_threshold  # the encoder alone would have merged them
+    assert d.scores["cosine"] >= engine.config.copy.embedding_threshold  # the encoder alone would have merged them
     assert "too little content" in d.reasons[0]
     first = engine.ingest(Article(title="a", url="https://a.example/1"))
     second = engine.ingest(Article(title="b", url="https://b.example/1"))
@@ -184,7 +184,7 @@ def _three_corrections() -> Deduper:
     """A split out of a copy group (copy), a merge of two stories and a "not the same" across
     two copy groups of one story (story)."""
     # No model; stories joined at 0.5 as tests/service/test_corrections.py does (words, names and time only).
-    engine = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig(story_threshold=0.5))
+    engine = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig.of(story_threshold=0.5))
     syn = engine.ingest_many(SYNDICATED)
     assert syn[0].cluster_id == syn[1].cluster_id
     fed, follow = engine.ingest(FED), engine.ingest(FED_FOLLOW_UP)

@@ -128,7 +128,7 @@ def test_two_engines_decide_alike_and_the_second_embeds_nothing(redis_prefix: tu
     url, prefix = redis_prefix
     monkeypatch.setenv("SAMESTORY_EMBEDDING_CACHE", url)
     config = EngineConfig.load(embedding_threshold=0.9)
-    assert config.embedding_cache == url
+    assert config.operations.embedding_cache == url
     stream = [Article(title=t, url=f"https://news.example/{i}") for i, t in
               enumerate([*TEXTS, "Samsung posts record profit", "ECB HOLDS RATES"])]
     results, stats = [], []
@@ -163,7 +163,7 @@ def test_metrics_report_the_cache_counts(redis_prefix: tuple[str, str]) -> None:
 
     url, prefix = redis_prefix
     engine = Deduper(open_store(":memory:"), embedder=_worker(url, prefix, seed=1),
-                     config=EngineConfig(embedding_threshold=0.9))
+                     config=EngineConfig.of(embedding_threshold=0.9))
     with TestClient(create_app(Settings(db=":memory:", model=None), engine=engine)) as client:
         arts = [{"title": t, "url": f"https://news.example/{i}"} for i, t in enumerate(TEXTS)]
         assert client.post("/v1/articles", json={"articles": arts}).status_code == 200

@@ -1,4 +1,4 @@
-"""EngineConfig.body_passages: bodies at ingest through the passage path (issue 18)."""
+"""EngineConfig.copy.body_passages: bodies at ingest through the passage path (issue 18)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _art(title: str, body: str | None, n: int) -> dict:
 
 
 def _run(on: bool, second_body: str | None, first_body: str | None = BODY) -> list:
-    d = Deduper.open(":memory:", model=None, config=EngineConfig(body_passages=on))
+    d = Deduper.open(":memory:", model=None, config=EngineConfig.of(body_passages=on))
     try:
         return [d.ingest(_art("Fed raises rates by a quarter point", first_body, 1)),
                 d.ingest(_art("Fed raises rates by a quarter point", second_body, 2))]

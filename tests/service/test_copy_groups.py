@@ -43,7 +43,7 @@ def test_the_anchor_survives_a_restart(tmp_path: Path) -> None:
     for snapshot in (True, False):  # from the saved state, and rebuilt from the store
         from service.config import EngineConfig
 
-        d = Deduper.open(db, model=None, guards=None, config=EngineConfig(state_snapshot=snapshot))
+        d = Deduper.open(db, model=None, guards=None, config=EngineConfig.of(state_snapshot=snapshot))
         assert d.state.reps[a.cluster_id] == a.document_id
         d.close()
     d = Deduper.open(db, model=None, guards=None)
@@ -99,7 +99,7 @@ def test_a_re_run_a_day_later_does_not_stretch_its_story_to_that_day(tmp_path: P
     from service.config import EngineConfig
 
     d = Deduper.open(f"sqlite:///{tmp_path / 'off.db'}", model=None, guards=None,
-                     config=EngineConfig(copy_gap_hours=0.0))
+                     config=EngineConfig.of(copy_gap_hours=0.0))
     a = d.ingest(Article(title=A, url="https://outlet0.example/a", published_at=monday))
     d.ingest(Article(title=A, url="https://outlet2.example/a", published_at=monday + timedelta(hours=27)))
     assert d.stories.stories[a.story_id].last_time == t0 + 27 * 3600

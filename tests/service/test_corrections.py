@@ -39,7 +39,7 @@ def _engine(db: str = ":memory:") -> Deduper:
     # No model, for speed: the story score then has only words, names and time, and runs below the
     # shipped threshold (0.7, calibrated with USE vectors) for FED_FOLLOW_UP. These tests are
     # about corrections, so the fixtures' stories are formed at 0.5, where they join as with vectors.
-    return Deduper(open_store(db), embedder=None, config=EngineConfig(story_threshold=0.5))
+    return Deduper(open_store(db), embedder=None, config=EngineConfig.of(story_threshold=0.5))
 
 
 def _story(engine: Deduper) -> tuple[int, list[int]]:

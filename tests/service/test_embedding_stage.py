@@ -30,14 +30,14 @@ def test_translation_joins_cluster_in_either_order(use, first, second):
     a = d.ingest(Article(title=first, url="https://a.example/1"))
     b = d.ingest(Article(title=second, url="https://b.example/1"))
     assert b.status == "duplicate" and b.cluster_id == a.cluster_id
-    assert b.decision.stage == "embedding" and b.decision.score >= d.config.embedding_threshold
+    assert b.decision.stage == "embedding" and b.decision.score >= d.config.copy.embedding_threshold
 
 
 def test_same_language_rewording_missed_by_ngrams_is_caught(use):
     d = engine(use)
     a = d.ingest(Article(title="Apple unveils new iPhone with faster chip and better camera"))
     b = d.ingest(Article(title="New iPhone from Apple gets a faster chip and an improved camera"))
-    assert b.decision.scores.get("ngram", 0.0) < d.config.ngram_threshold
+    assert b.decision.scores.get("ngram", 0.0) < d.config.copy.ngram_threshold
     assert b.status == "duplicate" and b.decision.stage == "embedding" and b.cluster_id == a.cluster_id
 
 
@@ -97,27 +97,8 @@ def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use,
     d4.close()
 
 
-def test_learned_xling_scorer_is_opt_in_and_explains_itself(use):
-    from service.config import EngineConfig
-
-    d = Deduper(open_store(":memory:"), embedder=use, config=EngineConfig(embedding_scorer="xling", xling_threshold=0.882))
-    assert d.scorer is not None and d.scorer.learned
-    a = d.ingest(Article(title=KO))
-    b = d.ingest(Article(title=EN))
-    assert b.cluster_id == a.cluster_id and b.decision.stage == "embedding"
-    assert "p(same story)" in b.decision.reasons[0] and "cosine" in b.decision.reasons[0]
-    assert 0.0 <= b.decision.scores["embedding"] <= 1.0 and "cosine" in b.decision.scores
-    # same-language pairs keep the plain cosine threshold
-    c = d.compare("Apple unveils new iPhone with faster chip", "Apple unveils new iPhone with faster chip and camera")
-    assert c.same
-
-
-def test_cosine_scorer_is_the_default_and_unknown_scorers_are_rejected(use):
-    from service.config import EngineConfig
-
+def test_cosine_scorer_is_the_default(use):
     assert Deduper(open_store(":memory:"), embedder=use).scorer.name == "cosine"
-    with pytest.raises(ValueError, match="embedding_scorer"):
-        EngineConfig(embedding_scorer="magic")
 
 
 def test_stateless_dedupe_embeds_only_what_the_cheap_passes_leave(use):

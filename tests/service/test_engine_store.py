@@ -72,7 +72,7 @@ def test_warm_up_is_bounded_in_time(tmp_path):
     Path(f"{tmp_path}/s.db.state.npz").unlink()
     from service.config import EngineConfig
 
-    bounded = Deduper(open_store(db), embedder=None, config=EngineConfig(warmup_timeout_s=0.0))
+    bounded = Deduper(open_store(db), embedder=None, config=EngineConfig.of(warmup_timeout_s=0.0))
     assert bounded.warmup_report["timed_out"] is True
     bounded.close()
 
@@ -122,10 +122,10 @@ def test_kill_mid_ingest_keeps_every_acknowledged_item(tmp_path):
 def test_memory_is_bounded_by_the_window_store_keeps_everything():
     from service.config import EngineConfig
 
-    e = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig(window_days=1))
+    e = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig.of(window_days=1))
     old = e.ingest(Article(title="지난달 진천군 스마트돌봄 착수", published_at="2026-10-01T00:00:00Z"))
     e.ingest(Article(title="오늘 증평군 온디바이스 공모 선정", published_at="2026-11-20T00:00:00Z"))
-    assert e._expire() == 1
+    assert e.copy_level.expire() == 1
     assert old.document_id not in e.state.entries
     assert e.store.get_document(old.document_id) is not None
     # a copy of the expired item published now is outside the window anyway: a new story
@@ -136,11 +136,11 @@ def test_memory_is_bounded_by_the_window_store_keeps_everything():
 def test_config_from_env_is_typed(monkeypatch):
     from service.config import EngineConfig
 
-    monkeypatch.setenv("SAMESTORY_XLING_THRESHOLD", "0.9")
+    monkeypatch.setenv("SAMESTORY_STORY_THRESHOLD", "0.9")
     monkeypatch.setenv("SAMESTORY_EMBEDDING_K", "4")
     monkeypatch.setenv("SAMESTORY_URL_RULES", "/tmp/rules.toml")
     c = EngineConfig.load()
-    assert (c.xling_threshold, c.embedding_k, c.url_rules) == (0.9, 4, "/tmp/rules.toml")
+    assert (c.story.threshold, c.copy.embedding_k, c.operations.url_rules) == (0.9, 4, "/tmp/rules.toml")
     monkeypatch.setenv("SAMESTORY_NGRAM_THRESHOLD", "high")
     with pytest.raises(ValueError, match="SAMESTORY_NGRAM_THRESHOLD"):
         EngineConfig.load()
@@ -162,9 +162,9 @@ def test_warm_up_restores_bucket_order_so_the_newest_representatives_are_scored(
 def test_embedding_threshold_is_calibrated_per_model():
     from service.config import CALIBRATED_EMBEDDING_THRESHOLDS, EngineConfig
 
-    assert EngineConfig().for_model("use-multilingual-v3").embedding_threshold == 0.625
-    assert EngineConfig().for_model("e5-small").embedding_threshold == CALIBRATED_EMBEDDING_THRESHOLDS["e5-small"]
-    assert EngineConfig(embedding_threshold=0.8).for_model("st:/models/x").embedding_threshold == 0.8
+    assert EngineConfig().for_model("use-multilingual-v3").copy.embedding_threshold == 0.625
+    assert EngineConfig().for_model("e5-small").copy.embedding_threshold == CALIBRATED_EMBEDDING_THRESHOLDS["e5-small"]
+    assert EngineConfig.of(embedding_threshold=0.8).for_model("st:/models/x").copy.embedding_threshold == 0.8
     with pytest.raises(ValueError, match="no calibrated embedding threshold for model 'st:/models/x'"):
         EngineConfig().for_model("st:/models/x")
 

@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from service.api.settings import Settings
+from service.api.settings import Settings, check_env, known_env_vars
 from service.cli import main
-from service.config import OTHER_ENV_VARS, ConfigError, EngineConfig, check_env, known_env_vars
+from service.config import OTHER_ENV_VARS, ConfigError, EngineConfig
 from tests.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -38,7 +38,8 @@ def one_line_exit(argv: list[str], monkeypatch, env: dict[str, str] | None = Non
 ])
 def test_mistyped_variables_are_errors_with_a_suggestion(name, suggestion):
     expected = f"unknown environment variable {name} (did you mean {suggestion}?)"
-    for load in (lambda: Settings.load(env={name: "1"}), lambda: EngineConfig.load(env={name: "1"})):
+    # the settings layer checks the variables as a whole (EngineConfig.load reads only its own)
+    for load in (lambda: Settings.load(env={name: "1"}), lambda: check_env({name: "1"})):
         with pytest.raises(ConfigError) as err:
             load()
         assert str(err.value) == expected
@@ -76,9 +77,9 @@ def test_values_are_typed(tmp_path):
         Settings.load(cfg, env={})
     with pytest.raises(ConfigError, match=r"^SAMESTORY_STATE_SNAPSHOT must be true or false, got 'maybe'$"):
         EngineConfig.load(env={"SAMESTORY_STATE_SNAPSHOT": "maybe"})  # was silently False
-    assert EngineConfig.load(env={"SAMESTORY_STATE_SNAPSHOT": "off"}).state_snapshot is False
-    assert EngineConfig.load(env={"SAMESTORY_EMBEDDING_THRESHOLD": "none"}).embedding_threshold is None
-    assert EngineConfig.load(env={"SAMESTORY_WINDOW_DAYS": "3"}).window_days == 3.0
+    assert EngineConfig.load(env={"SAMESTORY_STATE_SNAPSHOT": "off"}).operations.state_snapshot is False
+    assert EngineConfig.load(env={"SAMESTORY_EMBEDDING_THRESHOLD": "none"}).copy.embedding_threshold is None
+    assert EngineConfig.load(env={"SAMESTORY_WINDOW_DAYS": "3"}).copy.window_days == 3.0
     # A file with only a [service] table configures no engine key.
     only_service = tmp_path / "service.toml"
     only_service.write_text("[service]\nmax_batch = 5\n")
@@ -132,5 +133,5 @@ def test_serve_logs_the_effective_configuration_once(tmp_path, monkeypatch, caps
     lines = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
     config = [x for x in lines if x["msg"] == "configuration"]
     assert len(config) == 1 and ran
-    assert config[0]["engine"]["window_days"] == 3.0 and config[0]["settings"]["api_key"] == "***"
+    assert config[0]["engine"]["copy"]["window_days"] == 3.0 and config[0]["settings"]["api_key"] == "***"
     assert "SAMESTORY_WINDOW_DAYS" in config[0]["sources"]["env"] and "s3cret" not in json.dumps(lines)

@@ -55,7 +55,7 @@ def _stream(n: int, seed: int) -> list[Article]:
 
 
 def _engine(db: Path, **config: object) -> Deduper:
-    return Deduper(open_store(f"sqlite:///{db}"), embedder=None, config=EngineConfig(**config))
+    return Deduper(open_store(f"sqlite:///{db}"), embedder=None, config=EngineConfig.of(**config))
 
 
 def _snapshot(db: Path) -> Path:

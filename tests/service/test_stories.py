@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from service.config import EngineConfig
 from service.engine import Deduper
 from service.store.migrations import LATEST_VERSION
 from service.stories import StoryEvidence, StoryTracker
@@ -207,7 +208,7 @@ def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
     for order in itertools.permutations(TWO_EVENTS):
         # Copy level off in effect (cosine 0.99): every item its own copy group, so only the story
         # level decides.
-        cfg = EngineConfig(embedding_threshold=0.99, story_revise=revise)
+        cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=revise)
         d = Deduper.open(":memory:", model=FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
         groups = {}
         for i, k in enumerate(order):
@@ -240,23 +241,18 @@ class _HashEmbedder:
         return np.stack([unit(tuple(v)) for v in out]) if out else np.zeros((0, self.dim), dtype=np.float32)
 
 
-@pytest.mark.parametrize("copy_vectors", [True, False])
-def test_a_cheaply_settled_copy_brings_its_own_story_vector(copy_vectors: bool) -> None:
-    """The ALL-CAPS copy is settled by the exact stage, never embedded by the copy level. With
-    story_copy_vectors it is embedded for its story (stored for warm restarts), so the story keeps
-    two member vectors; without, it adds none. The copy group is the same either way."""
-    from service.config import EngineConfig
-
+def test_a_cheaply_settled_copy_adds_its_words_to_its_story_but_no_vector() -> None:
+    """The ALL-CAPS copy is settled by the exact stage, never embedded: it joins its group's story
+    with its words and names, and the encoder never reads it."""
     emb = _HashEmbedder()
-    d = Deduper.open(":memory:", model=emb, config=EngineConfig(embedding_threshold=0.99, story_copy_vectors=copy_vectors))  # type: ignore[arg-type]
+    d = Deduper.open(":memory:", model=emb, config=EngineConfig.of(embedding_threshold=0.99))  # type: ignore[arg-type]
     a = d.ingest(_art("Fed raises rates by a quarter point", "https://a.example/1", "2026-03-01T09:00:00Z"))
     b = d.ingest(_art("FED RAISES RATES BY A QUARTER POINT", "https://b.example/1", "2026-03-01T09:05:00Z"))
     assert b.decision.stage == "exact" and b.cluster_id == a.cluster_id and b.story_id == a.story_id
     story = d.stories.stories[a.story_id]
-    assert story.size == 2 and len(story.kept) == (2 if copy_vectors else 1)
-    assert ("FED RAISES RATES BY A QUARTER POINT" in emb.texts) is copy_vectors
-    stored = d.store.load_vectors([b.version_id], "hash#story")
-    assert (b.version_id in stored) is copy_vectors
+    assert story.size == 2 and len(story.kept) == 1
+    assert "FED RAISES RATES BY A QUARTER POINT" not in emb.texts
+    assert b.version_id not in d.store.load_vectors([b.version_id], "hash#story")
     d.close()
 
 

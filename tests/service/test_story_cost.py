@@ -2,7 +2,7 @@
 
 ``StoryCentroids.nearest`` keeps its last product and multiplies again only the rows changed
 since; ``StoryCentroids.compact`` drops the rows of removed stories; the engine closes, for good,
-stories older than what a warm restart reads (``Deduper._expire_stories``).
+stories older than what a warm restart reads (``StoryLevel.expire``).
 """
 
 from __future__ import annotations
@@ -94,14 +94,14 @@ def test_the_tracker_closes_old_stories_and_the_engine_forgets_their_groups() ->
         when = day0 + i * DAY / 2
         results.append(d.ingest({"title": f"{words[i].title()} news", "url": f"https://a.example/{i}", "published_at": _iso(when)}))
     before = len(d.stories)
-    d._max_time = day0 + 14.5 * DAY
-    closed = d._expire_stories()
-    horizon = d._max_time - max(d.config.warmup_days, 2 * d.config.story_window_days) * DAY
+    newest = day0 + 14.5 * DAY
+    closed = d.story_level.expire(newest)
+    horizon = newest - max(d.config.operations.warmup_days, 2 * d.config.story.window_days) * DAY
     assert closed > 0 and len(d.stories) == before - closed
     assert all(s.last_time >= horizon for s in d.stories.stories.values())
     assert set(d.group_story.values()) <= set(d.stories.stories)
     assert d.counters["expired_stories"] == closed
-    assert d._expire_stories() == 0  # nothing more to close
+    assert d.story_level.expire(newest) == 0  # nothing more to close
     # A late copy of a closed story's report (day 7, in the copy window) still joins its copy group
     # and the group's stored story, which it opens again with its own evidence (as after a restart).
     assert results[14].story_id not in d.stories.stories
@@ -116,7 +116,6 @@ def test_no_story_window_closes_nothing() -> None:
     t = StoryTracker(threshold=0.5, window_days=1.0)
     assert t.expire(0.0) == 0
     d = Deduper.open(":memory:", model=None, config=None)
-    d.config = d.config.replace(story_window_days=0.0)
-    d._max_time = 1_800_000_000.0
-    assert d._expire_stories() == 0
+    d.ctx.config = d.config.replace(story_window_days=0.0)
+    assert d.story_level.expire(1_800_000_000.0) == 0
     d.close()

@@ -93,7 +93,7 @@ def _art(title: str, url: str, lang: str, when: str) -> dict:
 
 @pytest.mark.parametrize("on", [True, False])
 def test_engine_story_level_asks_the_slot_veto(on: bool) -> None:
-    d = Deduper.open(":memory:", model=None, config=EngineConfig(story_slot_veto=on))
+    d = Deduper.open(":memory:", model=None, config=EngineConfig.of(story_slot_veto=on))
     results = [d.ingest(_art(t, f"https://x.example/{i}", lang, f"2024-11-0{1 + i // 2}T0{i}:00:00Z"))
                for i, (t, lang) in enumerate([
                    ("Biden meets Kishida in Tokyo", "en"), ("Biden meets Albanese in Tokyo", "en"),

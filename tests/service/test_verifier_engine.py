@@ -74,7 +74,7 @@ class FakeVerifier:
 
 
 def engine(verifier: PairVerifierLike | None, *, embed: bool = True, **config: object) -> Deduper:
-    cfg = EngineConfig(embedding_threshold=0.625, **config)  # type: ignore[arg-type]
+    cfg = EngineConfig.of(embedding_threshold=0.625, **config)  # type: ignore[arg-type]
     return Deduper(open_store(":memory:"), embedder=TableEmbedder() if embed else None, config=cfg,
                    guards=None, verifier=verifier)
 
@@ -188,17 +188,17 @@ def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:
 
 
 def test_off_by_default_and_on_by_config_loads_lazily() -> None:
-    assert EngineConfig().verifier is False
+    assert EngineConfig().copy.verifier is False
     assert engine(None).verifier is None
-    on = Deduper(open_store(":memory:"), config=EngineConfig(verifier=True), guards=None)
+    on = Deduper(open_store(":memory:"), config=EngineConfig.of(verifier=True), guards=None)
     assert isinstance(on.verifier, LazyVerifier) and not on.verifier.loaded
     on.ingest(Article(title=FRAME_A, url="https://a.example/1"))  # nothing to verify: nothing loaded
     assert not on.verifier.loaded
-    assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "true"}).verifier is True
+    assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "true"}).copy.verifier is True
     with pytest.raises(ConfigError, match=r"^SAMESTORY_VERIFIER must be true or false, got 'maybe'$"):
         EngineConfig.load(env={"SAMESTORY_VERIFIER": "maybe"})
     with pytest.raises(ConfigError, match=r"^verifier_floor must be in \[0, 1\], got 1.5$"):
-        EngineConfig(verifier_floor=1.5)
+        EngineConfig.of(verifier_floor=1.5)
 
 
 def test_warm_verifier_runs_it_once_at_start_up() -> None:

@@ -53,7 +53,7 @@ def test_settings_layering(tmp_path):
     cfg.write_text('[service]\napi_key = "from-file"\nmax_batch = 7\nport = 9000\n\n[engine]\nwindow_days = 3.0\n')
     s = Settings.load(cfg, env={"SAMESTORY_MAX_BATCH": "9"}, port=9100)
     assert (s.api_key, s.max_batch, s.port) == ("from-file", 9, 9100)  # file < env < flags
-    assert s.engine_config().window_days == 3.0
+    assert s.engine_config().copy.window_days == 3.0
     assert Settings.load(env={"SAMESTORY_API_KEY": " "}).api_key is None  # blank means off, not "empty key"
     assert Settings.load(env={"SAMESTORY_MODEL": "none"}).model is None
     with pytest.raises(ValueError, match="SAMESTORY_MAX_BATCH must be an integer"):

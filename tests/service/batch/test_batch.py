@@ -123,7 +123,7 @@ def test_batch_settle_gives_one_story_level_whatever_the_input_order(tmp_path: P
     rows = {k: {"title": title, "lang": lang, "url": f"https://x.example/{k}",
                 "published_at": (t0 + timedelta(minutes=i)).isoformat()}
             for i, (k, (title, lang, _)) in enumerate(TWO_EVENTS.items())}
-    cfg = EngineConfig(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
+    cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
     streamed, settled = set(), set()
     for n, order in enumerate(itertools.permutations(rows)):
         records = read_records([write_jsonl(tmp_path / f"feed{n}.jsonl", [rows[k] for k in order])])

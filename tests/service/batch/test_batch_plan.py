@@ -66,11 +66,11 @@ def test_featurize_gives_the_streaming_engines_features() -> None:
         f = ItemFeatures.build(t, b, lang, 0.0)
         assert out["content_key"][i] == f.content_key and out["title_key"][i] == f.title_key
         assert out["lead"][i] == f.lead and bool(out["empty"][i]) == f.empty
-        assert out["embed_text"][i] == f.embed_text(CONFIG.embed_body_lead)
+        assert out["embed_text"][i] == f.embed_text(CONFIG.copy.embed_body_lead)
         assert np.array_equal(np.frombuffer(out["grams"][i], dtype=np.uint32), f.grams)
     assert out["empty"].tolist() == [False, False, True]
     # Band keys: one per LSH band for an item with grams, nothing for an empty one.
-    bands, _ = lsh_params(CONFIG.minhash_lsh_threshold, CONFIG.minhash_num_perm)
+    bands, _ = lsh_params(CONFIG.copy.minhash_lsh_threshold, CONFIG.copy.minhash_num_perm)
     assert len(np.frombuffer(out["bands"][0], dtype=np.uint64)) == bands
     assert out["bands"][2] == b""
 
@@ -87,7 +87,7 @@ def test_features_of_treats_a_missing_language_as_undetermined() -> None:
 
 def test_featurize_band_keys_match_the_engines_minhash_index() -> None:
     out = featurize(columns(["Samsung posts record quarterly profit"]), config=CONFIG)
-    mh = MinHashIndex(threshold=CONFIG.minhash_lsh_threshold, num_perm=CONFIG.minhash_num_perm)
+    mh = MinHashIndex(threshold=CONFIG.copy.minhash_lsh_threshold, num_perm=CONFIG.copy.minhash_num_perm)
     grams = np.frombuffer(out["grams"][0], dtype=np.uint32)
     assert np.frombuffer(out["bands"][0], dtype=np.uint64).tolist() == np.asarray(mh.band_keys(grams)).tolist()
 
@@ -95,7 +95,7 @@ def test_featurize_band_keys_match_the_engines_minhash_index() -> None:
 def test_explode_keys_one_row_per_item_and_key_skipping_empty_items() -> None:
     feats = featurize(columns(["Fed raises rates", "!!!", "Samsung profit"]), config=CONFIG)
     keys = explode_keys(feats)
-    bands, _ = lsh_params(CONFIG.minhash_lsh_threshold, CONFIG.minhash_num_perm)
+    bands, _ = lsh_params(CONFIG.copy.minhash_lsh_threshold, CONFIG.copy.minhash_num_perm)
     assert keys["row"].tolist() == [0] * (bands + 3) + [2] * (bands + 3)
     mine = [str(k) for k, r in zip(keys["key"], keys["row"], strict=True) if r == 0]
     assert mine[0] == f"c{feats['content_key'][0]}" and mine[1] == f"t{feats['title_key'][0]}"

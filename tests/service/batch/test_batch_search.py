@@ -44,9 +44,7 @@ def test_centroids_are_trained_on_a_sample_and_unit_length() -> None:
 
 def test_floor_sits_below_the_engine_threshold() -> None:
     cfg = EngineConfig().for_model("use")
-    assert SearchPlan.for_engine(cfg).floor < cfg.embedding_threshold
-    learned = EngineConfig(embedding_scorer="xling").for_model("use")
-    assert SearchPlan.for_engine(learned).floor < learned.embedding_floor
+    assert SearchPlan.for_engine(cfg).floor < cfg.copy.embedding_threshold
 
 
 def test_searches_answered_from_pairs_equal_the_index_above_the_floor() -> None:

@@ -78,14 +78,14 @@ def test_confirmation_needs_the_slot_guards() -> None:
 
 def test_the_band_is_resolved_per_model() -> None:
     cfg = EngineConfig().for_model("use")
-    assert cfg.slot_confirm_threshold == CALIBRATED_SLOT_CONFIRM_THRESHOLDS["use"]
-    assert cfg.slot_confirm_threshold is not None and cfg.embedding_threshold is not None
-    assert cfg.slot_confirm_threshold < cfg.embedding_threshold
+    assert cfg.copy.slot_confirm_threshold == CALIBRATED_SLOT_CONFIRM_THRESHOLDS["use"]
+    assert cfg.copy.slot_confirm_threshold is not None and cfg.copy.embedding_threshold is not None
+    assert cfg.copy.slot_confirm_threshold < cfg.copy.embedding_threshold
     # an explicit value wins; a model without a calibrated band has none
-    assert EngineConfig(slot_confirm_threshold=0.6).for_model("use").slot_confirm_threshold == 0.6
-    assert EngineConfig().for_model("e5-small").slot_confirm_threshold is None
+    assert EngineConfig.of(slot_confirm_threshold=0.6).for_model("use").copy.slot_confirm_threshold == 0.6
+    assert EngineConfig().for_model("e5-small").copy.slot_confirm_threshold is None
     with pytest.raises(ConfigError):
-        EngineConfig(slot_confirm_threshold=1.5)
+        EngineConfig.of(slot_confirm_threshold=1.5)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ def _deduper(use: object, **overrides: float) -> object:
     from service.engine import Deduper
     from service.store import open_store
 
-    return Deduper(open_store(":memory:"), embedder=use, config=EngineConfig(**overrides))
+    return Deduper(open_store(":memory:"), embedder=use, config=EngineConfig.of(**overrides))
 
 
 A = "Kim Jong Un meets Putin in Vladivostok"
@@ -110,7 +110,7 @@ def test_compare_and_ingest_accept_a_slot_confirmed_pair(use: object) -> None:
     d = _deduper(use)
     dec = d.compare(A, B)  # type: ignore[attr-defined]
     assert dec.same and dec.stage == "embedding"
-    assert dec.score < d.config.embedding_threshold  # type: ignore[attr-defined]
+    assert dec.score < d.config.copy.embedding_threshold  # type: ignore[attr-defined]
     assert "slot-confirmed band" in dec.reasons[0] and "Putin == 푸틴" in dec.reasons[0]
     d.ingest({"title": A, "url": "https://a.example/1"})  # type: ignore[attr-defined]
     r = d.ingest({"title": B, "url": "https://b.example/2"})  # type: ignore[attr-defined]

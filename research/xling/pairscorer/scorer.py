@@ -13,7 +13,7 @@ Features of a cross-lingual pair, oriented (Korean side, English side):
   ``hub_k`` nearest neighbours in a reference bank of the *other* language (the
   CSLS correction terms, learned weights instead of the fixed ``2cos - r_x - r_y``);
 * optionally the same three for multilingual-e5-small (``*_e5``);
-* lexical evidence from :mod:`models.xling.lexical`.
+* lexical evidence from :mod:`research.xling.pairscorer.lexical`.
 
 Same-language pairs are outside what the logistic model was trained on: for them
 :meth:`PairScorer.score` is a monotone map of ``cos_use`` that crosses
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.xling.lexical import LEXICAL_FEATURES, lexical_features
+from research.xling.pairscorer.lexical import LEXICAL_FEATURES, lexical_features
 
 __all__ = ["ALL_FEATURES", "DEFAULT_ARTEFACT", "FeatureBuilder", "PairBatch", "PairScorer"]
 
@@ -248,7 +248,7 @@ class PairScorer:
     # ------------------------------------------------------------------ io
     @classmethod
     def load(cls, path: Path | None = None) -> PairScorer:
-        """Load a scorer artefact (the packaged ``models/xling/scorer.npz`` by default)."""
+        """Load a scorer artefact (the packaged ``research/xling/pairscorer/scorer.npz`` by default)."""
         p = Path(path) if path is not None else DEFAULT_ARTEFACT
         with np.load(p, allow_pickle=False) as z:
             banks = {k[5:]: z[k].astype(np.float32) for k in z.files if k.startswith("bank_")}

@@ -1,4 +1,4 @@
-"""Fast tests of the cross-lingual pair scorer (models/xling).
+"""Fast tests of the cross-lingual pair scorer (research/xling/pairscorer).
 
 No embedding model is loaded: embeddings are synthetic unit vectors, so these tests
 check the plumbing (artefact, shapes, lexical evidence, monotonicity), not accuracy.
@@ -12,12 +12,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.xling.lexical import LEXICAL_FEATURES, extract_numbers, lexical_features, romanize, skeleton
-from models.xling.scorer import ALL_FEATURES, DEFAULT_ARTEFACT, FeatureBuilder, PairBatch, PairScorer
+from research.xling.pairscorer.lexical import (
+    LEXICAL_FEATURES,
+    extract_numbers,
+    lexical_features,
+    romanize,
+    skeleton,
+)
+from research.xling.pairscorer.scorer import (
+    ALL_FEATURES,
+    DEFAULT_ARTEFACT,
+    FeatureBuilder,
+    PairBatch,
+    PairScorer,
+)
 from research.xling.train import fit_logreg, pr_at, recall_at_precision, shared_threshold
 from tests.paths import EVAL_DATA, REPO_ROOT
 
-needs_artefact = pytest.mark.skipif(not DEFAULT_ARTEFACT.exists(), reason="models/xling/scorer.npz not built")
+needs_artefact = pytest.mark.skipif(not DEFAULT_ARTEFACT.exists(), reason="research/xling/pairscorer/scorer.npz not built")
 
 
 def _unit(rng: np.random.Generator, n: int, d: int = 512) -> np.ndarray:
@@ -133,7 +145,7 @@ def test_toy_scorer_roundtrip_and_monotone(tmp_path: Path) -> None:
 
 
 def test_pair_head_feature_roundtrips_and_follows_the_vectors(tmp_path: Path) -> None:
-    from models.xling.scorer import PairHead, head_inputs
+    from research.xling.pairscorer.scorer import PairHead, head_inputs
 
     rng = np.random.default_rng(3)
     d, hidden = 8, 4
@@ -227,7 +239,7 @@ def test_the_syllable_table_is_built_once_under_concurrent_first_use() -> None:
     import subprocess
     import sys
 
-    code = ("import threading; import models.xling.lexical as L; errs = []\n"
+    code = ("import threading; import research.xling.pairscorer.lexical as L; errs = []\n"
             "def go():\n"
             "    try:\n"
             "        [L._hangul_skeleton('삼성전자') for _ in range(3)]\n"

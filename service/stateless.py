@@ -1,0 +1,131 @@
+"""The engine's stateless comparisons: pairs compared, and lists of headlines deduplicated,
+through the same cascade and guards as ``ingest``, without the store or the candidate state
+(``Deduper.compare``, ``compare_pairs``, ``dedupe(kind="headline")``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm import tqdm
+
+from index.features import ItemFeatures
+from service.cascade import Cascade
+from service.context import EngineContext
+from service.placement import enter_copy, place_copy
+from service.scoring import CosineScorer
+from service.types import Article, Decision
+
+
+@dataclass
+class DedupeResult:
+    """Stateless dedupe of a batch (RAG chunk filtering).
+
+    ``clusters`` lists input indices per group, ``keep`` the index kept from each group (the
+    first occurrence), ``decisions`` one Decision per input. ``rethreshold`` re-groups with a
+    stricter embedding threshold without re-embedding (semhash style).
+    """
+
+    clusters: list[list[int]]
+    keep: list[int]
+    decisions: list[Decision]
+    duplicate_of: list[int | None] = field(default_factory=list)
+
+    def rethreshold(self, threshold: float) -> DedupeResult:
+        """Split off items merged by the embedding stage below ``threshold`` (only ever stricter)."""
+        dup = list(self.duplicate_of)
+        decisions = list(self.decisions)
+        for i, d in enumerate(decisions):
+            if dup[i] is not None and d.stage == "embedding" and (d.score or 0.0) < threshold:
+                dup[i] = None
+        return _group(dup, decisions)
+
+
+def _group(dup: list[int | None], decisions: list[Decision]) -> DedupeResult:
+    root = list(range(len(dup)))
+    for i, j in enumerate(dup):
+        if j is not None:
+            root[i] = root[j]
+    groups: dict[int, list[int]] = {}
+    for i, r in enumerate(root):
+        groups.setdefault(r, []).append(i)
+    clusters = list(groups.values())
+    return DedupeResult(clusters, [g[0] for g in clusters], decisions, dup)
+
+
+def features(item: Article | str) -> ItemFeatures:
+    """An item compared without a store (untimed unless it says when it was published)."""
+    a = item if isinstance(item, Article) else Article(title=item)
+    t = a.published_at.timestamp() if a.published_at else 0.0
+    return ItemFeatures.build(a.title, a.body, a.lang or "und", t, source=a.source, url=a.url)
+
+
+def compare_pairs(ctx: EngineContext, pairs: Sequence[tuple[Article | str, Article | str]], *,
+                  progress: bool = False, all_scores: bool = False, batch_size: int = 512) -> list[Decision]:
+    """Each pair's verdict, with the embedder called in batches (``Deduper.compare_pairs``)."""
+    feats = [(features(a), features(b)) for a, b in pairs]
+    out: list[Decision] = []
+    bar = tqdm(total=len(feats), disable=not progress, unit="pair", desc="compare")
+    for start in range(0, len(feats), batch_size):
+        chunk = feats[start : start + batch_size]
+        vec: dict[str, np.ndarray] = {}
+        if ctx.embedder is not None:
+            texts = list(dict.fromkeys(ctx.embed_text(f) for pair in chunk for f in pair))
+            if texts:
+                vec = dict(zip(texts, ctx.encode(texts), strict=True))
+        for fa, fb in chunk:
+            def vectors(fa: ItemFeatures = fa, fb: ItemFeatures = fb,
+                        vec: dict[str, np.ndarray] = vec) -> tuple[np.ndarray, np.ndarray] | None:
+                if not vec:
+                    return None
+                return vec[ctx.embed_text(fa)], vec[ctx.embed_text(fb)]
+            out.append(ctx.cascade.pair(fa, fb, ctx.state.ngram, vectors, all_scores=all_scores))
+        bar.update(len(chunk))
+    bar.close()
+    return out
+
+
+def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: float | None = None) -> DedupeResult:
+    """Each text is matched, in order, against the groups formed so far, through the same
+    cascade and guards as ``ingest``."""
+    if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a list of strings")
+    config = ctx.config if threshold is None else ctx.config.replace(embedding_threshold=threshold)
+    # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
+    scorer = ctx.scorer if threshold is None or ctx.scorer is None else CosineScorer(threshold)
+    cascade = Cascade(config, ctx.guards, scorer, verifier=ctx.verifier)
+    state = ctx.new_state(config)  # headlines only: no body on either side, no encoder needed
+    feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
+    # The cascade's principle holds here too: only chunks the cheap passes cannot settle
+    # against earlier chunks are embedded, in one batch.
+    vecs = ctx.prefetch_vectors(feats, state, cascade)
+    decisions: list[Decision] = []
+    dup: list[int | None] = []
+    for i, f in enumerate(feats):
+        text = cascade.embed_text(f)
+
+        def vector_fn(text: str = text) -> np.ndarray | None:
+            if ctx.embedder is None:
+                return None
+            if text not in vecs:
+                vecs[text] = ctx.encode([text])[0]
+            return vecs[text]
+
+        if f.empty:
+            decisions.append(Decision(False, "none", None, ["empty text"]))
+            dup.append(None)
+            continue
+        # The ingest's own copy decision and its application (service.placement): each text is its
+        # own document and, when it founds a group, the group's id.
+        p = place_copy(cascade, state, f, vector_fn, None)
+        # A text that founds a group brings its vector for the later texts, embedded now if no
+        # stage needed it (the ingest keeps only a vector it had to compute).
+        group = enter_copy(state, p, doc_id=i, version_id=i, features=f, url=None, source=None,
+                           new_group=functools.partial(int, i), vector=None if p.joins else vector_fn())
+        dup.append(state.reps[group] if p.joins else None)
+        decisions.append(p.decision)
+    return _group(dup, decisions)
+
