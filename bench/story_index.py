@@ -376,6 +376,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--sample", action="store_true", help="a sampled profile of each window (inclusive shares)")
     ap.add_argument("--vectors", type=Path, default=None, help="vector cache (.npz; default var/...)")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--against", type=Path, default=None,
+                    help="a --decisions file of another run (e.g. another checkout): compare this run's with it")
+    ap.add_argument("--decisions", type=Path, default=None, help="write the first run's decisions here (JSON)")
     args = ap.parse_args(argv)
     stream = build_stream(args.size, dup_share=args.dup_share)
     articles = [it.article() for it in stream.items][: args.stop]
@@ -393,6 +396,13 @@ def main(argv: Sequence[str] | None = None) -> None:
               "against_first": {r["config"]: compare(runs[0], r) for r in runs[1:]}}
     for name, cmp in report["against_first"].items():
         print(name, "vs", runs[0]["config"], json.dumps(cmp), flush=True)
+    if args.decisions is not None:
+        args.decisions.write_text(json.dumps({k: runs[0][k] for k in ("config", "decisions", "final_story")}))
+    if args.against is not None:  # two checkouts' engines, side by side on the same stream
+        other = json.loads(args.against.read_text())
+        other["decisions"] = [tuple(d) for d in other["decisions"]]
+        report["against_file"] = compare(other, {**runs[0], "decisions": [tuple(d) for d in runs[0]["decisions"]]})
+        print("vs", args.against, json.dumps(report["against_file"]), flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1))
