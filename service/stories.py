@@ -620,6 +620,72 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, x))))
 
 
+class _Without:
+    """A story's word or anchor counts without one unit's: what ``StoryTracker.features`` asks of
+    them (``get`` and ``in``), with no copy of the story's whole vocabulary."""
+
+    __slots__ = ("base", "minus")
+
+    def __init__(self, base: Counter[str], minus: Counter[str]) -> None:
+        self.base, self.minus = base, minus
+
+    def get(self, key: str, default: int = 0) -> int:
+        n = self.base.get(key, 0) - self.minus.get(key, 0)
+        return n if n > 0 else default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) > 0
+
+
+class _UnitParts:
+    """One pass over a story's log: each unit's member count, word and anchor counts, vector sum
+    (summed in log order) and vector count, and the members' times in order (for the span of the
+    story without a unit)."""
+
+    def __init__(self, s: Story) -> None:
+        self.count: Counter[Hashable | None] = Counter()
+        self.words: dict[Hashable | None, Counter[str]] = {}
+        self.anchors: dict[Hashable | None, Counter[str]] = {}
+        self.vec: dict[Hashable | None, Any] = {}
+        self.nvecs: Counter[Hashable | None] = Counter()
+        self.nvec = 0
+        for k, ev in s.log:
+            self.count[k] += 1
+            self.words.setdefault(k, Counter()).update(ev.words)
+            self.anchors.setdefault(k, Counter()).update(ev.anchors)
+            if ev.vector is not None:
+                self.vec[k] = self.vec.get(k, 0) + ev.vector
+                self.nvecs[k] += 1
+                self.nvec += 1
+        self.by_time = sorted(((ev.time, k) for k, ev in s.log), key=lambda tk: tk[0])
+
+    def of(self, key: Hashable | None) -> tuple[int, Counter[str], Counter[str], Any, int]:
+        return (self.count[key], self.words.get(key, Counter()), self.anchors.get(key, Counter()),
+                self.vec.get(key, 0), self.nvecs[key])
+
+
+def _ends(log: list[tuple[Hashable | None, StoryEvidence]], key: Hashable | None, total: int,
+          keep: Callable[[StoryEvidence], bool]) -> list[StoryEvidence]:
+    """The members ``Story.add`` keeps of the log without ``key``'s entries (those ``keep`` takes,
+    ``total`` of them): all while at most KEEP_FIRST + KEEP_LAST, else the first KEEP_FIRST and
+    the last KEEP_LAST, in log order."""
+    if total <= KEEP_FIRST + KEEP_LAST:
+        return [ev for k, ev in log if k != key and keep(ev)]
+    head: list[StoryEvidence] = []
+    for k, ev in log:
+        if k != key and keep(ev):
+            head.append(ev)
+            if len(head) == KEEP_FIRST:
+                break
+    tail: list[StoryEvidence] = []
+    for k, ev in reversed(log):
+        if k != key and keep(ev):
+            tail.append(ev)
+            if len(tail) == KEEP_LAST:
+                break
+    return head + tail[::-1]
+
+
 class StoryTracker:
     """Streaming story assignment over open stories (those active within ``window_days``)."""
 
@@ -825,6 +891,29 @@ class StoryTracker:
         out = {u.key, *(o.key for o in others)}
         return self._rebuilt(s.id, [(k, ev) for k, ev in s.log if k not in out])
 
+    def _rest_view(self, s: Story, u: Unit, parts: _UnitParts) -> Story:
+        """``s`` without unit ``u``, as ``_rest`` rebuilds it, read from ``s`` and the unit's own
+        parts instead of re-adding every other member (a revision asks it of each unit of a
+        neighbouring story: rebuilding was quadratic in a story's size, 87 % of the engine's CPU at
+        20,000 stored on the bench stream, research/notes/scale.md). What ``features`` and ``fit``
+        read: size, span, vector sum, kept vectors and members, word and anchor counts. The vector
+        sum is ``s``'s minus the unit's (the rebuilt one adds the others in order: the same up to
+        float rounding). ``s`` must have other units than ``u``."""
+        key = u.key
+        n_u, words_u, anchors_u, vec_u, nvec_u = parts.of(key)
+        size = s.size - n_u
+        first = next(t for t, k in parts.by_time if k != key)
+        last = next(t for t, k in reversed(parts.by_time) if k != key)
+        view = Story(s.id, first, last, size=size)
+        view.members = _ends(s.log, key, size, lambda ev: True)
+        if s.vec_sum is not None and parts.nvec - nvec_u > 0:
+            view.vec_sum = s.vec_sum - vec_u if nvec_u else s.vec_sum
+            view.kept = [(ev.vector, ev.lang) for ev in _ends(s.log, key, parts.nvec - nvec_u,
+                                                                lambda ev: ev.vector is not None)]  # type: ignore[misc]
+        view.words = _Without(s.words, words_u)  # type: ignore[assignment]
+        view.anchors = _Without(s.anchors, anchors_u)  # type: ignore[assignment]
+        return view
+
     def _stay(self, u: Unit, *others: Unit) -> float:
         """How well ``u`` fits its own story without itself (and ``others``); 0 when nothing is left."""
         rest = self._rest(u, *others)
@@ -882,18 +971,21 @@ class StoryTracker:
         cx = x.centroid()
         best: tuple[float, float, str, Unit, float, float, dict[str, float]] | None = None
         for s in self._neighbours(x):
+            # One pass over the story's log for all its units (not one per unit): each unit's
+            # count, words, anchors and vector sum (in log order, as the sum per unit was).
+            parts = _UnitParts(s)
+            keys = set(parts.count)
             for u in self._units_in(s):
                 if not self.is_open(u.lead, x):
                     continue
                 if cx is not None and u.lead.vector is not None and s.vec_sum is not None:
                     # Cheap first: a unit no nearer x's centroid than its own story's (without it)
                     # cannot gain enough from the centroid, the score's main term.
-                    own = s.vec_sum - sum(ev.vector for k, ev in s.log if k == u.key and ev.vector is not None)
+                    own = s.vec_sum - parts.vec.get(u.key, 0)
                     n = float(np.linalg.norm(own))
                     if n > 0 and float(cx @ u.lead.vector) < float(own @ u.lead.vector) / n - REVISE_PREFILTER:
                         continue
-                rest = self._rest(u)
-                if rest is None:
+                if keys == {u.key}:
                     # A unit alone in its story is not pulled: it scored below the threshold
                     # against every story open when it came (NTREX in the engine, where a group is
                     # an article and its translation, pulling them merged other outlets' pairs:
@@ -903,6 +995,9 @@ class StoryTracker:
                 sx = self.fit(u.lead, x, feats)
                 if sx < self.threshold:
                     continue
+                # Only now the story without the unit (most candidates fall below the threshold
+                # against x and never need it).
+                rest = self._rest_view(s, u, parts)
                 stay = 0.0 if rest is None else self.fit(u.lead, rest)
                 if stay >= REVISE_WEAK or sx <= stay + REVISE_MARGIN:
                     continue
