@@ -909,7 +909,8 @@ class StoryTracker:
         if s.vec_sum is not None and parts.nvec - nvec_u > 0:
             view.vec_sum = s.vec_sum - vec_u if nvec_u else s.vec_sum
             view.kept = [(ev.vector, ev.lang) for ev in _ends(s.log, key, parts.nvec - nvec_u,
-                                                                lambda ev: ev.vector is not None)]  # type: ignore[misc]
+                                                                lambda ev: ev.vector is not None)
+                         if ev.vector is not None]  # _ends took only members with a vector
         view.words = _Without(s.words, words_u)  # type: ignore[assignment]
         view.anchors = _Without(s.anchors, anchors_u)  # type: ignore[assignment]
         return view
