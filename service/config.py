@@ -115,14 +115,20 @@ def redact_url(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
 
 
-def _checked(obj: Any, check: Any) -> None:
-    """Run ``check`` (a section's validation); a ValueError or TypeError becomes a ConfigError."""
-    try:
-        check()
-    except ConfigError:
-        raise
-    except (ValueError, TypeError) as exc:
-        raise ConfigError(str(exc)) from None
+class _Checked:
+    """A config section whose ``_check`` runs when it is built: a ValueError or TypeError it
+    raises becomes a one-line :class:`ConfigError`."""
+
+    def _check(self) -> None:
+        """Raise ValueError for a value out of range (none by default)."""
+
+    def __post_init__(self) -> None:
+        try:
+            self._check()
+        except ConfigError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(str(exc)) from None
 
 
 def _unit_interval(obj: Any, names: Iterable[str], label: Any = lambda n: n) -> None:
@@ -179,7 +185,7 @@ CALIBRATED_SLOT_CONFIRM_THRESHOLDS: dict[str, float] = {
 
 
 @dataclass(frozen=True)
-class CopyConfig:
+class CopyConfig(_Checked):
     """The copy level: the cascade's thresholds, the guards' bands, the verifier and the windows.
 
     >>> CopyConfig().ngram_threshold
@@ -271,9 +277,6 @@ class CopyConfig:
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).
     exact_until: int = 20_000
 
-    def __post_init__(self) -> None:
-        _checked(self, self._check)
-
     def _check(self) -> None:
         _unit_interval(self, ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
                               "slot_confirm_threshold", "verifier_threshold", "verifier_floor"))
@@ -283,7 +286,7 @@ class CopyConfig:
 
 
 @dataclass(frozen=True)
-class StoryConfig:
+class StoryConfig(_Checked):
     """The story level (service/stories.py): which open story a new copy group joins.
 
     >>> StoryConfig().threshold
@@ -320,9 +323,6 @@ class StoryConfig:
     # while the store holds editors' corrections (a revision never undoes an editor's split or
     # merge).
     revise: bool = True
-
-    def __post_init__(self) -> None:
-        _checked(self, self._check)
 
     def _check(self) -> None:
         _unit_interval(self, ("threshold",), lambda n: f"story_{n}")
@@ -419,7 +419,7 @@ class PassageConfig:
 
 
 @dataclass(frozen=True)
-class OperationsConfig:
+class OperationsConfig(_Checked):
     """How the engine starts, checkpoints and shares work: none of it decides a merge."""
 
     # Warm restart (seed 001): load at most this much history, and give up after this many
@@ -443,9 +443,6 @@ class OperationsConfig:
     # a vector read back is the bytes the same model wrote for the same normalised text.
     embedding_cache: str | None = None
     url_rules: str | None = None
-
-    def __post_init__(self) -> None:
-        _checked(self, self._check)
 
     def _check(self) -> None:
         _non_negative(self, ("warmup_days", "warmup_timeout_s"))

@@ -1000,10 +1000,9 @@ class StoryTracker:
         cx = x.centroid()
         best: tuple[float, float, str, Unit, float, float, dict[str, float]] | None = None
         for s in self._neighbours(x):
-            # One pass over the story's log for all its units (not one per unit): each unit's
-            # count, words, anchors and vector sum (in log order, as the sum per unit was).
+            # Each unit's count, words, anchors and vector sum (in log order, as the sum per unit
+            # was), kept with the story: not one pass over its log per unit.
             parts = self._parts(s)
-            keys = set(parts.count)
             for u in self._units_in(s):
                 if not self.is_open(u.lead, x):
                     continue
@@ -1014,7 +1013,7 @@ class StoryTracker:
                     n = float(np.linalg.norm(own))
                     if n > 0 and float(cx @ u.lead.vector) < float(own @ u.lead.vector) / n - REVISE_PREFILTER:
                         continue
-                if keys == {u.key}:
+                if len(parts.count) == 1:  # ``u`` is the story's only unit
                     # A unit alone in its story is not pulled: it scored below the threshold
                     # against every story open when it came (NTREX in the engine, where a group is
                     # an article and its translation, pulling them merged other outlets' pairs:
@@ -1027,7 +1026,7 @@ class StoryTracker:
                 # Only now the story without the unit (most candidates fall below the threshold
                 # against x and never need it).
                 rest = self._rest_view(s, u, parts)
-                stay = 0.0 if rest is None else self.fit(u.lead, rest)
+                stay = self.fit(u.lead, rest)
                 if stay >= REVISE_WEAK or sx <= stay + REVISE_MARGIN:
                     continue
                 key = (-(sx - stay), u.lead.time, repr(u.key))
