@@ -288,11 +288,10 @@ def translation_partners(items: Sequence[SettleItem]) -> dict[int, int]:
             by_lang.setdefault(next(iter(ls)), []).append(g)
     if len(by_lang) < 2:
         return {}
-    for gs in by_lang.values():  # by content hash: the first of equal cosines wins, whatever the ids
-        gs.sort(key=lambda g: (lead[g].content_hash, g))
     nearest: dict[int, int] = {}
     for lang, gs in by_lang.items():
         others = [g for other, ogs in by_lang.items() if other != lang for g in ogs]
+        # by content hash: the first of equal cosines wins, whatever the ids
         others.sort(key=lambda g: (lead[g].content_hash, g))
         b = np.stack([lead[g].evidence.vector for g in others]).astype(np.float32)  # type: ignore[misc]
         for start in range(0, len(gs), _PARTNER_CHUNK):
