@@ -79,7 +79,7 @@ def evidence(items: Sequence[ClusterItem], vectors: np.ndarray | None) -> list[S
     for i, it in enumerate(items):
         a = to_article(Side(it.text, it.lang))
         out.append(StoryEvidence.build(a.title, a.body, it.lang, item_seconds(it),
-                                       None if vectors is None else vectors[i]))
+                                       None if vectors is None else vectors[i], timed=item_time(it) is not None))
     return out
 
 

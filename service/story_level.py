@@ -68,7 +68,8 @@ class StoryLevel:
                 story_vec = self.ctx.encode([text])[0]
                 self.recorder.vector(version_id, story_vec, kind="#story")
         time = f.time if cluster_id is None else self.story_time(cluster_id, f.time)
-        return StoryEvidence.build(article.title, article.body, article.lang or "und", time, story_vec)
+        return StoryEvidence.build(article.title, article.body, article.lang or "und", time, story_vec,
+                                   timed=article.published_at is not None)
 
     def join(self, cluster_id: int, cluster: ClusterRow | None, article: Article, f: ItemFeatures,
              vector: np.ndarray | None, version_id: int) -> StoryPlacement:
@@ -163,7 +164,7 @@ class StoryLevel:
                 raw = vectors.get(ver.id)
             vec = np.frombuffer(raw, dtype=np.float32) if raw is not None else None
             out.append((doc, StoryEvidence.build(ver.title, ver.body, ver.lang, self.story_time(doc.cluster_id, t),
-                                                 vec)))
+                                                 vec, timed=doc.published_at is not None)))
         return out
 
     @staticmethod

@@ -19,7 +19,7 @@ from service.engine import Deduper
 from service.settle import SettleItem, keep_ids, publication_order, settle_order, translation_partners
 from service.stories import StoryEvidence
 from service.types import Article
-from tests.helpers.stories import CHAIN, CHAIN_T0, TWO_EVENTS, FixedEmbedder, partition
+from tests.helpers.stories import CHAIN, CHAIN_T0, TWO_EVENTS, UNTIMED_TWO_EVENTS, FixedEmbedder, partition
 from tests.paths import EVAL_DATA
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -120,10 +120,10 @@ def test_items_without_a_publication_time_settle_to_one_story_level_in_every_ord
     arrival orders of the fixture, which stream to different stories, settle to one."""
     cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
     streamed, settled = set(), set()
-    for order in itertools.permutations(TWO_EVENTS):
-        d = Deduper.open(":memory:", model=FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
+    for order in itertools.permutations(UNTIMED_TWO_EVENTS):
+        d = Deduper.open(":memory:", model=FixedEmbedder(UNTIMED_TWO_EVENTS), config=cfg)  # type: ignore[arg-type]
         for k in order:
-            title, lang, _ = TWO_EVENTS[k]
+            title, lang, _ = UNTIMED_TWO_EVENTS[k]
             d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang))
         streamed.add(repr(_stories(d)))
         report = d.settle_stories()
@@ -240,6 +240,7 @@ def test_settling_honours_an_editors_merge() -> None:
 def test_copies_without_a_story_vector_are_embedded_and_their_vectors_stored() -> None:
     class Counting(FixedEmbedder):
         def __init__(self) -> None:
+            super().__init__()
             self.texts: list[str] = []
 
         def encode(self, texts: list[str], **kwargs: object) -> np.ndarray:
