@@ -287,7 +287,7 @@ def _passage_deduper(embedder: Any, *, before: bool = False) -> tuple[Any, Any]:
     from service.store import open_store
 
     engine = Deduper(open_store(":memory:"), embedder=embedder, warm=False)
-    dd = engine.passages
+    dd = engine.ctx.passages
     if before:
         dd = type(dd)(dd.encode, guards=dd.guards, config=replace(dd.config, probe_share=0.0))
     return engine, dd
@@ -353,7 +353,7 @@ def request_latency(stream: ChunkStream, embedder: Any, *, size: int = 20, calls
     if before_embedder is not None:
         paths["before"] = _passage_deduper(before_embedder, before=True)
     for engine, dd in paths.values():
-        engine.warm_encoder()
+        engine.ctx.warm_encoder()
         dd.dedupe(["one-off costs: the passage guards' rules are compiled on first use"])
     wall: dict[str, list[float]] = {k: [] for k in paths}
     cpu: dict[str, list[float]] = {k: [] for k in paths}

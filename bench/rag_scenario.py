@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chunks, of = scenario()
     n = len(chunks) - len(of)
     d = Deduper.open(":memory:", model=None if args.model == "none" else args.model)
-    d.warm_encoder()
+    d.ctx.warm_encoder()
     d.dedupe(["warm-up: builds the passage guards once"])
     for kind in ("passage", "headline"):
         before = d.counters["encoder_texts"]

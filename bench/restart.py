@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     t_warm = time.perf_counter() - t0
     gc.collect()
     rss1 = rss_bytes()
-    n = len(engine.state.entries)
+    n = len(engine.ctx.state.entries)
     if args.leave:
         engine.store.close()
     else:
@@ -106,7 +106,7 @@ def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     if not os.path.exists(db):
         raise SystemExit(f"--crash-after needs a store, and {db} does not exist (build one with --build)")
     engine, timings = _ingest_stream(db, size, seed, model, guards=guards, data_dir=data_dir, prefix="crash")
-    left = engine.cursor - engine.restart.checkpoint_cursor
+    left = engine.restart.cursor - engine.restart.checkpoint_cursor
     engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
     return {**timings, "crash_checkpoints": engine.counters["checkpoints"], "crash_changes_after_checkpoint": left}
 
@@ -129,10 +129,10 @@ def _ingest_stream(db: str, size: int, seed: int, model: str, *, guards: bool, d
     t0 = time.perf_counter()
     engine.ingest_many([it.article() for it in stream.items], chunk_size=256, progress=True)
     seconds = time.perf_counter() - t0
-    engine.wait_for_checkpoint()  # a crash comes after the last checkpoint is on disk
+    engine.restart.wait_for_checkpoint()  # a crash comes after the last checkpoint is on disk
     return engine, {f"{prefix}_items": size, f"{prefix}_ingest_s": round(seconds, 1),
-                    f"{prefix}_checkpoint_pause_s": engine.checkpoint_seconds,
-                    f"{prefix}_checkpoint_write_s": engine.checkpoint_write_seconds}
+                    f"{prefix}_checkpoint_pause_s": engine.restart.checkpoint_seconds,
+                    f"{prefix}_checkpoint_write_s": engine.restart.checkpoint_write_seconds}
 
 
 if __name__ == "__main__":

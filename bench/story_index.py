@@ -301,6 +301,9 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
         with tempfile.TemporaryDirectory() as tmp:
             engine = Deduper(open_store(f"sqlite:///{Path(tmp) / 'run.db'}"), embedder=embedder, config=cfg,
                              guards=guards_on(True))
+            # The open stories are the story level's (a checkout from before issue 37's surface
+            # narrowing reads them on the engine itself).
+            stories_of: Any = getattr(engine, "story_level", engine)
             decisions: list[tuple[int, int | None, str, str]] = []
             t_start, c_start = time.perf_counter(), time.process_time()
             for pos in range(0, len(articles), window):
@@ -319,7 +322,7 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                     "story_search_calls": nearest.calls - k0,
                     "vector_search_ms_per_item": round(1000 * (search.seconds - s0) / len(chunk), 3),
                     "vector_search_calls": search.calls - v0,
-                    "stories": len(engine.stories),
+                    "stories": len(stories_of.stories),
                     "indexed_groups": len(vectors) if vectors is not None else None,
                     "vector_index": vectors.kind if vectors is not None else None})
                 w = out["windows"][-1]
@@ -335,7 +338,7 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
             out["wall_s"] = round(time.perf_counter() - t_start, 2)
             out["cpu_s"] = round(time.process_time() - c_start, 2)
             out["items_per_s"] = round(len(articles) / out["wall_s"], 1)
-            out["final_story"] = [engine.group_story.get(g) for g, _, _, _ in decisions]
+            out["final_story"] = [stories_of.group_story.get(g) for g, _, _, _ in decisions]
             engine.close()
     finally:
         if sampler is not None:

@@ -216,22 +216,26 @@ def ingest_stories(items: Sequence[ClusterItem], guards: bool = True, model: str
     """One ingest of the items in the given order, both levels as streamed and (``settle``) once
     settled (``settle_hours``: ``Deduper.settle(hours=...)``)."""
     articles = cluster_articles(items)
+    from service.recorder import stored_groups
+
     with open_engine(guards=guards, model=model, overrides=overrides) as d:
         started = time.perf_counter()
         results = d.ingest_many(articles, progress=progress)
         seconds = time.perf_counter() - started
-        copy, story = d.stored_groups(results), _stories_of(d, results)
+        copy, story = stored_groups(d.store, results), _stories_of(d, results)
         if not settle:
             return Levels(copy, story, copy, story, seconds)
         report = d.settle(hours=settle_hours, progress=progress)
-        return Levels(copy, story, d.stored_groups(results), _stories_of(d, results), seconds, report)
+        return Levels(copy, story, stored_groups(d.store, results), _stories_of(d, results), seconds, report)
 
 
 def _stories_of(d: Deduper, results: Sequence[IngestResult]) -> list[int]:
-    """Each result's story as the store holds it now (``Deduper.stored_stories``); every copy
-    group of an eval ingest is in a story."""
+    """Each result's story as the store holds it now (``service.recorder.stored_stories``); every
+    copy group of an eval ingest is in a story."""
+    from service.recorder import stored_stories
+
     out: list[int] = []
-    for r, sid in zip(results, d.stored_stories(results), strict=True):
+    for r, sid in zip(results, stored_stories(d.store, results), strict=True):
         if sid is None:
             raise RuntimeError(f"copy group {r.cluster_id} is in no story")
         out.append(sid)

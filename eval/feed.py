@@ -26,6 +26,7 @@ from typing import Any
 from eval.data import _iter_json_lines
 from eval.metrics import adjusted_rand_index, pairwise_scores
 from service.engine import Deduper
+from service.recorder import stored_groups, stored_stories
 from service.types import IngestResult
 
 GOLD_FIELDS = ("copy", "story")
@@ -85,7 +86,7 @@ def _scores(gold_copy: Sequence[str], gold_story: Sequence[str], copy_ids: Seque
 def _stories(engine: Deduper, results: Sequence[IngestResult]) -> list[int]:
     # A copy group in no story (none should be) counts as a story of its own.
     return [sid if sid is not None else -r.cluster_id
-            for r, sid in zip(results, engine.stored_stories(results), strict=True)]
+            for r, sid in zip(results, stored_stories(engine.store, results), strict=True)]
 
 
 def score_feed(path: Path, *, model: str = "use") -> FeedReport:
@@ -93,9 +94,9 @@ def score_feed(path: Path, *, model: str = "use") -> FeedReport:
     articles, gold_copy, gold_story = load_feed(path)
     with Deduper.open(":memory:", model=model) as engine:
         results = engine.ingest_many(articles)
-        streamed = _scores(gold_copy, gold_story, engine.stored_groups(results), _stories(engine, results))
+        streamed = _scores(gold_copy, gold_story, stored_groups(engine.store, results), _stories(engine, results))
         engine.settle()
-        settled = _scores(gold_copy, gold_story, engine.stored_groups(results), _stories(engine, results))
+        settled = _scores(gold_copy, gold_story, stored_groups(engine.store, results), _stories(engine, results))
     return FeedReport(items=len(articles), streamed=streamed, settled=settled)
 
 

@@ -57,7 +57,7 @@ def predict_dedupe(pairs: Sequence[Pair], engine: Any, *, config: Any = None,
     ``config`` (a ``PassageConfig``) replaces the engine's passage thresholds for these calls.
     ``rank_score`` is the deciding stage's score (+inf for an exact copy, -inf when kept).
     """
-    deduper = engine.passages
+    deduper = engine.ctx.passages
     if config is not None:
         deduper = type(deduper)(deduper.encode, guards=deduper.guards, config=config)
     _prefetch(pairs, deduper)
@@ -189,7 +189,7 @@ def cross_validate(pairs: Sequence[Pair], engine: Any, *, folds: int = 5, max_xl
     """Out-of-fold predictions and per-fold thresholds (see the module doc)."""
     if folds < 2:
         raise ValueError(f"folds must be >= 2, got {folds}")
-    deduper = engine.passages
+    deduper = engine.ctx.passages
     feats = pair_features(pairs, deduper, progress=progress)
     fold = _folds(pairs, folds)
     preds: list[Prediction | None] = [None] * len(pairs)

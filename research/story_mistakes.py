@@ -20,6 +20,7 @@ from pathlib import Path
 from eval.data import eval_data_dir, load_clusters
 from eval.engine import cluster_articles, item_time, open_engine
 from eval.metrics import cluster_scores
+from service.recorder import stored_groups, stored_stories
 
 
 def pairs(n: int) -> int:
@@ -37,11 +38,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     items = load_clusters(eval_data_dir(args.data) / args.set / "dev.clusters.jsonl")
     with open_engine() as d:
         results = d.ingest_many(cluster_articles(items))
-        streamed = [int(s) for s in d.stored_stories(results)]  # type: ignore[arg-type]
+        streamed = [int(s) for s in stored_stories(d.store, results)]  # type: ignore[arg-type]
         if args.settle:
             d.settle()
-        groups = d.stored_groups(results)
-        stories = [int(s) for s in d.stored_stories(results)]  # type: ignore[arg-type]
+        groups = stored_groups(d.store, results)
+        stories = [int(s) for s in stored_stories(d.store, results)]  # type: ignore[arg-type]
         reason = {}
         for g in set(groups):
             c = d.store.get_cluster(g)

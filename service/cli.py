@@ -127,7 +127,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         for lineno, article in enumerate(articles, 1):  # every URL checked before anything is stored
             try:
-                engine.doc_key(article)
+                engine.copy_level.doc_key(article)
             except ArticleError as exc:
                 raise SystemExit(f"{args.file}: article {lineno}: {exc}") from exc
         show_bar = args.progress or (not args.quiet and not args.json and sys.stderr.isatty())
@@ -273,7 +273,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         raise SystemExit(str(exc)) from exc
     engine = open_engine(args)
-    print(json.dumps({**engine.stats(), "warmup": engine.warmup_report}, ensure_ascii=False, indent=2))
+    print(json.dumps({**engine.stats(), "warmup": engine.restart.warmup_report}, ensure_ascii=False, indent=2))
     engine.close()
     return 0
 

@@ -11,6 +11,7 @@ that replaces the constraints, is seen by all of them at once.
 from __future__ import annotations
 
 import threading
+import time as _time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -141,6 +142,52 @@ class EngineContext:
             self._passages = PassageDeduper.with_default_guards(encode, passage) if self.guards is not None \
                 else PassageDeduper(encode, config=passage)
         return self._passages
+
+    # warming single parts up (``Deduper.warm_up`` rebuilds the state; these load what a first
+    # request would otherwise wait for, and record the seconds in ``restart.warmup_report``) ----------
+    def warm_encoder(self) -> float:
+        """Load the model and run it once on a short text, so the first request does not pay for it.
+
+        The bundled USE reads its weights on first use (~1.5 s here), which a server would
+        otherwise add to its first ingest or dedupe. Not counted in ``counters`` (no item was
+        embedded). Returns the seconds it took (0.0 without a model); the service's start-up
+        records it in ``warmup_report["encoder_s"]``.
+        """
+        if self.embedder is None:
+            return 0.0
+        t0 = _time.perf_counter()
+        self.embedder.encode(["samestory warm-up"])
+        seconds = _time.perf_counter() - t0
+        self.restart.warmup_report["encoder_s"] = round(seconds, 3)
+        return seconds
+
+    def warm_guards(self) -> float:
+        """Run the guards once on a Korean-English pair, so the first request does not pay for
+        loading them: the Korean analyser (kiwipiepy) loads on first use, 2.4 s on a fresh server
+        (issue 36), and the slot tables are read then too. Returns the seconds it took (0.0 with
+        guards off); the service's start-up records it in ``warmup_report["guards_s"]``."""
+        if self.guards is None:
+            return 0.0
+        from service.guards import GuardInput
+
+        t0 = _time.perf_counter()
+        ko, en = "한국은행, 기준금리 연 3.50%로 동결", "Bank of Korea holds key rate at 3.50%"
+        self.guards.check(GuardInput(title=ko, text=ko, lang="ko"), GuardInput(title=en, text=en, lang="en"))
+        seconds = _time.perf_counter() - t0
+        self.restart.warmup_report["guards_s"] = round(seconds, 3)
+        return seconds
+
+    def warm_verifier(self) -> float:
+        """Load the pair verifier and run it once, so the first request does not pay for reading
+        its artefact and tokenizer (a few seconds). Returns the seconds it took (0.0 with the
+        verifier off); the service's start-up records it in ``warmup_report["verifier_s"]``."""
+        if self.verifier is None:
+            return 0.0
+        t0 = _time.perf_counter()
+        self.verifier.score(["한국은행, 기준금리 연 3.50%로 동결"], ["Bank of Korea holds key rate at 3.50%"])
+        seconds = _time.perf_counter() - t0
+        self.restart.warmup_report["verifier_s"] = round(seconds, 3)
+        return seconds
 
     def rep_candidate(self, doc_id: int) -> Candidate | None:
         """The displayed representative as ``better`` compares it (from memory, else the store)."""

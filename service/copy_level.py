@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from index.features import ItemFeatures
+from index.urls import InvalidUrlError
 from service.cascade import Confirm
 from service.config import DAY
 from service.context import EngineContext
@@ -27,7 +28,7 @@ from service.representative import Candidate, better
 from service.state import Entry
 from service.store.base import DocumentRow
 from service.story_level import StoryLevel
-from service.types import Article, Decision, IngestResult, Status
+from service.types import Article, ArticleError, Decision, IngestResult, Status
 
 # Bodies compared per ingested item (``CopyLevel.body_confirm``): each costs a passage comparison,
 # and a cross-lingual one the encoder for both bodies' sentences. With it, NTREX dev's copy groups
@@ -53,6 +54,15 @@ class CopyLevel:
         self.rebuild = rebuild
         self.max_time = 0.0  # the newest item's time seen: what expiry counts back from
         self.since_expiry = 0
+
+    def doc_key(self, a: Article) -> str | None:
+        """The document key: canonical URL, else ``id:<caller id>``, else None. Raises ArticleError."""
+        if a.url:
+            try:
+                return self.ctx.url_rules.canonicalize(a.url)
+            except InvalidUrlError as exc:
+                raise ArticleError(f"invalid url: {exc}") from exc
+        return f"id:{a.id}" if a.id else None
 
     def ingest_chunk(self, chunk: list[tuple[Article, str | None]]) -> list[IngestResult]:
         """Ingest ``chunk`` (articles with their document keys) in one transaction."""

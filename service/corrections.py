@@ -237,9 +237,9 @@ def load_constraints(store: Any) -> Constraints:
 
 
 def attach(engine: Any) -> Constraints:
-    """Load the store's corrections into ``engine.constraints`` (what ``StoryLevel.place`` consults)."""
-    engine.constraints = load_constraints(engine.store)
-    return engine.constraints
+    """Load the store's corrections into ``engine.ctx.constraints`` (what ``StoryLevel.place`` consults)."""
+    engine.ctx.constraints = load_constraints(engine.store)
+    return engine.ctx.constraints
 
 
 # applying corrections -----------------------------------------------------------------------------
@@ -250,7 +250,7 @@ class Editor:
 
     def __init__(self, engine: Any) -> None:
         self.engine = engine
-        if getattr(engine, "constraints", None) is None:
+        if getattr(engine.ctx, "constraints", None) is None:
             attach(engine)
 
     @property
@@ -316,7 +316,7 @@ class Editor:
         """A copy group whose anchor changed must not keep the old anchor's vector in the
         candidate index (a later translation of the split-off article would otherwise join the
         group it was taken out of): replace it with the new anchor's stored vector, or drop it."""
-        state = self.engine.state
+        state = self.engine.ctx.state
         if state.vectors is None:
             return
         import numpy as np
@@ -336,8 +336,8 @@ class Editor:
         return _EngineTransaction(self.engine)
 
     def _done(self, c: Correction, stories: list[int]) -> Correction:
-        self.engine.restory(stories)
-        self.engine.constraints.add(c)
+        self.engine.story_level.restory(stories)
+        self.engine.ctx.constraints.add(c)
         return c
 
     def split(self, document_id: int, *, who: str, note: str | None = None) -> Correction:
@@ -398,7 +398,7 @@ class Editor:
             if self._story_of(a) == self._story_of(b):
                 return self._split(b, who, note, kind="not_same", other=a.id, keep_group=a.cluster_id != b.cluster_id)
             c = _insert(self.store, "not_same", a.id, b.id, None, None, who, _time.time(), note)
-            self.engine.constraints.add(c)
+            self.engine.ctx.constraints.add(c)
             return c
 
     def merge(self, into_story: int, from_story: int, *, who: str, note: str | None = None) -> Correction:
@@ -418,7 +418,7 @@ class Editor:
                 raise CorrectionError(f"story {from_story} has no members left to merge")
             if not into_docs:
                 raise CorrectionError(f"story {into_story} has no members left to merge into")
-            veto = self.engine.constraints.cannot_link(into_docs, src_docs)
+            veto = self.engine.ctx.constraints.cannot_link(into_docs, src_docs)
             if veto is not None:
                 raise CorrectionError(f"documents {veto.doc_a} and {veto.doc_b} were marked not the same by "
                                       f"{veto.who} at {iso(veto.at)} (correction {veto.id}): split them first "

@@ -18,27 +18,24 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from tqdm import tqdm
 
-from index.urls import InvalidUrlError, UrlRules
+from index.urls import UrlRules
 from models.base import Embedder
 from service.config import EngineConfig
 from service.context import EngineContext
 from service.copy_level import CopyLevel
-from service.corrections import Constraints
 from service.recorder import Recorder
 from service.representative import best_of
 from service.settle import CopySettleReport, SettleReport
 from service.settling import Settling
-from service.state import CandidateState
 from service.stateless import DedupeResult, compare_pairs, dedupe_headlines
 from service.store import Store, open_store
-from service.stories import StoryTracker
 from service.story_level import StoryLevel
-from service.types import Article, ArticleError, Decision, IngestResult
+from service.types import Article, Decision, IngestResult
 
 if TYPE_CHECKING:
     from models.verifier import PairVerifierLike
     from service.guards import GuardSet
-    from service.passages import PassageDeduper, PassageDedupeResult
+    from service.passages import PassageDedupeResult
 
 __all__ = ["DEFAULT_GUARDS", "DedupeResult", "Deduper", "GuardsArg", "guards_on", "resolve_guards"]
 
@@ -86,12 +83,20 @@ class Deduper:
     The engine is composed: the ``cascade`` decides (``service.cascade``, its stages in
     ``service.stages``), the candidate state is searched, and ``restart``
     (``service.restart.StateRestart``) keeps that state across restarts and in step with other
-    writers; the passage path (``passages``) and the story level (``stories``) sit beside them.
+    writers; the passage path (``ctx.passages``) and the story level (``story_level``) sit beside them.
 
     This class is a facade: the work is done by collaborators sharing one ``EngineContext``
     (``ctx``): the copy level (``copy_level``, ``service.copy_level``), the story level
     (``story_level``, ``service.story_level``), settling (``settling``, ``service.settling``) and the
     stateless comparisons (``service.stateless``).
+
+    Its public methods are the operations users call (issue 37; ``tests/meta/test_engine_surface.py``
+    keeps the list); the rest is read on the collaborator that owns it: the candidate state
+    (``ctx.state``), the editors' constraints (``ctx.constraints``), the warm-ups of single parts
+    (``ctx.warm_encoder``, ``warm_guards``, ``warm_verifier``), the change cursor, warm-up report and
+    checkpoint timings (``restart``), the open stories and each group's story (``story_level.stories``,
+    ``group_story``, ``restory``), the document key (``copy_level.doc_key``) and each result's copy
+    group and story as stored now (``service.recorder.stored_groups``, ``stored_stories``).
     """
 
     def __init__(self, store: Store, *, embedder: Embedder | None = None, config: EngineConfig | None = None,
@@ -131,109 +136,21 @@ class Deduper:
             embedder = model
         return cls(open_store(db), embedder=embedder, config=config, guards=guards)
 
-    # what the collaborators share, read through ``ctx`` (a warm-up or a correction replaces it) ---
     @property
     def config(self) -> EngineConfig:
+        """The engine's configuration (``ctx.config``)."""
         return self.ctx.config
 
-    @property
-    def constraints(self) -> Constraints:
-        """Editors' must-/cannot-link constraints (``service.corrections``), consulted at story decisions."""
-        return self.ctx.constraints
-
-    @constraints.setter
-    def constraints(self, value: Constraints) -> None:  # service.corrections.attach
-        self.ctx.constraints = value
-
-    @property
-    def stories(self) -> StoryTracker:
-        """The open stories' evidence (``service/stories.py``); a warm-up replaces it."""
-        return self.story_level.stories
-
-    @property
-    def group_story(self) -> dict[int, int]:
-        """Each copy group's story, for the open stories."""
-        return self.story_level.group_story
-
-    # the candidate state and its persistence (``restart``) ----------------------------------------
-    @property
-    def state(self) -> CandidateState:
-        """The candidate state the cascade searches (a warm-up replaces it: read it here each time)."""
-        return self.restart.state
-
-    @property
-    def cursor(self) -> int:
-        """The last store change the candidate state reflects."""
-        return self.restart.cursor
-
-    @property
-    def warmup_report(self) -> dict[str, Any]:
-        return self.restart.warmup_report
-
-    @property
-    def checkpoint_seconds(self) -> list[float]:
-        return self.restart.checkpoint_seconds
-
-    @property
-    def checkpoint_write_seconds(self) -> list[float]:
-        return self.restart.checkpoint_write_seconds
-
+    # persistence (``restart``) -----------------------------------------------------------------------
     def checkpoint(self, *, wait: bool = True) -> bool:
         """Write the vector index and state snapshot beside a SQLite store (``StateRestart.checkpoint``)."""
         return self.restart.checkpoint(wait=wait)
-
-    def wait_for_checkpoint(self) -> None:
-        self.restart.wait_for_checkpoint()
 
     def warm_up(self) -> dict[str, Any]:
         """Rebuild the candidate state (``StateRestart.warm_up``), then the open stories."""
         report = self.restart.warm_up()
         report["story_items"] = self.story_level.warm()
         return report
-
-    def warm_encoder(self) -> float:
-        """Load the model and run it once on a short text, so the first request does not pay for it.
-
-        The bundled USE reads its weights on first use (~1.5 s here), which a server would
-        otherwise add to its first ingest or dedupe. Not counted in ``counters`` (no item was
-        embedded). Returns the seconds it took (0.0 without a model); the service's start-up
-        records it in ``warmup_report["encoder_s"]``.
-        """
-        if self.embedder is None:
-            return 0.0
-        t0 = _time.perf_counter()
-        self.embedder.encode(["samestory warm-up"])
-        seconds = _time.perf_counter() - t0
-        self.warmup_report["encoder_s"] = round(seconds, 3)
-        return seconds
-
-    def warm_guards(self) -> float:
-        """Run the guards once on a Korean-English pair, so the first request does not pay for
-        loading them: the Korean analyser (kiwipiepy) loads on first use, 2.4 s on a fresh server
-        (issue 36), and the slot tables are read then too. Returns the seconds it took (0.0 with
-        guards off); the service's start-up records it in ``warmup_report["guards_s"]``."""
-        if self.guards is None:
-            return 0.0
-        from service.guards import GuardInput
-
-        t0 = _time.perf_counter()
-        ko, en = "한국은행, 기준금리 연 3.50%로 동결", "Bank of Korea holds key rate at 3.50%"
-        self.guards.check(GuardInput(title=ko, text=ko, lang="ko"), GuardInput(title=en, text=en, lang="en"))
-        seconds = _time.perf_counter() - t0
-        self.warmup_report["guards_s"] = round(seconds, 3)
-        return seconds
-
-    def warm_verifier(self) -> float:
-        """Load the pair verifier and run it once, so the first request does not pay for reading
-        its artefact and tokenizer (a few seconds). Returns the seconds it took (0.0 with the
-        verifier off); the service's start-up records it in ``warmup_report["verifier_s"]``."""
-        if self.verifier is None:
-            return 0.0
-        t0 = _time.perf_counter()
-        self.verifier.score(["한국은행, 기준금리 연 3.50%로 동결"], ["Bank of Korea holds key rate at 3.50%"])
-        seconds = _time.perf_counter() - t0
-        self.warmup_report["verifier_s"] = round(seconds, 3)
-        return seconds
 
     def close(self) -> None:
         """Persist the vector index and the state snapshot next to the store (a fast warm
@@ -261,7 +178,7 @@ class Deduper:
         Items are validated first, so a bad item fails the call before anything is stored.
         """
         items = [a if isinstance(a, Article) else Article.from_dict(a) for a in articles]
-        keys = [self.doc_key(a) for a in items]
+        keys = [self.copy_level.doc_key(a) for a in items]
         results: list[IngestResult] = []
         bar = tqdm(total=len(items), disable=not progress, unit="item", desc="ingest")
         for start in range(0, len(items), chunk_size):
@@ -270,15 +187,6 @@ class Deduper:
             bar.update(len(chunk))
         bar.close()
         return results
-
-    def doc_key(self, a: Article) -> str | None:
-        """The document key: canonical URL, else ``id:<caller id>``, else None. Raises ArticleError."""
-        if a.url:
-            try:
-                return self.url_rules.canonicalize(a.url)
-            except InvalidUrlError as exc:
-                raise ArticleError(f"invalid url: {exc}") from exc
-        return f"id:{a.id}" if a.id else None
 
     # deletion ------------------------------------------------------------------------------------------
     def delete_document(self, document_id: int) -> bool:
@@ -290,10 +198,10 @@ class Deduper:
                 return False
             now = _time.time()
             self.store.mark_deleted(document_id, now)
-            self.state.remove(document_id)
+            self.ctx.state.remove(document_id)
             if doc.cluster_id is not None:
                 cluster = self.store.get_cluster(doc.cluster_id)
-                live = self.state.entries.docs_of_cluster(doc.cluster_id)
+                live = self.ctx.state.entries.docs_of_cluster(doc.cluster_id)
                 if cluster is not None and cluster.representative_id == document_id and live:
                     # The best remaining member by seed 000's rules takes the representative's place.
                     cands = [c for c in map(self.ctx.rep_candidate, live) if c is not None]
@@ -328,46 +236,14 @@ class Deduper:
         store, so it may run beside an ingest in another thread (the HTTP service does).
         """
         if kind == "passage":
-            return self.passages.dedupe(records, text_field=text_field, threshold=threshold)
+            return self.ctx.passages.dedupe(records, text_field=text_field, threshold=threshold)
         if kind != "headline":
             raise ValueError(f"kind must be 'passage' or 'headline', got {kind!r}")
         from service.passages import texts_of
 
         return dedupe_headlines(self.ctx, texts_of(records, text_field)[0], threshold=threshold)
 
-    @property
-    def passages(self) -> PassageDeduper:
-        """The passage path (``service.passages.PassageDeduper``), built on first use."""
-        return self.ctx.passages
-
     # stories and settling ------------------------------------------------------------------------------
-    def restory(self, story_ids: Iterable[int]) -> None:
-        """Rebuild these stories' evidence from the store (their copy groups and live members as
-        they are now): after an editor moved groups or members between stories."""
-        self.story_level.restory(story_ids)
-
-    def stored_groups(self, results: Sequence[IngestResult]) -> list[int]:
-        """Each result's copy group as the store holds it now: a settling (``settle_copies``) may
-        have moved the item after its result was returned (a deleted item keeps the result's)."""
-        out = []
-        for r in results:
-            doc = self.store.get_document(r.document_id)
-            out.append(int(doc.cluster_id) if doc is not None and doc.cluster_id is not None else r.cluster_id)
-        return out
-
-    def stored_stories(self, results: Sequence[IngestResult]) -> list[int | None]:
-        """Each result's story as the store holds it now: an item's story is its copy group's
-        (``stored_groups``), and a story revision (or settling) may have moved the group after the
-        result was returned (a group the store has no story for keeps the result's)."""
-        story_of: dict[int, int | None] = {}
-        out: list[int | None] = []
-        for r, g in zip(results, self.stored_groups(results), strict=True):
-            if g not in story_of:
-                c = self.store.get_cluster(g)
-                story_of[g] = c.story_id if c is not None and c.story_id is not None else r.story_id
-            out.append(story_of[g])
-        return out
-
     def settle(self, *, hours: float | None = None, copies: bool = True, progress: bool = False) -> SettleReport:
         """Settle the open window in publication order, both levels (``service.settling.Settling.settle``):
         the copy groups (``settle_copies``; ``copies=False`` keeps them as they streamed), then the
@@ -392,10 +268,10 @@ class Deduper:
         return {
             **counts,
             "copy_groups": counts.get("clusters", 0),
-            "indexed_documents": len(self.state.entries),
-            "indexed_copy_groups": len(self.state.reps),
-            "indexed_clusters": len(self.state.reps),
-            "vector_index": len(self.state.vectors) if self.state.vectors is not None else 0,
+            "indexed_documents": len(self.ctx.state.entries),
+            "indexed_copy_groups": len(self.ctx.state.reps),
+            "indexed_clusters": len(self.ctx.state.reps),
+            "vector_index": len(self.ctx.state.vectors) if self.ctx.state.vectors is not None else 0,
             "counters": dict(self.counters),
             "model": self.model_name,
             "embedding_cache": _cache_stats(self.embedder),

@@ -5,18 +5,21 @@ memberships, representatives, copy groups and stories, the moves revisions made,
 the change feed. Settling's replays, the headline dedupe and the story evaluation use the same
 placements with no recorder (``service.placement``); settling stores its moves itself, as the
 differences between a replay and the store (``service.settling``).
+
+``stored_groups`` and ``stored_stories`` read back what was recorded for a batch of results: the
+copy group and story each item is in now, which a settling or an editor may have changed since.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from service.placement import CopyPlacement, StoryPlacement
 from service.store import Store
 from service.stories import Move
-from service.types import Article, Decision, Status
+from service.types import Article, Decision, IngestResult, Status
 
 
 class Recorder:
@@ -93,3 +96,28 @@ class Recorder:
     def change(self, doc_id: int, now: float) -> None:
         """A change-feed row: other workers and warm restarts replay ``doc_id`` from it."""
         self.store.record_change(doc_id, now)
+
+
+# reading back what was recorded --------------------------------------------------------------------
+def stored_groups(store: Store, results: Sequence[IngestResult]) -> list[int]:
+    """Each result's copy group as the store holds it now: a settling (``Deduper.settle_copies``) may
+    have moved the item after its result was returned (a deleted item keeps the result's)."""
+    out = []
+    for r in results:
+        doc = store.get_document(r.document_id)
+        out.append(int(doc.cluster_id) if doc is not None and doc.cluster_id is not None else r.cluster_id)
+    return out
+
+
+def stored_stories(store: Store, results: Sequence[IngestResult]) -> list[int | None]:
+    """Each result's story as the store holds it now: an item's story is its copy group's
+    (``stored_groups``), and a story revision (or settling) may have moved the group after the
+    result was returned (a group the store has no story for keeps the result's)."""
+    story_of: dict[int, int | None] = {}
+    out: list[int | None] = []
+    for r, g in zip(results, stored_groups(store, results), strict=True):
+        if g not in story_of:
+            c = store.get_cluster(g)
+            story_of[g] = c.story_id if c is not None and c.story_id is not None else r.story_id
+        out.append(story_of[g])
+    return out

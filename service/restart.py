@@ -12,9 +12,11 @@ restarts, and in step with other writers:
   before a decision, or the tail a warm-up cut short.
 
 ``StateRestart`` is a collaborator the engine holds (``Deduper.restart``): it owns the candidate
-state object (a warm-up or a snapshot load replaces it; ``Deduper.state`` reads it from here)
-and the change cursor the state reflects. The engine keeps its public surface (``checkpoint``,
-``warm_up``, ``warmup_report``, ``cursor``) by delegating to it.
+state object (a warm-up or a snapshot load replaces it; ``EngineContext.state`` reads it from
+here), the change cursor the state reflects (``cursor``), the last warm-up's report
+(``warmup_report``) and the checkpoints' timings (``checkpoint_seconds``,
+``checkpoint_write_seconds``, ``wait_for_checkpoint``). The engine's ``checkpoint`` and
+``warm_up`` delegate to it; the rest is read here (``engine.restart.cursor``).
 """
 
 from __future__ import annotations

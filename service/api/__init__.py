@@ -40,9 +40,9 @@ def open_engine(settings: Settings) -> Deduper:
 
     engine = Deduper.open(settings.db, model=settings.model, config=settings.engine_config(),
                           guards=guards_on(settings.guards), device=settings.device)
-    engine.warm_encoder()
-    engine.warm_guards()
-    engine.warm_verifier()
+    engine.ctx.warm_encoder()
+    engine.ctx.warm_guards()
+    engine.ctx.warm_verifier()
     return engine
 
 
@@ -74,7 +74,7 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
         eng = engine if engine is not None else open_engine(settings)
         app.state.service = Service(eng, settings, metrics)
         log.info("engine ready", extra={"samestory": {"settings": settings.public(),
-                                                      "warmup": getattr(eng, "warmup_report", {})}})
+                                                      "warmup": getattr(getattr(eng, "restart", None), "warmup_report", {})}})
         try:
             yield
         finally:

@@ -94,25 +94,26 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
     engine's vector searches are then answered from them (``service.batch.candidates``).
     """
     from service.engine import Deduper, guards_on
+    from service.recorder import stored_groups, stored_stories
     from service.store import open_store
 
     engine = Deduper(open_store(store), embedder=embedder, config=config, guards=guards_on(guards))
     searches: dict[str, int] = {}
     try:
         wrapped = None
-        if neighbours is not None and engine.state.vectors is not None:
+        if neighbours is not None and engine.ctx.state.vectors is not None:
             # after warm-up: the groups an --into store already held are strangers, scored on every search
-            wrapped = CandidateVectors(engine.state.vectors, neighbours, floor=floor, exact_scores=exact_scores)
-            engine.state.vectors = wrapped  # type: ignore[assignment]
+            wrapped = CandidateVectors(engine.ctx.state.vectors, neighbours, floor=floor, exact_scores=exact_scores)
+            engine.ctx.state.vectors = wrapped  # type: ignore[assignment]
         out = engine.ingest_many([r.article for r in records], progress=progress)
         if wrapped is not None:
             searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
                         "own_search_for_score": wrapped.for_score}
-            engine.state.vectors = wrapped.inner
+            engine.ctx.state.vectors = wrapped.inner
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
         settled = engine.settle(progress=progress).to_dict() if settle else None
         counters = {k: int(v) for k, v in engine.counters.items()}
-        groups, stories = engine.stored_groups(out), engine.stored_stories(out)
+        groups, stories = stored_groups(engine.store, out), stored_stories(engine.store, out)
     finally:
         engine.close()
     first_row: dict[int, int] = {}

@@ -202,11 +202,11 @@ def test_warm_guards_loads_the_korean_analyser_at_start_up() -> None:
     from service.guards import slots
 
     with Deduper.open(":memory:", model=None) as d:
-        d.warm_guards()
+        d.ctx.warm_guards()
         assert slots._KIWI is not None
-        assert "guards_s" in d.warmup_report
+        assert "guards_s" in d.restart.warmup_report
     with Deduper.open(":memory:", model=None, guards=None) as off:
-        assert off.warm_guards() == 0.0 and "guards_s" not in off.warmup_report
+        assert off.ctx.warm_guards() == 0.0 and "guards_s" not in off.restart.warmup_report
 
 
 # the exact stage: only an outlet's tail is cut ----------------------------------------------------

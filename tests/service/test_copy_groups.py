@@ -44,7 +44,7 @@ def test_the_anchor_survives_a_restart(tmp_path: Path) -> None:
         from service.config import EngineConfig
 
         d = Deduper.open(db, model=None, guards=None, config=EngineConfig.of(state_snapshot=snapshot))
-        assert d.state.reps[a.cluster_id] == a.document_id
+        assert d.ctx.state.reps[a.cluster_id] == a.document_id
         d.close()
     d = Deduper.open(db, model=None, guards=None)
     c = d.ingest(Article(title=C, url="https://outlet2.example/a"))
@@ -89,7 +89,11 @@ def test_a_re_run_a_day_later_does_not_stretch_its_story_to_that_day(tmp_path: P
     assert rerun.cluster_id == first.cluster_id == near.cluster_id and rerun.decision.stage == "exact"
     assert rerun.story_id == first.story_id
     t0 = monday.timestamp()
-    span = lambda dd: (dd.stories.stories[first.story_id].first_time, dd.stories.stories[first.story_id].last_time)  # noqa: E731
+
+    def span(dd):
+        story = dd.story_level.stories.stories[first.story_id]
+        return story.first_time, story.last_time
+
     assert span(d) == (t0, t0 + 3 * 3600)  # the rewrite 3 h on counts at its own time, the re-run does not
     d.close()
     d = Deduper.open(db, model=None, guards=None)
@@ -102,5 +106,5 @@ def test_a_re_run_a_day_later_does_not_stretch_its_story_to_that_day(tmp_path: P
                      config=EngineConfig.of(copy_gap_hours=0.0))
     a = d.ingest(Article(title=A, url="https://outlet0.example/a", published_at=monday))
     d.ingest(Article(title=A, url="https://outlet2.example/a", published_at=monday + timedelta(hours=27)))
-    assert d.stories.stories[a.story_id].last_time == t0 + 27 * 3600
+    assert d.story_level.stories.stories[a.story_id].last_time == t0 + 27 * 3600
     d.close()

@@ -91,10 +91,10 @@ def test_split_takes_the_member_out_of_its_copy_group_and_its_story():
     assert engine.store.get_cluster(new_group).story_reason == why
     # The engine's memory follows at once: the split document anchors its new group, in its new
     # story, whose evidence the story tracker now holds apart from the story it left.
-    assert engine.state.reps[new_group] == docs[1]
-    assert engine.state.entries.cluster_of(docs[1]) == new_group
-    assert engine.group_story[new_group] == c.story_to
-    assert engine.stories.stories[c.story_to].size == 1 and engine.stories.stories[story].size == 2
+    assert engine.ctx.state.reps[new_group] == docs[1]
+    assert engine.ctx.state.entries.cluster_of(docs[1]) == new_group
+    assert engine.story_level.group_story[new_group] == c.story_to
+    assert engine.story_level.stories.stories[c.story_to].size == 1 and engine.story_level.stories.stories[story].size == 2
     assert [x.to_dict()["who"] for x in list_corrections(engine.store)] == ["alice"]
     engine.close()
 
@@ -110,8 +110,8 @@ def test_splitting_the_representative_elects_another():
     assert "split off by editor bob" in engine.store.cluster_events(group)[-1].reason
     # What the engine compares is each group's anchor, its earliest live member (issue 17), not the
     # displayed representative: the split document anchors its new group, the group the earliest left.
-    assert engine.state.reps[group] == min(_members(engine.store, group))
-    assert engine.state.reps[_group_of(engine.store, rep)] == rep
+    assert engine.ctx.state.reps[group] == min(_members(engine.store, group))
+    assert engine.ctx.state.reps[_group_of(engine.store, rep)] == rep
     engine.close()
 
 
@@ -137,7 +137,7 @@ def test_merge_moves_copy_groups_and_not_same_blocks_a_later_merge():
     assert _story_docs(engine.store, story) == sorted([*docs, other.document_id])
     assert engine.store.clusters_of_story(other.story_id) == []
     # The merged story's evidence stays its own in the story tracker (an item it draws is redirected).
-    assert engine.group_story[other.cluster_id] == story and other.story_id in engine.stories.stories
+    assert engine.story_level.group_story[other.cluster_id] == story and other.story_id in engine.story_level.stories.stories
     assert "editor alice merged story" in engine.store.get_cluster(other.cluster_id).story_reason
     n = editor.not_same(docs[0], other.document_id, who="carol")
     assert n.kind == "not_same" and n.story_to is not None  # they shared a story: the second one's group left it
@@ -236,7 +236,7 @@ def test_a_merge_brings_new_items_to_the_merged_story_also_on_a_worker_loaded_be
     first.close()
     second.close()
     third = _engine(db)  # after a restart: the merged story's evidence is rebuilt as its own part
-    assert fed.story_id in third.stories.stories and third.group_story[fed.cluster_id] == story
+    assert fed.story_id in third.story_level.stories.stories and third.story_level.group_story[fed.cluster_id] == story
     later = Article(title="Fed raises rates again as markets expect one more hike", url="https://www.wsj.com/r",
                     lang="en", published_at="2026-11-19T11:40:00+00:00")
     assert third.ingest(later).story_id == story
@@ -268,8 +268,8 @@ def test_corrections_survive_a_restart_and_constrain_the_reopened_engine(tmp_pat
     engine.close()
     engine = _engine(db)
     assert _story_of(engine.store, b.document_id) == c.story_to
-    assert engine.group_story[b.cluster_id] == c.story_to
-    assert engine.constraints.cannot_link([b.document_id], [c.doc_b]) is not None
+    assert engine.story_level.group_story[b.cluster_id] == c.story_to
+    assert engine.ctx.constraints.cannot_link([b.document_id], [c.doc_b]) is not None
     again = Article(title=FED_FOLLOW_UP.title, url="https://apnews.com/z", lang="en",
                     published_at="2026-11-19T12:00:00+00:00")
     assert engine.ingest(again).story_id == c.story_to  # a new copy follows the split after the restart

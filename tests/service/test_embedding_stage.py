@@ -77,7 +77,7 @@ def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use,
     d.close()
     assert (tmp_path / "s.db.faiss").exists()
     d2 = Deduper(open_store(db), embedder=use)
-    assert d2.warmup_report["vector_index"] == "file"
+    assert d2.restart.warmup_report["vector_index"] == "file"
     r = d2.ingest(Article(title=EN, url="https://b.example/1"))
     assert r.status == "duplicate" and r.decision.stage == "embedding"
     # A crash leaves both files behind the store: the next start loads them and replays the
@@ -85,14 +85,14 @@ def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use,
     d2.store.close()
     shutil.copy(tmp_path / "s.db", tmp_path / "crashed.db")
     d3 = Deduper(open_store(db), embedder=use)
-    assert d3.warmup_report["vector_index"] == "file" and d3.warmup_report["replayed"] == 2
+    assert d3.restart.warmup_report["vector_index"] == "file" and d3.restart.warmup_report["replayed"] == 2
     later = Article(title="Samsung reports all-time high operating profit in the third quarter", url="https://c.example/1")
     r3 = d3.ingest(later)
     assert r3.cluster_id == r.cluster_id
     d3.close()
     # Without the files the same store is rebuilt from its stored vectors, to the same decision.
     d4 = Deduper(open_store(f"sqlite:///{tmp_path}/crashed.db"), embedder=use)
-    assert d4.warmup_report["vector_index"] == "store" and d4.warmup_report["state"] == "store"
+    assert d4.restart.warmup_report["vector_index"] == "store" and d4.restart.warmup_report["state"] == "store"
     assert d4.ingest(later).cluster_id == r.cluster_id
     d4.close()
 

@@ -1,5 +1,6 @@
 """The engine is composed, not inherited: state persistence is a collaborator (``Deduper.restart``)
-that owns the candidate state, and the guards argument is a guard set, None, or the default."""
+that owns the candidate state (read through the context, ``Deduper.ctx.state``), and the guards
+argument is a guard set, None, or the default."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ def test_deduper_holds_its_restart_collaborator_instead_of_inheriting_it(tmp_pat
     e = Deduper.open(f"sqlite:///{tmp_path}/c.db", model=None, guards=None)
     assert isinstance(e.restart, StateRestart)
     first = e.ingest(Article(title="Fed raises rates", url="https://a.example/1"))
-    assert e.state is e.restart.state and first.document_id in e.state.entries
-    assert e.cursor == e.restart.cursor == e.store.max_change()
-    before = e.state
+    assert e.ctx.state is e.restart.state and first.document_id in e.ctx.state.entries
+    assert e.restart.cursor == e.store.max_change()
+    before = e.ctx.state
     e.warm_up()  # rebuilds: a new state object, which the engine reads through the collaborator
-    assert e.state is not before and e.state is e.restart.state and first.document_id in e.state.entries
+    assert e.ctx.state is not before and e.ctx.state is e.restart.state and first.document_id in e.ctx.state.entries
     assert e.ingest(Article(title="FED RAISES RATES", url="https://b.example/2")).decision.stage == "exact"
     e.close()
 

@@ -55,7 +55,7 @@ def test_warm_restart_decides_exactly_as_before(tmp_path):
     r1 = first.ingest(Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://a.example/1"))
     first.close()
     second = cheap_engine(db)
-    assert second.warmup_report["documents"] == 1
+    assert second.restart.warmup_report["documents"] == 1
     r2 = second.ingest(Article(title="진천군 온디바이스 AI기반 스마트돌봄 본격화", url="https://b.example/2"))
     assert r2.status == "duplicate" and r2.cluster_id == r1.cluster_id and r2.decision.stage == "ngram"
     r3 = second.ingest(Article(title="진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수", url="https://a.example/1"))
@@ -73,7 +73,7 @@ def test_warm_up_is_bounded_in_time(tmp_path):
     from service.config import EngineConfig
 
     bounded = Deduper(open_store(db), embedder=None, config=EngineConfig.of(warmup_timeout_s=0.0))
-    assert bounded.warmup_report["timed_out"] is True
+    assert bounded.restart.warmup_report["timed_out"] is True
     bounded.close()
 
 
@@ -126,7 +126,7 @@ def test_memory_is_bounded_by_the_window_store_keeps_everything():
     old = e.ingest(Article(title="지난달 진천군 스마트돌봄 착수", published_at="2026-10-01T00:00:00Z"))
     e.ingest(Article(title="오늘 증평군 온디바이스 공모 선정", published_at="2026-11-20T00:00:00Z"))
     assert e.copy_level.expire() == 1
-    assert old.document_id not in e.state.entries
+    assert old.document_id not in e.ctx.state.entries
     assert e.store.get_document(old.document_id) is not None
     # a copy of the expired item published now is outside the window anyway: a new story
     again = e.ingest(Article(title="지난달 진천군 스마트돌봄 착수", published_at="2026-11-20T01:00:00Z"))
@@ -154,8 +154,8 @@ def test_warm_up_restores_bucket_order_so_the_newest_representatives_are_scored(
     e.close()
     Path(f"{tmp_path}/s.db.state.npz").unlink()  # the rebuild reads newest first; the snapshot keeps order
     again = cheap_engine(db)
-    bucket = again.state.ngram._buckets["속보"]
-    times = [again.state.entries[d].features.time for d in bucket]
+    bucket = again.ctx.state.ngram._buckets["속보"]
+    times = [again.ctx.state.entries[d].features.time for d in bucket]
     assert times == sorted(times)
 
 

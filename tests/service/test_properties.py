@@ -30,6 +30,7 @@ from index.text import content_hash, normalize
 from index.urls import InvalidUrlError, UrlRules
 from service.engine import Deduper
 from service.passages import PassageDeduper
+from service.recorder import stored_groups
 from service.types import Article
 
 FAST = settings(max_examples=50, deadline=None)
@@ -310,7 +311,7 @@ def test_copy_groups_partition_the_ingested_items_and_nest_in_stories(feed: list
         assert sorted(grouped) == sorted(members)
         # The same title again (another outlet, another URL) is a copy: the same group.
         by_title: dict[str, int] = {}
-        for (title, suffix, _), group in zip(feed, d.stored_groups(results), strict=True):
+        for (title, suffix, _), group in zip(feed, stored_groups(d.store, results), strict=True):
             assert by_title.setdefault(normalize(title + suffix), group) == group
     finally:
         d.close()

@@ -78,7 +78,7 @@ def test_settled_stories_do_not_depend_on_arrival_order() -> None:
         settled.add(repr(_stories(d)))
         assert d.settle_stories().moved == 0  # a settled store is already in publication order
         # the live tracker holds the settled stories: what the store says, group by group
-        for g, sid in d.group_story.items():
+        for g, sid in d.story_level.group_story.items():
             assert d.store.get_cluster(g).story_id == sid
         d.close()
     assert len(streamed) > 1
@@ -400,7 +400,7 @@ def test_settled_copy_groups_do_not_depend_on_arrival_order() -> None:
         groups = _copy_groups(d, docs)
         settled.add(repr(groups))
         group_a = d.store.get_document(docs["a"]).cluster_id
-        assert d.state.reps[group_a] == docs["a"]  # the live state compares the group through its earliest report
+        assert d.ctx.state.reps[group_a] == docs["a"]  # the live state compares the group through its earliest report
         assert d.store.members_of(group_a)[0].document_id == min(docs["a"], docs["b"])
         again = d.settle()
         assert again.copies is not None and (again.copies.moved, again.copies.anchors, again.moved) == (0, 0, 0)
@@ -434,16 +434,16 @@ def test_a_settled_copy_move_is_stored_with_its_reason_and_its_anchor_survives_a
     assert m.decision["previous"]["matched_id"] == docs["c"]
     # b's old group lost b, its displayed representative was chosen again from what is left
     assert d.store.get_cluster(streamed_group_of_b).representative_id == docs["c"]
-    live_anchors = dict(d.state.reps)
+    live_anchors = dict(d.ctx.state.reps)
     d.close()
     for saved in tmp_path.glob("s.db.*"):  # the state snapshot: rebuild the state from the store's rows
         if saved.suffix in (".npz", ".faiss"):
             saved.unlink()
     d = Deduper.open(db, model=None)
-    assert d.warmup_report["state"] == "store"
+    assert d.restart.warmup_report["state"] == "store"
     assert _copy_groups(d, docs) == [["a", "b"], ["c"]]
-    assert docs["b"] < docs["a"] and d.state.reps[group_a] == docs["a"]
-    assert dict(d.state.reps) == live_anchors  # the settled live state is what a restart builds
+    assert docs["b"] < docs["a"] and d.ctx.state.reps[group_a] == docs["a"]
+    assert dict(d.ctx.state.reps) == live_anchors  # the settled live state is what a restart builds
     # a new rewrite an hour after a joins a's group through its anchor
     r = d.ingest(Article(title=CHAIN["a"][0] + ", airlines say", url="https://y.example/d",
                          published_at=CHAIN_T0 + timedelta(hours=1)))
@@ -521,7 +521,7 @@ def test_copy_hours_replays_only_the_recent_groups() -> None:
     assert report.copies is not None and (report.copies.items, report.copies.held) == (2, 1)
     # b, replayed first, is compared with a's held group (10 h) and joins it; c is 20 h from a
     assert _copy_groups(d, docs) == [["a", "b"], ["c"]]
-    assert d.store.get_document(docs["a"]).cluster_id == group_a and d.state.reps[group_a] == docs["a"]
+    assert d.store.get_document(docs["a"]).cluster_id == group_a and d.ctx.state.reps[group_a] == docs["a"]
     d.close()
 
 
@@ -549,12 +549,12 @@ def test_another_worker_reads_the_settled_copy_groups_before_its_next_decision(t
     db = f"sqlite:///{tmp_path / 's.db'}"
     a, docs = _ingest_chain(("c", "b", "a"), db=db)
     b = Deduper.open(db, model=None)
-    assert b.state.entries.cluster_of(docs["b"]) == b.state.entries.cluster_of(docs["c"])  # as streamed
+    assert b.ctx.state.entries.cluster_of(docs["b"]) == b.ctx.state.entries.cluster_of(docs["c"])  # as streamed
     a.settle()
     r = b.ingest(Article(title="Fed raises rates by 25 basis points", url="https://y.example/fed",
                          published_at=CHAIN_T0))
     group_a = a.store.get_document(docs["a"]).cluster_id
-    assert b.state.entries.cluster_of(docs["b"]) == group_a and b.state.reps[group_a] == docs["a"]
-    assert {g: d for g, d in b.state.reps.items() if g != r.cluster_id} == dict(a.state.reps)
+    assert b.ctx.state.entries.cluster_of(docs["b"]) == group_a and b.ctx.state.reps[group_a] == docs["a"]
+    assert {g: d for g, d in b.ctx.state.reps.items() if g != r.cluster_id} == dict(a.ctx.state.reps)
     a.close()
     b.close()

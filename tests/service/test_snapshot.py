@@ -67,7 +67,7 @@ def stored(tmp_path: Path) -> Path:
     db = tmp_path / "s.db"
     e = _engine(db)
     e.ingest_many(_stream(400, seed=1))
-    doomed = next(iter(e.state.entries))
+    doomed = next(iter(e.ctx.state.entries))
     assert e.delete_document(doomed)
     e.close()
     assert _snapshot(db).exists()
@@ -107,9 +107,9 @@ def _assert_same_state(a: CandidateState, b: CandidateState) -> None:
 
 def test_snapshot_state_equals_the_rebuilt_state(stored, tmp_path):
     snap, rebuilt = _twins(stored, tmp_path)
-    assert snap.warmup_report["state"] == "snapshot" and rebuilt.warmup_report["state"] == "store"
-    assert snap.warmup_report["replayed"] == 0 and len(snap.state.entries) > 300
-    _assert_same_state(snap.state, rebuilt.state)
+    assert snap.restart.warmup_report["state"] == "snapshot" and rebuilt.restart.warmup_report["state"] == "store"
+    assert snap.restart.warmup_report["replayed"] == 0 and len(snap.ctx.state.entries) > 300
+    _assert_same_state(snap.ctx.state, rebuilt.ctx.state)
     snap.close()
     rebuilt.close()
 
@@ -130,7 +130,7 @@ def _crash(db: Path, articles: list[Article], chunk_size: int = 256, **config: o
     writer = _engine(db, **config)
     results = writer.ingest_many(articles, chunk_size=chunk_size)
     assert writer.delete_document(next(r.document_id for r in reversed(results) if r.status == "new"))
-    writer.wait_for_checkpoint()  # the crash comes after the last checkpoint is on disk
+    writer.restart.wait_for_checkpoint()  # the crash comes after the last checkpoint is on disk
     writer.store.close()
     return writer
 
@@ -141,9 +141,9 @@ def test_after_a_crash_the_snapshot_is_loaded_and_the_changes_since_are_replayed
     # representatives, and a deletion, all after the snapshot was taken.
     _crash(stored, _stream(400, seed=1)[::4] + _stream(120, seed=3))
     snap, rebuilt = _twins(stored, tmp_path)
-    assert snap.warmup_report["state"] == "snapshot" and rebuilt.warmup_report["state"] == "store"
-    assert 100 < snap.warmup_report["replayed"] < 400 and snap.warmup_report["replay_pending"] == 0
-    _assert_same_state(snap.state, rebuilt.state)
+    assert snap.restart.warmup_report["state"] == "snapshot" and rebuilt.restart.warmup_report["state"] == "store"
+    assert 100 < snap.restart.warmup_report["replayed"] < 400 and snap.restart.warmup_report["replay_pending"] == 0
+    _assert_same_state(snap.ctx.state, rebuilt.ctx.state)
     follow_up = _stream(400, seed=1)[1::5] + _stream(100, seed=4)
     for x, y in zip(snap.ingest_many(follow_up), rebuilt.ingest_many(follow_up), strict=True):
         assert (x.status, x.cluster_id, x.decision.stage, x.decision.score) == (
@@ -158,11 +158,11 @@ def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
     writer = _crash(db, _stream(600, seed=5), chunk_size=50, snapshot_every=150)
     assert writer.counters["checkpoints"] >= 3  # one per 150 changes (checked after each chunk)
     again = _engine(db, snapshot_every=150)
-    report = again.warmup_report
+    report = again.restart.warmup_report
     # at most the changes since the last checkpoint: under 150 plus one chunk of 50, and the deletion
     assert report["state"] == "snapshot" and 0 < report["replayed"] <= 150 + 50 + 1
     rebuilt = _engine(db, state_snapshot=False)
-    _assert_same_state(again.state, rebuilt.state)
+    _assert_same_state(again.ctx.state, rebuilt.ctx.state)
     again.store.close()
     rebuilt.store.close()
     off = _engine(tmp_path / "off.db", snapshot_every=0)
@@ -175,14 +175,14 @@ def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
 def test_a_replay_cut_short_is_finished_by_the_first_write(stored, tmp_path):
     _crash(stored, _stream(200, seed=6))
     bounded = _engine(stored, warmup_timeout_s=0.0)
-    report = bounded.warmup_report
+    report = bounded.restart.warmup_report
     assert report["state"] == "snapshot" and report["timed_out"] and report["replay_pending"] > 0
     late = Article(title="늦게 도착한 완전히 다른 소식", url="https://late.example/2")
     bounded.ingest(late)  # catches up on the whole feed before deciding
-    assert bounded.cursor == bounded.store.max_change()
+    assert bounded.restart.cursor == bounded.store.max_change()
     bounded.store.close()
     rebuilt = _engine(stored, state_snapshot=False)
-    _assert_same_state(bounded.state, rebuilt.state)
+    _assert_same_state(bounded.ctx.state, rebuilt.ctx.state)
     rebuilt.store.close()
 
 
@@ -193,7 +193,7 @@ def test_a_snapshot_too_far_behind_or_ahead_of_the_store_is_not_used(stored, tmp
     shutil.copy(_snapshot(stored), _snapshot(behind))
     _crash(behind, _stream(1500, seed=7))  # more changes than the snapshot holds documents
     e = _engine(behind)
-    assert e.warmup_report["state"] == "store" and e.warmup_report["replayed"] == 0
+    assert e.restart.warmup_report["state"] == "store" and e.restart.warmup_report["replayed"] == 0
     e.store.close()
     # A snapshot of a store that has since been replaced by an older copy (a restored backup).
     ahead = tmp_path / "ahead.db"
@@ -202,24 +202,24 @@ def test_a_snapshot_too_far_behind_or_ahead_of_the_store_is_not_used(stored, tmp
     fresh.store.close()
     shutil.copy(_snapshot(behind) if _snapshot(behind).exists() else _snapshot(stored), _snapshot(ahead))
     e2 = _engine(ahead)
-    assert e2.warmup_report["state"] == "store" and len(e2.state.entries) == 1
+    assert e2.restart.warmup_report["state"] == "store" and len(e2.ctx.state.entries) == 1
     e2.store.close()
 
 
 def test_another_setting_or_a_damaged_file_rebuilds(stored):
     other = _engine(stored, minhash_lsh_threshold=0.5)
-    assert other.warmup_report["state"] == "store"
+    assert other.restart.warmup_report["state"] == "store"
     other.close()  # writes a snapshot under the new setting
     _snapshot(stored).write_bytes(b"not a snapshot")
     damaged = _engine(stored)
-    assert damaged.warmup_report["state"] == "store" and len(damaged.state.entries) > 300
+    assert damaged.restart.warmup_report["state"] == "store" and len(damaged.ctx.state.entries) > 300
     damaged.close()
 
 
 def test_a_partial_state_is_never_saved(stored):
     _snapshot(stored).unlink()
     bounded = _engine(stored, warmup_timeout_s=0.0)
-    assert bounded.warmup_report["timed_out"] is True
+    assert bounded.restart.warmup_report["timed_out"] is True
     bounded.close()
     assert not _snapshot(stored).exists()
     cold = Deduper(open_store(f"sqlite:///{stored}"), embedder=None, warm=False)
@@ -230,15 +230,15 @@ def test_a_partial_state_is_never_saved(stored):
 def test_the_warmup_window_applies_to_the_snapshot_too(stored):
     # warmup_days=0 reads nothing from the store; the snapshot must not bring history back.
     zero = _engine(stored, warmup_days=0.0)
-    assert zero.warmup_report["state"] == "snapshot" and len(zero.state.entries) == 0
-    assert not zero.state.reps and len(zero.state.ngram) == 0 and len(zero.state.minhash) == 0
+    assert zero.restart.warmup_report["state"] == "snapshot" and len(zero.ctx.state.entries) == 0
+    assert not zero.ctx.state.reps and len(zero.ctx.state.ngram) == 0 and len(zero.ctx.state.minhash) == 0
     zero.store.close()
 
 
 def test_snapshot_can_be_turned_off(stored, monkeypatch):
     monkeypatch.setenv("SAMESTORY_STATE_SNAPSHOT", "0")
     off = Deduper(open_store(f"sqlite:///{stored}"), embedder=None, config=EngineConfig.load())
-    assert off.warmup_report["state"] == "store"
+    assert off.restart.warmup_report["state"] == "store"
     _snapshot(stored).unlink()
     off.close()
     assert not _snapshot(stored).exists()
@@ -258,7 +258,7 @@ def test_a_snapshot_that_cannot_be_written_does_not_fail_the_close(stored, monke
     e.close()  # no exception; the store is closed and the item is kept
     assert sorted(p.name for p in stored.parent.iterdir() if ".tmp" in p.name) == []
     again = _engine(stored)
-    assert again.warmup_report["state"] == "store" and len(again.state.entries) > 300
+    assert again.restart.warmup_report["state"] == "store" and len(again.ctx.state.entries) > 300
     again.close()
 
 
@@ -268,11 +268,11 @@ def test_a_background_checkpoint_writes_the_state_of_its_call_not_later_changes(
     db = tmp_path / "bg.db"
     e = _engine(db, snapshot_every=0)
     e.ingest_many(_stream(300, seed=8))
-    at, docs = e.cursor, set(e.state.entries)
+    at, docs = e.restart.cursor, set(e.ctx.state.entries)
     assert e.checkpoint(wait=False) is True  # copied now, written by a thread
     e.ingest_many(_stream(200, seed=9))  # the state moves on while the files are written
-    e.wait_for_checkpoint()
-    assert e.counters["checkpoints"] == 1 and len(e.checkpoint_write_seconds) == 1
+    e.restart.wait_for_checkpoint()
+    assert e.counters["checkpoints"] == 1 and len(e.restart.checkpoint_write_seconds) == 1
     assert snapshot_stamp(_snapshot(db), e.config) == (at, len(docs))
     loaded = load_snapshot(_snapshot(db), e.config, cursor=at)
     assert loaded is not None and set(loaded.entries) == docs

@@ -95,7 +95,7 @@ def test_stories_survive_a_restart(tmp_path: Path) -> None:
     a = d.ingest(_art("Indonesia quake toll rises to 384 in Palu", "https://a.example/1", "2018-09-29T06:00:00Z"))
     d.close()
     d = Deduper.open(db, model=None)
-    assert d.group_story == {a.cluster_id: a.story_id}
+    assert d.story_level.group_story == {a.cluster_id: a.story_id}
     b = d.ingest(_art("Indonesia quake toll rises to 384 in Palu", "https://b.example/1", "2018-09-29T06:10:00Z"))
     c = d.ingest(_art("Macedonia holds referendum on its name", "https://c.example/1", "2018-09-29T07:00:00Z"))
     assert b.story_id == a.story_id and c.story_id > a.story_id
@@ -235,7 +235,7 @@ def test_engine_stories_do_not_depend_on_arrival_order(revise: bool) -> None:
             groups[k] = d.ingest(Article(title=title, url=f"https://x.example/{k}", lang=lang,
                                          published_at=datetime(2026, 3, 1, 9, i, tzinfo=timezone.utc))).cluster_id
         labels = {k: d.store.get_cluster(g).story_id for k, g in groups.items()}
-        assert all(d.group_story[g] == labels[k] for k, g in groups.items())
+        assert all(d.story_level.group_story[g] == labels[k] for k, g in groups.items())
         d.close()
         partitions.add(repr(partition(labels)))
     if revise:
@@ -268,7 +268,7 @@ def test_a_cheaply_settled_copy_adds_its_words_to_its_story_but_no_vector() -> N
     a = d.ingest(_art("Fed raises rates by a quarter point", "https://a.example/1", "2026-03-01T09:00:00Z"))
     b = d.ingest(_art("FED RAISES RATES BY A QUARTER POINT", "https://b.example/1", "2026-03-01T09:05:00Z"))
     assert b.decision.stage == "exact" and b.cluster_id == a.cluster_id and b.story_id == a.story_id
-    story = d.stories.stories[a.story_id]
+    story = d.story_level.stories.stories[a.story_id]
     assert story.size == 2 and len(story.kept) == 1
     assert "FED RAISES RATES BY A QUARTER POINT" not in emb.texts
     assert b.version_id not in d.store.load_vectors([b.version_id], "hash#story")

@@ -93,22 +93,22 @@ def test_the_tracker_closes_old_stories_and_the_engine_forgets_their_groups() ->
     for i in range(30):  # one report every 12 hours for 15 days, each of another event (no shared word)
         when = day0 + i * DAY / 2
         results.append(d.ingest({"title": f"{words[i].title()} news", "url": f"https://a.example/{i}", "published_at": _iso(when)}))
-    before = len(d.stories)
+    before = len(d.story_level.stories)
     newest = day0 + 14.5 * DAY
     closed = d.story_level.expire(newest)
     horizon = newest - max(d.config.operations.warmup_days, 2 * d.config.story.window_days) * DAY
-    assert closed > 0 and len(d.stories) == before - closed
-    assert all(s.last_time >= horizon for s in d.stories.stories.values())
-    assert set(d.group_story.values()) <= set(d.stories.stories)
+    assert closed > 0 and len(d.story_level.stories) == before - closed
+    assert all(s.last_time >= horizon for s in d.story_level.stories.stories.values())
+    assert set(d.story_level.group_story.values()) <= set(d.story_level.stories.stories)
     assert d.counters["expired_stories"] == closed
     assert d.story_level.expire(newest) == 0  # nothing more to close
     # A late copy of a closed story's report (day 7, in the copy window) still joins its copy group
     # and the group's stored story, which it opens again with its own evidence (as after a restart).
-    assert results[14].story_id not in d.stories.stories
+    assert results[14].story_id not in d.story_level.stories.stories
     r = d.ingest({"title": f"{words[14].title()} news", "url": "https://b.example/14", "published_at": _iso(day0 + 7.2 * DAY)})
     assert r.status == "duplicate" and r.cluster_id == results[14].cluster_id
     assert r.story_id is not None and r.story_id == results[14].story_id
-    assert d.stories.stories[r.story_id].size == 1
+    assert d.story_level.stories.stories[r.story_id].size == 1
     d.close()
 
 

@@ -204,6 +204,6 @@ def test_off_by_default_and_on_by_config_loads_lazily() -> None:
 def test_warm_verifier_runs_it_once_at_start_up() -> None:
     v = FakeVerifier()
     d = engine(v)
-    assert d.warm_verifier() >= 0.0 and "verifier_s" in d.warmup_report and len(v.calls) == 1
+    assert d.ctx.warm_verifier() >= 0.0 and "verifier_s" in d.restart.warmup_report and len(v.calls) == 1
     off = engine(None)
-    assert off.warm_verifier() == 0.0 and "verifier_s" not in off.warmup_report
+    assert off.ctx.warm_verifier() == 0.0 and "verifier_s" not in off.restart.warmup_report

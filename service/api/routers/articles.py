@@ -32,7 +32,7 @@ def ingest(request: IngestRequest, service: ServiceDep) -> IngestResponse:
             article = item.to_article()
             # The engine validates URLs too, but without saying which article of the batch failed.
             # doc_key only reads the (immutable) URL rules, so it needs no engine lock.
-            service.engine.doc_key(article)
+            service.engine.copy_level.doc_key(article)
         except ArticleError as exc:
             raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"articles[{i}]: {exc}") from exc
         articles.append(article)

@@ -167,7 +167,7 @@ def test_service_start_runs_the_model_once_before_the_first_request(monkeypatch)
         engine = app.state.service.engine
         assert fake.seen == ["samestory warm-up"]  # before any request
         assert engine.counters["encoder_calls"] == 0  # no item was embedded
-        assert engine.warmup_report["encoder_s"] >= 0.0
+        assert engine.restart.warmup_report["encoder_s"] >= 0.0
         r = client.post("/v1/dedupe", json={"texts": ["Fed raises rates by 25bp", "ECB holds rates steady"],
                                             "kind": "headline"})  # headlines: both reach the model
         assert r.status_code == 200, r.text
