@@ -151,6 +151,13 @@ REVISE_WEAK = 0.8
 # main term. 0.0 missed moves (NTREX shuffles 0.88 / 0.85 / 0.84 against 0.91 / 0.91 / 0.85 at
 # 0.1); no bound at all scored every unit for no gain. It decides no merge alone: the score does.
 REVISE_PREFILTER = 0.1
+# Units of one neighbouring story a revision scores at most (those past REVISE_PREFILTER that
+# gain most towards the changed story's centroid): a bound on the revision's work, which grew
+# with the open stories' sizes (bench stream, 3 days, 30,000 stored: 20 ms an item, half of it
+# scoring neighbouring stories' units, research/notes/scale.md). Chosen to leave the dev cluster
+# files' decisions as they were (their neighbouring stories rarely hold more units past the
+# prefilter); lower: fewer repairs in large stories; higher: more work per arrival.
+REVISE_UNITS = 16
 # Earlier units a weak joiner may pair off with: its nearest by cosine (6 gave the same ARIs as 3).
 REVISE_PARTNERS = 3
 # At most this many moves per arrival: a bound on the work, never reached on the dev files.
@@ -958,9 +965,11 @@ class StoryTracker:
         rest = self._rest(u, *others)
         return 0.0 if rest is None else self.fit(u.lead, rest)
 
-    def _units_in(self, story: Story) -> list[Unit]:
+    def _units_in(self, story: Story, parts: _UnitParts | None = None) -> list[Unit]:
+        """The movable units of ``story`` in log order (first appearance); ``parts``: its current
+        per-unit parts, whose keys are in that order, so the log is not read again."""
         out = []
-        for k in dict.fromkeys(k for k, _ in story.log):
+        for k in (parts.count if parts is not None else dict.fromkeys(k for k, _ in story.log)):
             u = self.units.get(k)
             if u is not None and u.story == story.id and not u.pinned:
                 out.append(u)
@@ -1013,22 +1022,16 @@ class StoryTracker:
             # Each unit's count, words, anchors and vector sum (in log order, as the sum per unit
             # was), kept with the story: not one pass over its log per unit.
             parts = self._parts(s)
-            for u in self._units_in(s):
-                if not self.is_open(u.lead, x):
-                    continue
-                if cx is not None and u.lead.vector is not None and s.vec_sum is not None:
-                    # Cheap first: a unit no nearer x's centroid than its own story's (without it)
-                    # cannot gain enough from the centroid, the score's main term.
-                    own = s.vec_sum - parts.vec.get(u.key, 0)
-                    n = float(np.linalg.norm(own))
-                    if n > 0 and float(cx @ u.lead.vector) < float(own @ u.lead.vector) / n - REVISE_PREFILTER:
-                        continue
-                if len(parts.count) == 1:  # ``u`` is the story's only unit
-                    # A unit alone in its story is not pulled: it scored below the threshold
-                    # against every story open when it came (NTREX in the engine, where a group is
-                    # an article and its translation, pulling them merged other outlets' pairs:
-                    # file order ARI 0.858 -> 0.759, with no REVISE_WEAK bound yet).
-                    continue
+            if len(parts.count) == 1:  # the story's only unit
+                # A unit alone in its story is not pulled: it scored below the threshold against
+                # every story open when it came (NTREX in the engine, where a group is an article
+                # and its translation, pulling them merged other outlets' pairs: file order ARI
+                # 0.858 -> 0.759, with no REVISE_WEAK bound yet).
+                continue
+            units = [u for u in self._units_in(s, parts) if self.is_open(u.lead, x)]
+            if cx is not None and s.vec_sum is not None:
+                units = self._nearer_own(units, s, parts, cx)
+            for u in units:
                 feats = self.features(u.lead, x)
                 sx = self.fit(u.lead, x, feats)
                 if sx < self.threshold:
@@ -1051,6 +1054,30 @@ class StoryTracker:
         self._move(u, x.id, sx, f"story: moved from story {src} (score {stay:.3f} without it) to story "
                                 f"{x.id}, score {sx:.3f} ({_describe(feats)})")
         return self.moves[-1]
+
+    @staticmethod
+    def _nearer_own(units: list[Unit], s: Story, parts: _UnitParts, cx: np.ndarray) -> list[Unit]:
+        """Of ``units`` (of story ``s``, in log order), those worth scoring against the story of
+        centroid ``cx``: a unit no nearer ``cx`` than its own story's centroid without it (by more
+        than ``REVISE_PREFILTER``) cannot gain enough from the centroid, the score's main term;
+        of the rest, the ``REVISE_UNITS`` that gain most (in log order). Units without a vector
+        are kept. One product per story, not one per unit."""
+        with_vec = [u for u in units if u.lead.vector is not None]
+        if not with_vec:
+            return units
+        assert s.vec_sum is not None
+        leads = np.stack([u.lead.vector for u in with_vec])  # type: ignore[misc]
+        zero = np.zeros_like(s.vec_sum)
+        own = s.vec_sum - np.stack([parts.vec.get(u.key, zero) for u in with_vec])
+        norms = np.sqrt(np.einsum("ij,ij->i", own, own, dtype=np.float64))
+        safe = np.where(norms > 0, norms, 1.0)
+        gain = (leads @ cx).astype(np.float64) - np.einsum("ij,ij->i", own, leads, dtype=np.float64) / safe
+        keep = (norms == 0) | (gain >= -REVISE_PREFILTER)
+        idx = np.flatnonzero(keep)
+        if idx.size > REVISE_UNITS:
+            idx = np.sort(idx[np.argsort(-gain[idx], kind="stable")[:REVISE_UNITS]])
+        kept = {id(with_vec[i]) for i in idx}
+        return [u for u in units if u.lead.vector is None or id(u) in kept]
 
     def _pair_off(self, u: Unit) -> set[int]:
         """``u`` joined a story: if it and a unit already placed elsewhere (or in the same story)
