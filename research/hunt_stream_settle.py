@@ -9,12 +9,13 @@ derandomized, no example database; ``--seed`` is hypothesis' seed), ingests each
 publication order into a fresh in-memory engine on USE and settles it. The first failing feed is
 shrunk and printed as a literal ``[(report, minute), ...]`` (minute ``None``: no publication
 time) with the groups and stories that moved; ``--time-budget`` stops drawing (not shrinking)
-after that many seconds. Strategies:
+after that many seconds; ``--count`` counts the failing feeds over the whole budget instead (the
+rate), unshrunk. Strategies:
 
 - ``base``: the test's own strategy (2-14 distinct reports, distinct minutes over 72 h);
 - ``wide``: 8 to all of the reports, distinct minutes over 72 h;
-- ``ties``: whole hours over 0-12 h, so many reports share a publication time (streamed in draw
-  order among equals: settling breaks ties by content hash, so a failure here may be tie order);
+- ``ties``: whole hours over 0-12 h, so many reports share a publication time (streamed among
+  equals in settling's order, content hash, unless ``--tie-order draw``);
 - ``untimed``: a third of the reports without a publication time, streamed at random places
   (settling replays them after the timed ones: outside the property as the test states it);
 - ``reruns``: reports may come back (exact re-runs) up to 7 days later, past ``copy_gap_hours``;
@@ -42,6 +43,7 @@ from datetime import timedelta
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from index.features import ItemFeatures
 from models.cache import CachedEmbedder
 from service.engine import Deduper
 from service.types import Article
@@ -133,6 +135,21 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Feed]]] = {
 }
 
 
+class OutOfTime(BaseException):
+    """The drawing budget is spent."""
+
+
+def hash_ties(feed: Feed) -> Feed:
+    """``feed`` with the reports of one publication time in settling's order among equals (content
+    hash; exact repeats keep their order, as the document id does), the untimed ones left where
+    they are: publication order as ``service.settle.publication_order`` defines it."""
+    def sha(i: int) -> str:
+        return ItemFeatures.build(ALL_REPORTS[i][1], "", ALL_REPORTS[i][2], 0.0).content_sha
+
+    timed = iter(sorted((p for p in feed if p[1] is not None), key=lambda p: (p[1], sha(p[0]))))
+    return [p if p[1] is None else next(timed) for p in feed]
+
+
 def partition(d: Deduper, n: int) -> tuple[frozenset[frozenset[int]], frozenset[frozenset[int]]]:
     """Copy groups and stories of documents 1..n, as sets of document ids (the test's)."""
     copies: dict[int, set[int]] = {}
@@ -196,7 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--examples", type=int, default=500)
     ap.add_argument("--time-budget", type=float, default=300.0, help="seconds of drawing before giving up")
     ap.add_argument("--cache", choices=["shared", "fresh", "none"], default="shared")
+    ap.add_argument("--tie-order", choices=["draw", "hash"], default="hash",
+                    help="stream reports of one time in draw order or in settling's (content hash)")
     ap.add_argument("--embed-copies", action="store_true", help="streaming embeds cheaply settled copies too")
+    ap.add_argument("--count", action="store_true",
+                    help="count the failing feeds for the whole budget instead of shrinking the first")
     args = ap.parse_args(argv)
     if args.embed_copies:
         embed_copies()
@@ -221,22 +242,33 @@ def main(argv: list[str] | None = None) -> int:
               report_multiple_bugs=False)
     @given(feed=strategy)
     def hunt(feed: Feed) -> None:
+        if args.tie_order == "hash":
+            feed = hash_ties(feed)
         if not failing and time.monotonic() > stop_at:
-            return  # out of time: draw nothing more that can fail (shrinking goes on)
+            raise OutOfTime  # not an Exception: hypothesis stops at once, with nothing to shrink
+        if args.count and time.monotonic() > stop_at:
+            raise OutOfTime
         tried[0] += 1
         moved = run_feed(model(), feed)
         if moved is not None:
             failing.append(feed)  # hypothesis replays the shrunk example last
-            raise AssertionError(moved)
+            if not args.count:
+                raise AssertionError(moved)
 
     found: Feed | None = None
     try:
         hunt()
     except AssertionError:
         found = failing[-1]
+    except OutOfTime:
+        pass
     secs = time.monotonic() - start
-    print(f"strategy={args.strategy} seed={args.seed} cache={args.cache} embed_copies={args.embed_copies} tried={tried[0]} failing={len(failing)} "
+    print(f"strategy={args.strategy} seed={args.seed} cache={args.cache} embed_copies={args.embed_copies} tie_order={args.tie_order} tried={tried[0]} failing={len(failing)} "
           f"secs={secs:.0f}")
+    if args.count:
+        for feed in failing[:3]:
+            print(f"failing feed={feed!r}")
+        return 1 if failing else 0
     if found is None:
         print("no counter-example")
         return 0
