@@ -63,7 +63,8 @@ def use_model():  # type: ignore[no-untyped-def]
 
 @pytest.mark.heavy  # USE over 60 generated feeds: about 10 s, plus loading USE
 # derandomize: CI runs the same 60 feeds every time. One random run on 2026-12-04 failed and its
-# example was lost; 1,500 more random feeds did not find it again (research/notes/stories.md).
+# example was lost; 1,500 more random feeds did not find it again. A later hunt found a failing
+# feed about once in 2,600 of this strategy's (the strict xfail below; research/notes/stories.md).
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(feed=feeds())
@@ -73,7 +74,11 @@ def use_model():  # type: ignore[no-untyped-def]
 # it was published: ``SettleItem.published``).
 @example(feed=[(6, 0), (5, 1), (4, 2), (8, 3), (7, 721)])
 def test_a_feed_streamed_in_publication_order_settles_to_itself(use_model, feed) -> None:  # type: ignore[no-untyped-def]
-    d = Deduper.open(":memory:", model=use_model)
+    _check_streamed_settles_to_itself(use_model, feed)
+
+
+def _check_streamed_settles_to_itself(model, feed: list[tuple[int, int]]) -> None:  # type: ignore[no-untyped-def]
+    d = Deduper.open(":memory:", model=model)
     try:
         for k, (i, minute) in enumerate(feed):
             _, title, lang = REPORTS[i]
@@ -85,3 +90,20 @@ def test_a_feed_streamed_in_publication_order_settles_to_itself(use_model, feed)
         assert report.moved == 0 and report.copies is not None and report.copies.moved == 0
     finally:
         d.close()
+
+
+@pytest.mark.heavy  # loads USE
+@pytest.mark.xfail(strict=True, reason=(
+    "settling embeds the story vector of a copy a cheap stage settled, which streaming leaves "
+    "without one (words and names only): the story's centroid changes and a translation 2 h "
+    "later crosses the threshold (0.700 streamed, 0.744 settled). research/notes/stories.md, "
+    "'Streaming equals settling: the counter-example found'"))
+def test_a_cheaply_settled_copy_gets_its_story_vector_only_when_settling(use_model) -> None:  # type: ignore[no-untyped-def]
+    """Found by research/hunt_stream_settle.py (2026-12-04), shrunk by hand to three reports:
+    "Kospi ends above 4,000 for first time ever" at 09:02, its retitle "Kospi closes above 4,000
+    for the first time" at 09:05 (one copy group, joined by a cheap stage: no story vector) and
+    the Korean "코스피, 사상 처음 4000선 돌파 마감" at 11:29. Streamed, the Korean report scores
+    0.6996 against the Kospi story (centroid cosine 0.54) and opens its own; settling embeds the
+    retitle first (``settle_stories``: "items without a story vector ... are embedded now"), the
+    centroid cosine is 0.55 and the replay puts the Korean report in the Kospi story (0.744)."""
+    _check_streamed_settles_to_itself(use_model, [(15, 2), (13, 5), (14, 149)])
