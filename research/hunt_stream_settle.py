@@ -47,7 +47,7 @@ from index.features import ItemFeatures
 from models.cache import CachedEmbedder
 from service.engine import Deduper
 from service.types import Article
-from tests.service.test_stream_settle_property import REPORTS, T0, feeds
+from tests.service.test_stream_settle_property import REPORTS, T0, feeds, partition
 
 # Near-duplicates of the test's reports that differ by one number (event index as in EVENTS).
 NUMBER_VARIANTS: list[tuple[int, str, str]] = [
@@ -148,20 +148,6 @@ def hash_ties(feed: Feed) -> Feed:
 
     timed = iter(sorted((p for p in feed if p[1] is not None), key=lambda p: (p[1], sha(p[0]))))
     return [p if p[1] is None else next(timed) for p in feed]
-
-
-def partition(d: Deduper, n: int) -> tuple[frozenset[frozenset[int]], frozenset[frozenset[int]]]:
-    """Copy groups and stories of documents 1..n, as sets of document ids (the test's)."""
-    copies: dict[int, set[int]] = {}
-    stories: dict[int, set[int]] = {}
-    for doc_id in range(1, n + 1):
-        doc = d.store.get_document(doc_id)
-        assert doc is not None and doc.cluster_id is not None
-        copies.setdefault(doc.cluster_id, set()).add(doc_id)
-        story = d.store.get_cluster(doc.cluster_id).story_id
-        assert story is not None
-        stories.setdefault(story, set()).add(doc_id)
-    return (frozenset(frozenset(g) for g in copies.values()), frozenset(frozenset(s) for s in stories.values()))
 
 
 def run_feed(model: object, feed: Feed) -> str | None:

@@ -41,7 +41,9 @@ def feeds(draw: st.DrawFn) -> list[tuple[int, int]]:
     return sorted(zip(picks, minutes, strict=True), key=lambda p: p[1])
 
 
-def _partition(d: Deduper, n: int) -> tuple[frozenset[frozenset[int]], frozenset[frozenset[int]]]:
+def partition(d: Deduper, n: int) -> tuple[frozenset[frozenset[int]], frozenset[frozenset[int]]]:
+    """Copy groups and stories of documents 1..n, as sets of document ids (also the hunt's,
+    research/hunt_stream_settle.py)."""
     copies: dict[int, set[int]] = {}
     stories: dict[int, set[int]] = {}
     for doc_id in range(1, n + 1):
@@ -84,9 +86,9 @@ def _check_streamed_settles_to_itself(model, feed: list[tuple[int, int]]) -> Non
             _, title, lang = REPORTS[i]
             d.ingest(Article(title=title, url=f"https://news{k}.example/{i}", lang=lang,
                              published_at=T0 + timedelta(minutes=minute)))
-        streamed = _partition(d, len(feed))
+        streamed = partition(d, len(feed))
         report = d.settle()
-        assert _partition(d, len(feed)) == streamed
+        assert partition(d, len(feed)) == streamed
         assert report.moved == 0 and report.copies is not None and report.copies.moved == 0
     finally:
         d.close()
