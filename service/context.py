@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time as _time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -155,11 +155,8 @@ class EngineContext:
         """
         if self.embedder is None:
             return 0.0
-        t0 = _time.perf_counter()
-        self.embedder.encode(["samestory warm-up"])
-        seconds = _time.perf_counter() - t0
-        self.restart.warmup_report["encoder_s"] = round(seconds, 3)
-        return seconds
+        embedder = self.embedder
+        return self._timed_warm_up("encoder_s", lambda: embedder.encode(["samestory warm-up"]))
 
     def warm_guards(self) -> float:
         """Run the guards once on a Korean-English pair, so the first request does not pay for
@@ -170,12 +167,10 @@ class EngineContext:
             return 0.0
         from service.guards import GuardInput
 
-        t0 = _time.perf_counter()
+        guards = self.guards
         ko, en = "한국은행, 기준금리 연 3.50%로 동결", "Bank of Korea holds key rate at 3.50%"
-        self.guards.check(GuardInput(title=ko, text=ko, lang="ko"), GuardInput(title=en, text=en, lang="en"))
-        seconds = _time.perf_counter() - t0
-        self.restart.warmup_report["guards_s"] = round(seconds, 3)
-        return seconds
+        return self._timed_warm_up("guards_s", lambda: guards.check(GuardInput(title=ko, text=ko, lang="ko"),
+                                                                    GuardInput(title=en, text=en, lang="en")))
 
     def warm_verifier(self) -> float:
         """Load the pair verifier and run it once, so the first request does not pay for reading
@@ -183,10 +178,16 @@ class EngineContext:
         verifier off); the service's start-up records it in ``warmup_report["verifier_s"]``."""
         if self.verifier is None:
             return 0.0
+        verifier = self.verifier
+        return self._timed_warm_up("verifier_s", lambda: verifier.score(["한국은행, 기준금리 연 3.50%로 동결"],
+                                                                        ["Bank of Korea holds key rate at 3.50%"]))
+
+    def _timed_warm_up(self, key: str, run: Callable[[], object]) -> float:
+        """Run one part's warm-up; record its seconds in ``restart.warmup_report[key]``."""
         t0 = _time.perf_counter()
-        self.verifier.score(["한국은행, 기준금리 연 3.50%로 동결"], ["Bank of Korea holds key rate at 3.50%"])
+        run()
         seconds = _time.perf_counter() - t0
-        self.restart.warmup_report["verifier_s"] = round(seconds, 3)
+        self.restart.warmup_report[key] = round(seconds, 3)
         return seconds
 
     def rep_candidate(self, doc_id: int) -> Candidate | None:
