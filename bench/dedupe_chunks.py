@@ -305,7 +305,7 @@ def _use_before() -> Any:
 def run_samestory(stream: ChunkStream, embedder: Any, *, before: bool = False) -> tuple[list[int], int]:
     engine, dd = _passage_deduper(embedder, before=before)
     res = dd.dedupe(stream.records)
-    return _roots(res.duplicate_of), int(engine.counters["encoder_texts"])
+    return _roots(res.duplicate_of), int(engine.ctx.counters["encoder_texts"])
 
 
 def run_semhash(stream: ChunkStream, embedder: Any, threshold: float = 0.9) -> tuple[list[int], int]:
@@ -357,7 +357,7 @@ def request_latency(stream: ChunkStream, embedder: Any, *, size: int = 20, calls
         dd.dedupe(["one-off costs: the passage guards' rules are compiled on first use"])
     wall: dict[str, list[float]] = {k: [] for k in paths}
     cpu: dict[str, list[float]] = {k: [] for k in paths}
-    counted = {k: int(e.counters["encoder_texts"]) for k, (e, _) in paths.items()}
+    counted = {k: int(e.ctx.counters["encoder_texts"]) for k, (e, _) in paths.items()}
     for s in starts:
         for k, (_, dd) in paths.items():
             t0, c0 = time.perf_counter(), time.process_time()
@@ -381,7 +381,7 @@ def request_latency(stream: ChunkStream, embedder: Any, *, size: int = 20, calls
     for k, (engine, _) in paths.items():
         row = {"p50_ms": pct(wall[k], 0.5), "p90_ms": pct(wall[k], 0.9), "cpu_p50_ms": pct(cpu[k], 0.5),
                "cpu_p90_ms": pct(cpu[k], 0.9),
-               "encoder_texts_per_call": round((engine.counters["encoder_texts"] - counted[k]) / calls, 1)}
+               "encoder_texts_per_call": round((engine.ctx.counters["encoder_texts"] - counted[k]) / calls, 1)}
         if k == "after":
             out.update(row)
         else:

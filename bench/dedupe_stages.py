@@ -74,7 +74,7 @@ def measure(size: int = 10_000, *, seed: int = 0, model: str = "use", data_dir: 
     return {"size": size, "seed": seed, "model": model, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
             "load_average_start": [round(x, 2) for x in load0],
             "load_average_end": [round(x, 2) for x in os.getloadavg()],
-            "sentences_embedded": int(engine.counters["encoder_texts"]),
+            "sentences_embedded": int(engine.ctx.counters["encoder_texts"]),
             "stages_cpu_s": {k: round(v, 2) for k, v in spent.items()},
             "score": score(stream, _roots(res.duplicate_of))}
 

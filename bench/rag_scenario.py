@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.ctx.warm_encoder()
     d.dedupe(["warm-up: builds the passage guards once"])
     for kind in ("passage", "headline"):
-        before = d.counters["encoder_texts"]
+        before = d.ctx.counters["encoder_texts"]
         t0 = time.perf_counter()
         res = d.dedupe(chunks, kind=kind)
         seconds = time.perf_counter() - t0
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "distinct_windows_dropped": sum(1 for i in range(n) if dup[i] is not None),
                           "copies": len(of), "copies_dropped": sum(1 for k, o in enumerate(of)
                                                                    if dup[n + k] is not None and roots[n + k] == roots[o]),
-                          "seconds": round(seconds, 3), "encoder_texts": d.counters["encoder_texts"] - before}))
+                          "seconds": round(seconds, 3), "encoder_texts": d.ctx.counters["encoder_texts"] - before}))
     return 0
 
 

@@ -108,7 +108,7 @@ def crash_store(db: str, size: int, model: str, *, guards: bool, data_dir: str |
     engine, timings = _ingest_stream(db, size, seed, model, guards=guards, data_dir=data_dir, prefix="crash")
     left = engine.restart.cursor - engine.restart.checkpoint_cursor
     engine.store.close()  # no snapshot, no index file: the last checkpoint's stay behind
-    return {**timings, "crash_checkpoints": engine.counters["checkpoints"], "crash_changes_after_checkpoint": left}
+    return {**timings, "crash_checkpoints": engine.ctx.counters["checkpoints"], "crash_changes_after_checkpoint": left}
 
 
 def _ingest_stream(db: str, size: int, seed: int, model: str, *, guards: bool, data_dir: str | None,

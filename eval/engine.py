@@ -254,6 +254,6 @@ def ingest_units(items: Sequence[ClusterItem], model: str = "use",
     with open_engine(guards=True, model=model, overrides=overrides) as d:
         results = d.ingest_many(articles)
         versions = [r.version_id for r in results]
-        name = d.model_name or ""
+        name = d.ctx.model_name or ""
         stored = set(d.store.load_vectors(versions, name)) | set(d.store.load_vectors(versions, f"{name}#story"))
         return [int(r.cluster_id) for r in results], [v in stored for v in versions]

@@ -292,7 +292,7 @@ class Editor:
     def _best_rep(self, doc_ids: list[int]) -> tuple[int, str]:
         """The representative among ``doc_ids`` by the engine's own rule (original over syndicator,
         direct over redirect, newest), and the reason."""
-        rules = self.engine.url_rules
+        rules = self.engine.ctx.url_rules
         cands = []
         for i in doc_ids:
             doc = self.store.get_document(i)
@@ -324,7 +324,7 @@ class Editor:
         for group in groups:
             state.vectors.remove([group])
             rep = state.reps.get(group)
-            model = self.engine.model_name
+            model = self.engine.ctx.model_name
             if rep is None or not model:
                 continue
             doc = self.store.get_document(rep)

@@ -80,8 +80,8 @@ class Deduper:
     ``embedder=None`` runs the cheap passes only. ``guards`` is a ``GuardSet``, None (off), or
     ``DEFAULT_GUARDS``.
 
-    The engine is composed: the ``cascade`` decides (``service.cascade``, its stages in
-    ``service.stages``), the candidate state is searched, and ``restart``
+    The engine is composed: the ``cascade`` decides (``ctx.cascade``, ``service.cascade``, its
+    stages in ``service.stages``), the candidate state is searched, and ``restart``
     (``service.restart.StateRestart``) keeps that state across restarts and in step with other
     writers; the passage path (``ctx.passages``) and the story level (``story_level``) sit beside them.
 
@@ -92,7 +92,8 @@ class Deduper:
 
     Its public methods are the operations users call (issue 37; ``tests/meta/test_engine_surface.py``
     keeps the list); the rest is read on the collaborator that owns it: the candidate state
-    (``ctx.state``), the editors' constraints (``ctx.constraints``), the warm-ups of single parts
+    (``ctx.state``), the editors' constraints (``ctx.constraints``), the shared parts (``ctx.embedder``,
+    ``guards``, ``cascade``, ``verifier``, ``counters``, ...; ``store`` stays on the engine too), the warm-ups of single parts
     (``ctx.warm_encoder``, ``warm_guards``, ``warm_verifier``), the change cursor, warm-up report and
     checkpoint timings (``restart``), the open stories and each group's story (``story_level.stories``,
     ``group_story``, ``restory``), the document key (``copy_level.doc_key``) and each result's copy
@@ -104,10 +105,9 @@ class Deduper:
                  verifier: PairVerifierLike | None = None) -> None:
         self.ctx = ctx = EngineContext.build(store, embedder=embedder, config=config, guards=resolve_guards(guards),
                                              url_rules=url_rules, verifier=verifier)
-        # The parts that never change after construction, as the engine's own attributes.
-        self.store, self.embedder, self.model_name, self.guards = ctx.store, ctx.embedder, ctx.model_name, ctx.guards
-        self.url_rules, self.scorer, self.verifier, self.cascade = ctx.url_rules, ctx.scorer, ctx.verifier, ctx.cascade
-        self.counters, self.restart = ctx.counters, ctx.restart
+        # The store is the user's handle on what was kept (documents, copy groups, stories); the
+        # other shared parts (encoder, guards, cascade, verifier, counters, ...) are read on ``ctx``.
+        self.store, self.restart = ctx.store, ctx.restart
         self.recorder = Recorder(ctx.store, ctx.model_name)  # the ingest's store writes
         self.story_level = StoryLevel(ctx, self.recorder)
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
@@ -205,7 +205,7 @@ class Deduper:
                 if cluster is not None and cluster.representative_id == document_id and live:
                     # The best remaining member by seed 000's rules takes the representative's place.
                     cands = [c for c in map(self.ctx.rep_candidate, live) if c is not None]
-                    new_rep = best_of(cands, self.url_rules).doc_id
+                    new_rep = best_of(cands, self.ctx.url_rules).doc_id
                     self.store.set_representative(doc.cluster_id, document_id, new_rep,
                                                   "previous representative deleted", now)
                     self.store.record_change(new_rep, now)
@@ -272,9 +272,9 @@ class Deduper:
             "indexed_copy_groups": len(self.ctx.state.reps),
             "indexed_clusters": len(self.ctx.state.reps),
             "vector_index": len(self.ctx.state.vectors) if self.ctx.state.vectors is not None else 0,
-            "counters": dict(self.counters),
-            "model": self.model_name,
-            "embedding_cache": _cache_stats(self.embedder),
+            "counters": dict(self.ctx.counters),
+            "model": self.ctx.model_name,
+            "embedding_cache": _cache_stats(self.ctx.embedder),
         }
 
 

@@ -112,7 +112,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             engine.ctx.state.vectors = wrapped.inner
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
         settled = engine.settle(progress=progress).to_dict() if settle else None
-        counters = {k: int(v) for k, v in engine.counters.items()}
+        counters = {k: int(v) for k, v in engine.ctx.counters.items()}
         groups, stories = stored_groups(engine.store, out), stored_stories(engine.store, out)
     finally:
         engine.close()

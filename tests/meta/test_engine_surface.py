@@ -26,7 +26,7 @@ OPERATIONS = {
 # What a built engine holds: its collaborators and the parts they share (each also on ``ctx``).
 PARTS = {
     "ctx", "restart", "recorder", "copy_level", "story_level", "settling",
-    "store", "embedder", "model_name", "guards", "url_rules", "scorer", "verifier", "cascade", "counters",
+    "store",
 }
 
 

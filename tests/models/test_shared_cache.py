@@ -147,8 +147,8 @@ def test_open_wires_the_configured_cache(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("SAMESTORY_EMBEDDING_CACHE", "redis://127.0.0.1:6379/15")
     engine = Deduper.open(":memory:", model="use")
     try:
-        assert isinstance(engine.embedder, CachedEmbedder)
-        assert isinstance(engine.embedder.shared, RedisVectorCache)
+        assert isinstance(engine.ctx.embedder, CachedEmbedder)
+        assert isinstance(engine.ctx.embedder.shared, RedisVectorCache)
         assert engine.stats()["embedding_cache"] == {"hits": 0, "model_texts": 0, "shared_hits": 0,
                                                      "shared_misses": 0, "shared_errors": 0}
     finally:

@@ -149,9 +149,9 @@ def test_a_chunk_inside_an_earlier_kept_chunk_is_dropped() -> None:
 def test_another_groups_member_in_the_same_frame_is_another_who(use_engine: Deduper, other: str) -> None:
     from service.guards import GuardInput
 
-    assert use_engine.guards is not None
+    assert use_engine.ctx.guards is not None
     base = "BTS 정국, 11월 솔로 앨범 발매"
-    who = next(v for v in use_engine.guards.check(GuardInput(title=other, text=other, lang="ko"),
+    who = next(v for v in use_engine.ctx.guards.check(GuardInput(title=other, text=other, lang="ko"),
                                                   GuardInput(title=base, text=base, lang="ko")) if v.guard == "who")
     assert who.blocked and "정국" in (who.evidence or ""), who
     assert not use_engine.compare(other, base).same
@@ -160,9 +160,9 @@ def test_another_groups_member_in_the_same_frame_is_another_who(use_engine: Dedu
 def test_the_same_member_in_a_paraphrased_frame_is_not_vetoed(use_engine: Deduper) -> None:
     from service.guards import GuardInput
 
-    assert use_engine.guards is not None
+    assert use_engine.ctx.guards is not None
     a, b = "블랙핑크 리사, 11월 솔로 컴백", "블랙핑크 리사, 11월 솔로 앨범 발매"
-    assert not any(v.blocked for v in use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"),
+    assert not any(v.blocked for v in use_engine.ctx.guards.check(GuardInput(title=a, text=a, lang="ko"),
                                                              GuardInput(title=b, text=b, lang="ko")))
 
 
@@ -171,8 +171,8 @@ def test_the_same_member_in_a_paraphrased_frame_is_not_vetoed(use_engine: Dedupe
 def test_a_group_named_in_either_script_is_not_another_who(use_engine: Deduper, a: str, b: str) -> None:
     from service.guards import GuardInput
 
-    assert use_engine.guards is not None
-    verdicts = use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"), GuardInput(title=b, text=b, lang="ko"))
+    assert use_engine.ctx.guards is not None
+    verdicts = use_engine.ctx.guards.check(GuardInput(title=a, text=a, lang="ko"), GuardInput(title=b, text=b, lang="ko"))
     who = next(v for v in verdicts if v.guard == "who")
     assert not who.blocked and "==" in (who.evidence or ""), who
 
@@ -180,9 +180,9 @@ def test_a_group_named_in_either_script_is_not_another_who(use_engine: Deduper, 
 def test_another_group_and_member_in_a_shared_frame_is_a_same_frame_clash(use_engine: Deduper) -> None:
     from service.guards import GuardInput
 
-    assert use_engine.guards is not None
+    assert use_engine.ctx.guards is not None
     a, b = "블랙핑크 리사, 11월 솔로 컴백", "BTS 지민, 11월 솔로 앨범 발매"
-    who = next(v for v in use_engine.guards.check(GuardInput(title=a, text=a, lang="ko"),
+    who = next(v for v in use_engine.ctx.guards.check(GuardInput(title=a, text=a, lang="ko"),
                                                   GuardInput(title=b, text=b, lang="ko")) if v.guard == "who")
     assert who.blocked and who.evidence == "who: 리사 != 지민 (same frame)", who
 

@@ -51,13 +51,13 @@ def test_unrelated_items_stay_apart(use):
 def test_items_settled_early_are_never_embedded(use):
     d = engine(use)
     d.ingest(Article(title=KO, url="https://a.example/1"))
-    calls = d.counters["encoder_texts"]
+    calls = d.ctx.counters["encoder_texts"]
     d.ingest(Article(title=KO, url="https://a.example/1"))  # re-observation: url stage
     d.ingest(Article(title=KO + " - 한국경제", url="https://b.example/1"))  # exact title after suffix strip
     d.ingest(Article(title="삼성전자 3분기 영업이익 사상최대", url="https://c.example/1"))  # ngram
-    assert d.counters["encoder_texts"] == calls
+    assert d.ctx.counters["encoder_texts"] == calls
     d.ingest(Article(title=EN, url="https://d.example/1"))  # needs the embedding stage
-    assert d.counters["encoder_texts"] == calls + 1
+    assert d.ctx.counters["encoder_texts"] == calls + 1
     assert d.stats()["counters"]["stage_embedding"] >= 1
 
 
@@ -67,7 +67,7 @@ def test_batch_ingest_embeds_only_survivors(use):
     results = d.ingest_many(batch)
     assert len({r.cluster_id for r in results}) == 1
     # KO is the first of its kind and EN has no cheap match: two texts embedded, not four.
-    assert d.counters["encoder_texts"] == 2
+    assert d.ctx.counters["encoder_texts"] == 2
 
 
 def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use, tmp_path):
@@ -98,7 +98,7 @@ def test_vector_index_is_persisted_next_to_the_store_and_rebuilt_when_stale(use,
 
 
 def test_cosine_scorer_is_the_default(use):
-    assert Deduper(open_store(":memory:"), embedder=use).scorer.name == "cosine"
+    assert Deduper(open_store(":memory:"), embedder=use).ctx.scorer.name == "cosine"
 
 
 def test_stateless_dedupe_embeds_only_what_the_cheap_passes_leave(use):
@@ -107,7 +107,7 @@ def test_stateless_dedupe_embeds_only_what_the_cheap_passes_leave(use):
     res = d.dedupe(texts, kind="headline")  # headlines: the headline cascade
     assert res.keep == [0, 4]
     assert res.clusters == [[0, 1, 2, 3], [4]]
-    assert d.counters["encoder_texts"] == 3  # KO, EN and the weather line; the copies never reach the model
+    assert d.ctx.counters["encoder_texts"] == 3  # KO, EN and the weather line; the copies never reach the model
     assert d.store.counts()["documents"] == 0  # stateless
     stricter = res.rethreshold(0.99)
     assert [3] in stricter.clusters  # the translation was an embedding-stage merge

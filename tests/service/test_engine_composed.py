@@ -28,11 +28,11 @@ def test_deduper_holds_its_restart_collaborator_instead_of_inheriting_it(tmp_pat
 
 def test_guards_are_a_guard_set_none_or_the_default():
     off = Deduper.open(":memory:", model=None, guards=None)
-    assert off.guards is None and off.cascade.guards is None
+    assert off.ctx.guards is None and off.ctx.cascade.guards is None
     on = Deduper.open(":memory:", model=None)
-    assert isinstance(on.guards, GuardSet) and on.cascade.guards is on.guards
+    assert isinstance(on.ctx.guards, GuardSet) and on.ctx.cascade.guards is on.ctx.guards
     mine = GuardSet([])
-    assert Deduper.open(":memory:", model=None, guards=mine).guards is mine
+    assert Deduper.open(":memory:", model=None, guards=mine).ctx.guards is mine
     assert guards_on(True) is DEFAULT_GUARDS and guards_on(False) is None
     for flag in (True, False):
         with pytest.raises(TypeError, match="guards=False is None"):

@@ -156,7 +156,7 @@ def test_after_a_crash_the_snapshot_is_loaded_and_the_changes_since_are_replayed
 def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
     db = tmp_path / "c.db"
     writer = _crash(db, _stream(600, seed=5), chunk_size=50, snapshot_every=150)
-    assert writer.counters["checkpoints"] >= 3  # one per 150 changes (checked after each chunk)
+    assert writer.ctx.counters["checkpoints"] >= 3  # one per 150 changes (checked after each chunk)
     again = _engine(db, snapshot_every=150)
     report = again.restart.warmup_report
     # at most the changes since the last checkpoint: under 150 plus one chunk of 50, and the deletion
@@ -167,7 +167,7 @@ def test_checkpoints_bound_what_a_crash_leaves_to_replay(tmp_path):
     rebuilt.store.close()
     off = _engine(tmp_path / "off.db", snapshot_every=0)
     off.ingest_many(_stream(300, seed=5))
-    assert off.counters["checkpoints"] == 0 and not _snapshot(tmp_path / "off.db").exists()
+    assert off.ctx.counters["checkpoints"] == 0 and not _snapshot(tmp_path / "off.db").exists()
     off.store.close()
 
 
@@ -272,7 +272,7 @@ def test_a_background_checkpoint_writes_the_state_of_its_call_not_later_changes(
     assert e.checkpoint(wait=False) is True  # copied now, written by a thread
     e.ingest_many(_stream(200, seed=9))  # the state moves on while the files are written
     e.restart.wait_for_checkpoint()
-    assert e.counters["checkpoints"] == 1 and len(e.restart.checkpoint_write_seconds) == 1
+    assert e.ctx.counters["checkpoints"] == 1 and len(e.restart.checkpoint_write_seconds) == 1
     assert snapshot_stamp(_snapshot(db), e.config) == (at, len(docs))
     loaded = load_snapshot(_snapshot(db), e.config, cursor=at)
     assert loaded is not None and set(loaded.entries) == docs

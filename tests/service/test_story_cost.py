@@ -100,7 +100,7 @@ def test_the_tracker_closes_old_stories_and_the_engine_forgets_their_groups() ->
     assert closed > 0 and len(d.story_level.stories) == before - closed
     assert all(s.last_time >= horizon for s in d.story_level.stories.stories.values())
     assert set(d.story_level.group_story.values()) <= set(d.story_level.stories.stories)
-    assert d.counters["expired_stories"] == closed
+    assert d.ctx.counters["expired_stories"] == closed
     assert d.story_level.expire(newest) == 0  # nothing more to close
     # A late copy of a closed story's report (day 7, in the copy window) still joins its copy group
     # and the group's stored story, which it opens again with its own evidence (as after a restart).

@@ -189,11 +189,11 @@ def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:
 
 def test_off_by_default_and_on_by_config_loads_lazily() -> None:
     assert EngineConfig().copy.verifier is False
-    assert engine(None).verifier is None
+    assert engine(None).ctx.verifier is None
     on = Deduper(open_store(":memory:"), config=EngineConfig.of(verifier=True), guards=None)
-    assert isinstance(on.verifier, LazyVerifier) and not on.verifier.loaded
+    assert isinstance(on.ctx.verifier, LazyVerifier) and not on.ctx.verifier.loaded
     on.ingest(Article(title=FRAME_A, url="https://a.example/1"))  # nothing to verify: nothing loaded
-    assert not on.verifier.loaded
+    assert not on.ctx.verifier.loaded
     assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "true"}).copy.verifier is True
     with pytest.raises(ConfigError, match=r"^SAMESTORY_VERIFIER must be true or false, got 'maybe'$"):
         EngineConfig.load(env={"SAMESTORY_VERIFIER": "maybe"})

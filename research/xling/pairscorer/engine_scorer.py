@@ -7,7 +7,7 @@ engine"). To try it in an engine from a source checkout, put it in place of the 
     from research.xling.pairscorer.engine_scorer import learned_scorer
     d = Deduper.open(":memory:")
     scorer = learned_scorer(d.config.copy.embedding_threshold)
-    d.cascade.scorer = d.cascade.stages[-1].scorer = scorer   # the embedding stage is the last
+    d.ctx.cascade.scorer = d.ctx.cascade.stages[-1].scorer = scorer   # the embedding stage is the last
 
 Same-language pairs keep the engine's cosine threshold (the scorer was trained on translations).
 """

@@ -17,7 +17,7 @@ def healthz(service: ServiceDep) -> Health:
     engine = service.engine
     url = getattr(engine.store, "url", "")
     kind = "postgresql" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
-    return Health(status="ok", model=engine.model_name, guards=engine.guards is not None, store=kind)
+    return Health(status="ok", model=engine.ctx.model_name, guards=engine.ctx.guards is not None, store=kind)
 
 
 @router.get("/metrics", summary="Prometheus metrics", dependencies=[Depends(require_api_key)],

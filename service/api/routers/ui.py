@@ -301,7 +301,7 @@ def eval_report(request: Request) -> HTMLResponse:
     thresholds = [("ngram_threshold", cfg.copy.ngram_threshold, "IDF-weighted char 3-gram Jaccard, inside the subject gate"),
                   ("minhash_threshold", cfg.copy.minhash_threshold, "exact title 3-gram Jaccard verifying a MinHash LSH hit"),
                   ("embedding_threshold", cfg.copy.embedding_threshold,
-                   f"embedding cosine ({service.engine.model_name or 'no model loaded'})")]
+                   f"embedding cosine ({service.engine.ctx.model_name or 'no model loaded'})")]
     return _page(request, "eval.html", who, rows=rows, settings=(results or {}).get("settings", {}),
                  thresholds=thresholds, overview=[f for f in figures if "_" not in f.removesuffix(".png")
                                                   or f.startswith("f1_")])

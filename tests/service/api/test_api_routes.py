@@ -166,7 +166,7 @@ def test_service_start_runs_the_model_once_before_the_first_request(monkeypatch)
     with TestClient(app) as client:
         engine = app.state.service.engine
         assert fake.seen == ["samestory warm-up"]  # before any request
-        assert engine.counters["encoder_calls"] == 0  # no item was embedded
+        assert engine.ctx.counters["encoder_calls"] == 0  # no item was embedded
         assert engine.restart.warmup_report["encoder_s"] >= 0.0
         r = client.post("/v1/dedupe", json={"texts": ["Fed raises rates by 25bp", "ECB holds rates steady"],
                                             "kind": "headline"})  # headlines: both reach the model
