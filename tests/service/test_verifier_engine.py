@@ -185,6 +185,12 @@ def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:
     d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
     r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
     assert r.status == "new" and "verifier: 0.70 < 0.80" in r.decision.reasons
+    assert EngineConfig().copy.verifier_threshold == 0.5  # chosen on the engine's fold-0 figures
+    v = FakeVerifier(default=0.7, threshold=0.9)  # None: the artefact's own threshold
+    d = engine(v, embed=False, verifier_threshold=None)
+    d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
+    r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
+    assert r.status == "new" and "verifier: 0.70 < 0.90" in r.decision.reasons
 
 
 def test_off_by_default_and_on_by_config_loads_lazily() -> None:
