@@ -543,7 +543,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     if verifier != "off":
         from models.verifier import PairVerifier
 
-        loaded = PairVerifier.load(verifier_path)
+        loaded = PairVerifier.load(verifier_path, backend="onnx")  # as the engine loads it
         verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
         say(f"pair verifier: {loaded!r}")
     extra_runs: list[dict[str, Any]] = []

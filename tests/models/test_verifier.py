@@ -173,3 +173,29 @@ def test_numpy_forward_matches_torch_bert(tmp_path_factory: pytest.TempPathFacto
     got = verifier.score(a, b)
     assert len({len(x) for x in ids}) > 1  # the batch is padded
     np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def test_the_onnx_backends_score_as_numpy_does_and_are_built_once(artefact: Path, verifier: PairVerifier,
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("onnx")
+    monkeypatch.setenv("SAMESTORY_CACHE", str(tmp_path))
+    a, b = zip(*PAIRS, strict=True)
+    want = verifier.score(a, b)
+    fp32 = PairVerifier.load(artefact, backend="onnx")
+    np.testing.assert_allclose(fp32.score(a, b), want, atol=1e-5)  # the same arithmetic, fused
+    int8 = PairVerifier.load(artefact, backend="onnx-int8")
+    p = int8.score(a, b)
+    assert p.shape == want.shape and np.all((p > 0) & (p < 1))
+    assert 0 < np.abs(p - want).max() < 0.1  # rounded weights: close, not equal
+    built = sorted((tmp_path / "models").glob("verifier-*.onnx"))
+    assert len(built) == 2 and {f.name.split("-", 2)[2] for f in built} == {"onnx.onnx", "onnx-int8.onnx"}
+    stamps = {f: f.stat().st_mtime_ns for f in built}
+    PairVerifier.load(artefact, backend="onnx-int8")  # read from the cache, not rebuilt
+    assert {f: f.stat().st_mtime_ns for f in built} == stamps
+    assert "backend='onnx-int8'" in repr(int8)
+
+
+def test_an_unknown_backend_is_refused_in_one_line(artefact: Path) -> None:
+    with pytest.raises(ValueError, match=r"^verifier backend must be one of numpy, onnx, onnx-int8; got 'gpu'$"):
+        PairVerifier.load(artefact, backend="gpu")

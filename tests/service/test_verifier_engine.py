@@ -198,6 +198,7 @@ def test_off_by_default_and_on_by_config_loads_lazily() -> None:
     assert engine(None).ctx.verifier is None
     on = Deduper(open_store(":memory:"), config=EngineConfig.of(verifier=True), guards=None)
     assert isinstance(on.ctx.verifier, LazyVerifier) and not on.ctx.verifier.loaded
+    assert on.ctx.verifier.backend == "onnx"  # the fp32 graph: numpy's P, faster
     on.ingest(Article(title=FRAME_A, url="https://a.example/1"))  # nothing to verify: nothing loaded
     assert not on.ctx.verifier.loaded
     assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "true"}).copy.verifier is True
