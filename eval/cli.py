@@ -115,6 +115,8 @@ def register(subparsers: Any) -> None:
     r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
                    "back to kiwipiepy where KoNLPy/Java are missing)")
     r.add_argument("--no-stories", action="store_true", help="leave out the story level (the Stories section)")
+    r.add_argument("--verifier", action="store_true", help="also the engine with the pair verifier on, on the pair "
+                   "sets (a 'samestory + verifier' column; needs the e5 extra)")
     r.add_argument("--orders", default="1,2,3", help="shuffle seeds the story level is also ingested in, streamed "
                                                      "and settled (the Arrival order table; empty: file order only)")
     r.add_argument("--json", action="store_true")
@@ -359,7 +361,7 @@ def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> i
     report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
                         tokenizer=args.tokenizer, progress=not args.no_progress, stories=not args.no_stories,
-                        story_orders=_seeds(args.orders))
+                        story_orders=_seeds(args.orders), verifier=args.verifier)
     command = "samestory " + " ".join(shlex.quote(a) for a in (argv or getattr(args, "argv", None) or sys.argv[1:]))
     path = write_report(report, args.out, command, name=args.name)
     print(f"wrote {path}")
