@@ -393,13 +393,17 @@ class PairVerifier:
             mask[r, :len(row)] = 1.0
         x = self._words.get(ids) + self._pos[:t][None] + self._type0
         x = _layer_norm(x, *self._eln, self.eps).astype(np.float32)
-        h, nh = self.hidden, self.heads
-        hd = h // nh
         # Padding keys get the dtype's lowest value added, as Hugging Face's BertModel does.
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
-        if self._onnx is not None:
-            logit = self._onnx.logits(x, bias, mask[:, :, None])
-            return (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+        m = mask[:, :, None]
+        logit = self._onnx.logits(x, bias, m) if self._onnx is not None else self._numpy_logits(x, bias, m)
+        return (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+
+    def _numpy_logits(self, x: np.ndarray, bias: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """The layers, mean pooling over the real tokens (``m``) and the head, in numpy: the logits."""
+        n, t, h = x.shape
+        nh = self.heads
+        hd = h // nh
         scale = np.float32(1.0 / math.sqrt(hd))
         for lay in self._layers:
             flat = x.reshape(n * t, h)
@@ -416,10 +420,8 @@ class PairVerifier:
                 ff[r:r + FFN_ROWS] = gelu(att[r:r + FFN_ROWS] @ lay["fi_w"] + lay["fi_b"]) @ lay["fo_w"]
             ff += lay["fo_b"]
             x = _layer_norm(ff + att, lay["oln_w"], lay["oln_b"], self.eps).reshape(n, t, h)
-        m = mask[:, :, None]
         pooled = (x * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1.0)
-        logit = np.tanh(pooled @ self._dense_w + self._dense_b) @ self._out_w + self._out_b
-        return (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+        return np.tanh(pooled @ self._dense_w + self._dense_b) @ self._out_w + self._out_b
 
     def __repr__(self) -> str:
         return (f"PairVerifier(layers={self.layers}, max_side={self.max_side}, threshold={self.threshold}, "
