@@ -15,15 +15,13 @@ on the 64 pairs), and the load average.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from bench.verifier_layers import headline_pairs
+from bench.verifier_layers import headline_pairs, time_alternately
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,21 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     a, b = [x for x, _ in rows], [y for _, y in rows]
     vs = {name: PairVerifier.load(backend=name) for name in BACKENDS}
     p = {name: v.score(a, b) for name, v in vs.items()}  # also warms each up
-    one: dict[str, list[float]] = {k: [] for k in vs}
-    b32: dict[str, list[float]] = {k: [] for k in vs}
-    loads = [os.getloadavg()[0]]
-    for _ in range(args.rounds):
-        for x, y in rows[:args.singles]:
-            for k, v in vs.items():
-                t = time.perf_counter()
-                v.score([x], [y])
-                one[k].append(1000 * (time.perf_counter() - t))
-        for i in range(0, len(rows), 32):
-            for k, v in vs.items():
-                t = time.perf_counter()
-                v.score(a[i:i + 32], b[i:i + 32])
-                b32[k].append(1000 * (time.perf_counter() - t) / len(a[i:i + 32]))
-        loads.append(os.getloadavg()[0])
+    one, b32, loads = time_alternately(vs, rows, singles=args.singles, rounds=args.rounds)
     print(f"{len(rows)} headline pairs, load {min(loads):.1f}-{max(loads):.1f}")
     for k in vs:
         d = np.abs(p[k] - p["numpy"])

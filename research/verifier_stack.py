@@ -20,12 +20,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from models.verifier_data import Pair
 
-def halves(pairs: list) -> np.ndarray:
+
+def halves(pairs: Sequence[Pair]) -> np.ndarray:
     """0/1 per pair, by a hash of its two texts sorted (stable across runs)."""
     out = np.zeros(len(pairs), dtype=np.int64)
     for i, p in enumerate(pairs):
