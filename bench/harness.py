@@ -542,8 +542,10 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     verifiers: dict[str, Any] = {}
     if verifier != "off":
         from models.verifier import PairVerifier
+        from service.config import EngineConfig
 
-        loaded = PairVerifier.load(verifier_path, backend="onnx")  # as the engine loads it
+        # as the engine loads it (service/context.py)
+        loaded = PairVerifier.load(verifier_path, EngineConfig.load().operations.verifier_threads, backend="onnx")
         verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
         say(f"pair verifier: {loaded!r}")
     extra_runs: list[dict[str, Any]] = []

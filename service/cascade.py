@@ -245,6 +245,11 @@ class Cascade:
         t = self.config.copy.verifier_threshold
         return float(self.verifier.threshold) if t is None else t
 
+    def rescue_threshold(self) -> float:
+        """``EngineConfig.copy.verifier_rescue_threshold``, else :meth:`verifier_threshold`."""
+        t = self.config.copy.verifier_rescue_threshold
+        return self.verifier_threshold() if t is None else t
+
     def verify(self, pairs: Sequence[tuple[ItemFeatures, ItemFeatures]]) -> list[float]:
         """P(same report) for each pair, in one call of the verifier (:func:`verify_texts`)."""
         assert self.verifier is not None
@@ -299,7 +304,7 @@ class Cascade:
         if not band:
             return None
         probs = self.verify([(item, other) for _, _, _, other in band])
-        threshold = self.verifier_threshold()
+        threshold = self.rescue_threshold()
         for (doc, cluster, cosine, other), p in zip(band, probs, strict=True):
             trace.tried.add(cluster)
             if p < threshold:
@@ -429,7 +434,7 @@ class Cascade:
         guards keep their vetoes (``_propose``, as in ``_rescue_hits``)."""
         scores = trace.scores
         cos = scores["cosine"]
-        p, threshold = self.verify([(a, b)])[0], self.verifier_threshold()
+        p, threshold = self.verify([(a, b)])[0], self.rescue_threshold()
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "

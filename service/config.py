@@ -239,12 +239,15 @@ class CopyConfig(_Checked):
     # pairs (research/notes/verifier.md); None takes the artefact's. Higher: fewer false merges,
     # more translations and rewrites kept apart; lower: swapped roles and changed numbers merge.
     verifier_threshold: float | None = 0.5
-    # The rescue's floor: a pair in the other language among the top embedding_k hits, with cosine
-    # in [verifier_floor, embedding_threshold), is read by the verifier, best cosine first, and
-    # merged at or above verifier_threshold if the guards let it through. 0.30, the floor the learned scorer had:
-    # issue 35's missed translations sit at cosine 0.44-0.53 (USE). Lower: more pairs read (up to
-    # embedding_k per item); higher: translations whose vectors disagree stay apart.
-    verifier_floor: float = 0.30
+    # The rescue's floor: other-language hits among the top embedding_k, with cosine in
+    # [verifier_floor, embedding_threshold), are read by the verifier, best first. 0.45 (USE): on
+    # the 2,000-item bench stream, against 0.30, pairwise precision 0.914 -> 0.978, pairs read 586
+    # -> 216, recall 0.759 -> 0.754 (research/notes/verifier-runtime.md). Lower: more pairs read,
+    # more unrelated merges; higher: translations whose vectors disagree stay apart.
+    verifier_floor: float = 0.45
+    # The rescue's own threshold (None: verifier_threshold). 0.8 moves fold-0 NTREX P / R 0.981 /
+    # 0.849 -> 0.992 / 0.803 (Park 0.984 / 0.783 -> 0.990 / 0.712). Higher: fewer translations merged.
+    verifier_rescue_threshold: float | None = None
     # Candidate window: items are compared only with items published within this many days of each
     # other (seed 001: 7 days of history is what re-appears). Longer: more candidates and memory;
     # shorter: a late re-post starts a new copy group.
@@ -254,20 +257,18 @@ class CopyConfig(_Checked):
     # same words: a headline that recurs a news cycle later is most often another day's report.
     # Calibrated on the UCI dev cluster file in the engine, where every join more than 1 h from its
     # copy group was to another gold story (research/notes/stories.md "Copies a news cycle apart").
-    # Longer: next-day rewrites join the old copy group and its story; shorter: a wire story's
-    # rewrites over a working day split into several copy groups (their story can still join them).
+    # Longer: next-day rewrites join the old copy group; shorter: a wire story's rewrites over a
+    # working day split into several copy groups (their story can still join them).
     # 0: no gap. A copy further than this from its anchor counts at the anchor's time in its story.
     copy_gap_hours: float = 12.0
     embed_body_lead: bool = True
     # Bodies at ingest (service/passages.py): when the cascade merges two articles that both have a
     # body of two or more sentences, the merge stands only if the new body is a passage copy of the
     # other's (the /v1/dedupe rule); otherwise it is vetoed (``blocked_by`` "body") and the article
-    # starts a copy group of its own. A republished story that adds paragraphs, or another outlet's
-    # article under a near-identical headline, is kept apart: over-splitting, never over-merging.
-    # Calibrated on the NTREX dev article clusters, where its one veto is a false merge (story ARI
-    # 0.889 -> 0.913; research/notes/config-history.md). Off: such merges come back. Each merge with
-    # two bodies costs a passage comparison (passage thresholds: eval/RESULTS.md, "RAG chunk
-    # dedupe").
+    # starts a copy group of its own (a republished story that adds paragraphs, another outlet's
+    # article under a near-identical headline). Calibrated on the NTREX dev article clusters: its
+    # one veto is a false merge (story ARI 0.889 -> 0.913; research/notes/config-history.md). Off:
+    # such merges come back. Each merge with two bodies costs a passage comparison.
     body_passages: bool = True
     # How many nearest neighbours per query the embedding stage vets against their copy groups'
     # representatives. Higher: more candidates checked per item (slower); lower: a true copy ranked
@@ -278,7 +279,8 @@ class CopyConfig(_Checked):
 
     def _check(self) -> None:
         _unit_interval(self, ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor"))
+                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor",
+                              "verifier_rescue_threshold"))
         _non_negative(self, ("window_days", "copy_gap_hours"))
         if self.embedding_k < 1:
             raise ValueError(f"embedding_k must be >= 1, got {self.embedding_k}")
@@ -388,21 +390,13 @@ class PassageConfig:
     # sentence ride along with a shared one; 0.35 and above cost translations whose Korean side
     # splits an English sentence in two.
     merge_floor: float = 0.20
-    # The cross-lingual gate (``probe_cosine``): before embedding every sentence, each open chunk
-    # is embedded by its first and last sentences only (its "probe"), and only chunks with an
-    # other-language partner whose first sentence or whose last sentence is at this cosine or
-    # more with the chunk's own (the larger of the two paired cosines) have their other
-    # sentences embedded and aligned. A translation keeps at least one of its two ends in place
-    # even when the translator split or joined a sentence at the other. Recall-only, like
-    # candidate_cosine: on the rag-chunks-ntrex dev pairs that paired cosine of translations is
-    # >= 0.374 (1st percentile 0.468), and 1.9 % of 19,790 other-article Korean-English chunk
-    # pairs reach 0.30 (0.25: 4.7 %, 0.35: 0.9 %; `python -m eval.probe_gate
-    # ../shared/eval-data/rag-chunks-ntrex/dev.jsonl --cache var/passages-use.npz`). The cosine of the mean of the
-    # two probe sentences, the gate before, needed 0.25 for the same recall (translations >=
-    # 0.308) and let 5.4 % of those pairs through. ``python -m eval.passages`` runs every dev
-    # pair through it. Lower embeds more chunks in full (slower, the same decisions); higher
-    # starts to lose translations before the alignment sees them. A gate can only keep a chunk,
-    # never drop one.
+    # The cross-lingual gate: each open chunk is first embedded by its first and last sentences
+    # only (its "probe"); only chunks with an other-language partner whose first or last sentence
+    # reaches this cosine with the chunk's own have their other sentences embedded and aligned (a
+    # translation keeps at least one end in place). Recall-only: on the rag-chunks-ntrex dev pairs
+    # translations reach >= 0.374, and 1.9 % of 19,790 other-article Korean-English chunk pairs
+    # reach 0.30 (`python -m eval.probe_gate ../shared/eval-data/rag-chunks-ntrex/dev.jsonl`).
+    # Lower embeds more chunks in full (slower, the same decisions); higher loses translations.
     probe_cosine: float = 0.30
     # The gate pays only when the probes are much cheaper than all sentences: it runs when the
     # distinct probe sentences are at most this share of the distinct sentences of the open
@@ -442,9 +436,15 @@ class OperationsConfig(_Checked):
     # a vector read back is the bytes the same model wrote for the same normalised text.
     embedding_cache: str | None = None
     url_rules: str | None = None
+    # onnxruntime threads of the pair verifier; decides no merge. 2: the engine waits on it, so the
+    # second core is free (2,000-item stream: 0.57x the verifier-off speed on 2, 0.46x on 1).
+    verifier_threads: int = 2
 
     def _check(self) -> None:
         _non_negative(self, ("warmup_days", "warmup_timeout_s"))
+        if isinstance(self.verifier_threads, bool) or not isinstance(self.verifier_threads, int) \
+                or self.verifier_threads < 1:
+            raise ValueError(f"verifier_threads must be an int >= 1, got {self.verifier_threads!r}")
         if isinstance(self.snapshot_every, bool) or not isinstance(self.snapshot_every, int) or self.snapshot_every < 0:
             raise ValueError(f"snapshot_every must be an int >= 0 (0: only at a clean close), got {self.snapshot_every!r}")
 

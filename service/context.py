@@ -74,7 +74,7 @@ class EngineContext:
         if verifier is None and config.copy.verifier:
             from models.verifier import LazyVerifier
 
-            verifier = LazyVerifier(backend="onnx")
+            verifier = LazyVerifier(backend="onnx", threads=config.operations.verifier_threads)
         cascade = Cascade(config, guards, scorer, verifier=verifier)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.

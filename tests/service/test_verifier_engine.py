@@ -214,3 +214,24 @@ def test_warm_verifier_runs_it_once_at_start_up() -> None:
     assert d.ctx.warm_verifier() >= 0.0 and "verifier_s" in d.restart.warmup_report and len(v.calls) == 1
     off = engine(None)
     assert off.ctx.warm_verifier() == 0.0 and "verifier_s" not in off.restart.warmup_report
+
+
+def test_the_rescue_has_its_own_threshold_and_merge_checks_keep_theirs() -> None:
+    # KO . EN is cosine 0.50, in the rescue band; P 0.7 passes verifier_threshold 0.5 but not a
+    # rescue threshold of 0.8, which does not apply to the merge checks of the other stages.
+    v = FakeVerifier(default=0.7)
+    d = engine(v, verifier_floor=0.40, verifier_rescue_threshold=0.8)
+    d.ingest(Article(title=KO, url="https://a.example/1"))
+    kept = d.ingest(Article(title=EN, url="https://b.example/1"))
+    assert kept.status == "new"
+    assert "verifier: 0.70 < 0.80 at best" in " ".join(kept.decision.reasons)
+    assert d.compare(Article(title=FRAME_A), Article(title=FRAME_A + " - Reuters")).same  # a merge check: 0.7 >= 0.5
+    d2 = engine(FakeVerifier(default=0.7), verifier_floor=0.40)
+    d2.ingest(Article(title=KO, url="https://a.example/1"))
+    assert d2.ingest(Article(title=EN, url="https://b.example/1")).status == "duplicate"  # None: 0.5 applies
+
+
+def test_verifier_threads_is_checked() -> None:
+    assert EngineConfig().operations.verifier_threads == 2
+    with pytest.raises(ConfigError, match=r"verifier_threads must be an int >= 1, got 0"):
+        EngineConfig.of(verifier_threads=0)
