@@ -38,9 +38,11 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 N_FOLDS = 5
 TEST_FOLD = 0
@@ -459,10 +461,61 @@ def _fits(text: str) -> bool:
     return len(text) <= (90 if _lang(text) == "ko" else 220)
 
 
-def build_pairs(data_dir: Path, seed: int = 0) -> list[Pair]:
-    """Labelled dev rows (all folds) plus synthetic pairs made within each fold."""
+# The sets whose Korean-English rows are mined for rescue-band negatives (mine_negatives): news and
+# Tatoeba. KorSTS is left out: its translated STS sentences repeat ("A man is playing a guitar"), so
+# a near neighbour there is too often the same sentence under another row.
+MINED_SETS = ("ntrex128-kor-eng", "koen-news-park", "tatoeba-kor-eng")
+
+
+def mine_negatives(labelled: Sequence[Pair], encode: Callable[[list[str]], np.ndarray], *,
+                   lo: float = 0.30, hi: float = 0.55) -> list[Pair]:
+    """Korean-English negatives from the engine's rescue band, one per Korean text of a fold: the
+    English text of the same fold that ``encode`` ranks closest, if its cosine lies in [lo, hi)
+    and the two are not a labelled positive. The rescue reads such pairs for every item without a
+    copy, and the verifier must say no to them (research/notes/verifier-runtime.md).
+
+    >>> rows = [Pair("가나다", "abc", 1, "ntrex128-kor-eng/xl_pos", 1), Pair("라마바", "xyz", 1, "ntrex128-kor-eng/xl_pos", 1)]
+    >>> table = {"가나다": [1, 0], "라마바": [0, 1], "abc": [0.9, 0.436], "xyz": [0.4, 0.917]}
+    >>> enc = lambda texts: np.array([table[t] for t in texts], dtype=np.float32)
+    >>> [(p.a, p.b, p.label, p.source) for p in mine_negatives(rows, enc)]
+    [('가나다', 'xyz', 0, 'synthetic/xl_mined'), ('라마바', 'abc', 0, 'synthetic/xl_mined')]
+    """
+    out: list[Pair] = []
+    positives = {frozenset((p.a, p.b)) for p in labelled if p.label == 1}
+    for fold in range(N_FOLDS):
+        rows = [p for p in labelled if p.fold == fold and p.source.split("/")[0] in MINED_SETS]
+        texts = {t for p in rows for t in (p.a, p.b)}
+        ko = sorted(t for t in texts if _lang(t) == "ko")
+        en = sorted(t for t in texts if _lang(t) == "en")
+        if not ko or not en:
+            continue
+        vk, ve = (_unit_rows(encode(t)) for t in (ko, en))
+        for i in range(0, len(ko), 1024):  # memory-bounded: 1024 x len(en) cosines at a time
+            sims = vk[i:i + 1024] @ ve.T
+            sims[(sims < lo) | (sims >= hi)] = -1.0
+            for r, k in enumerate(ko[i:i + 1024]):
+                for j in np.argsort(-sims[r])[:3]:
+                    if sims[r, j] < lo:
+                        break
+                    if frozenset((k, en[j])) not in positives:
+                        out.append(Pair(k, en[j], 0, "synthetic/xl_mined", fold))
+                        break
+    return out
+
+
+def _unit_rows(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+
+def build_pairs(data_dir: Path, seed: int = 0,
+                encode: Callable[[list[str]], np.ndarray] | None = None) -> list[Pair]:
+    """Labelled dev rows (all folds) plus synthetic pairs made within each fold; with ``encode``
+    (a sentence encoder), also the mined rescue-band negatives of :func:`mine_negatives`."""
     labelled = load_labelled(data_dir)
     out = list(labelled)
+    if encode is not None:
+        out += mine_negatives(labelled, encode)
     for fold in range(N_FOLDS):
         rows = [p for p in labelled if p.fold == fold]
         translations = sorted({(p.a, p.b) if _lang(p.a) == "ko" else (p.b, p.a) for p in rows

