@@ -85,9 +85,15 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
 
     argv = ["--data", str(args.data), "--out", str(args.out), "--minutes", str(args.minutes),
             "--layers", str(args.layers), "--seed", str(args.seed), "--threads", str(args.threads),
-            "--device", args.device]
+            "--device", args.device, "--lr", str(args.lr)]
     if args.report:
         argv += ["--report", str(args.report)]
+    if args.init:
+        argv += ["--init", str(args.init)]
+    if args.mined:
+        argv.append("--mined")
+    for spec in args.oversample:
+        argv += ["--oversample", spec]
     return train_main(argv)
 
 
@@ -120,6 +126,13 @@ def register(subparsers: Any) -> None:
     tv.add_argument("--seed", type=int, default=0)
     tv.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
     tv.add_argument("--device", default="cpu", help="torch device (default cpu; cuda on a GPU machine)")
+    tv.add_argument("--init", type=Path, default=None,
+                    help="continue from this artefact's weights (same --layers), with a fresh schedule")
+    tv.add_argument("--lr", type=float, default=8e-5, help="learning rate of the layers (default 8e-5)")
+    tv.add_argument("--mined", action="store_true",
+                    help="add Korean-English negatives mined from the engine's rescue band (needs USE)")
+    tv.add_argument("--oversample", action="append", default=[], metavar="SET=N",
+                    help="see a dev set's training rows N times as often, e.g. pawsx-ko=2 (repeatable)")
     tv.set_defaults(func=_cmd_train_verifier)
 
     lst = sub.add_parser("list", help="list model specs and whether they are built")

