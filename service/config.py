@@ -235,9 +235,9 @@ class CopyConfig(_Checked):
     # embedding threshold (verifier_floor), in place of the slot-confirmed band. Off until issue
     # 35's held-out figures are in; off, every decision is as without it.
     verifier: bool = False
-    # 0.5: of 0.5, 0.9 and the artefact's own 0.98, the best engine figures on the out-of-fold dev
-    # pairs (research/notes/verifier.md); None takes the artefact's. Higher: fewer false merges,
-    # more translations and rewrites kept apart; lower: swapped roles and changed numbers merge.
+    # 0.5: of 0.3, 0.4 and 0.5 (run 5; run 3: 0.5, 0.9, 0.98), the one with the fewest false merges
+    # on the fold-0 dev pairs and hand-written pairs (research/notes/verifier.md); None takes the
+    # artefact's. Higher: translations kept apart; lower: swapped roles and changed numbers merge.
     verifier_threshold: float | None = 0.5
     # The rescue's floor: other-language hits among the top embedding_k, with cosine in
     # [verifier_floor, embedding_threshold), are read by the verifier, best first. 0.45 (USE): on
