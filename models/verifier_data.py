@@ -469,9 +469,9 @@ MINED_SETS = ("ntrex128-kor-eng", "koen-news-park", "tatoeba-kor-eng")
 
 def mine_negatives(labelled: Sequence[Pair], encode: Callable[[list[str]], np.ndarray], *,
                    lo: float = 0.30, hi: float = 0.55) -> list[Pair]:
-    """Korean-English negatives from the engine's rescue band, one per Korean text of a fold: the
-    English text of the same fold that ``encode`` ranks closest, if its cosine lies in [lo, hi)
-    and the two are not a labelled positive. The rescue reads such pairs for every item without a
+    """Korean-English negatives from the engine's rescue band, at most one per Korean text of a
+    fold: of the three English texts of the same fold that ``encode`` ranks closest with cosine in
+    [lo, hi), the first that is not a labelled positive with it. The rescue reads such pairs for every item without a
     copy, and the verifier must say no to them (research/notes/verifier-runtime.md).
 
     >>> rows = [Pair("가나다", "abc", 1, "ntrex128-kor-eng/xl_pos", 1), Pair("라마바", "xyz", 1, "ntrex128-kor-eng/xl_pos", 1)]

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from models.verifier import PAD, encode_pairs, load_tokenizer
-from models.verifier_data import TEST_FOLD, Pair, build_pairs
+from models.verifier_data import SETS, TEST_FOLD, Pair, build_pairs
 
 
 def _pad(batch: list[list[int]]) -> tuple[Any, Any]:
@@ -202,6 +202,9 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
         raise ValueError(f"layers must be in 1..12, got {layers}")
     if minutes <= 0:
         raise ValueError(f"minutes must be > 0, got {minutes}")
+    unknown = sorted(set(oversample or {}) - set(SETS))
+    if unknown:
+        raise ValueError(f"oversample names no training set: {', '.join(unknown)} (sets: {', '.join(SETS)})")
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = random.Random(seed)

@@ -108,6 +108,15 @@ def test_train_refuses_a_bad_oversample_spec(capsys: pytest.CaptureFixture[str])
     assert "--oversample takes SET=N with N a positive integer, got 'pawsx-ko=two'" in capsys.readouterr().err
 
 
+def test_train_refuses_to_oversample_a_set_it_does_not_train_on(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from models.verifier_train import train
+
+    with pytest.raises(ValueError, match=r"^oversample names no training set: pawsx-en \(sets: ntrex128-kor-eng, "):
+        train(tmp_path, tmp_path / "v.npz", oversample={"pawsx-en": 2}, progress=False)
+    assert not (tmp_path / "v.npz").exists()
+
+
 def _tiny_eval_data(root: Path) -> Path:
     """A made-up folder in the eval-data format (two groups per set, invented texts)."""
     rows = [
