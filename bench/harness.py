@@ -541,11 +541,10 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     survivors: list[str] | None = None
     verifiers: dict[str, Any] = {}
     if verifier != "off":
-        from models.verifier import PairVerifier
         from service.config import EngineConfig
+        from service.context import engine_verifier
 
-        # as the engine loads it (service/context.py)
-        loaded = PairVerifier.load(verifier_path, EngineConfig.load().operations.verifier_threads, backend="onnx")
+        loaded = engine_verifier(EngineConfig.load(), verifier_path).load()
         verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
         say(f"pair verifier: {loaded!r}")
     extra_runs: list[dict[str, Any]] = []

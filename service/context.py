@@ -34,7 +34,7 @@ from service.state import CandidateState
 from service.store import Store
 
 if TYPE_CHECKING:
-    from models.verifier import PairVerifierLike
+    from models.verifier import LazyVerifier, PairVerifierLike
     from service.guards import GuardSet
     from service.passages import PassageDeduper
 
@@ -69,12 +69,8 @@ class EngineContext:
         scorer = make_embedding_scorer(config, embedder, model_name)
         # The pair verifier (EngineConfig.copy.verifier, issue 35): one per engine, its artefact read on
         # first use (or at warm_verifier). A verifier passed in is used whatever the config says.
-        # Its layers run as an fp32 ONNX graph: the same P as the numpy layers (within 1e-5), 1.6-1.9x
-        # faster (python -m bench.verifier_backends; int8 is faster still but moves P, so not here).
         if verifier is None and config.copy.verifier:
-            from models.verifier import LazyVerifier
-
-            verifier = LazyVerifier(backend="onnx", threads=config.operations.verifier_threads)
+            verifier = engine_verifier(config)
         cascade = Cascade(config, guards, scorer, verifier=verifier)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.
@@ -202,6 +198,16 @@ class EngineContext:
             return None
         return Candidate(doc.id, doc.url, doc.source, doc.published_at if doc.published_at is not None
                          else doc.first_seen)
+
+
+def engine_verifier(config: EngineConfig, path: Path | str | None = None) -> LazyVerifier:
+    """The pair verifier as the engine runs it, loaded on first use: the artefact at ``path``
+    (default the shipped one), its layers as an fp32 ONNX graph (the same P as the numpy layers
+    within 1e-5, 1.6-1.9x faster: ``python -m bench.verifier_backends``; int8 is faster still but
+    moves P, so not here), on ``operations.verifier_threads`` threads."""
+    from models.verifier import LazyVerifier
+
+    return LazyVerifier(path, threads=config.operations.verifier_threads, backend="onnx")
 
 
 def new_state(config: EngineConfig, embedder: Embedder | None) -> CandidateState:
