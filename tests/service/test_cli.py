@@ -88,6 +88,12 @@ def test_models_train_passes_the_recipe_on_to_the_trainer(tmp_path, monkeypatch)
     argv = seen[0]
     assert argv[argv.index("--init") + 1] == "run3.npz" and argv[argv.index("--lr") + 1] == "5e-05"
     assert "--mined" in argv and argv[argv.index("--oversample") + 1] == "pawsx-ko=2"
+    # the GPU machine's half of the recipe: no eval data there, only the prepared file
+    assert main(["models", "train-verifier", "--data", str(tmp_path / "absent"), "--prepared", "p.npz",
+                 "--init", "run5.npz", "--device", "cuda", "--batch", "64"]) == 0
+    argv = seen[1]
+    assert argv[argv.index("--prepared") + 1] == "p.npz" and "--data" not in argv
+    assert argv[argv.index("--batch") + 1] == "64" and argv[argv.index("--device") + 1] == "cuda"
 
 
 def test_copy_groups_lists_copy_groups_and_explains_one(tmp_path):

@@ -95,7 +95,8 @@ def test_a_low_probability_turns_a_cheap_stage_merge_into_a_new_copy_group_with_
     assert second.status == "new" and second.cluster_id != first.cluster_id
     assert second.decision.blocked_by == ["verifier"]
     assert second.decision.stage in ("ngram", "minhash")
-    assert "verifier: 0.00 < 0.50" in second.decision.reasons
+    # the reason names the words each side has that the other lacks (index.unmatched)
+    assert "verifier: 0.00 < 0.50, unmatched: 'scraps' / 'completes'" in second.decision.reasons
     assert second.decision.scores["verifier"] == 0.0
     assert v.pairs == [(FRAME_B, FRAME_A)]  # the new item first, the candidate second
 
@@ -105,7 +106,7 @@ def test_a_high_probability_lets_the_merge_stand_and_names_the_verifier() -> Non
     d = engine(v, embed=False)
     d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
     r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
-    assert r.status == "duplicate" and "verifier: 0.97" in r.decision.reasons
+    assert r.status == "duplicate" and "verifier: 0.97, unmatched: 'scraps' / 'completes'" in r.decision.reasons
     assert not r.decision.blocked_by
 
 
@@ -173,8 +174,10 @@ def test_compare_and_stateless_dedupe_decide_as_ingest() -> None:
     rescued = d.compare(Article(title=KO), Article(title=EN))
     assert rescued.same and rescued.stage == "embedding"
     assert rescued.reasons[0].startswith("verifier: 0.99 (cosine 0.50)")
+    assert "unmatched numbers: none" in rescued.reasons[0]  # 4000 / 4,000: the one thing comparable across languages
     refused = d.compare(FRAME_A, FRAME_B)
-    assert not refused.same and refused.blocked_by == ["verifier"] and "verifier: 0.00 < 0.50" in refused.reasons
+    assert not refused.same and refused.blocked_by == ["verifier"]
+    assert "verifier: 0.00 < 0.50, unmatched: 'completes' / 'scraps'" in refused.reasons
     res = d.dedupe([KO, EN, FRAME_A, FRAME_B], kind="headline")
     assert res.clusters == [[0, 1], [2], [3]]
 
@@ -184,13 +187,13 @@ def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:
     d = engine(v, embed=False, verifier_threshold=0.8)
     d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
     r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
-    assert r.status == "new" and "verifier: 0.70 < 0.80" in r.decision.reasons
+    assert r.status == "new" and "verifier: 0.70 < 0.80, unmatched: 'scraps' / 'completes'" in r.decision.reasons
     assert EngineConfig().copy.verifier_threshold == 0.5  # chosen on the engine's fold-0 figures
     v = FakeVerifier(default=0.7, threshold=0.9)  # None: the artefact's own threshold
     d = engine(v, embed=False, verifier_threshold=None)
     d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
     r = d.ingest(Article(title=FRAME_B, url="https://b.example/1"))
-    assert r.status == "new" and "verifier: 0.70 < 0.90" in r.decision.reasons
+    assert r.status == "new" and "verifier: 0.70 < 0.90, unmatched: 'scraps' / 'completes'" in r.decision.reasons
 
 
 def test_off_by_default_and_on_by_config_loads_lazily() -> None:
