@@ -17,9 +17,7 @@ across languages (one side of a translation pair perturbed):
   Korean, capitalised words for English);
 * ``swap``: two proper nouns exchange places ("A beat B" / "B beat A", "A가 B를" / "B가 A를");
 * ``outcome``: a word replaced by its opposite (rises/falls, passes/fails, 인상/동결/인하, ...);
-* ``date``: a weekday, month or year changed;
-* ``word``: one content word replaced by another word of the corpus (kiwipiepy NNG for Korean,
-  lower-case words of four letters or more for English): a change no lexicon lists.
+* ``date``: a weekday, month or year changed.
 
 Synthetic positives (the same report again): outlet suffixes and prefixes (" - Reuters",
 " | 연합뉴스", "[속보] "), bylines and datelines, case and spacing, and the same
@@ -419,31 +417,6 @@ def _swap_ko_names(text: str, spans: list[tuple[int, int, str]]) -> str | None:
     return text[:s1] + f2 + text[e1:s2] + f1 + text[e2:]
 
 
-_EN_CONTENT = re.compile(r"\b[a-z]{4,}\b")
-_EN_FUNCTION = frozenset(w.lower() for w in _EN_STOP) | frozenset(
-    ["about", "into", "than", "then", "them", "they", "their", "there", "will", "would", "could", "should",
-     "have", "been", "being", "also", "only", "just", "very", "said", "says", "with", "from", "over", "after"])
-
-
-def content_words_en(text: str) -> list[re.Match[str]]:
-    """Lower-case words of four letters or more that are not function words (what a story says)."""
-    return [m for m in _EN_CONTENT.finditer(text) if m.group(0) not in _EN_FUNCTION]
-
-
-def replace_word(text: str, spans: list[tuple[int, int, str]], pool: list[str], rng: random.Random) -> str | None:
-    """One content word (a span of ``spans``) replaced by another word of the corpus (``pool``):
-    a change no lexicon lists, so that the verifier learns that any replaced content word makes
-    another report, not only the words of the outcome and entity recipes; None if none applies."""
-    if not spans or not pool:
-        return None
-    s, e, form = rng.choice(spans)
-    for _ in range(5):
-        alt = rng.choice(pool)
-        if alt != form and alt not in text:
-            return text[:s] + alt + text[e:]
-    return None
-
-
 # ---------------------------------------------------------------- decorations (positives)
 
 _EN_OUTLETS = ("Reuters", "AP", "CNBC", "The Korea Herald", "Yonhap News Agency", "Bloomberg",
@@ -500,10 +473,6 @@ def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, 
     en_pool = sorted({m.group(0) for t in en_texts for m in en_names(t)})
     ko_tokens = dict(zip(ko_texts, KoreanNouns().tokens(ko_texts), strict=True))
     ko_spans = {t: names(toks) for t, toks in ko_tokens.items()}
-    ko_words = {t: [(st, st + n, form) for form, tag, st, n in toks if tag == "NNG" and len(form) >= 2]
-                for t, toks in ko_tokens.items()}
-    ko_word_pool = sorted({f for spans in ko_words.values() for _, _, f in spans})
-    en_word_pool = sorted({m.group(0) for t in en_texts for m in content_words_en(t)})
     ko_pool = sorted({f for spans in ko_spans.values() for _, _, f in spans})
 
     def perturb(text: str) -> tuple[str, str] | None:
@@ -516,13 +485,10 @@ def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, 
         if lang == "ko":
             spans = ko_spans.get(text, [])
             recipes += [("entity", lambda: _replace_ko_name(text, spans, ko_pool, rng)),
-                        ("swap", lambda: _swap_ko_names(text, spans)),
-                        ("word", lambda: replace_word(text, ko_words.get(text, []), ko_word_pool, rng))]
+                        ("swap", lambda: _swap_ko_names(text, spans))]
         else:
-            words = [(m.start(), m.end(), m.group(0)) for m in content_words_en(text)]
             recipes += [("entity", lambda: _replace_en_name(text, en_pool, rng)),
-                        ("swap", lambda: swap_entities_en(text)),
-                        ("word", lambda: replace_word(text, words, en_word_pool, rng))]
+                        ("swap", lambda: swap_entities_en(text))]
         rng.shuffle(recipes)
         # entity and swap changes are the rarest in the labelled data: tried first half the time
         if rng.random() < 0.5:
