@@ -144,6 +144,10 @@ class Cascade:
         if self.guards is None:
             return True, []
         verdicts = self.guards.check(guard_input(a), guard_input(b))
+        if self.verifier is not None:  # a soft veto is left to the verifier, which reads the pair next
+            verdicts = [GuardVerdict(v.guard, False, True, f"{v.evidence} (across scripts, names no table "
+                                     "knows: the verifier decides)") if v.blocked and v.soft else v
+                        for v in verdicts]
         return not any(v.blocked for v in verdicts), verdicts
 
     def has_confirm_band(self) -> bool:

@@ -192,6 +192,10 @@ class GuardVerdict:
     blocked: bool
     decided: bool
     evidence: str = ""
+    # A veto the pair verifier decides instead when it is on: a who/where clash across scripts
+    # between names no gazetteer or alias table knows (Gangneung / 강릉서, Jeju / 제주항공), which
+    # the slot guard can only guess at and the verifier reads (Cascade.vet; research/notes/verifier.md).
+    soft: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         # Spelled out: dataclasses.asdict deep-copies field by field, and every ingested item

@@ -58,20 +58,58 @@ _RR_FINAL = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l"
 
 
 @functools.lru_cache(maxsize=65536)
-def romanize(text: str) -> str:
+def romanize(text: str, assimilate: bool = False) -> str:
     """Hangul syllables in Revised Romanisation (other characters kept, lower-cased).
 
-    >>> romanize("경주"), romanize("광주"), romanize("손흥민")
-    ('gyeongju', 'gwangju', 'sonheungmin')
+    With ``assimilate``, an initial ㄹ is spelt as Korean place names are officially spelt, as it
+    is said after a final consonant: n after ㅇ, ㅁ, ㄱ, ㅂ (강릉 Gangneung, 종로 Jongno, 왕십리
+    Wangsimni), l after ㄴ or ㄹ (신라 Silla, 울릉 Ulleung); ㄴ after ㄹ is l too (설날 Seollal). Off
+    by default: a foreign name written in Hangul keeps its letters (롭 라이너 is Rob Reiner).
+
+    >>> romanize("경주"), romanize("광주"), romanize("손흥민"), romanize("강릉")
+    ('gyeongju', 'gwangju', 'sonheungmin', 'gangreung')
+    >>> [romanize(w, assimilate=True) for w in ("강릉", "종로", "왕십리", "신라", "울릉도")]
+    ['gangneung', 'jongno', 'wangsimni', 'silla', 'ulleungdo']
     """
     out: list[str] = []
+    prev_final = -1  # the final of the syllable just before (-1: not a syllable)
     for ch in text:
         code = ord(ch) - 0xAC00
         if 0 <= code < 11172:
-            out.append(_RR_INITIAL[code // 588] + _RR_MEDIAL[(code % 588) // 28] + _RR_FINAL[code % 28])
+            initial, final = code // 588, code % 28
+            head, tail = _RR_INITIAL[initial], _RR_FINAL[final]
+            if assimilate and out and prev_final > 0:
+                out[-1] = out[-1][:len(out[-1]) - len(_RR_FINAL[prev_final])] + _assimilated(prev_final, initial)
+                head = _assimilated_initial(prev_final, initial, head)
+            out.append(head + _RR_MEDIAL[(code % 588) // 28] + tail)
+            prev_final = final
         else:
             out.append(ch.lower())
+            prev_final = -1
     return "".join(out)
+
+
+# Finals (jongseong indices) before an initial ㄹ (5) or ㄴ (2): how Revised Romanisation spells them.
+_F_K, _F_N, _F_L, _F_M, _F_P, _F_NG = 1, 4, 8, 16, 17, 21
+
+
+def _assimilated(final: int, initial: int) -> str:
+    """The final consonant's spelling before ``initial`` (ㄱ+ㄹ -> ng, ㅂ+ㄹ -> m, ㄴ+ㄹ -> l)."""
+    if initial == 5:
+        return {_F_K: "ng", _F_P: "m", _F_N: "l"}.get(final, _RR_FINAL[final])
+    return _RR_FINAL[final]
+
+
+def _assimilated_initial(final: int, initial: int, head: str) -> str:
+    """The initial's spelling after ``final``: ㄹ is n after ㅇ ㅁ ㄱ ㅂ and l after ㄴ ㄹ; ㄴ is l after ㄹ."""
+    if initial == 5:
+        if final in (_F_NG, _F_M, _F_K, _F_P):
+            return "n"
+        if final in (_F_N, _F_L):
+            return "l"
+    if initial == 2 and final == _F_L:
+        return "l"
+    return head
 
 
 # Letter classes of the key: what Korean transliteration keeps apart. Vowels and w/y glides are
@@ -516,7 +554,8 @@ class SlotAnalyzer:
             return pid
         if hangul and len(name) >= 3 and name[-1] in "도시":
             name = name[:-1]
-        return f"place:{pid}:{re.sub(r'[^a-z]', '', romanize(name) if hangul else name.lower())}"
+        # a Korean place's Latin name is its assimilated romanisation (강릉 Gangneung)
+        return f"place:{pid}:{re.sub(r'[^a-z]', '', romanize(name, assimilate=True) if hangul else name.lower())}"
 
     def lookup(self, name: str) -> tuple[frozenset[str], frozenset[str]]:
         key = " ".join(prepare(name).casefold().split())
@@ -530,7 +569,7 @@ class SlotAnalyzer:
 
     def hangul_keys(self, name: str) -> tuple[str, ...]:
         """Phonetic keys of a Hangul name: its romanisation, and surname spellings for person names."""
-        keys = {phonetic_key(romanize(name))}
+        keys = {phonetic_key(romanize(name)), phonetic_key(romanize(name, assimilate=True))}
         if 2 <= len(name) <= 4:
             for n in (2, 1):
                 sur = name[:n]

@@ -12,11 +12,13 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from index.text import detect_lang
 from models.verifier import LazyVerifier, PairVerifierLike
 from service.config import ConfigError, EngineConfig
 from service.engine import Deduper
+from service.guards.base import GuardInput
 from service.store import open_store
-from service.types import Article
+from service.types import Article, Decision
 
 KO = "코스피, 사상 처음 4000선 돌파 마감"
 EN = "Kospi closes above 4,000 for the first time"
@@ -238,3 +240,40 @@ def test_verifier_threads_is_checked() -> None:
     assert EngineConfig().operations.verifier_threads == 2
     with pytest.raises(ConfigError, match=r"verifier_threads must be an int >= 1, got 0"):
         EngineConfig.of(verifier_threads=0)
+
+
+JEJU_EN = "Jeju Air plane skids off runway at Muan airport"
+JEJU_KO = "제주항공 여객기, 무안공항 활주로 이탈"
+
+
+def test_a_cross_script_clash_between_unknown_names_is_left_to_the_verifier() -> None:
+    """The who guard reads "Jeju" (a place it knows) against "제주항공" (a name it does not):
+    across scripts that clash is a guess, so with a verifier on the verifier decides (both ways),
+    and without one the guard's veto stands as before."""
+    from service.engine import DEFAULT_GUARDS
+    from service.guards import GuardSet
+
+    verdict = {v.guard: v for v in GuardSet.default().check(*[guard_side(t) for t in (JEJU_EN, JEJU_KO)])}["who"]
+    assert verdict.blocked and verdict.soft and verdict.evidence == "who: Jeju != 제주항공"
+
+    VECTORS[JEJU_EN], VECTORS[JEJU_KO] = VECTORS[KO], VECTORS[KO]  # cosine 1.0: the embedding stage proposes
+
+    def run(verifier: PairVerifierLike | None) -> Decision:
+        d = Deduper(open_store(":memory:"), embedder=TableEmbedder(), config=EngineConfig.of(embedding_threshold=0.625),
+                    guards=DEFAULT_GUARDS, verifier=verifier)
+        return d.compare(Article(title=JEJU_EN), Article(title=JEJU_KO))
+
+    try:
+        off = run(None)
+        assert not off.same and off.blocked_by == ["who"]
+        yes = run(FakeVerifier(default=0.9))
+        assert yes.same and "verifier: 0.90, unmatched numbers: none" in yes.reasons
+        assert any("the verifier decides" in r for r in yes.reasons)
+        no = run(FakeVerifier(default=0.1))
+        assert not no.same and no.blocked_by == ["verifier"]
+    finally:
+        del VECTORS[JEJU_EN], VECTORS[JEJU_KO]
+
+
+def guard_side(title: str) -> GuardInput:
+    return GuardInput(title=title, text=title, lang=detect_lang(title))
