@@ -329,16 +329,34 @@ class Story:
     # The log's per-unit parts (``_UnitParts``) and the log state they were read at, kept up to
     # date as the log grows (``StoryTracker._log``); None, or another state: read again when asked.
     parts: Any = field(default=None, repr=False, compare=False)
+    # ``centroid``'s last answer and the ``vec_sum`` array it was computed from: the centroid is
+    # asked for once per story scored (every candidate of a match, every unit a revision weighs
+    # against the story), while ``vec_sum`` changes only when a member is added, and then it is
+    # replaced, never written in place. Holding the array itself (not its id) keeps the test
+    # ``is`` sound.
+    _centroid: tuple[np.ndarray, np.ndarray | None] | None = field(default=None, repr=False, compare=False)
 
     def revisable(self) -> bool:
         """Whether every member is in the revision log (else a unit cannot be taken out of it)."""
         return len(self.log) == self.size
 
     def centroid(self) -> np.ndarray | None:
-        if self.vec_sum is None:
+        """The unit-length mean of the member vectors (None without vectors, or a zero sum).
+
+        >>> s = Story(1, 0.0, 0.0, vec_sum=np.array([3.0, 4.0]))
+        >>> s.centroid().tolist(), s.centroid() is s.centroid()
+        ([0.6, 0.8], True)
+        """
+        vec_sum = self.vec_sum
+        if vec_sum is None:
             return None
-        n = float(np.linalg.norm(self.vec_sum))
-        return self.vec_sum / n if n > 0 else None
+        memo = self._centroid
+        if memo is not None and memo[0] is vec_sum:
+            return memo[1]
+        n = float(np.linalg.norm(vec_sum))
+        c = vec_sum / n if n > 0 else None
+        self._centroid = (vec_sum, c)
+        return c
 
     def add(self, ev: StoryEvidence) -> None:
         self.size += 1
@@ -752,10 +770,20 @@ class StoryTracker:
         if ev.vector is not None and story.kept:
             c = story.centroid()
             f["centroid"] = float(c @ ev.vector) if c is not None else 0.0
-            same = [float(v @ ev.vector) for v, lang in story.kept if lang == ev.lang]
-            other = [float(v @ ev.vector) for v, lang in story.kept if lang != ev.lang]
-            f["nearest"] = max(same, default=0.0)
-            f["cross"] = max(other, default=0.0)
+            # One pass, each kept vector's cosine taken once (the same dot products as two
+            # filtered lists and ``max(..., default=0.0)``: the first of the greatest wins).
+            vec, lang = ev.vector, ev.lang
+            same: float | None = None
+            other: float | None = None
+            for v, v_lang in story.kept:
+                sim = float(v @ vec)
+                if v_lang == lang:
+                    if same is None or sim > same:
+                        same = sim
+                elif other is None or sim > other:
+                    other = sim
+            f["nearest"] = 0.0 if same is None else same
+            f["cross"] = 0.0 if other is None else other
         memo = self._item_idf
         if memo is None or memo[0] is not ev or memo[1] != self.docs:  # ``docs`` moves with ``df``
             anchors = list(ev.anchors)
