@@ -462,9 +462,14 @@ class VectorIndex:
             return [[] for _ in range(nq)]
         if cand.size <= DIRECT_SCORE_MAX:
             return score_direct(q, k, cand, self._decode(cand), self._rows.ids)
-        mask = np.zeros(self._rows.bits.shape[0] * 8, dtype=bool)
-        mask[cand] = True
-        bits = np.packbits(mask, bitorder="little")
+        if cand.size == self._rows.n_alive:
+            # Every live row is in the window (a stream within one window, the bench's case): the
+            # rows' own alive bitmap is that mask, packed already (faiss only reads it).
+            bits = self._rows.bits
+        else:
+            mask = np.zeros(self._rows.bits.shape[0] * 8, dtype=bool)
+            mask[cand] = True
+            bits = np.packbits(mask, bitorder="little")
         fraction = cand.size / self._rows.n
         if self._kind == "flat" or cand.size <= self.exact_scan_limit or fraction < GRAPH_MIN_FRACTION:
             return search_codes(self._storage_index, q, k, self._rows.ids, bits=bits, threads=threads,
