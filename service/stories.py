@@ -649,7 +649,7 @@ def slot_words(why: str) -> str:
 def _closeness(ev: StoryEvidence, member: StoryEvidence) -> float:
     """How close a member is to the item: cosine when both have vectors, else shared anchors."""
     if ev.vector is not None and member.vector is not None:
-        return float(member.vector @ ev.vector)
+        return float(member.vector.dot(ev.vector))
     return len(ev.anchors & member.anchors) / max(1, len(ev.anchors | member.anchors)) - 2.0
 
 
@@ -769,14 +769,17 @@ class StoryTracker:
         f = dict.fromkeys(STORY_FEATURES, 0.0)
         if ev.vector is not None and story.kept:
             c = story.centroid()
-            f["centroid"] = float(c @ ev.vector) if c is not None else 0.0
+            # ``a.dot(b)``, not ``a @ b``: for two vectors both call the dtype's dot (BLAS sdot), the
+            # same value, and the method skips the matmul ufunc's dispatch (~0.9 against ~2.5 us a
+            # call; features() takes up to nine per story scored, a dozen stories an item).
+            f["centroid"] = float(c.dot(ev.vector)) if c is not None else 0.0
             # One pass, each kept vector's cosine taken once (the same dot products as two
             # filtered lists and ``max(..., default=0.0)``: the first of the greatest wins).
             vec, lang = ev.vector, ev.lang
             same: float | None = None
             other: float | None = None
             for v, v_lang in story.kept:
-                sim = float(v @ vec)
+                sim = float(v.dot(vec))
                 if v_lang == lang:
                     if same is None or sim > same:
                         same = sim
@@ -816,7 +819,7 @@ class StoryTracker:
 
     def score(self, feats: dict[str, float]) -> float:
         x = np.array([feats[n] for n in STORY_FEATURES] + [1.0])
-        return _sigmoid(float(x @ self.weights))
+        return _sigmoid(float(x.dot(self.weights)))  # as in ``features``: the dot, without the ufunc
 
     def fit(self, ev: StoryEvidence, story: Story, feats: dict[str, float] | None = None) -> float:
         """How well ``ev`` fits ``story``: the score, and at least the threshold when ``ev`` updates
@@ -1123,7 +1126,8 @@ class StoryTracker:
             return set()
         pool = [v for st in [s, *self.candidates(u.lead)] if st.revisable() for v in self._units_in(st)
                 if v.key != u.key and v.lead.vector is not None]
-        pool = sorted({v.key: v for v in pool}.values(), key=lambda v: (-float(v.lead.vector @ u.lead.vector),  # type: ignore[operator]
+        uvec = u.lead.vector
+        pool = sorted({v.key: v for v in pool}.values(), key=lambda v: (-float(v.lead.vector.dot(uvec)),  # type: ignore[union-attr]
                                                          v.lead.time, repr(v.key)))[:REVISE_PARTNERS]
         for v in pool:
             pair = self._alone(v)
