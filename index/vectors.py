@@ -59,6 +59,7 @@ from index.vector_search import (
     DIRECT_SCORE_MAX,
     GRAPH_MIN_FRACTION,
     PARALLEL_MIN_QUERIES,
+    BitmapParams,
     Hits,
     omp_threads,
     score_direct,
@@ -217,6 +218,8 @@ class VectorIndex:
         self._index: faiss.Index = faiss.IndexFlatIP(self.dim)
         self._storage_index: faiss.Index = self._index
         self._rows = VectorRows(0)
+        # The exact scan's parameters over the rows' own alive bitmap (``search``'s whole-window case).
+        self._alive_params = BitmapParams()
 
     # ------------------------------------------------------------------ faiss helpers
 
@@ -462,13 +465,21 @@ class VectorIndex:
             return [[] for _ in range(nq)]
         if cand.size <= DIRECT_SCORE_MAX:
             return score_direct(q, k, cand, self._decode(cand), self._rows.ids)
-        mask = np.zeros(self._rows.bits.shape[0] * 8, dtype=bool)
-        mask[cand] = True
-        bits = np.packbits(mask, bitorder="little")
+        params = None
+        if cand.size == self._rows.n_alive:
+            # Every live row is in the window (a stream within one window, the bench's case): the
+            # rows' own alive bitmap is that mask, packed already (faiss only reads it), and its
+            # search parameters are kept from one search to the next.
+            bits = self._rows.bits
+            params = self._alive_params.of(bits)
+        else:
+            mask = np.zeros(self._rows.bits.shape[0] * 8, dtype=bool)
+            mask[cand] = True
+            bits = np.packbits(mask, bitorder="little")
         fraction = cand.size / self._rows.n
         if self._kind == "flat" or cand.size <= self.exact_scan_limit or fraction < GRAPH_MIN_FRACTION:
             return search_codes(self._storage_index, q, k, self._rows.ids, bits=bits, threads=threads,
-                                chunk_size=self.chunk_size)
+                                chunk_size=self.chunk_size, params=params)
         return self._search_index(q, k, bits, fraction, threads)
 
     def _search_index(self, q: np.ndarray, k: int, bits: np.ndarray | None, fraction: float | None,

@@ -123,6 +123,11 @@ class DocTable(MutableMapping[int, Entry]):
     def cluster_of(self, doc_id: int) -> int:
         return int(self._cols["cluster"][self._row_or_raise(doc_id)])
 
+    def has_lead_text(self, doc_id: int) -> bool:
+        """Whether the document keeps a body lead (``ItemFeatures.body_lead_text`` is not empty),
+        read off its column without building its features."""
+        return int(self._cols["lead_text_len"][self._row_or_raise(doc_id)]) > 0
+
     def lead_of(self, doc_id: int) -> str:
         """The document's subject-gate key (its title's lead token)."""
         return self._names[int(self._cols["lead"][self._row_or_raise(doc_id)])]

@@ -343,15 +343,19 @@ class EmbeddingStage(Stage):
             head_vec = self.encode([f.headline])[0]
             head_hits = vectors.search(head_vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
             bare = [(c, state.reps[c]) for c, _ in head_hits
-                    if c in state.reps and not self.has_body(entries.features(state.reps[c]))]
+                    if c in state.reps and not (entries.has_lead_text(state.reps[c])
+                                                and self.has_body(entries.features(state.reps[c])))]
             if bare:
                 feats = [entries.features(r) for _, r in bare]
                 scored = self.scorer.score(f, head_vec, feats, vectors.get([c for c, _ in bare]),
                                            (f.headline, [rf.headline for rf in feats]))
                 out.update((c, sc) for (c, _), sc in zip(bare, scored, strict=True))
             return out
+        # A representative without a body lead has no body to embed (``has_body`` is False): its
+        # column says so without building its features, as most hits are headlines.
         bodied = [(c, state.reps[c]) for c, _ in hits
-                  if c in state.reps and self.has_body(entries.features(state.reps[c]))]
+                  if c in state.reps and entries.has_lead_text(state.reps[c])
+                  and self.has_body(entries.features(state.reps[c]))]
         if bodied:
             feats = [entries.features(r) for _, r in bodied]
             heads = self.encode([rf.headline for rf in feats])

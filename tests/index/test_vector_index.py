@@ -380,3 +380,33 @@ def test_one_query_and_one_row_paths_rank_and_mark_like_a_brute_force_scan() -> 
         assert scores == sorted(scores, reverse=True)
         np.testing.assert_allclose(scores, brute, atol=1e-5)
         assert all(5.0 <= id_time[d] <= 20.0 for d, _ in hits)
+
+
+def test_a_window_over_every_live_row_searches_as_a_packed_mask_does() -> None:
+    """The whole-window search reuses the rows' alive bitmap and its faiss parameters (issue 37):
+    hits equal those of a freshly packed mask of the same rows, also after rows are added and
+    removed in place, and after the bitmap array is regrown."""
+    from index.vector_search import search_codes
+
+    x = clustered(600, 16, seed=3)
+    idx = VectorIndex(16, exact_until=10_000)
+    idx.add(np.arange(600), x, np.arange(600, dtype=np.float64))
+    q = perturbed(x, 5, seed=4)
+
+    def by_mask() -> list[list[tuple[int, float]]]:
+        rows = idx._rows
+        mask = np.zeros(rows.bits.shape[0] * 8, dtype=bool)
+        mask[rows.window_positions(-1.0, 1e9)] = True
+        return search_codes(idx._storage_index, q, 7, rows.ids, bits=np.packbits(mask, bitorder="little"),
+                            threads=1, chunk_size=1024)
+
+    first = idx.search(q, 7, window=(-1.0, 1e9))
+    assert first == by_mask()
+    params = idx._alive_params.of(idx._rows.bits)
+    idx.remove([int(h[0][0]) for h in first])  # each query's best hit goes, in place
+    second = idx.search(q, 7, window=(-1.0, 1e9))
+    assert second == by_mask() and all(h[0] != f[0] for h, f in zip(second, first, strict=True))
+    assert idx._alive_params.of(idx._rows.bits) is params  # the same bitmap array: kept
+    idx.add(np.arange(600, 2000), clustered(1400, 16, seed=5), np.arange(600, 2000, dtype=np.float64))
+    assert idx.search(q, 7, window=(-1.0, 1e9)) == by_mask()  # regrown rows: new parameters
+    assert idx._alive_params.of(idx._rows.bits) is not params

@@ -174,3 +174,14 @@ def test_a_batched_warm_up_load_builds_the_same_state() -> None:
     one.put(again)
     batch.add_loaded([again], [False])
     assert_same(one.entries[5], batch.entries[5])
+
+
+def test_has_lead_text_says_whether_the_features_keep_a_body_lead() -> None:
+    t = DocTable()
+    with_body = make_entry(1)
+    bare = Entry(2, 20, 2, ItemFeatures.build("Fed raises rates by 25 basis points", "", "en", 1000.0), None, None)
+    t[1], t[2] = with_body, bare
+    assert [t.has_lead_text(d) for d in (1, 2)] == [True, False]
+    assert [bool(t.features(d).body_lead_text) for d in (1, 2)] == [True, False]
+    with pytest.raises(KeyError):
+        t.has_lead_text(3)

@@ -315,3 +315,32 @@ def test_a_translation_is_not_rechecked_against_a_story_without_its_language() -
     assert t.score(t.features(ko, t._rest(t.units["first"]))) < 0.7  # type: ignore[arg-type]
     t.recheck("first", ko)
     assert t.take_moves() == [] and t.units["first"].story == sid
+
+
+def test_features_match_their_definition_and_the_centroid_follows_each_member() -> None:
+    """``features`` takes each kept vector's cosine once and ``Story.centroid`` is kept between
+    members (issue 37): the values are those of the definition (the best cosine per language side,
+    0.0 for a side with none, the unit-length mean), bit for bit, after every member added."""
+    from service.stories import Story
+
+    rng = np.random.default_rng(11)
+
+    def vec() -> np.ndarray:
+        v = rng.standard_normal(32).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    t = StoryTracker(threshold=0.5, window_days=3.0)
+    story = Story(1, 0.0, 0.0)
+    for i in range(12):  # past KEEP_FIRST + KEEP_LAST, so the kept members rotate
+        story.add(StoryEvidence.build(f"Report {i} on the vote", "", "ko" if i % 3 else "en", float(i), vec()))
+        assert story.vec_sum is not None
+        c = story.centroid()
+        assert c is not None and c is story.centroid()
+        assert np.array_equal(c, story.vec_sum / float(np.linalg.norm(story.vec_sum)))
+        for lang in ("en", "ko", "de"):
+            ev = StoryEvidence.build("The vote", "", lang, 1.0, vec())
+            f = t.features(ev, story)
+            same = [float(v @ ev.vector) for v, vl in story.kept if vl == lang]
+            other = [float(v @ ev.vector) for v, vl in story.kept if vl != lang]
+            assert (f["centroid"], f["nearest"], f["cross"]) == (float(c @ ev.vector), max(same, default=0.0),
+                                                                 max(other, default=0.0))
