@@ -5,7 +5,7 @@ The pair verifier (models/verifier.py) gives one number; a decision's reasons sh
 matches, so this is lexical and says so:
 
 * same language: the words and numbers of each side that the other lacks (case-folded, numbers
-  without thousands separators, Korean words matched on a shared two-syllable stem so that
+  without thousands separators, Korean words matched without a trailing particle so that
   particles do not count as differences: 합병을 / 합병이);
 * across languages: only numbers can be matched without a dictionary, so only the numbers one
   side has and the other lacks are reported ("unmatched numbers").
@@ -46,10 +46,23 @@ def numbers(text: str) -> list[str]:
     return [_number(m.group(0)) for m in _NUMBER_RE.finditer(text)]
 
 
+# Particles a Korean word carries in one headline and drops in the other, longest first.
+_KO_PARTICLES = ("에서", "으로", "까지", "부터", "은", "는", "이", "가", "을", "를", "의", "에", "로",
+                 "과", "와", "도", "만", "서")
+
+
 def _key(word: str) -> str:
-    """A Korean word's first two syllables (its stem before a particle or ending), else the word."""
-    if _HANGUL_RE.match(word) and len(word) > 2:
-        return word[:2]
+    """A Korean word without a trailing particle (합병을 -> 합병; the stem keeps two syllables or
+    more), a number without thousands separators, else the word.
+
+    >>> _key("아시아나항공과"), _key("대한항공"), _key("1,200")
+    ('아시아나항공', '대한항공', '1200')
+    """
+    if _HANGUL_RE.match(word):
+        for p in _KO_PARTICLES:
+            if word.endswith(p) and len(word) - len(p) >= 2:
+                return word[: -len(p)]
+        return word
     return _number(word)
 
 

@@ -38,3 +38,7 @@ def test_at_most_limit_words_per_side_and_a_bad_limit_is_refused() -> None:
 
 def test_numbers_drop_thousands_separators() -> None:
     assert numbers("1,200 evacuated, 4 dead, 3.5% rise") == ["1200", "4", "3.5"]
+
+
+def test_korean_words_sharing_a_prefix_are_still_different_words() -> None:
+    assert describe("대한항공, 아시아나 인수", "대한민국, 아시아나 인수") == "unmatched: '대한항공' / '대한민국'"
