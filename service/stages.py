@@ -30,6 +30,7 @@ from service.scoring import EmbeddingScorer, Scored
 from service.types import GuardVerdict, StageName
 
 if TYPE_CHECKING:
+    from service.doctable import DocTable
     from service.state import CandidateState
 
 VectorFn = Callable[[], "np.ndarray | None"]
@@ -322,6 +323,11 @@ class EmbeddingStage(Stage):
         """What the stage embeds for ``f`` is more than its headline (a body lead is read too)."""
         return bool(f.title.strip()) and self.embed_text(f) != f.headline
 
+    def stored_has_body(self, entries: DocTable, doc: int) -> bool:
+        """:meth:`has_body` of a stored document. One without a body lead has none to embed: its
+        column says so without building its features, as most hits are headlines (issue 37)."""
+        return entries.has_lead_text(doc) and self.has_body(entries.features(doc))
+
     def _headline_scores(self, probe: Probe, vec: np.ndarray, hits: list[tuple[int, float]]) -> dict[int, Scored]:
         """Like compared with like: where only one side has a body, the headline-with-headline
         score of each such cluster among the hits (and, for an item with a body, among the
@@ -343,19 +349,15 @@ class EmbeddingStage(Stage):
             head_vec = self.encode([f.headline])[0]
             head_hits = vectors.search(head_vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
             bare = [(c, state.reps[c]) for c, _ in head_hits
-                    if c in state.reps and not (entries.has_lead_text(state.reps[c])
-                                                and self.has_body(entries.features(state.reps[c])))]
+                    if c in state.reps and not self.stored_has_body(entries, state.reps[c])]
             if bare:
                 feats = [entries.features(r) for _, r in bare]
                 scored = self.scorer.score(f, head_vec, feats, vectors.get([c for c, _ in bare]),
                                            (f.headline, [rf.headline for rf in feats]))
                 out.update((c, sc) for (c, _), sc in zip(bare, scored, strict=True))
             return out
-        # A representative without a body lead has no body to embed (``has_body`` is False): its
-        # column says so without building its features, as most hits are headlines.
         bodied = [(c, state.reps[c]) for c, _ in hits
-                  if c in state.reps and entries.has_lead_text(state.reps[c])
-                  and self.has_body(entries.features(state.reps[c]))]
+                  if c in state.reps and self.stored_has_body(entries, state.reps[c])]
         if bodied:
             feats = [entries.features(r) for _, r in bodied]
             heads = self.encode([rf.headline for rf in feats])
