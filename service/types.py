@@ -193,7 +193,7 @@ class GuardVerdict:
     decided: bool
     evidence: str = ""
     # A veto the pair verifier decides instead when it is on: a who/where clash across scripts
-    # between names no gazetteer or alias table knows (Gangneung / 강릉서, Jeju / 제주항공), which
+    # between names no gazetteer or alias table knows, spelt alike (Jeju / 제주항공, K-pop / K), which
     # the slot guard can only guess at and the verifier reads (Cascade.vet; research/notes/verifier.md).
     soft: bool = False
 

@@ -78,9 +78,10 @@ def romanize(text: str, assimilate: bool = False) -> str:
         if 0 <= code < 11172:
             initial, final = code // 588, code % 28
             head, tail = _RR_INITIAL[initial], _RR_FINAL[final]
-            if assimilate and out and prev_final > 0:
-                out[-1] = out[-1][:len(out[-1]) - len(_RR_FINAL[prev_final])] + _assimilated(prev_final, initial)
-                head = _assimilated_initial(prev_final, initial, head)
+            spelt = _ASSIMILATION.get((prev_final, initial)) if assimilate and out else None
+            if spelt is not None:
+                out[-1] = out[-1][:len(out[-1]) - len(_RR_FINAL[prev_final])] + spelt[0]
+                head = spelt[1]
             out.append(head + _RR_MEDIAL[(code % 588) // 28] + tail)
             prev_final = final
         else:
@@ -89,27 +90,11 @@ def romanize(text: str, assimilate: bool = False) -> str:
     return "".join(out)
 
 
-# Finals (jongseong indices) before an initial ㄹ (5) or ㄴ (2): how Revised Romanisation spells them.
-_F_K, _F_N, _F_L, _F_M, _F_P, _F_NG = 1, 4, 8, 16, 17, 21
-
-
-def _assimilated(final: int, initial: int) -> str:
-    """The final consonant's spelling before ``initial`` (ㄱ+ㄹ -> ng, ㅂ+ㄹ -> m, ㄴ+ㄹ -> l)."""
-    if initial == 5:
-        return {_F_K: "ng", _F_P: "m", _F_N: "l"}.get(final, _RR_FINAL[final])
-    return _RR_FINAL[final]
-
-
-def _assimilated_initial(final: int, initial: int, head: str) -> str:
-    """The initial's spelling after ``final``: ㄹ is n after ㅇ ㅁ ㄱ ㅂ and l after ㄴ ㄹ; ㄴ is l after ㄹ."""
-    if initial == 5:
-        if final in (_F_NG, _F_M, _F_K, _F_P):
-            return "n"
-        if final in (_F_N, _F_L):
-            return "l"
-    if initial == 2 and final == _F_L:
-        return "l"
-    return head
+# (final, initial) -> how Revised Romanisation spells the two where they meet: ㄹ is n after ㅇ ㅁ ㄱ
+# ㅂ (which become ng m ng m) and l after ㄴ ㄹ; ㄴ is l after ㄹ. Jongseong / choseong indices:
+# finals ㄱ 1, ㄴ 4, ㄹ 8, ㅁ 16, ㅂ 17, ㅇ 21; initials ㄴ 2, ㄹ 5.
+_ASSIMILATION = {(21, 5): ("ng", "n"), (16, 5): ("m", "n"), (1, 5): ("ng", "n"), (17, 5): ("m", "n"),
+                 (4, 5): ("l", "l"), (8, 5): ("l", "l"), (8, 2): ("l", "l")}
 
 
 # Letter classes of the key: what Korean transliteration keeps apart. Vowels and w/y glides are
