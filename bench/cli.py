@@ -75,9 +75,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--window", type=_positive, default=None,
                    help="items per point of the throughput-against-stored-items curves (default: size / 20)")
     p.add_argument("--eval-data", default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
-    p.add_argument("--verifier", choices=("off", "on", "both"), default="off",
-                   help="stream only: the pair verifier off (default), on, or both (a second samestory run with it, "
-                        "reported as samestory+verifier, with its ms per verified pair and share of the time)")
+    p.add_argument("--verifier", choices=("off", "on", "both"), default="on",
+                   help="stream only: the pair verifier on (default, as the engine runs), off, or both (samestory "
+                        "without it, and a second run with it reported as samestory+verifier, with its ms per "
+                        "verified pair and share of the time)")
     p.add_argument("--verifier-path", default=None,
                    help="the verifier artefact (default models/verifier/verifier.npz)")
     p.set_defaults(func=cmd_bench)

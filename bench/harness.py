@@ -179,8 +179,9 @@ def _engine(db: str, embedder: Any, guards: bool, verifier: Any = None) -> Any:
     from service.engine import Deduper, guards_on
     from service.store import open_store
 
-    return Deduper(open_store(db), embedder=embedder, config=EngineConfig.load(), guards=guards_on(guards),
-                   verifier=verifier)
+    # None: the verifier off (the engine's default would load the shipped one, untimed)
+    config = EngineConfig.load().replace(verifier=verifier is not None)
+    return Deduper(open_store(db), embedder=embedder, config=config, guards=guards_on(guards), verifier=verifier)
 
 
 class TimedVerifier:

@@ -93,6 +93,28 @@ def normalize(text: str) -> str:
     return " ".join(tokens(text))
 
 
+def has_hangul(text: str) -> bool:
+    """Whether ``text`` holds a Hangul letter or syllable.
+
+    >>> has_hangul("Kospi 4000"), has_hangul("코스피 4000")
+    (False, True)
+    """
+    return _HANGUL_RE.search(text) is not None
+
+
+def same_letters(a: str, b: str) -> bool:
+    """The two say the same words letter for letter, whatever their spacing, case and
+    punctuation: Korean headlines space compounds as each outlet likes.
+
+    >>> same_letters("부산 지하철 파업 돌입", "부산지하철 파업 돌입"), same_letters("Fed Holds Rates", "fed holds rates!")
+    (True, True)
+    >>> same_letters("캐시 엔진 2.0 공개", "캐시 엔진 2.0.1 공개"), same_letters("", "")
+    (False, False)
+    """
+    joined_a = "".join(tokens(a))
+    return bool(joined_a) and joined_a == "".join(tokens(b))
+
+
 def strip_outlet_suffix(title: str) -> str:
     """Remove an aggregator's " - Outlet" / " | Outlet" tail from a title."""
     title = title.strip()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
-from index.text import detect_lang
+from index.text import detect_lang, has_hangul, same_letters
 from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
 from service.scoring import CosineScorer, EmbeddingScorer
@@ -72,6 +72,21 @@ def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
     if a.title.strip() and b.title.strip():
         return a.headline, b.headline
     return a.body_lead_text or a.headline, b.body_lead_text or b.headline
+
+
+def reading_order(a: str, b: str) -> tuple[str, str]:
+    """The pair in the order the verifier reads it: Korean first, else the smaller string first.
+
+    The cross-encoder reads its two sides in order and P moves with it (fold-0 dev pairs: mean
+    |dP| 0.05-0.09, 4-13 % of pairs on the other side of 0.5 when swapped), so a fixed order
+    keeps a decision from depending on which item arrived first. Korean first: on 300 fold-0
+    pairs a set, the order that agreed with the labels as often or more (NTREX 0.857 against
+    0.833, Tatoeba 0.871 against 0.866, Park 0.777 against 0.780).
+
+    >>> reading_order("Kospi hits 4,000", "코스피 4000 돌파"), reading_order("b", "a")
+    (('코스피 4000 돌파', 'Kospi hits 4,000'), ('a', 'b'))
+    """
+    return min((a, b), (b, a), key=lambda t: (not has_hangul(t[0]), t))
 
 
 def other_language(a: ItemFeatures, b: ItemFeatures) -> bool:
@@ -260,15 +275,20 @@ class Cascade:
         assert self.verifier is not None
         if not pairs:
             return []
-        texts = [verify_texts(a, b) for a, b in pairs]
+        texts = [reading_order(*verify_texts(a, b)) for a, b in pairs]
         p = self.verifier.score([t[0] for t in texts], [t[1] for t in texts])
         return [float(x) for x in p]
 
     def _verified(self, trace: Trace, stage: StageName, new: ItemFeatures, other: ItemFeatures) -> bool:
         """A merge the guards let through, as the verifier judges it: identity (the exact stage)
         and an engine without a verifier always stand; P below the threshold is a veto named
-        ``verifier`` (the walk goes on), P at or above it a note on the reasons."""
+        ``verifier`` (the walk goes on), P at or above it a note on the reasons. Two texts with the
+        same letters (spacing, case, punctuation apart) are identity too: the verifier gave the
+        spacing variants 부산 지하철 / 부산지하철 P 0.18."""
         if self.verifier is None or stage == "exact":
+            return True
+        if same_letters(*verify_texts(new, other)):
+            trace.reasons.append("verifier: not asked, the same letters (spacing, case, punctuation apart)")
             return True
         p, threshold = self.verify([(new, other)])[0], self.verifier_threshold()
         trace.scores["verifier"] = p

@@ -238,7 +238,7 @@ def test_samestory_guards_false_is_honoured_by_compare():
     pair = ("compare", "캐시 엔진 2.0 공개", "캐시 엔진 2.0.1 공개", "--json", "--model", "none")
     on = json.loads(cli(*pair).stdout)
     assert on["same"] is False and on["blocked_by"] == ["version"]
-    off = cli(*pair, env={"SAMESTORY_GUARDS": "false"})
+    off = cli(*pair, env={"SAMESTORY_GUARDS": "false", "SAMESTORY_VERIFIER": "false"})  # the verifier is not a guard
     assert off.returncode == 0, off.stderr
     assert json.loads(off.stdout)["blocked_by"] == [] and json.loads(off.stdout)["guards"] == []
 

@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from models.registry import load_embedder
+from service.config import EngineConfig
 from service.engine import Deduper
 from service.store import open_store
 from service.types import Article
@@ -21,7 +22,8 @@ def use():
 
 
 def engine(use):
-    return Deduper(open_store(":memory:"), embedder=use)
+    # The stage on its own: the pair verifier (on by default) is tested in test_verifier_engine.py.
+    return Deduper(open_store(":memory:"), embedder=use, config=EngineConfig.of(verifier=False))
 
 
 @pytest.mark.parametrize("first, second", [(KO, EN), (EN, KO)])

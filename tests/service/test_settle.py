@@ -44,7 +44,7 @@ def test_keep_ids_gives_each_stored_story_to_the_replayed_story_that_shares_most
 
 
 def _ingest_two_events(order: tuple[str, ...], *, revise: bool, db: str = ":memory:") -> Deduper:
-    cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=revise)  # every item its own copy group
+    cfg = EngineConfig.of(embedding_threshold=0.99, verifier=False, story_revise=revise)  # every item its own copy group (no verifier rescue)
     d = Deduper.open(db, model=FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
     times = {k: T0 + timedelta(minutes=i) for i, k in enumerate(TWO_EVENTS)}  # fixed publication times
     for k in order:
@@ -87,7 +87,7 @@ def test_settled_stories_do_not_depend_on_arrival_order() -> None:
 
 def test_a_settled_move_is_stored_with_its_reason_and_survives_a_restart(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 's.db'}"
-    cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=False)
+    cfg = EngineConfig.of(embedding_threshold=0.99, verifier=False, story_revise=False)
     # An order whose streamed stories are not the publication-order ones.
     for order in itertools.permutations(TWO_EVENTS):
         d = _ingest_two_events(order, revise=False)
@@ -118,7 +118,7 @@ def test_a_settled_move_is_stored_with_its_reason_and_survives_a_restart(tmp_pat
 def test_items_without_a_publication_time_settle_to_one_story_level_in_every_order() -> None:
     """Untimed items follow the timed ones copy group by copy group (``settle_order``): the 24
     arrival orders of the fixture, which stream to different stories, settle to one."""
-    cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=False)  # every item its own copy group
+    cfg = EngineConfig.of(embedding_threshold=0.99, verifier=False, story_revise=False)  # every item its own copy group
     streamed, settled = set(), set()
     for order in itertools.permutations(UNTIMED_TWO_EVENTS):
         d = Deduper.open(":memory:", model=FixedEmbedder(UNTIMED_TWO_EVENTS), config=cfg)  # type: ignore[arg-type]
@@ -248,7 +248,7 @@ def test_copies_without_a_story_vector_are_embedded_and_their_vectors_stored() -
             return super().encode(texts)
 
     emb = Counting()
-    d = Deduper.open(":memory:", model=emb, config=EngineConfig.of(embedding_threshold=0.99))  # type: ignore[arg-type]
+    d = Deduper.open(":memory:", model=emb, config=EngineConfig.of(embedding_threshold=0.99, verifier=False))  # type: ignore[arg-type]
     title, lang, _ = TWO_EVENTS["A-en"]
     d.ingest(Article(title=title, url="https://x.example/1", lang=lang, published_at=T0))
     copy = d.ingest(Article(title=title, url="https://y.example/1", lang=lang, published_at=T0))
@@ -347,7 +347,7 @@ def test_a_correction_made_by_another_worker_is_honoured_by_the_settling(tmp_pat
 
     db = f"sqlite:///{tmp_path / 's.db'}"
     a = _ingest_two_events(("A-ko", "A-en", "B-ko", "B-en"), revise=False, db=db)
-    cfg = EngineConfig.of(embedding_threshold=0.99, story_revise=False)
+    cfg = EngineConfig.of(embedding_threshold=0.99, verifier=False, story_revise=False)
     b = Deduper.open(db, model=FixedEmbedder(), config=cfg)  # type: ignore[arg-type]
     Editor(b).split(2, who="editor", note="on the other worker")  # A-en
     b.close()
@@ -474,8 +474,9 @@ def test_items_without_a_publication_time_settle_to_one_set_of_copy_groups_in_ev
     that stream to three partitions settle to one."""
     streamed, settled = set(), set()
     for order in itertools.permutations(_UNTIMED):
-        d = Deduper.open(":memory:", model=_TableEmbedder(), config=EngineConfig.of(embedding_threshold=0.7),  # type: ignore[arg-type]
-                         guards=None)
+        # toy texts and vectors: the pair verifier (on by default) would refuse every merge
+        d = Deduper.open(":memory:", model=_TableEmbedder(),  # type: ignore[arg-type]
+                         config=EngineConfig.of(embedding_threshold=0.7, verifier=False), guards=None)
         docs = {k: d.ingest(Article(title=_UNTIMED[k][0], url=f"https://x.example/{k}", lang="en")).document_id
                 for k in order}
         streamed.add(repr(_copy_groups(d, docs)))

@@ -76,6 +76,8 @@ class FakeVerifier:
 
 
 def engine(verifier: PairVerifierLike | None, *, embed: bool = True, **config: object) -> Deduper:
+    """An engine with ``verifier`` (None: the verifier off, not the shipped one the default loads)."""
+    config.setdefault("verifier", verifier is not None)
     cfg = EngineConfig.of(embedding_threshold=0.625, **config)  # type: ignore[arg-type]
     return Deduper(open_store(":memory:"), embedder=TableEmbedder() if embed else None, config=cfg,
                    guards=None, verifier=verifier)
@@ -100,7 +102,7 @@ def test_a_low_probability_turns_a_cheap_stage_merge_into_a_new_copy_group_with_
     # the reason names the words each side has that the other lacks (index.unmatched)
     assert "verifier: 0.00 < 0.50, unmatched: 'scraps' / 'completes'" in second.decision.reasons
     assert second.decision.scores["verifier"] == 0.0
-    assert v.pairs == [(FRAME_B, FRAME_A)]  # the new item first, the candidate second
+    assert v.pairs == [(FRAME_A, FRAME_B)]  # in a fixed order (Korean first, else the smaller string), not arrival's
 
 
 def test_a_high_probability_lets_the_merge_stand_and_names_the_verifier() -> None:
@@ -145,7 +147,7 @@ def test_a_rescue_refused_leaves_a_new_group_and_says_what_the_verifier_gave() -
     d.ingest(Article(title=KO, url="https://a.example/1"))
     b = d.ingest(Article(title=EN, url="https://b.example/1"))
     assert b.status == "new" and not b.decision.blocked_by
-    assert any(r.startswith("verifier: 0.10 < 0.50 at best for the 1 other-language hit") for r in b.decision.reasons)
+    assert any(r.startswith("verifier: 0.10 < 0.60 at best for the 1 other-language hit") for r in b.decision.reasons)
 
 
 def test_the_rescue_reads_every_band_candidate_in_one_call_best_cosine_first() -> None:
@@ -155,7 +157,7 @@ def test_the_rescue_reads_every_band_candidate_in_one_call_best_cosine_first() -
     d.ingest(Article(title=EN2, url="https://b.example/1"))
     v.calls.clear()
     ko = d.ingest(Article(title=KO, url="https://c.example/1"))
-    assert v.calls == [[(KO, EN2), (KO, EN)]]  # one call; cosine 0.60 before 0.50
+    assert v.calls == [[(KO, EN2), (KO, EN)]]  # one call; cosine 0.60 before 0.50; Korean read first
     assert ko.status == "duplicate" and ko.cluster_id == en.cluster_id
 
 
@@ -198,15 +200,16 @@ def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:
     assert r.status == "new" and "verifier: 0.70 < 0.90, unmatched: 'scraps' / 'completes'" in r.decision.reasons
 
 
-def test_off_by_default_and_on_by_config_loads_lazily() -> None:
-    assert EngineConfig().copy.verifier is False
+def test_on_by_default_off_by_config_and_loaded_lazily() -> None:
+    assert EngineConfig().copy.verifier is True
     assert engine(None).ctx.verifier is None
-    on = Deduper(open_store(":memory:"), config=EngineConfig.of(verifier=True), guards=None)
+    assert Deduper(open_store(":memory:"), config=EngineConfig.of(verifier=False), guards=None).ctx.verifier is None
+    on = Deduper(open_store(":memory:"), guards=None)
     assert isinstance(on.ctx.verifier, LazyVerifier) and not on.ctx.verifier.loaded
     assert on.ctx.verifier.backend == "onnx"  # the fp32 graph: numpy's P, faster
     on.ingest(Article(title=FRAME_A, url="https://a.example/1"))  # nothing to verify: nothing loaded
     assert not on.ctx.verifier.loaded
-    assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "true"}).copy.verifier is True
+    assert EngineConfig.load(env={"SAMESTORY_VERIFIER": "false"}).copy.verifier is False
     with pytest.raises(ConfigError, match=r"^SAMESTORY_VERIFIER must be true or false, got 'maybe'$"):
         EngineConfig.load(env={"SAMESTORY_VERIFIER": "maybe"})
     with pytest.raises(ConfigError, match=r"^verifier_floor must be in \[0, 1\], got 1.5$"):
@@ -231,7 +234,7 @@ def test_the_rescue_has_its_own_threshold_and_merge_checks_keep_theirs() -> None
     assert kept.status == "new"
     assert "verifier: 0.70 < 0.80 at best" in " ".join(kept.decision.reasons)
     assert d.compare(Article(title=FRAME_A), Article(title=FRAME_A + " - Reuters")).same  # a merge check: 0.7 >= 0.5
-    d2 = engine(FakeVerifier(default=0.7), verifier_floor=0.40)
+    d2 = engine(FakeVerifier(default=0.7), verifier_floor=0.40, verifier_rescue_threshold=None)
     d2.ingest(Article(title=KO, url="https://a.example/1"))
     assert d2.ingest(Article(title=EN, url="https://b.example/1")).status == "duplicate"  # None: 0.5 applies
 
@@ -259,7 +262,8 @@ def test_a_cross_script_clash_between_unknown_names_is_left_to_the_verifier() ->
     VECTORS[JEJU_EN], VECTORS[JEJU_KO] = VECTORS[KO], VECTORS[KO]  # cosine 1.0: the embedding stage proposes
 
     def run(verifier: PairVerifierLike | None) -> Decision:
-        d = Deduper(open_store(":memory:"), embedder=TableEmbedder(), config=EngineConfig.of(embedding_threshold=0.625),
+        d = Deduper(open_store(":memory:"), embedder=TableEmbedder(),
+                    config=EngineConfig.of(embedding_threshold=0.625, verifier=verifier is not None),
                     guards=DEFAULT_GUARDS, verifier=verifier)
         return d.compare(Article(title=JEJU_EN), Article(title=JEJU_KO))
 
@@ -277,3 +281,39 @@ def test_a_cross_script_clash_between_unknown_names_is_left_to_the_verifier() ->
 
 def guard_side(title: str) -> GuardInput:
     return GuardInput(title=title, text=title, lang=detect_lang(title))
+
+
+class OrderedVerifier(FakeVerifier):
+    """A verifier that reads its sides in order, as the cross-encoder does: P 0.9 when the
+    smaller string comes first, 0.1 the other way round (the engine puts it first: both English)."""
+
+    def score(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(zip(a, b, strict=True)))
+        return np.array([0.9 if x <= y else 0.1 for x, y in zip(a, b, strict=True)], dtype=np.float32)
+
+
+def test_a_decision_does_not_depend_on_which_item_came_first() -> None:
+    """The verifier's P moves when its two sides swap; the engine reads every pair in one order, so
+    ingesting A then B and B then A decide alike (here both merge: the smaller string goes first)."""
+    for first, second in ((FRAME_A, FRAME_B), (FRAME_B, FRAME_A)):
+        d = engine(OrderedVerifier(), embed=False)
+        a = d.ingest(Article(title=first, url="https://a.example/1"))
+        b = d.ingest(Article(title=second, url="https://b.example/1"))
+        assert b.status == "duplicate" and b.cluster_id == a.cluster_id, (first, second)
+        assert d.compare(first, second).same and d.compare(second, first).same
+
+
+def test_the_same_letters_differently_spaced_are_never_refused() -> None:
+    """Spacing, case and punctuation apart the two say the same thing: the verifier is not asked
+    (the shipped one gave 부산 지하철 / 부산지하철 P 0.18)."""
+    spaced, joined = "부산 지하철 파업 돌입", "부산지하철 파업 돌입"
+    VECTORS[spaced], VECTORS[joined] = VECTORS[KO], VECTORS[KO]  # cosine 1.0: the embedding stage proposes
+    try:
+        v = FakeVerifier(default=0.0)
+        d = engine(v)
+        dec = d.compare(spaced, joined)
+        assert dec.same and dec.stage == "embedding" and v.calls == []
+        assert "verifier: not asked, the same letters (spacing, case, punctuation apart)" in dec.reasons
+        assert not d.compare(FRAME_A, FRAME_B).same and v.calls  # other words: asked, and refused
+    finally:
+        del VECTORS[spaced], VECTORS[joined]

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from models.registry import load_embedder
+from service.config import EngineConfig
 from service.engine import Deduper
 from service.guards import GuardInput, GuardSet
 from service.guards.rules import load_rules
@@ -224,7 +225,9 @@ def test_pair_set_through_compare_with_the_bundled_model() -> None:
     aligned value only (Greece / 그리스). Without the band it was 0.825 (33/40). No guard vetoes
     a true copy (docs/guards.md, "Slot-confirmed acceptance").
     """
-    d = Deduper(open_store(":memory:"), embedder=load_embedder("use", cache_size=0))
+    # the guards and the slot-confirmed band, as the engine runs them with the pair verifier off
+    d = Deduper(open_store(":memory:"), embedder=load_embedder("use", cache_size=0),
+                config=EngineConfig.of(verifier=False))
     false_merges, vetoed_copies, tp, copies = [], [], 0, 0
     for r in _pairs():
         dec = d.compare(r["a"], r["b"])
