@@ -136,7 +136,7 @@ def test_render_markdown_joins_the_sections_in_order_and_cites_ids_only(tmp_path
     assert "secret" not in text
 
 
-def test_the_verifier_column_runs_the_engine_with_it_on_and_is_not_a_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_verifier_column_runs_the_engine_with_it_off_and_is_not_a_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
     from eval import pairs as pair_eval
     from eval import report as report_mod
 
@@ -145,16 +145,16 @@ def test_the_verifier_column_runs_the_engine_with_it_on_and_is_not_a_baseline(mo
     def fake(pairs: list[Pair], guards: bool = True, model: str = "use", overrides: dict[str, float] | None = None,
              progress: bool = False) -> list[Prediction]:
         asked.append((guards, overrides))
-        on = bool(overrides and overrides.get("verifier"))  # the verifier column: every pair right
+        on = bool(overrides and overrides.get("verifier") is False)  # the no-verifier column: every pair right
         return [Prediction(p.id, bool(p.label) if on else True, 0.9, "embedding", (), 0.9, {}) for p in pairs]
 
     monkeypatch.setattr(pair_eval, "predict_samestory", fake)
     pairs = _pairs()
     assert set(report_mod.run_set_pairs(pairs, [], verifier=False)) == {SAMESTORY, SAMESTORY_NO_GUARDS}
     runs = report_mod.run_set_pairs(pairs, [], verifier=True)
-    assert asked[-1] == (True, {"verifier": True}) and list(runs)[-1] == SAMESTORY_VERIFIER
+    assert asked[-1] == (True, {"verifier": False}) and list(runs)[-1] == SAMESTORY_VERIFIER
     rep = Report(dict(SETTINGS, verifier=True), [SetReport("toy-news", True, pairs_total=6, pairs=pairs, runs=runs)],
                  [SAMESTORY, SAMESTORY_NO_GUARDS, SAMESTORY_VERIFIER], {})
     assert report_mod.losses(rep) == []  # our own column beating the default is not a loss
-    assert "\"samestory + verifier\" is the default engine with the pair verifier on" in "\n".join(
+    assert "\"samestory (no verifier)\" is the same engine with `verifier = false`" in "\n".join(
         report_mod.settings_section(rep))
