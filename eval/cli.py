@@ -115,8 +115,8 @@ def register(subparsers: Any) -> None:
     r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
                    "back to kiwipiepy where KoNLPy/Java are missing)")
     r.add_argument("--no-stories", action="store_true", help="leave out the story level (the Stories section)")
-    r.add_argument("--verifier", action="store_true", help="also the engine with the pair verifier on, on the pair "
-                   "sets (a 'samestory + verifier' column; needs the e5 extra)")
+    r.add_argument("--verifier", action="store_true", help="also the engine with the pair verifier off (it is on by "
+                   "default), on the pair sets: a 'samestory (no verifier)' column")
     r.add_argument("--orders", default="1,2,3", help="shuffle seeds the story level is also ingested in, streamed "
                                                      "and settled (the Arrival order table; empty: file order only)")
     r.add_argument("--json", action="store_true")
