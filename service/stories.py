@@ -677,7 +677,14 @@ class _Without:
 class _UnitParts:
     """One pass over a story's log: each unit's member count, word and anchor counts, vector sum
     (summed in log order) and vector count, and the members' times in order (for the span of the
-    story without a unit)."""
+    story without a unit).
+
+    Each unit also has a row (first appearance in the log) in two matrices the revision's
+    prefilter reads (``StoryTracker._nearer_own``): ``leads``, the vector of the unit's first
+    entry (``first``, its lead when the unit was placed here), and ``sums``, the unit's vector sum
+    (``vec``; zeros without one). Kept as the log grows, they spare the prefilter stacking every
+    unit's vectors of every neighbouring story at every arrival (a seventh of the engine's CPU at
+    28,000 stored on the bench stream, research/notes/scale.md)."""
 
     def __init__(self, s: Story) -> None:
         self.count: Counter[Hashable | None] = Counter()
@@ -687,6 +694,10 @@ class _UnitParts:
         self.nvecs: Counter[Hashable | None] = Counter()
         self.nvec = 0
         self.by_time: list[tuple[float, Hashable | None]] = []
+        self.row: dict[Hashable | None, int] = {}
+        self.first: dict[Hashable | None, StoryEvidence] = {}
+        self.leads: np.ndarray | None = None  # built by ``matrices`` on first use
+        self.sums: np.ndarray | None = None
         for k, ev in s.log:
             self.add(k, ev)
 
@@ -695,11 +706,48 @@ class _UnitParts:
         self.count[k] += 1
         self.words.setdefault(k, Counter()).update(ev.words)
         self.anchors.setdefault(k, Counter()).update(ev.anchors)
+        r = self.row.get(k)
+        if r is None:
+            r = self.row[k] = len(self.row)
+            self.first[k] = ev
         if ev.vector is not None:
             self.vec[k] = self.vec.get(k, 0) + ev.vector
             self.nvecs[k] += 1
             self.nvec += 1
+        if self.sums is not None:
+            self._put(r, k)
         bisect.insort_right(self.by_time, (ev.time, k), key=lambda tk: tk[0])
+
+    def matrices(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(leads, sums)``, built on first use (only a story a revision weighs needs them) and
+        kept up to date by ``add`` from then on; None without vectors or when the vectors' dtypes
+        differ (the stacks the rows stand for would not be of one dtype)."""
+        if self.sums is None:
+            vecs = [v for v in self.vec.values()] + [ev.vector for ev in self.first.values() if ev.vector is not None]
+            if not vecs or len({v.dtype for v in vecs}) > 1:
+                return None
+            self.sums = np.zeros((max(2, len(self.row)), vecs[0].shape[0]), dtype=vecs[0].dtype)
+            self.leads = np.zeros_like(self.sums)
+            for k, r in self.row.items():
+                self._put(r, k)
+        assert self.leads is not None
+        return self.leads, self.sums
+
+    def _put(self, r: int, k: Hashable | None) -> None:
+        """Row ``r`` of both matrices from unit ``k``'s first entry and vector sum."""
+        assert self.sums is not None and self.leads is not None
+        if r >= self.sums.shape[0]:
+            cap = max(r + 1, self.sums.shape[0] * 3 // 2)
+            for name in ("sums", "leads"):
+                old = getattr(self, name)
+                grown = np.zeros((cap, old.shape[1]), dtype=old.dtype)
+                grown[: old.shape[0]] = old
+                setattr(self, name, grown)
+        lead, vec = self.first[k].vector, self.vec.get(k)
+        if lead is not None:
+            self.leads[r] = lead
+        if vec is not None:
+            self.sums[r] = vec
 
     def of(self, key: Hashable | None) -> tuple[int, Counter[str], Counter[str], Any, int]:
         return (self.count[key], self.words.get(key, Counter()), self.anchors.get(key, Counter()),
@@ -921,6 +969,7 @@ class StoryTracker:
             for k in {k for k, _ in s.log}:
                 self.units.pop(k, None)
             s.log = []
+            s.parts = None
             self.stories.changed.add(s.id)  # no longer revisable: its row must say so
         return len(done)
 
@@ -1097,9 +1146,24 @@ class StoryTracker:
         if not with_vec:
             return units
         assert s.vec_sum is not None
-        leads = np.stack([u.lead.vector for u in with_vec])  # type: ignore[misc]
-        zero = np.zeros_like(s.vec_sum)
-        own = s.vec_sum - np.stack([parts.vec.get(u.key, zero) for u in with_vec])
+        # The rows of the parts' matrices (the same values the stacks of the units' lead vectors
+        # and vector sums held, so the same products): all of them in order is the usual case (a
+        # view, no copy); a unit whose lead is not its first entry here is stacked as before.
+        first, row = parts.first, parts.row
+        rows = [row[u.key] for u in with_vec if first.get(u.key) is u.lead]
+        mats = parts.matrices() if len(rows) == len(with_vec) else None
+        if mats is not None and mats[0].dtype == s.vec_sum.dtype:
+            n = len(rows)
+            if rows[-1] == n - 1:  # rows ascend (log order): the last at n - 1 means 0..n-1
+                leads, sums = mats[0][:n], mats[1][:n]
+            else:
+                idx = np.asarray(rows, dtype=np.int64)
+                leads, sums = mats[0][idx], mats[1][idx]
+            own = s.vec_sum - sums
+        else:
+            leads = np.stack([u.lead.vector for u in with_vec])  # type: ignore[misc]
+            zero = np.zeros_like(s.vec_sum)
+            own = s.vec_sum - np.stack([parts.vec.get(u.key, zero) for u in with_vec])
         norms = np.sqrt(np.einsum("ij,ij->i", own, own, dtype=np.float64))
         safe = np.where(norms > 0, norms, 1.0)
         gain = (leads @ cx).astype(np.float64) - np.einsum("ij,ij->i", own, leads, dtype=np.float64) / safe
