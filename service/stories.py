@@ -44,6 +44,7 @@ True
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from collections import Counter
@@ -357,6 +358,37 @@ class Story:
         c = vec_sum / n if n > 0 else None
         self._centroid = (vec_sum, c)
         return c
+
+    @classmethod
+    def built(cls, sid: int, evs: Sequence[StoryEvidence]) -> Story:
+        """The story of ``evs`` (at least one) added one by one with ``add``, field by field in
+        one pass each: the same counts (their keys in the same order), kept members and vectors,
+        and the vector sum added in the same order, so every feature reads the same values. A
+        revision builds a story without a unit at every move and for every weak joiner
+        (``StoryTracker._rest``); ``add`` per member made that a tenth of the engine's CPU at
+        28,000 stored on the bench stream (research/notes/scale.md)."""
+        story = cls(sid, evs[0].time, evs[0].time, size=len(evs))
+        times = [ev.time for ev in evs]
+        story.first_time, story.last_time = min(story.first_time, *times), max(story.last_time, *times)
+        story.words = Counter(itertools.chain.from_iterable(ev.words for ev in evs))
+        story.anchors = Counter(itertools.chain.from_iterable(ev.anchors for ev in evs))
+        story.langs = Counter(ev.lang for ev in evs)
+        keep = KEEP_FIRST + KEEP_LAST
+        story.members = list(evs) if len(evs) <= keep else [*evs[:KEEP_FIRST], *evs[len(evs) - KEEP_LAST:]]
+        with_vec = [ev for ev in evs if ev.vector is not None]
+        if with_vec:
+            kept = with_vec if len(with_vec) <= keep else [*with_vec[:KEEP_FIRST], *with_vec[len(with_vec) - KEEP_LAST:]]
+            story.kept = [(ev.vector, ev.lang) for ev in kept]  # type: ignore[misc]
+            vecs: list[np.ndarray] = [ev.vector for ev in with_vec]  # type: ignore[misc]
+            total = vecs[0].copy()
+            if all(v.dtype == total.dtype for v in vecs):
+                for v in vecs[1:]:  # in place: the same sums ``add`` makes, without a new array each
+                    np.add(total, v, out=total)
+            else:  # mixed dtypes: ``add``'s own promotions
+                for v in vecs[1:]:
+                    total = total + v
+            story.vec_sum = total
+        return story
 
     def add(self, ev: StoryEvidence) -> None:
         self.size += 1
@@ -749,6 +781,30 @@ class _UnitParts:
         if vec is not None:
             self.sums[r] = vec
 
+    def without(self, key: Hashable | None) -> _UnitParts:
+        """These parts less unit ``key``'s: what the log without ``key``'s entries reads into (the
+        other units' sums, rows and times are theirs, in the same order). Shares the other units'
+        counts and sums with these parts: these must not be added to afterwards."""
+        out = _UnitParts.__new__(_UnitParts)
+        out.count = Counter({k: n for k, n in self.count.items() if k != key})
+        out.words = {k: c for k, c in self.words.items() if k != key}
+        out.anchors = {k: c for k, c in self.anchors.items() if k != key}
+        out.vec = {k: v for k, v in self.vec.items() if k != key}
+        out.nvecs = Counter({k: n for k, n in self.nvecs.items() if k != key})
+        out.nvec = self.nvec - self.nvecs.get(key, 0)
+        out.by_time = [tk for tk in self.by_time if tk[1] != key]
+        out.row = {k: i for i, k in enumerate(k for k in self.row if k != key)}
+        out.first = {k: ev for k, ev in self.first.items() if k != key}
+        out.leads = out.sums = None
+        gone = self.row.get(key)
+        if self.sums is not None and self.leads is not None and gone is not None:
+            n = len(self.row)
+            out.sums = np.delete(self.sums[:n], gone, axis=0)
+            out.leads = np.delete(self.leads[:n], gone, axis=0)
+            if n - 1 == 0:
+                out.leads = out.sums = None
+        return out
+
     def of(self, key: Hashable | None) -> tuple[int, Counter[str], Counter[str], Any, int]:
         return (self.count[key], self.words.get(key, Counter()), self.anchors.get(key, Counter()),
                 self.vec.get(key, 0), self.nvecs[key])
@@ -981,9 +1037,7 @@ class StoryTracker:
     def _rebuilt(self, sid: int, log: list[tuple[Hashable | None, StoryEvidence]]) -> Story | None:
         if not log:
             return None
-        story = Story(sid, log[0][1].time, log[0][1].time)
-        for _, ev in log:
-            story.add(ev)
+        story = Story.built(sid, [ev for _, ev in log])
         story.log = list(log)
         return story
 
@@ -1062,6 +1116,10 @@ class StoryTracker:
         if rest is None:
             del self.stories[src.id]
         else:
+            if src.parts is not None and src.parts[0] == (id(src.log), len(src.log)):
+                # The source's per-unit parts less the unit's: what reading the rest's log would
+                # give, without the pass (the source is a neighbour a revision weighs again).
+                rest.parts = ((id(rest.log), len(rest.log)), src.parts[1].without(u.key))
             self.stories[src.id] = rest  # the story keeps its id (its earliest member stays)
         tgt = self.stories.get(target)
         if tgt is None:
