@@ -93,3 +93,46 @@ def test_a_move_leaves_the_source_with_current_parts() -> None:
     assert src is not s and src.parts is not None and src.parts[0] == (id(src.log), len(src.log))
     assert _parts_fields(src.parts[1]) == _parts_fields(_UnitParts(src))
     assert _fields(src) == _fields(Story.built(sid, [ev for _, ev in src.log]))
+
+
+def _nearer_own_stacked(units: list, s: Story, parts: _UnitParts, cx: np.ndarray) -> list:
+    """``_nearer_own`` as it was before the parts kept their matrices: every unit's vectors stacked."""
+    from service.stories import REVISE_PREFILTER, REVISE_UNITS
+
+    with_vec = [u for u in units if u.lead.vector is not None]
+    if not with_vec:
+        return units
+    assert s.vec_sum is not None
+    leads = np.stack([u.lead.vector for u in with_vec])
+    zero = np.zeros_like(s.vec_sum)
+    own = s.vec_sum - np.stack([parts.vec.get(u.key, zero) for u in with_vec])
+    norms = np.sqrt(np.einsum("ij,ij->i", own, own, dtype=np.float64))
+    safe = np.where(norms > 0, norms, 1.0)
+    gain = (leads @ cx).astype(np.float64) - np.einsum("ij,ij->i", own, leads, dtype=np.float64) / safe
+    idx = np.flatnonzero((norms == 0) | (gain >= -REVISE_PREFILTER))
+    if idx.size > REVISE_UNITS:
+        idx = np.sort(idx[np.argsort(-gain[idx], kind="stable")[:REVISE_UNITS]])
+    kept = {id(with_vec[i]) for i in idx}
+    return [u for u in units if u.lead.vector is None or id(u) in kept]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_prefilter_on_the_parts_matrices_keeps_what_the_stacks_kept(seed: int) -> None:
+    rng = random.Random(seed)
+    tracker = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+    sid = None
+    for i in range(120):  # up to 40 units, most past the prefilter towards the story's own centroid
+        sid = tracker.add(sid, _evidence(rng, 60.0 * i), unit=rng.randrange(40), settle=False)
+    assert sid is not None
+    s = tracker.stories[sid]
+    parts = tracker._parts(s)
+    units = tracker._units_in(s, parts)
+    for cx in [s.centroid(), _evidence(rng, 0.0).vector, _evidence(rng, 0.0).vector]:
+        if cx is None:
+            continue
+        cx = cx / np.linalg.norm(cx)
+        want = [u.key for u in _nearer_own_stacked(units, s, parts, cx)]
+        assert [u.key for u in tracker._nearer_own(units, s, parts, cx)] == want  # every row: a view
+        some = units[::2]  # a subset of the rows: taken by index
+        assert ([u.key for u in tracker._nearer_own(some, s, parts, cx)]
+                == [u.key for u in _nearer_own_stacked(some, s, parts, cx)])
