@@ -83,13 +83,18 @@ class CachedEmbedder:
 class Sampler:
     """A poor man's py-spy: a thread that looks at the main thread's stack every ``interval``
     seconds and counts, per function, the samples whose stack holds it (inclusive). ``take``
-    returns the counts since the last call, so each window gets its own profile."""
+    returns the counts since the last call, so each window gets its own profile; ``stacks``
+    (kept when ``keep_stacks``) holds each window's whole stacks, root first, ``;``-joined, with
+    their sample counts (``take`` moves them to ``windows``; ``bench.stack_table`` reads them)."""
 
-    def __init__(self, interval: float = 0.005) -> None:
+    def __init__(self, interval: float = 0.005, *, keep_stacks: bool = False) -> None:
         import sys
         import threading
 
         self.counts: Counter[str] = Counter()
+        self.stacks: Counter[str] = Counter()
+        self.windows: list[dict[str, int]] = []
+        self.keep_stacks = keep_stacks
         self.samples = 0
         self._stop = threading.Event()
         main = threading.main_thread().ident or 0
@@ -97,12 +102,14 @@ class Sampler:
         def loop() -> None:
             while not self._stop.wait(interval):
                 frame = sys._current_frames().get(main)
-                names = set()
+                names: list[str] = []
                 while frame is not None:
                     code = frame.f_code
-                    names.add(f"{getattr(code, 'co_qualname', code.co_name)} ({Path(code.co_filename).name})")
+                    names.append(f"{getattr(code, 'co_qualname', code.co_name)} ({Path(code.co_filename).name})")
                     frame = frame.f_back
-                self.counts.update(names)
+                self.counts.update(set(names))
+                if self.keep_stacks:
+                    self.stacks[";".join(reversed(names))] += 1
                 self.samples += 1
 
         self.thread = threading.Thread(target=loop, daemon=True)
@@ -111,6 +118,9 @@ class Sampler:
     def take(self, top: int = 25) -> dict[str, float]:
         counts, n = self.counts, self.samples
         self.counts, self.samples = Counter(), 0
+        if self.keep_stacks:
+            self.windows.append(dict(self.stacks))
+            self.stacks = Counter()
         return {name: round(c / n, 4) for name, c in counts.most_common(top)} if n else {}
 
     def stop(self) -> None:
@@ -279,7 +289,7 @@ def pair_agreement(a: Sequence[int], b: Sequence[int]) -> float:
 
 
 def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int, shadow: bool,
-        sample: bool = False) -> dict[str, Any]:
+        sample: bool = False, stacks: bool = False) -> dict[str, Any]:
     from index.vectors import VectorIndex
     from service import stories
     from service.config import EngineConfig
@@ -296,7 +306,7 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
     # service/batch/neighbours.py's floor before its margin).
     vspy = VectorShadow(search, 0.55) if shadow else None
     out: dict[str, Any] = {"config": config, "windows": []}
-    sampler = Sampler() if sample else None
+    sampler = Sampler(keep_stacks=stacks) if sample or stacks else None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             engine = Deduper(open_store(f"sqlite:///{Path(tmp) / 'run.db'}"), embedder=embedder, config=cfg,
@@ -348,6 +358,8 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
         if vspy is not None:
             vspy.restore()
     out["decisions"] = decisions
+    if sampler is not None and stacks:
+        out["stacks"] = sampler.windows
     if vspy is not None:
         out["vector_shadow"] = vspy.figures()
     return out
@@ -377,6 +389,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--configs", default="base")
     ap.add_argument("--shadow", action="store_true", help="measure the vector search's recall against exact search")
     ap.add_argument("--sample", action="store_true", help="a sampled profile of each window (inclusive shares)")
+    ap.add_argument("--stacks", type=Path, default=None,
+                    help="also write each window's sampled stacks here (JSON, per config; read by bench.stack_table)")
     ap.add_argument("--vectors", type=Path, default=None, help="vector cache (.npz; default var/...)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--against", type=Path, default=None,
@@ -390,15 +404,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     embedder = CachedEmbedder(load_model("use"), path)
     runs = []
     for config in args.configs.split(","):
-        runs.append(run(config, articles, embedder, args.window, args.shadow, args.sample))
+        runs.append(run(config, articles, embedder, args.window, args.shadow, args.sample, args.stacks is not None))
         embedder.save()
         print(config, json.dumps({k: v for k, v in runs[-1].items()
-                                  if k not in ("decisions", "windows", "final_story")}), flush=True)
+                                  if k not in ("decisions", "windows", "final_story", "stacks")}), flush=True)
     report = {"size": args.size, "stop": args.stop, "window": args.window, "dup_share": args.dup_share,
-              "runs": [{k: v for k, v in r.items() if k not in ("decisions", "final_story")} for r in runs],
+              "runs": [{k: v for k, v in r.items() if k not in ("decisions", "final_story", "stacks")} for r in runs],
               "against_first": {r["config"]: compare(runs[0], r) for r in runs[1:]}}
     for name, cmp in report["against_first"].items():
         print(name, "vs", runs[0]["config"], json.dumps(cmp), flush=True)
+    if args.stacks is not None:
+        args.stacks.parent.mkdir(parents=True, exist_ok=True)
+        args.stacks.write_text(json.dumps({r["config"]: {"windows": [{"stored": w["stored"], "cpu_ms_per_item":
+                                                                      w["cpu_ms_per_item"]} for w in r["windows"]],
+                                                          "stacks": r["stacks"]} for r in runs}))
     if args.decisions is not None:
         args.decisions.write_text(json.dumps({k: runs[0][k] for k in ("config", "decisions", "final_story")}))
     if args.against is not None:  # two checkouts' engines, side by side on the same stream

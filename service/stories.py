@@ -44,6 +44,7 @@ True
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from collections import Counter
@@ -357,6 +358,37 @@ class Story:
         c = vec_sum / n if n > 0 else None
         self._centroid = (vec_sum, c)
         return c
+
+    @classmethod
+    def built(cls, sid: int, evs: Sequence[StoryEvidence]) -> Story:
+        """The story of ``evs`` (at least one) added one by one with ``add``, field by field in
+        one pass each: the same counts (their keys in the same order), kept members and vectors,
+        and the vector sum added in the same order, so every feature reads the same values. A
+        revision builds a story without a unit at every move and for every weak joiner
+        (``StoryTracker._rest``), 8 % of the engine's CPU at 28,000 stored on the bench stream;
+        this way costs about 0.6 of ``add`` per member (research/notes/scale.md)."""
+        story = cls(sid, evs[0].time, evs[0].time, size=len(evs))
+        times = [ev.time for ev in evs]
+        story.first_time, story.last_time = min(story.first_time, *times), max(story.last_time, *times)
+        story.words = Counter(itertools.chain.from_iterable(ev.words for ev in evs))
+        story.anchors = Counter(itertools.chain.from_iterable(ev.anchors for ev in evs))
+        story.langs = Counter(ev.lang for ev in evs)
+        keep = KEEP_FIRST + KEEP_LAST
+        story.members = list(evs) if len(evs) <= keep else [*evs[:KEEP_FIRST], *evs[len(evs) - KEEP_LAST:]]
+        with_vec = [ev for ev in evs if ev.vector is not None]
+        if with_vec:
+            kept = with_vec if len(with_vec) <= keep else [*with_vec[:KEEP_FIRST], *with_vec[len(with_vec) - KEEP_LAST:]]
+            story.kept = [(ev.vector, ev.lang) for ev in kept]  # type: ignore[misc]
+            vecs: list[np.ndarray] = [ev.vector for ev in with_vec]  # type: ignore[misc]
+            total = vecs[0].copy()
+            if all(v.dtype == total.dtype for v in vecs):
+                for v in vecs[1:]:  # in place: the same sums ``add`` makes, without a new array each
+                    np.add(total, v, out=total)
+            else:  # mixed dtypes: ``add``'s own promotions
+                for v in vecs[1:]:
+                    total = total + v
+            story.vec_sum = total
+        return story
 
     def add(self, ev: StoryEvidence) -> None:
         self.size += 1
@@ -677,7 +709,14 @@ class _Without:
 class _UnitParts:
     """One pass over a story's log: each unit's member count, word and anchor counts, vector sum
     (summed in log order) and vector count, and the members' times in order (for the span of the
-    story without a unit)."""
+    story without a unit).
+
+    Each unit also has a row (first appearance in the log) in two matrices the revision's
+    prefilter reads (``StoryTracker._nearer_own``): ``leads``, the vector of the unit's first
+    entry (``first``, its lead when the unit was placed here), and ``sums``, the unit's vector sum
+    (``vec``; zeros without one). Kept as the log grows, they spare the prefilter stacking every
+    unit's vectors of every neighbouring story at every arrival (a seventh of the engine's CPU at
+    28,000 stored on the bench stream, research/notes/scale.md)."""
 
     def __init__(self, s: Story) -> None:
         self.count: Counter[Hashable | None] = Counter()
@@ -687,6 +726,10 @@ class _UnitParts:
         self.nvecs: Counter[Hashable | None] = Counter()
         self.nvec = 0
         self.by_time: list[tuple[float, Hashable | None]] = []
+        self.row: dict[Hashable | None, int] = {}
+        self.first: dict[Hashable | None, StoryEvidence] = {}
+        self.leads: np.ndarray | None = None  # built by ``matrices`` on first use
+        self.sums: np.ndarray | None = None
         for k, ev in s.log:
             self.add(k, ev)
 
@@ -695,11 +738,72 @@ class _UnitParts:
         self.count[k] += 1
         self.words.setdefault(k, Counter()).update(ev.words)
         self.anchors.setdefault(k, Counter()).update(ev.anchors)
+        r = self.row.get(k)
+        if r is None:
+            r = self.row[k] = len(self.row)
+            self.first[k] = ev
         if ev.vector is not None:
             self.vec[k] = self.vec.get(k, 0) + ev.vector
             self.nvecs[k] += 1
             self.nvec += 1
+        if self.sums is not None:
+            self._put(r, k)
         bisect.insort_right(self.by_time, (ev.time, k), key=lambda tk: tk[0])
+
+    def matrices(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(leads, sums)``, built on first use (only a story a revision weighs needs them) and
+        kept up to date by ``add`` from then on; None without vectors or when the vectors' dtypes
+        differ (the stacks the rows stand for would not be of one dtype)."""
+        if self.sums is None:
+            vecs = [v for v in self.vec.values()] + [ev.vector for ev in self.first.values() if ev.vector is not None]
+            if not vecs or len({v.dtype for v in vecs}) > 1:
+                return None
+            self.sums = np.zeros((max(2, len(self.row)), vecs[0].shape[0]), dtype=vecs[0].dtype)
+            self.leads = np.zeros_like(self.sums)
+            for k, r in self.row.items():
+                self._put(r, k)
+        assert self.leads is not None
+        return self.leads, self.sums
+
+    def _put(self, r: int, k: Hashable | None) -> None:
+        """Row ``r`` of both matrices from unit ``k``'s first entry and vector sum."""
+        assert self.sums is not None and self.leads is not None
+        if r >= self.sums.shape[0]:
+            cap = max(r + 1, self.sums.shape[0] * 3 // 2)
+            for name in ("sums", "leads"):
+                old = getattr(self, name)
+                grown = np.zeros((cap, old.shape[1]), dtype=old.dtype)
+                grown[: old.shape[0]] = old
+                setattr(self, name, grown)
+        lead, vec = self.first[k].vector, self.vec.get(k)
+        if lead is not None:
+            self.leads[r] = lead
+        if vec is not None:
+            self.sums[r] = vec
+
+    def without(self, key: Hashable | None) -> _UnitParts:
+        """These parts less unit ``key``'s: what the log without ``key``'s entries reads into (the
+        other units' sums, rows and times are theirs, in the same order). Shares the other units'
+        counts and sums with these parts: these must not be added to afterwards."""
+        out = _UnitParts.__new__(_UnitParts)
+        out.count = Counter({k: n for k, n in self.count.items() if k != key})
+        out.words = {k: c for k, c in self.words.items() if k != key}
+        out.anchors = {k: c for k, c in self.anchors.items() if k != key}
+        out.vec = {k: v for k, v in self.vec.items() if k != key}
+        out.nvecs = Counter({k: n for k, n in self.nvecs.items() if k != key})
+        out.nvec = self.nvec - self.nvecs.get(key, 0)
+        out.by_time = [tk for tk in self.by_time if tk[1] != key]
+        out.row = {k: i for i, k in enumerate(k for k in self.row if k != key)}
+        out.first = {k: ev for k, ev in self.first.items() if k != key}
+        out.leads = out.sums = None
+        gone = self.row.get(key)
+        if self.sums is not None and self.leads is not None and gone is not None:
+            n = len(self.row)
+            out.sums = np.delete(self.sums[:n], gone, axis=0)
+            out.leads = np.delete(self.leads[:n], gone, axis=0)
+            if n - 1 == 0:
+                out.leads = out.sums = None
+        return out
 
     def of(self, key: Hashable | None) -> tuple[int, Counter[str], Counter[str], Any, int]:
         return (self.count[key], self.words.get(key, Counter()), self.anchors.get(key, Counter()),
@@ -921,6 +1025,7 @@ class StoryTracker:
             for k in {k for k, _ in s.log}:
                 self.units.pop(k, None)
             s.log = []
+            s.parts = None
             self.stories.changed.add(s.id)  # no longer revisable: its row must say so
         return len(done)
 
@@ -932,9 +1037,7 @@ class StoryTracker:
     def _rebuilt(self, sid: int, log: list[tuple[Hashable | None, StoryEvidence]]) -> Story | None:
         if not log:
             return None
-        story = Story(sid, log[0][1].time, log[0][1].time)
-        for _, ev in log:
-            story.add(ev)
+        story = Story.built(sid, [ev for _, ev in log])
         story.log = list(log)
         return story
 
@@ -1013,6 +1116,10 @@ class StoryTracker:
         if rest is None:
             del self.stories[src.id]
         else:
+            if src.parts is not None and src.parts[0] == (id(src.log), len(src.log)):
+                # The source's per-unit parts less the unit's: what reading the rest's log would
+                # give, without the pass (the source is a neighbour a revision weighs again).
+                rest.parts = ((id(rest.log), len(rest.log)), src.parts[1].without(u.key))
             self.stories[src.id] = rest  # the story keeps its id (its earliest member stays)
         tgt = self.stories.get(target)
         if tgt is None:
@@ -1097,9 +1204,24 @@ class StoryTracker:
         if not with_vec:
             return units
         assert s.vec_sum is not None
-        leads = np.stack([u.lead.vector for u in with_vec])  # type: ignore[misc]
-        zero = np.zeros_like(s.vec_sum)
-        own = s.vec_sum - np.stack([parts.vec.get(u.key, zero) for u in with_vec])
+        # The rows of the parts' matrices (the same values the stacks of the units' lead vectors
+        # and vector sums held, so the same products): all of them in order is the usual case (a
+        # view, no copy); a unit whose lead is not its first entry here is stacked as before.
+        first, row = parts.first, parts.row
+        rows = [row[u.key] for u in with_vec if first.get(u.key) is u.lead]
+        mats = parts.matrices() if len(rows) == len(with_vec) else None
+        if mats is not None and mats[0].dtype == s.vec_sum.dtype:
+            n = len(rows)
+            if rows == list(range(n)):  # every row, in order (the log's)
+                leads, sums = mats[0][:n], mats[1][:n]
+            else:
+                idx = np.asarray(rows, dtype=np.int64)
+                leads, sums = mats[0][idx], mats[1][idx]
+            own = s.vec_sum - sums
+        else:
+            leads = np.stack([u.lead.vector for u in with_vec])  # type: ignore[misc]
+            zero = np.zeros_like(s.vec_sum)
+            own = s.vec_sum - np.stack([parts.vec.get(u.key, zero) for u in with_vec])
         norms = np.sqrt(np.einsum("ij,ij->i", own, own, dtype=np.float64))
         safe = np.where(norms > 0, norms, 1.0)
         gain = (leads @ cx).astype(np.float64) - np.einsum("ij,ij->i", own, leads, dtype=np.float64) / safe

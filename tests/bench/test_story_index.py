@@ -67,3 +67,25 @@ def test_compare_counts_items_and_pairs_apart() -> None:
     assert got["identical"] is False and got["items_differing"] == 1
     assert got["copy_pair_agreement"] == 1.0 and got["final_story_pair_agreement"] == 1.0
     assert abs(got["story_pair_agreement"] - 2 / 3) < 1e-9
+
+
+def test_the_sampler_keeps_each_windows_stacks_and_the_table_folds_them() -> None:
+    import time
+
+    from bench.stack_table import table
+    from bench.story_index import Sampler
+
+    sampler = Sampler(0.001, keep_stacks=True)
+    try:
+        for _ in range(2):
+            end = time.process_time() + 0.05
+            while time.process_time() < end:
+                pass
+            sampler.take()
+    finally:
+        sampler.stop()
+    assert len(sampler.windows) == 2 and all(sum(w.values()) > 0 for w in sampler.windows)
+    lines = table([{"stored": 1, "cpu_ms_per_item": 2.0}, {"stored": 2, "cpu_ms_per_item": 4.0}],
+                  sampler.windows, None, 500)
+    assert lines[0].split()[1:] == ["1", "2"]
+    assert "test_the_sampler_keeps_each_windows_stacks_and_the_table_folds_them" in "\n".join(lines)
