@@ -9,9 +9,12 @@ revision or settling gives one.
 
 from __future__ import annotations
 
+import random
 from datetime import datetime, timezone
 
 import numpy as np
+
+from service.stories import StoryEvidence
 
 # Two events, each an article and its translation (NTREX's shape), as vectors over (event A,
 # event B, shared topic, Korean, English): the two events are close (a shared topic), so an article
@@ -71,3 +74,17 @@ CHAIN = {"a": ("Volcano erupts near Reykjavik, flights grounded across Iceland",
          "b": ("Volcano erupts near Reykjavik, flights grounded across Iceland today", 10),
          "c": ("Volcano erupts near Reykjavik, flights grounded across Iceland today, officials say", 20)}
 CHAIN_T0 = datetime(2026, 3, 1, 0, 0, tzinfo=timezone.utc)
+
+
+# Words random story evidence draws its titles from (the revision's bookkeeping tests).
+WORDS = ["fed", "rates", "Seoul", "Kospi", "quake", "toll", "Samsung", "chip", "3.5%", "4,000", "BOK", "vote"]
+
+
+def random_evidence(rng: random.Random, t: float, dim: int = 8) -> StoryEvidence:
+    """Story evidence at time ``t``: four of ``WORDS`` as its title, English or Korean, and a unit
+    vector of ``dim`` Gaussian draws (none, one time in five)."""
+    title = " ".join(rng.sample(WORDS, 4))
+    vec = None if rng.random() < 0.2 else np.asarray([rng.gauss(0, 1) for _ in range(dim)], dtype=np.float32)
+    if vec is not None:
+        vec /= np.linalg.norm(vec)
+    return StoryEvidence.build(title, "", rng.choice(["en", "ko"]), t, vec)

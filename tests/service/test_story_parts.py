@@ -9,17 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from service.stories import Story, StoryEvidence, StoryTracker, _UnitParts
-
-WORDS = ["fed", "rates", "Seoul", "Kospi", "quake", "toll", "Samsung", "chip", "3.5%", "4,000", "BOK", "vote"]
-
-
-def _evidence(rng: random.Random, t: float, dim: int = 8) -> StoryEvidence:
-    title = " ".join(rng.sample(WORDS, 4))
-    vec = None if rng.random() < 0.2 else np.asarray([rng.gauss(0, 1) for _ in range(dim)], dtype=np.float32)
-    if vec is not None:
-        vec /= np.linalg.norm(vec)
-    return StoryEvidence.build(title, "", rng.choice(["en", "ko"]), t, vec)
+from service.stories import Story, StoryTracker, _UnitParts
+from tests.helpers.stories import random_evidence as _evidence
 
 
 def _fields(s: Story) -> tuple[object, ...]:
