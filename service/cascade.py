@@ -287,12 +287,13 @@ class Cascade:
         spacing variants 부산 지하철 / 부산지하철 P 0.18."""
         if self.verifier is None or stage == "exact":
             return True
-        if same_letters(*verify_texts(new, other)):
+        texts = verify_texts(new, other)
+        if same_letters(*texts):
             trace.reasons.append("verifier: not asked, the same letters (spacing, case, punctuation apart)")
             return True
         p, threshold = self.verify([(new, other)])[0], self.verifier_threshold()
         trace.scores["verifier"] = p
-        spans = describe_unmatched(*verify_texts(new, other))
+        spans = describe_unmatched(*texts)
         if p >= threshold:
             trace.reasons.append(f"verifier: {p:.2f}, {spans}")
             return True
