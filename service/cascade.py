@@ -244,12 +244,20 @@ class Cascade:
         'time: published 27.7 h apart > copy_gap_hours 12 (not the same words)'
         >>> c.too_far(ItemFeatures.build("Wall St opens lower after S&P's record close", "", "en", monday + 27.7 * 3600), mon) is None
         True
+
+        The same words include the same letters spaced, cased or punctuated otherwise, and a
+        headline with an outlet's tail (``same_letters`` of the headlines): a Korean outlet's
+        re-run spaces its compounds its own way, a syndicator adds " - Yahoo News".
+
+        >>> c.too_far(ItemFeatures.build("Wall St opens lower after S&P's record close - Yahoo News", "", "en",
+        ...                              monday + 27.7 * 3600), mon) is None
+        True
         """
         gap_h = self.config.copy.copy_gap_hours
         if not gap_h or not a.time or not b.time:
             return None
         hours = abs(a.time - b.time) / 3600.0
-        if hours <= gap_h or same_words(a, b):
+        if hours <= gap_h or same_words(a, b) or same_letters(a.headline, b.headline):
             return None
         return f"time: published {hours:.1f} h apart > copy_gap_hours {gap_h:g} (not the same words)"
 

@@ -350,6 +350,23 @@ def test_the_same_words_are_a_copy_at_any_distance_in_the_window_and_a_gap_of_0_
     assert Cascade(CFG.replace(copy_gap_hours=0.0), None).match(later, s2, no_vector, None).decision.same
 
 
+def test_the_same_letters_respaced_or_with_an_outlet_tail_are_a_copy_past_the_gap():
+    """A Korean re-run spaced otherwise and a syndicated headline with an outlet's tail say the same
+    words: the gap does not apply (the bench stream's re-runs 12-40 h later were new groups)."""
+    for first, rerun in (("부산 지하철 파업 돌입", "부산지하철 파업 돌입"),
+                         ("Volcanic eruption closes 3 airports", "Volcanic eruption closes 3 airports - Yahoo News")):
+        s = FakeState()
+        s.add(1, 10, feats(first, t=T0))
+        s.ngram.hits = [(1, 0.9)]
+        d = match(s, feats(rerun, t=T0 + 30 * HOUR)).decision
+        assert d.same and d.blocked_by == [], (rerun, d.reasons)
+    s = FakeState()
+    s.add(1, 10, feats("Volcanic eruption closes 3 airports", t=T0))
+    s.ngram.hits = [(1, 0.9)]
+    d = match(s, feats("Volcanic eruption closes 4 airports - Yahoo News", t=T0 + 30 * HOUR)).decision
+    assert (d.same, d.blocked_by) == (False, ["time"])
+
+
 def test_compare_applies_the_gap_only_when_both_items_carry_a_time():
     c = Cascade(CFG, None)
     idf = GatedNgramIndex()
