@@ -109,5 +109,8 @@ class SlotVeto:
         wa = {w for w in words_of(item.headline) if not _has_digit(w)} - clash
         wb = {w for w in words_of(member.headline) if not _has_digit(w)} - clash
         if not wa or not wb:
-            return True  # nothing but the clashing values: the frame is the values
+            # Nothing but the clashing values on both sides: the frame is the values. On one side
+            # only, that side has no frame to compare ("Edward Snowden Speaks", read as one name,
+            # against "Listening to Edward Snowden at SXSW"): no veto.
+            return not wa and not wb
         return len(wa & wb) / max(len(wa), len(wb)) >= self.frame_overlap
