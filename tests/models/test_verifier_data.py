@@ -21,8 +21,11 @@ from models.verifier_data import (
     flip_outcome,
     headline_en,
     headline_ko,
+    lead_pairs,
     load_labelled,
     mine_negatives,
+    strict_same_report,
+    strict_uci,
     swap_entities_en,
     synthesise,
 )
@@ -227,3 +230,86 @@ def test_a_prepared_run_takes_no_data_folder_and_needs_init(capsys: pytest.Captu
     with pytest.raises(SystemExit):
         main(["--prepared", str(tmp_path / "p.npz")])
     assert "training from a prepared file needs --init (the file holds no layers)" in capsys.readouterr().err
+
+
+def test_strict_same_report_keeps_rewordings_and_drops_other_numbers_names_and_angles() -> None:
+    assert strict_same_report("Honda makes Acura a standalone division to boost luxury lineup",
+                              "Honda Makes Acura Stand-Alone Division to Boost Luxury Line", 0.84)
+    assert not strict_same_report("UniCredit loss swells to $21 billion", "UniCredit posts $19 billion loss", 0.9)
+    assert not strict_same_report("Sprint chairman Son confirms interest in T-Mobile",
+                                  "Sprint chairman Son confirms interest in Verizon and AT&T", 0.9)
+    assert not strict_same_report("Google launches Docs add-ons", "Google launches Docs add-ons", 0.71)
+    assert strict_same_report("Google launches Docs add-ons", "Google launches Docs add-ons", 0.72)
+
+
+def test_strict_uci_keeps_only_strict_story_pairs_under_their_own_kind() -> None:
+    rows = [Pair("Oil falls below $108 on China data", "Oil falls below $108 on China data, supply worries", 1,
+                 "uci-news-aggregator-subset/en_same_story", 2, "u1"),
+            Pair("Oil falls below $108 on China data", "Stocks end lower on China worries", 1,
+                 "uci-news-aggregator-subset/en_same_story", 2, "u2"),
+            Pair("Oil falls below $108", "Kim Kardashian's new show", 0, "uci-news-aggregator-subset/en_hard_negative", 2, "u3")]
+    enc = lambda texts: np.array([[1.0, 0.0] if "Oil" in t else [0.6, 0.8] for t in texts], dtype=np.float32)  # noqa: E731
+    out = strict_uci(rows, enc)
+    assert [(p.id, p.label, p.source, p.fold) for p in out] == [
+        ("u1", 1, "uci-news-aggregator-subset/en_same_report", 2),
+        ("u3", 0, "uci-news-aggregator-subset/en_hard_negative", 2)]
+
+
+def test_the_paraphrase_recipe_moves_no_fold_and_keeps_fold_0_out_of_training() -> None:
+    plain = {(p.a, p.b, p.source, p.id): p.fold for p in load_labelled(EVAL_DATA)}
+    more = load_labelled(EVAL_DATA, paraphrase=True)
+    assert {p.source for p in more} - {s for _, _, s, _ in plain} == {"uci-news-aggregator-subset/en_same_story"}
+    # the same-story rows join UCI stories (one source group already): no row changes fold; a few
+    # cross-story negatives whose other text now sits in fold 0 are dropped, as any such negative is
+    folds = {(p.a, p.b, p.source, p.id): p.fold for p in more}
+    assert not [k for k, f in folds.items() if k in plain and plain[k] != f]
+    assert len(set(plain) - set(folds)) < 20
+    test_texts = {t for p in more if p.fold == TEST_FOLD for t in (p.a, p.b)}
+    assert not test_texts & {t for p in more if p.fold != TEST_FOLD for t in (p.a, p.b)}
+
+
+def _ntrex_doc(root: Path, doc: str, lines: list[tuple[str, str]]) -> None:
+    d = root / "ntrex128-kor-eng"
+    d.mkdir(parents=True, exist_ok=True)
+    with (d / "dev.jsonl").open("a", encoding="utf-8") as f:
+        for i, (ko, en) in enumerate(lines):
+            f.write(json.dumps({"id": f"{doc}/{i}", "a": {"text": ko, "lang": "ko"}, "b": {"text": en, "lang": "en"},
+                                "label": 1, "kind": "xl_translation",
+                                "meta": {"doc": doc, "line": 10 + i, "is_headline": i == 0}}, ensure_ascii=False) + "\n")
+
+
+def test_lead_pairs_put_a_headline_against_itself_plus_its_lead_in_its_fold(tmp_path: Path) -> None:
+    _ntrex_doc(tmp_path, "d1", [("중앙은행, 금리 3% 인상", "Central bank raises rates to 3%"),
+                                ("중앙은행은 목요일 금리를 올렸다.", "The central bank raised rates on Thursday.")])
+    _ntrex_doc(tmp_path, "d2", [("시장 2% 하락", "Markets fall 2%"), ("주가가 떨어졌다.", "Shares fell.")])
+    labelled = [Pair("중앙은행, 금리 3% 인상", "Central bank raises rates to 3%", 1, "ntrex128-kor-eng/xl_translation", 3),
+                Pair("중앙은행은 목요일 금리를 올렸다.", "The central bank raised rates on Thursday.", 1,
+                     "ntrex128-kor-eng/xl_translation", 3),
+                Pair("시장 2% 하락", "Markets fall 2%", 1, "ntrex128-kor-eng/xl_translation", 1),
+                Pair("주가가 떨어졌다.", "Shares fell.", 1, "ntrex128-kor-eng/xl_translation", 2)]  # another fold: skipped
+    out = lead_pairs(tmp_path, labelled, seed=1)
+    assert {p.fold for p in out} == {3}
+    pos = {(p.a, p.b, p.source) for p in out if p.label == 1}
+    assert ("Central bank raises rates to 3%",
+            "Central bank raises rates to 3% The central bank raised rates on Thursday.", "synthetic/en_lead") in pos
+    assert ("중앙은행, 금리 3% 인상", "중앙은행, 금리 3% 인상 중앙은행은 목요일 금리를 올렸다.", "synthetic/ko_lead") in pos
+    assert ("중앙은행, 금리 3% 인상", "Central bank raises rates to 3% The central bank raised rates on Thursday.",
+            "synthetic/xl_lead") in pos
+    for p in out:
+        if p.label == 0:  # the headline part changed, the lead kept
+            assert p.source.endswith("_changed") and p.b.endswith(("on Thursday.", "올렸다."))
+            assert p.b not in {q.b for q in out if q.label == 1}
+
+
+def test_synthesise_adds_korean_headline_positives_only_with_the_paraphrase_recipe() -> None:
+    tr = [("미국 연준은 금리를 0.25%포인트 인하했다.", "The US Fed cut rates by 0.25 percentage points."),
+          ("한국은행은 기준금리를 3.5%로 동결했다.", "The Bank of Korea held its base rate at 3.5%.")] * 1
+    plain = synthesise(tr, [], 1, seed=0)
+    more = synthesise(tr * 3, [], 1, seed=0, paraphrase=True)
+    assert not [p for p in plain if p.source.startswith("synthetic/ko_")]
+    assert [(p.a, p.b) for p in plain] == [(p.a, p.b) for p in synthesise(tr, [], 1, seed=0, paraphrase=False)]
+    heads = [p for p in more if p.source == "synthetic/ko_headline"]
+    assert heads
+    assert all(p.label == 1 and p.a in {k for k, _ in tr} and p.b != p.a for p in heads)
+    assert all(p.label == 0 for p in more if p.source.startswith("synthetic/ko_") and p.source.endswith("_headline")
+               and p.source != "synthetic/ko_headline")
