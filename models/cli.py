@@ -96,6 +96,8 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
         argv += ["--init", str(args.init)]
     if args.mined:
         argv.append("--mined")
+    if args.paraphrase:
+        argv.append("--paraphrase")
     for spec in args.oversample:
         argv += ["--oversample", spec]
     return train_main(argv)
@@ -135,8 +137,12 @@ def register(subparsers: Any) -> None:
     tv.add_argument("--lr", type=float, default=8e-5, help="learning rate of the layers (default 8e-5)")
     tv.add_argument("--mined", action="store_true",
                     help="add Korean-English negatives mined from the engine's rescue band (needs USE)")
+    tv.add_argument("--paraphrase", action="store_true",
+                    help="add same-language paraphrase positives (UCI strict same-report pairs, NTREX headline "
+                         "+ lead, Korean headline rewrites); not used by the shipped artefact (DATA.md)")
     tv.add_argument("--oversample", action="append", default=[], metavar="SET=N",
-                    help="see a dev set's training rows N times as often, e.g. pawsx-ko=2 (repeatable)")
+                    help="see a dev set's (or a set/kind source's) training rows N times as often, e.g. "
+                         "pawsx-ko=2 (repeatable)")
     tv.add_argument("--batch", type=int, default=32, help="pairs per step (default 32)")
     tv.add_argument("--prepare-only", type=Path, default=None, metavar="FILE",
                     help="write the pairs as token ids plus the embedding rows they use to FILE and stop "

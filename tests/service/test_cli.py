@@ -84,10 +84,10 @@ def test_models_train_passes_the_recipe_on_to_the_trainer(tmp_path, monkeypatch)
     seen: list[list[str]] = []
     monkeypatch.setattr(models.verifier_train, "main", lambda argv: seen.append(argv) or 0)
     assert main(["models", "train-verifier", "--data", str(tmp_path), "--init", "run3.npz", "--mined",
-                 "--oversample", "pawsx-ko=2", "--lr", "5e-5"]) == 0
+                 "--paraphrase", "--oversample", "pawsx-ko=2", "--lr", "5e-5"]) == 0
     argv = seen[0]
     assert argv[argv.index("--init") + 1] == "run3.npz" and argv[argv.index("--lr") + 1] == "5e-05"
-    assert "--mined" in argv and argv[argv.index("--oversample") + 1] == "pawsx-ko=2"
+    assert "--mined" in argv and "--paraphrase" in argv and argv[argv.index("--oversample") + 1] == "pawsx-ko=2"
     # the GPU machine's half of the recipe: no eval data there, only the prepared file
     assert main(["models", "train-verifier", "--data", str(tmp_path / "absent"), "--prepared", "p.npz",
                  "--init", "run5.npz", "--device", "cuda", "--batch", "64"]) == 0
