@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,51 +70,56 @@ def layers_graph(layers: Sequence[dict[str, np.ndarray]], head: dict[str, np.nda
         nodes.append(helper.make_node(op, inputs, [out], name=out, domain=domain, **attrs))
         return out
 
-    shape_qkv = const("shape_qkv", np.array([0, 0, 3, heads, hd], dtype=np.int64))
-    shape_ctx = const("shape_ctx", np.array([0, 0, hidden], dtype=np.int64))
-    scale = const("scale", np.array(1.0 / math.sqrt(hd), dtype=np.float32))
-    half, one = const("half", np.array(0.5, np.float32)), const("one", np.array(1.0, np.float32))
-    rsqrt2 = const("rsqrt2", np.array(1.0 / math.sqrt(2.0), np.float32))
-    x = "x"
-    mask_index = ""
+    one = const("one", np.array(1.0, np.float32))
+
+    def fused_layer(x: str, w: Callable[[str], str], p: str, mask_index: str) -> str:
+        # A padded key gets -10000 added, not float32's lowest: exp() of either is 0 in float32.
+        ctx = node("Attention", [x, w("qkv_w"), w("qkv_b"), mask_index], p + "ctx", domain=MS,
+                   num_heads=heads, mask_filter_value=-10000.0)
+        att = node("SkipLayerNormalization", [node("MatMul", [ctx, w("ao_w")], p + "ao_mm"), x, w("aln_w"),
+                                              w("aln_b"), w("ao_b")], p + "att", domain=MS, epsilon=eps)
+        gelu = node("BiasGelu", [node("MatMul", [att, w("fi_w")], p + "fi_mm"), w("fi_b")], p + "gelu", domain=MS)
+        return node("SkipLayerNormalization", [node("MatMul", [gelu, w("fo_w")], p + "fo_mm"), att, w("oln_w"),
+                                               w("oln_b"), w("fo_b")], p + "out", domain=MS, epsilon=eps)
+
+    def plain_layer(x: str, w: Callable[[str], str], p: str, c: dict[str, str]) -> str:
+        qkv = node("Add", [node("MatMul", [x, w("qkv_w")], p + "qkv_mm"), w("qkv_b")], p + "qkv")
+        qkv = node("Reshape", [qkv, c["shape_qkv"]], p + "qkv_r")
+        qkv = node("Transpose", [qkv], p + "qkv_t", perm=[2, 0, 3, 1, 4])
+        q, k, v = (node("Gather", [qkv, const(p + f"i{j}", np.array(j, np.int64))], p + n, axis=0)
+                   for j, n in enumerate("qkv"))
+        kt = node("Transpose", [k], p + "kt", perm=[0, 1, 3, 2])
+        s = node("Mul", [node("MatMul", [q, kt], p + "s_mm"), c["scale"]], p + "s_sc")
+        s = node("Softmax", [node("Add", [s, "bias"], p + "s_b")], p + "s", axis=-1)
+        ctx = node("Transpose", [node("MatMul", [s, v], p + "ctx_mm")], p + "ctx_t", perm=[0, 2, 1, 3])
+        ctx = node("Reshape", [ctx, c["shape_ctx"]], p + "ctx")
+        att = node("Add", [node("Add", [node("MatMul", [ctx, w("ao_w")], p + "ao_mm"), w("ao_b")], p + "ao"), x],
+                   p + "ao_res")
+        att = node("LayerNormalization", [att, w("aln_w"), w("aln_b")], p + "att", axis=-1, epsilon=eps)
+        fi = node("Add", [node("MatMul", [att, w("fi_w")], p + "fi_mm"), w("fi_b")], p + "fi")
+        erf = node("Erf", [node("Mul", [fi, c["rsqrt2"]], p + "fi_s")], p + "erf")
+        gelu = node("Mul", [node("Mul", [fi, c["half"]], p + "fi_h"), node("Add", [erf, one], p + "erf1")], p + "gelu")
+        ff = node("Add", [node("MatMul", [gelu, w("fo_w")], p + "fo_mm"), w("fo_b")], p + "fo")
+        return node("LayerNormalization", [node("Add", [ff, att], p + "fo_res"), w("oln_w"), w("oln_b")],
+                    p + "out", axis=-1, epsilon=eps)
+
     if fused:  # Attention reads the padding as a [batch, tokens] int32 mask of 1s and 0s
         axis2 = const("axis2", np.array([2], np.int64))
         mask_index = node("Cast", [node("Squeeze", ["mask", axis2], "mask2")], "mask_i", to=TensorProto.INT32)
+    else:  # the plain layers' constants (the fused operators take these as attributes or not at all)
+        plain = {"shape_qkv": const("shape_qkv", np.array([0, 0, 3, heads, hd], dtype=np.int64)),
+                 "shape_ctx": const("shape_ctx", np.array([0, 0, hidden], dtype=np.int64)),
+                 "scale": const("scale", np.array(1.0 / math.sqrt(hd), dtype=np.float32)),
+                 "half": const("half", np.array(0.5, np.float32)),
+                 "rsqrt2": const("rsqrt2", np.array(1.0 / math.sqrt(2.0), np.float32))}
+    x = "x"
     for i, lay in enumerate(layers):
         p = f"l{i}_"
 
         def w(name: str, lay: dict[str, np.ndarray] = lay, p: str = p) -> str:
             return const(p + name, lay[name].astype(np.float32))
 
-        if fused:
-            # A padded key gets -10000 added, not float32's lowest: exp() of either is 0 in float32.
-            ctx = node("Attention", [x, w("qkv_w"), w("qkv_b"), mask_index], p + "ctx", domain=MS,
-                       num_heads=heads, mask_filter_value=-10000.0)
-            att = node("SkipLayerNormalization", [node("MatMul", [ctx, w("ao_w")], p + "ao_mm"), x, w("aln_w"),
-                                                  w("aln_b"), w("ao_b")], p + "att", domain=MS, epsilon=eps)
-            gelu = node("BiasGelu", [node("MatMul", [att, w("fi_w")], p + "fi_mm"), w("fi_b")], p + "gelu", domain=MS)
-            x = node("SkipLayerNormalization", [node("MatMul", [gelu, w("fo_w")], p + "fo_mm"), att, w("oln_w"),
-                                                w("oln_b"), w("fo_b")], p + "out", domain=MS, epsilon=eps)
-            continue
-        qkv = node("Add", [node("MatMul", [x, w("qkv_w")], p + "qkv_mm"), w("qkv_b")], p + "qkv")
-        qkv = node("Reshape", [qkv, shape_qkv], p + "qkv_r")
-        qkv = node("Transpose", [qkv], p + "qkv_t", perm=[2, 0, 3, 1, 4])
-        q, k, v = (node("Gather", [qkv, const(p + f"i{j}", np.array(j, np.int64))], p + n, axis=0)
-                   for j, n in enumerate("qkv"))
-        kt = node("Transpose", [k], p + "kt", perm=[0, 1, 3, 2])
-        s = node("Mul", [node("MatMul", [q, kt], p + "s_mm"), scale], p + "s_sc")
-        s = node("Softmax", [node("Add", [s, "bias"], p + "s_b")], p + "s", axis=-1)
-        ctx = node("Transpose", [node("MatMul", [s, v], p + "ctx_mm")], p + "ctx_t", perm=[0, 2, 1, 3])
-        ctx = node("Reshape", [ctx, shape_ctx], p + "ctx")
-        att = node("Add", [node("Add", [node("MatMul", [ctx, w("ao_w")], p + "ao_mm"), w("ao_b")], p + "ao"), x],
-                   p + "ao_res")
-        att = node("LayerNormalization", [att, w("aln_w"), w("aln_b")], p + "att", axis=-1, epsilon=eps)
-        fi = node("Add", [node("MatMul", [att, w("fi_w")], p + "fi_mm"), w("fi_b")], p + "fi")
-        erf = node("Erf", [node("Mul", [fi, rsqrt2], p + "fi_s")], p + "erf")
-        gelu = node("Mul", [node("Mul", [fi, half], p + "fi_h"), node("Add", [erf, one], p + "erf1")], p + "gelu")
-        ff = node("Add", [node("MatMul", [gelu, w("fo_w")], p + "fo_mm"), w("fo_b")], p + "fo")
-        x = node("LayerNormalization", [node("Add", [ff, att], p + "fo_res"), w("oln_w"), w("oln_b")],
-                 p + "out", axis=-1, epsilon=eps)
+        x = fused_layer(x, w, p, mask_index) if fused else plain_layer(x, w, p, plain)
     axis1 = const("axis1", np.array([1], np.int64))
     summed = node("ReduceSum", [node("Mul", [x, "mask"], "masked"), axis1], "summed", keepdims=0)
     count = node("Max", [node("ReduceSum", ["mask", axis1], "count_raw", keepdims=0), one], "count")
