@@ -43,9 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name, fused in (("plain", False), ("fused", True)):
             v = PairVerifier.load(backend="numpy")
-            head = {"dense_w": v._dense_w, "dense_b": v._dense_b, "out_w": v._out_w, "out_b": np.float32(v._out_b)}
             path = Path(tmp) / f"{name}.onnx"
-            onnx.save(layers_graph(v._layers, head, hidden=v.hidden, heads=v.heads, eps=v.eps, fused=fused), str(path))
+            onnx.save(layers_graph(v._layers, v.graph_head(), hidden=v.hidden, heads=v.heads, eps=v.eps, fused=fused),
+                      str(path))
             v._onnx, v._layers = OnnxLayers(path, args.threads), []
             verifiers[name] = v
         a, b = [x for x, _ in rows], [y for _, y in rows]

@@ -287,10 +287,8 @@ class PairVerifier:
             if onnx_path is None:
                 raise ValueError(f"the {backend} backend needs onnx_path (PairVerifier.load gives one)")
             if not onnx_path.is_file():  # built once from these weights, then read from the cache
-                head = {"dense_w": self._dense_w, "dense_b": self._dense_b, "out_w": self._out_w,
-                        "out_b": np.float32(self._out_b)}
                 try:
-                    build_onnx(self._layers, head, onnx_path, hidden=h, heads=self.heads, eps=self.eps,
+                    build_onnx(self._layers, self.graph_head(), onnx_path, hidden=h, heads=self.heads, eps=self.eps,
                                int8=backend == "onnx-int8")
                 except ImportError as exc:
                     raise ImportError(f"the {backend} verifier backend builds its graph with the onnx package "
@@ -304,6 +302,11 @@ class PairVerifier:
 
             self._limits = ThreadpoolController()
         self._lock = threading.Lock()
+
+    def graph_head(self) -> dict[str, Any]:
+        """The head's arrays as ``models.verifier_onnx.layers_graph`` takes them."""
+        return {"dense_w": self._dense_w, "dense_b": self._dense_b, "out_w": self._out_w,
+                "out_b": np.float32(self._out_b)}
 
     # loading ------------------------------------------------------------------------------------
     @classmethod
