@@ -28,7 +28,7 @@ from pathlib import Path
 
 from index.features import ItemFeatures
 from index.text import same_letters
-from service.cascade import reading_order, verify_texts
+from service.cascade import Cascade, verify_texts
 from service.config import EngineConfig
 from service.context import engine_verifier
 from service.guards.rules import GUARD_NAMES
@@ -38,24 +38,24 @@ def _features(side: dict) -> ItemFeatures:
     return ItemFeatures.build(side["text"], "", side.get("lang") or "und", 0.0)
 
 
-def ablate(rows: dict[str, dict], preds: Sequence[dict], verifier: object, merge: float,
-           rescue: float, embedding: float) -> dict[str, Counter[str]]:
-    """Per set of blocking guards ("number+quantity"), the counts described in the module doc."""
+def ablate(rows: dict[str, dict], preds: Sequence[dict], cascade: Cascade) -> dict[str, Counter[str]]:
+    """Per set of blocking guards ("number+quantity"), the counts described in the module doc.
+    ``cascade`` (with its verifier and the predictions' config) reads the pairs as the engine
+    does (``Cascade.verify``) and gives the merge and rescue thresholds."""
     todo = []
     for p in preds:
         guards = sorted(b for b in p["blocked_by"] if b in GUARD_NAMES)
         if p["same"] or not guards or len(guards) != len(p["blocked_by"]):
             continue
         r = rows[p["id"]]
-        a, b = _features(r["a"]), _features(r["b"])
-        todo.append((p, int(r["label"]), "+".join(guards), verify_texts(a, b)))
-    ordered = [reading_order(*texts) for *_, texts in todo]
-    probs = verifier.score([x for x, _ in ordered], [y for _, y in ordered]) if ordered else []  # type: ignore[attr-defined]
+        todo.append((p, int(r["label"]), "+".join(guards), _features(r["a"]), _features(r["b"])))
+    probs = cascade.verify([(a, b) for *_, a, b in todo])
+    embedding = cascade.config.copy.embedding_threshold or 1.0
     out: dict[str, Counter[str]] = defaultdict(Counter)
-    for (p, label, key, texts), prob in zip(todo, probs, strict=True):
+    for (p, label, key, a, b), prob in zip(todo, probs, strict=True):
         below = p["scores"].get("cosine", 1.0) < embedding and p["stage"] == "embedding"
-        threshold = rescue if "verifier" in p["scores"] and below else merge
-        merged = p["stage"] == "exact" or same_letters(*texts) or float(prob) >= threshold
+        threshold = cascade.rescue_threshold() if "verifier" in p["scores"] and below else cascade.verifier_threshold()
+        merged = p["stage"] == "exact" or same_letters(*verify_texts(a, b)) or prob >= threshold
         out[key]["vetoed_pos" if label else "vetoed_neg"] += 1
         if merged:
             out[key]["tp_gain" if label else "fp_gain"] += 1
@@ -73,17 +73,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = EngineConfig.load().for_model(args.model)
     if not config.copy.verifier:
         raise SystemExit("the verifier is off (SAMESTORY_VERIFIER=false): the ablation asks what it would decide")
-    verifier = engine_verifier(config, None).load()
-    merge = config.copy.verifier_threshold if config.copy.verifier_threshold is not None else verifier.threshold
-    rescue = config.copy.verifier_rescue_threshold if config.copy.verifier_rescue_threshold is not None else merge
-    embedding = config.copy.embedding_threshold or 1.0
+    cascade = Cascade(config, None, verifier=engine_verifier(config, None).load())
     for f in args.files:
         pred_path = args.predictions / f"{f.stem}.pred.jsonl"
         if not pred_path.is_file():
             raise SystemExit(f"no predictions for {f} at {pred_path}")
         rows = {r["id"]: r for r in map(json.loads, f.read_text(encoding="utf-8").splitlines()) if r}
         preds = [json.loads(line) for line in pred_path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        for key, c in sorted(ablate(rows, preds, verifier, merge, rescue, embedding).items()):
+        for key, c in sorted(ablate(rows, preds, cascade).items()):
             print(f"{f.stem:28s} {key:24s} " + " ".join(f"{k} {c[k]}" for k in
                                                          ("vetoed_pos", "tp_gain", "vetoed_neg", "fp_gain")))
     return 0

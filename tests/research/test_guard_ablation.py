@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from research.guard_ablation import ablate
+from service.cascade import Cascade
+from service.config import EngineConfig
 
 
 class Stub:
@@ -33,7 +35,9 @@ def test_only_pairs_the_guards_alone_kept_apart_count_and_the_verifier_decides_t
         {"id": "3", "same": False, "stage": "ngram", "blocked_by": ["number", "time"], "scores": {}},
         {"id": "4", "same": True, "stage": "exact", "blocked_by": [], "scores": {}}]
     stub = Stub({("Fed raises rates", "Fed raises rates again"): 0.9, ("Fed cuts rates", "Fed raises rates"): 0.1})
-    out = ablate(rows, preds, stub, merge=0.5, rescue=0.6, embedding=0.625)
+    # the engine's thresholds: merge 0.5, rescue 0.6, embedding 0.625 (USE)
+    cascade = Cascade(EngineConfig().for_model("use-multilingual-v3"), None, verifier=stub)
+    out = ablate(rows, preds, cascade)
     assert dict(out["who"]) == {"vetoed_pos": 1, "tp_gain": 1}
     assert dict(out["polarity"]) == {"vetoed_neg": 1}
     assert set(out) == {"who", "polarity"}
