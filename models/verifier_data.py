@@ -628,13 +628,11 @@ def _unit_rows(v: np.ndarray) -> np.ndarray:
 
 _ANY_NUM = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'&.-]*")
-_EN_FUNCTION = frozenset([
-    "the", "a", "an", "in", "on", "at", "of", "for", "to", "and", "but", "or", "with", "by", "from",
-    "as", "after", "before", "over", "under", "why", "how", "what", "when", "where", "who", "which",
-    "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "new", "more",
-    "most", "top", "update", "says", "say", "will", "could", "may", "can", "not", "no", "study",
-    "video", "report", "fyi", "review", "recap"
-])
+# ``_EN_STOP``'s function words, lower-cased, and the words a UCI headline adds around a report
+# without changing it ("UPDATE", "says", "video").
+_EN_FUNCTION = frozenset({w.lower() for w in _EN_STOP} | {
+    "update", "says", "say", "will", "could", "may", "can", "not", "no", "study", "video", "report", "fyi",
+    "review", "recap"})
 UCI_STRICT_COSINE = 0.72
 
 
