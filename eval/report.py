@@ -49,7 +49,7 @@ from eval.metrics import ClusterScores, Confusion, PRCurve, cluster_scores, pr_c
 SAMESTORY = "samestory"
 SAMESTORY_NO_GUARDS = "samestory (no guards)"
 # The engine with the pair verifier off (issue 35: it is on by default; ``--verifier``): pair sets only.
-SAMESTORY_VERIFIER = "samestory (no verifier)"
+SAMESTORY_NO_VERIFIER = "samestory (no verifier)"
 SAMESTORY_STORIES = "samestory stories"
 SAMESTORY_SETTLED = "samestory stories, settled"
 MATCH_TOLERANCE = 0.005
@@ -120,7 +120,7 @@ def run_set_pairs(pairs: Sequence[Pair], baselines: Sequence[Baseline], model: s
     runs: dict[str, MethodRun] = {}
     ours: list[tuple[str, bool, dict[str, float] | None]] = [(SAMESTORY, True, None), (SAMESTORY_NO_GUARDS, False, None)]
     if verifier:
-        ours.append((SAMESTORY_VERIFIER, True, {"verifier": False}))
+        ours.append((SAMESTORY_NO_VERIFIER, True, {"verifier": False}))
     for name, guards, overrides in ours:
         t0 = time.perf_counter()
         preds = pair_eval.predict_samestory(pairs, guards=guards, model=model, overrides=overrides, progress=progress)
@@ -195,7 +195,7 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
             raise ValueError(f"unknown set(s): {', '.join(sorted(unknown))}")
         sets = [s for s in sets if s.name in only]
     baselines = default_baselines(config.copy.embedding_threshold, model=model, tokenizer=tokenizer) if with_baselines else []
-    methods = [SAMESTORY, SAMESTORY_NO_GUARDS, *([SAMESTORY_VERIFIER] if verifier else [])] + [b.name for b in baselines]
+    methods = [SAMESTORY, SAMESTORY_NO_GUARDS, *([SAMESTORY_NO_VERIFIER] if verifier else [])] + [b.name for b in baselines]
     story_baselines = cluster_eval.story_baselines(model=model, tokenizer=tokenizer) if with_baselines else []
     out: list[SetReport] = []
     for s in tqdm(sets, desc="eval sets", disable=not progress):
@@ -377,7 +377,7 @@ def losses(report: Report) -> list[Loss]:
     (pairwise F1 of the cluster run).
     """
     out = []
-    ours_names = (SAMESTORY, SAMESTORY_NO_GUARDS, SAMESTORY_VERIFIER)
+    ours_names = (SAMESTORY, SAMESTORY_NO_GUARDS, SAMESTORY_NO_VERIFIER)
     for s in report.sets:
         if SAMESTORY in s.runs:
             ours = s.runs[SAMESTORY].result.confusion.f1 or 0.0

@@ -13,7 +13,7 @@ from eval.pairs import Prediction, evaluate
 from eval.report import (
     SAMESTORY,
     SAMESTORY_NO_GUARDS,
-    SAMESTORY_VERIFIER,
+    SAMESTORY_NO_VERIFIER,
     Figures,
     MethodRun,
     Report,
@@ -152,9 +152,9 @@ def test_the_verifier_column_runs_the_engine_with_it_off_and_is_not_a_baseline(m
     pairs = _pairs()
     assert set(report_mod.run_set_pairs(pairs, [], verifier=False)) == {SAMESTORY, SAMESTORY_NO_GUARDS}
     runs = report_mod.run_set_pairs(pairs, [], verifier=True)
-    assert asked[-1] == (True, {"verifier": False}) and list(runs)[-1] == SAMESTORY_VERIFIER
+    assert asked[-1] == (True, {"verifier": False}) and list(runs)[-1] == SAMESTORY_NO_VERIFIER
     rep = Report(dict(SETTINGS, verifier=True), [SetReport("toy-news", True, pairs_total=6, pairs=pairs, runs=runs)],
-                 [SAMESTORY, SAMESTORY_NO_GUARDS, SAMESTORY_VERIFIER], {})
+                 [SAMESTORY, SAMESTORY_NO_GUARDS, SAMESTORY_NO_VERIFIER], {})
     assert report_mod.losses(rep) == []  # our own column beating the default is not a loss
     assert "\"samestory (no verifier)\" is the same engine with `verifier = false`" in "\n".join(
         report_mod.settings_section(rep))
