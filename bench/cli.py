@@ -81,6 +81,9 @@ def register(subparsers: Any) -> None:
                         "verified pair and share of the time)")
     p.add_argument("--verifier-path", default=None,
                    help="the verifier artefact (default models/verifier/verifier.npz)")
+    p.add_argument("--encoder-process", action="store_true",
+                   help="stream only: one more method, samestory+process: samestory with its encoder in a child "
+                        "process (operations.encoder_process), in the same rotation")
     p.set_defaults(func=cmd_bench)
 
 
@@ -162,7 +165,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                            data_dir=args.eval_data, probe=0 if args.throughput_only else args.probe,
                            restart=not (args.no_restart or args.throughput_only), extras=not args.throughput_only,
                            window=args.window, log=sys.stderr, on_repeat=write, verifier=args.verifier,
-                           verifier_path=args.verifier_path)
+                           verifier_path=args.verifier_path, encoder_process=args.encoder_process)
     write(result)
     print(_summary(result))
     if args.json:

@@ -236,7 +236,15 @@ class RecordingEmbedder:
         return self._embedder.encode(texts, **kw)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._embedder, name)
+        attr = getattr(self._embedder, name)
+        if name != "submit":
+            return attr
+
+        def submit(texts: Sequence[str], **kw: Any) -> Any:  # a child process's stream (service.ahead)
+            self.texts.extend(texts)
+            return attr(texts, **kw)
+
+        return submit
 
 
 def run_samestory(stream: Stream, embedder: Any, *, workdir: Path, guards: bool = True, probe: int = 100,
@@ -500,7 +508,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                   workdir: str | None = None, window: int | None = None, extras: bool = True,
                   encoder_sample: int = 3_000, log: Any = None,
                   on_repeat: Callable[[dict[str, Any]], None] | None = None, verifier: str = "off",
-                  verifier_path: str | None = None) -> dict[str, Any]:
+                  verifier_path: str | None = None, encoder_process: bool = False) -> dict[str, Any]:
     """Run everything at one stream size; returns a JSON-able dict (see module docstring).
 
     Each repeat runs samestory, the encoder alone and the alternatives in a rotated order
@@ -514,7 +522,9 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     cut short still leaves its completed repeats). ``verifier``: "off", "on" (samestory runs with
     the pair verifier of ``verifier_path``, default the committed artefact) or "both" (a second
     method, ``samestory+verifier``, in the rotation; its ``throughput_ratio_to_samestory`` is the
-    issue-35 cost figure).
+    issue-35 cost figure). ``encoder_process``: one more method, ``samestory+process``, samestory as
+    it runs (the verifier as ``verifier`` gives samestory) with its encoder in a child process
+    (``operations.encoder_process``); its ``throughput_ratio_to_samestory`` is that option's gain.
     """
     if verifier not in ("off", "on", "both"):
         raise ValueError(f"verifier must be 'off', 'on' or 'both', got {verifier!r}")
@@ -549,7 +559,14 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
         say(f"pair verifier: {loaded!r}")
     extra_runs: list[dict[str, Any]] = []
+    process_runs: list[dict[str, Any]] = []
+    process_embedder: Any = None
+    if encoder_process and model not in ("none", ""):
+        from models.registry import load_embedder
+
+        process_embedder = load_embedder(model, cache_size=0, process=True)
     order = ["samestory", *(["samestory+verifier"] if verifier == "both" else []),
+             *(["samestory+process"] if process_embedder is not None else []),
              *(["encoder"] if embedder is not None else []), *alternatives]
     def summarise(restart_info: Any = None, rebuild_info: Any = None, dedupe_info: Any = None,
                   guard_info: Any = None) -> dict[str, Any]:
@@ -617,6 +634,16 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                 "verifier": extra_runs[-1]["verifier"],
                 "verifier_p50_ms_per_pair_runs": [x["verifier"]["p50_ms_per_pair"] for x in extra_runs],
                 **score_labels(stream.items, extra_runs[-1]["labels"], stream.negatives)}
+        if process_runs:
+            ptp = median([x["throughput"] for x in process_runs])
+            methods["samestory+process"] = {
+                "throughput": ptp, "throughput_runs": [x["throughput"] for x in process_runs],
+                "throughput_ratio_to_samestory": round(ptp / ours_tp, 4) if ptp and ours_tp else None,
+                "share_of_encoder_limit": share(ptp),
+                "encoder_texts": process_runs[-1]["counters"].get("encoder_texts", 0),
+                "windows": median_windows([x["windows"] for x in process_runs]),
+                "decisions_as_samestory": process_runs[-1]["labels"] == last["labels"],
+                **score_labels(stream.items, process_runs[-1]["labels"], stream.negatives)}
         embed_all = methods.get("embed-all", {})
         speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
         return {
@@ -650,6 +677,13 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                     extra_runs.append(res)
                     say(f"[{r + 1}/{repeats}] samestory+verifier: {res['throughput']:.0f} items/s, "
                         f"verifier {res['verifier']}")
+                elif method == "samestory+process":
+                    res = run_samestory(stream, process_embedder, workdir=work, guards=guards, probe=probe,
+                                        window=window, verifier=verifiers.get("samestory"))
+                    res.pop("encoder_input")
+                    os.unlink(res["db"])
+                    process_runs.append(res)
+                    say(f"[{r + 1}/{repeats}] samestory+process: {res['throughput']:.0f} items/s")
                 elif method == "samestory":
                     res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window,
                                         verifier=verifiers.get(method))
@@ -687,6 +721,8 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         guard_info = measure_guards(stream) if extras else None
     finally:
         tmp.cleanup()
+        if process_embedder is not None:
+            process_embedder.close()
     return summarise(restart_info, rebuild_info, dedupe_info, guard_info)
 
 def _sample(texts: Sequence[str], k: int, seed: int) -> list[str]:

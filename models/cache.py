@@ -125,6 +125,31 @@ class CachedEmbedder:
                 self.shared.set_many(list(zip(todo, vecs, strict=True)))
         return out
 
+    def cached(self, texts: Sequence[str], kind: Kind = "passage") -> dict[str, np.ndarray]:
+        """The vectors this cache holds of ``texts`` (the local LRU only), counted as hits; the
+        rest go to the model through :meth:`remember_many` (``service.ahead``)."""
+        out: dict[str, np.ndarray] = {}
+        with self._lock:
+            for t in texts:
+                vec = self._lru.get(self.key(t, kind))
+                if vec is not None and t not in out:
+                    out[t] = vec
+                    self.hits += 1
+        return out
+
+    def remember_many(self, texts: Sequence[str], vectors: np.ndarray, kind: Kind = "passage") -> np.ndarray:
+        """Keep the inner model's ``vectors`` of ``texts`` (distinct, none cached), as ``encode``
+        would have, and return them as ``encode`` would have (L2-normalised here)."""
+        vecs = l2_normalize(vectors)
+        keys = [self.key(t, kind) for t in texts]
+        with self._lock:
+            self.calls += len(texts)
+            for k, vec in zip(keys, vecs, strict=True):
+                self._remember(k, vec)
+        if self.shared is not None:
+            self.shared.set_many(list(zip(keys, vecs, strict=True)))
+        return vecs
+
     def _remember(self, key: tuple[str, str], vec: np.ndarray) -> None:
         """Put ``vec`` in the LRU (caller holds the lock), evicting the least recently used."""
         # A private read-only copy: callers may mutate the array they get back.

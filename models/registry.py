@@ -94,13 +94,15 @@ def _load_e5(device: str, cache_dir: Path | None, *, onnx_only: bool) -> Embedde
 
 
 def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | None = None,
-                  cache_size: int = 50_000, shared_cache: str | None = None) -> Embedder:
+                  cache_size: int = 50_000, shared_cache: str | None = None, process: bool = False) -> Embedder:
     """Build the embedder named by ``spec`` (see the module docstring).
 
     ``cache_size > 0`` wraps the result in a :class:`CachedEmbedder` of that many entries;
     ``0`` returns the bare back-end. ``shared_cache`` (a ``redis://`` URL, see
     ``models.shared_cache``) puts a cache shared by several processes behind that LRU.
-    Unknown specs raise ``ValueError`` listing the valid ones.
+    Unknown specs raise ``ValueError`` listing the valid ones. ``process``: the model runs in a
+    child process of its own (``models.process.ProcessEmbedder``), so it works on another core
+    beside the caller; close it with ``close_embedder``.
 
     Note: e5-small through sentence-transformers and through ONNX both report the name
     ``e5-small``: their vectors agree to cosine > 0.99999, so indexes built with either mix.
@@ -114,7 +116,13 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
         raise ValueError("a shared embedding cache sits behind the local one: cache_size must be >= 1")
     spec = spec.strip()
     emb: Embedder
-    if spec == "use":
+    if process:
+        if spec not in ("use", E5_NAME, "e5-small-onnx") and not spec.startswith(("st:", "onnx:")):
+            raise ValueError(f"unknown model spec {spec!r}; valid: {', '.join(repr(s) for s in VALID_SPECS)}")
+        from models.process import ProcessEmbedder
+
+        emb = ProcessEmbedder(spec, device=device)
+    elif spec == "use":
         from models.use import USEEmbedder
 
         emb = USEEmbedder(device=device)
@@ -136,3 +144,15 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
     if cache_size == 0:
         return emb
     return CachedEmbedder(emb, maxsize=cache_size, shared=open_shared_cache(shared_cache, emb.name, emb.dim))
+
+
+def close_embedder(embedder: Embedder | None) -> None:
+    """Stop what ``embedder`` runs besides the caller: the child of a ``ProcessEmbedder`` (also
+    behind a ``CachedEmbedder``). Other embedders hold nothing to stop.
+
+    >>> close_embedder(load_embedder("use", cache_size=0))
+    """
+    inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+    close = getattr(inner, "close", None)
+    if callable(close) and type(inner).__name__ == "ProcessEmbedder":
+        close()

@@ -440,6 +440,11 @@ class OperationsConfig(_Checked):
     # onnxruntime threads of the pair verifier; decides no merge. 2: the engine waits on it, so the
     # second core is free (2,000-item stream: 0.57x the verifier-off speed on 2, 0.46x on 1).
     verifier_threads: int = 2
+    # The encoder in a child process of its own (models/process.py), fed each ingest batch's texts
+    # ahead of the decisions (service/ahead.py), so it works on the second core while the engine
+    # decides; decides no merge (the same vectors). Off: in the engine's process, one batch at a
+    # time. Costs the model's memory twice and ~2 s at start-up.
+    encoder_process: bool = False
 
     def _check(self) -> None:
         _non_negative(self, ("warmup_days", "warmup_timeout_s"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time as _time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,7 @@ from tqdm import tqdm
 from index.features import ItemFeatures
 from index.urls import UrlRules
 from models.base import Embedder
+from service.ahead import vectors_ahead
 from service.cascade import Cascade
 from service.config import EngineConfig
 from service.corrections import Constraints, load_constraints
@@ -114,20 +115,34 @@ class EngineContext:
     def embed_text(self, f: ItemFeatures) -> str:
         return self.cascade.embed_text(f)
 
-    def prefetch_vectors(self, feats: list[ItemFeatures], state: CandidateState | None = None,
-                         cascade: Cascade | None = None) -> dict[str, np.ndarray]:
-        """Embed, in one batch, the items the cheap stages cannot settle (``Cascade.cheaply_unsettled``:
-        against the state and the earlier items of the same batch, where syndicated copies often
-        arrive together)."""
+    def unsettled_texts(self, feats: list[ItemFeatures], state: CandidateState | None = None,
+                        cascade: Cascade | None = None) -> list[str]:
+        """The distinct texts to embed of the items the cheap stages cannot settle
+        (``Cascade.cheaply_unsettled``: against the state and the earlier items of the same batch,
+        where syndicated copies often arrive together), in the items' order."""
         if self.embedder is None or len(feats) < 2:
-            return {}
+            return []
         cascade = cascade or self.cascade
         state = self.state if state is None else state
-        need = list(dict.fromkeys(cascade.embed_text(feats[i]) for i in cascade.cheaply_unsettled(feats, state)))
-        if not need:
-            return {}
-        vecs = self.encode(need)
-        return dict(zip(need, vecs, strict=True))
+        return list(dict.fromkeys(cascade.embed_text(feats[i]) for i in cascade.cheaply_unsettled(feats, state)))
+
+    def prefetch_vectors(self, feats: list[ItemFeatures], state: CandidateState | None = None,
+                         cascade: Cascade | None = None) -> dict[str, np.ndarray]:
+        """Embed, in one batch, the items the cheap stages cannot settle (``unsettled_texts``)."""
+        need = self.unsettled_texts(feats, state, cascade)
+        return dict(zip(need, self.encode(need), strict=True)) if need else {}
+
+    def encode_ahead(self, feats: list[ItemFeatures]) -> Mapping[str, np.ndarray]:
+        """The texts ``prefetch_vectors`` would embed, with their vectors: the ingest's batches.
+        With the encoder in a process of its own they arrive while the batch is decided
+        (``service.ahead``); otherwise they are embedded now, in one call."""
+
+        def count(n: int) -> None:
+            with self.encode_lock:
+                self.counters["encoder_texts"] += n
+                self.counters["encoder_calls"] += 1
+
+        return vectors_ahead(self.embedder, self.encode, self.unsettled_texts(feats), count)
 
     @property
     def passages(self) -> PassageDeduper:

@@ -12,7 +12,7 @@ version (``known_document``); a merge the cascade proposes is confirmed on the b
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -70,7 +70,9 @@ class CopyLevel:
         feats = [ItemFeatures.build(a.title, a.body, a.lang or "und",
                                     a.published_at.timestamp() if a.published_at else now, source=a.source, url=a.url)
                  for a, _ in chunk]
-        prefetched = self.ctx.prefetch_vectors(feats)
+        # The vectors the cheap stages will not spare; with the encoder in its own process they
+        # arrive while the chunk's earlier items are decided (service.ahead).
+        prefetched = self.ctx.encode_ahead(feats)
         results = []
         try:
             with self.ctx.store.transaction():
@@ -111,7 +113,7 @@ class CopyLevel:
         return dropped
 
     def ingest_one(self, article: Article, key: str | None, f: ItemFeatures, now: float,
-                   prefetched: dict[str, np.ndarray]) -> IngestResult:
+                   prefetched: Mapping[str, np.ndarray]) -> IngestResult:
         store, state = self.ctx.store, self.ctx.state
         chash = f.content_sha
         published = article.published_at.timestamp() if article.published_at else None
@@ -159,7 +161,7 @@ class CopyLevel:
         return IngestResult(obs, doc_id, version_id, cluster_id, rep, status, duplicate_of, decision,
                             id=article.id, story_id=story_id, matched_copy=p.matched)
 
-    def place(self, article: Article, f: ItemFeatures, prefetched: dict[str, np.ndarray]) -> CopyPlacement:
+    def place(self, article: Article, f: ItemFeatures, prefetched: Mapping[str, np.ndarray]) -> CopyPlacement:
         """The copy decision for a new document (``service.placement.place_copy``): the copy group
         the cascade matches it to through the guards (and, with ``body_passages``, its body), or a
         group of its own; editors' cannot-links overrule it (``disputed_twins``). Decides and writes

@@ -112,6 +112,7 @@ class Deduper:
         self.story_level = StoryLevel(ctx, self.recorder)
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
+        self.owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -131,10 +132,13 @@ class Deduper:
         if isinstance(model, str):
             from models.registry import load_embedder
 
-            embedder = load_embedder(model, device=device, shared_cache=config.operations.embedding_cache)
+            embedder = load_embedder(model, device=device, shared_cache=config.operations.embedding_cache,
+                                     process=config.operations.encoder_process)
         else:
             embedder = model
-        return cls(open_store(db), embedder=embedder, config=config, guards=guards)
+        engine = cls(open_store(db), embedder=embedder, config=config, guards=guards)
+        engine.owns_embedder = isinstance(model, str)  # built here: ``close`` stops its process, if any
+        return engine
 
     @property
     def config(self) -> EngineConfig:
@@ -159,6 +163,10 @@ class Deduper:
             self.checkpoint()
         finally:
             self.store.close()
+            if self.owns_embedder:
+                from models.registry import close_embedder
+
+                close_embedder(self.ctx.embedder)
 
     def __enter__(self) -> Deduper:
         return self
