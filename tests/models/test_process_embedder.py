@@ -72,15 +72,15 @@ def test_errors_are_one_exception_and_close_stops_the_child() -> None:
         ProcessEmbedder("  ")
     with pytest.raises(ValueError, match="unknown model spec 'bert'"):
         load_embedder("bert", process=True)
-    with pytest.raises(EncoderProcessError, match="failed during start: .*unknown model spec"):
+    with pytest.raises(EncoderProcessError, match=r"failed during start: .*unknown model spec"):
         ProcessEmbedder("nonsense")
     emb = ProcessEmbedder("use")
     stream = emb.submit(TEXTS[:40], first=1, size=1)
     emb._proc.kill()  # the child dies mid-stream
     emb._proc.wait()
-    with pytest.raises(EncoderProcessError, match="exited|cut off|not running"):
+    with pytest.raises(EncoderProcessError, match=r"exited|cut off|not running"):
         [stream[t] for t in TEXTS[:40]]
-    with pytest.raises(EncoderProcessError, match="not running|exited"):
+    with pytest.raises(EncoderProcessError, match=r"not running|exited"):
         emb.encode(["x"])
     emb.close()
     emb.close()
