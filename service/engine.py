@@ -112,7 +112,7 @@ class Deduper:
         self.story_level = StoryLevel(ctx, self.recorder)
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
-        self.owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
+        self._owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -137,7 +137,7 @@ class Deduper:
         else:
             embedder = model
         engine = cls(open_store(db), embedder=embedder, config=config, guards=guards)
-        engine.owns_embedder = isinstance(model, str)  # built here: ``close`` stops its process, if any
+        engine._owns_embedder = isinstance(model, str)  # built here: ``close`` stops its process, if any
         return engine
 
     @property
@@ -163,7 +163,7 @@ class Deduper:
             self.checkpoint()
         finally:
             self.store.close()
-            if self.owns_embedder:
+            if self._owns_embedder:
                 from models.registry import close_embedder
 
                 close_embedder(self.ctx.embedder)
