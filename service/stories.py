@@ -1212,7 +1212,7 @@ class StoryTracker:
         mats = parts.matrices() if len(rows) == len(with_vec) else None
         if mats is not None and mats[0].dtype == s.vec_sum.dtype:
             n = len(rows)
-            if rows == list(range(n)):  # every row, in order (the log's)
+            if all(r == i for i, r in enumerate(rows)):  # every row, in order (the log's)
                 leads, sums = mats[0][:n], mats[1][:n]
             else:
                 idx = np.asarray(rows, dtype=np.int64)
