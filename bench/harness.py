@@ -623,27 +623,23 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                           **score_labels(stream.items, ok[-1]["labels"], stream.negatives)}
         if ours[-1].get("verifier"):
             methods["samestory"]["verifier"] = ours[-1]["verifier"]
+        def variant(runs: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+            """A second samestory method's figures (its runs beside samestory's)."""
+            tp = median([x["throughput"] for x in runs])
+            return {"throughput": tp, "throughput_runs": [x["throughput"] for x in runs],
+                    "throughput_ratio_to_samestory": round(tp / ours_tp, 4) if tp and ours_tp else None,
+                    "share_of_encoder_limit": share(tp),
+                    "encoder_texts": runs[-1]["counters"].get("encoder_texts", 0),
+                    "windows": median_windows([x["windows"] for x in runs]), **extra,
+                    **score_labels(stream.items, runs[-1]["labels"], stream.negatives)}
+
         if extra_runs:
-            vtp = median([x["throughput"] for x in extra_runs])
-            methods["samestory+verifier"] = {
-                "throughput": vtp, "throughput_runs": [x["throughput"] for x in extra_runs],
-                "throughput_ratio_to_samestory": round(vtp / ours_tp, 4) if vtp and ours_tp else None,
-                "share_of_encoder_limit": share(vtp),
-                "encoder_texts": extra_runs[-1]["counters"].get("encoder_texts", 0),
-                "windows": median_windows([x["windows"] for x in extra_runs]),
-                "verifier": extra_runs[-1]["verifier"],
-                "verifier_p50_ms_per_pair_runs": [x["verifier"]["p50_ms_per_pair"] for x in extra_runs],
-                **score_labels(stream.items, extra_runs[-1]["labels"], stream.negatives)}
+            methods["samestory+verifier"] = variant(
+                extra_runs, verifier=extra_runs[-1]["verifier"],
+                verifier_p50_ms_per_pair_runs=[x["verifier"]["p50_ms_per_pair"] for x in extra_runs])
         if process_runs:
-            ptp = median([x["throughput"] for x in process_runs])
-            methods["samestory+process"] = {
-                "throughput": ptp, "throughput_runs": [x["throughput"] for x in process_runs],
-                "throughput_ratio_to_samestory": round(ptp / ours_tp, 4) if ptp and ours_tp else None,
-                "share_of_encoder_limit": share(ptp),
-                "encoder_texts": process_runs[-1]["counters"].get("encoder_texts", 0),
-                "windows": median_windows([x["windows"] for x in process_runs]),
-                "decisions_as_samestory": process_runs[-1]["labels"] == last["labels"],
-                **score_labels(stream.items, process_runs[-1]["labels"], stream.negatives)}
+            methods["samestory+process"] = variant(process_runs,
+                                                   decisions_as_samestory=process_runs[-1]["labels"] == last["labels"])
         embed_all = methods.get("embed-all", {})
         speedup = round(ours_tp / embed_all["throughput"], 3) if embed_all.get("throughput") else None
         return {

@@ -118,7 +118,7 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
     emb: Embedder
     if process:
         if spec not in ("use", E5_NAME, "e5-small-onnx") and not spec.startswith(("st:", "onnx:")):
-            raise ValueError(f"unknown model spec {spec!r}; valid: {', '.join(repr(s) for s in VALID_SPECS)}")
+            raise _unknown_spec(spec)
         from models.process import ProcessEmbedder
 
         emb = ProcessEmbedder(spec, device=device)
@@ -139,11 +139,14 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
 
         emb = OnnxEmbedder(spec[5:], device=device)
     else:
-        valid = ", ".join(repr(s) for s in VALID_SPECS)
-        raise ValueError(f"unknown model spec {spec!r}; valid: {valid}")
+        raise _unknown_spec(spec)
     if cache_size == 0:
         return emb
     return CachedEmbedder(emb, maxsize=cache_size, shared=open_shared_cache(shared_cache, emb.name, emb.dim))
+
+
+def _unknown_spec(spec: str) -> ValueError:
+    return ValueError(f"unknown model spec {spec!r}; valid: {', '.join(repr(s) for s in VALID_SPECS)}")
 
 
 def close_embedder(embedder: Embedder | None) -> None:
@@ -152,7 +155,8 @@ def close_embedder(embedder: Embedder | None) -> None:
 
     >>> close_embedder(load_embedder("use", cache_size=0))
     """
+    from models.process import ProcessEmbedder
+
     inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
-    close = getattr(inner, "close", None)
-    if callable(close) and type(inner).__name__ == "ProcessEmbedder":
-        close()
+    if isinstance(inner, ProcessEmbedder):
+        inner.close()

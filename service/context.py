@@ -101,10 +101,14 @@ class EngineContext:
         # The HTTP service runs dedupe beside ingestion (Service.call_stateless): both count here.
         if self.embedder is None:
             raise RuntimeError("this engine has no embedder (model=None)")
-        with self.encode_lock:
-            self.counters["encoder_texts"] += len(texts)
-            self.counters["encoder_calls"] += 1
+        self.count_encoder(len(texts))
         return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+
+    def count_encoder(self, texts: int) -> None:
+        """One call of the encoder with ``texts`` texts, in the engine's counters."""
+        with self.encode_lock:
+            self.counters["encoder_texts"] += texts
+            self.counters["encoder_calls"] += 1
 
     def encode_batches(self, texts: Sequence[str], progress: bool) -> np.ndarray:
         """``texts`` (at least one) embedded 256 at a time, with a progress bar: settling's bulk
@@ -136,13 +140,7 @@ class EngineContext:
         """The texts ``prefetch_vectors`` would embed, with their vectors: the ingest's batches.
         With the encoder in a process of its own they arrive while the batch is decided
         (``service.ahead``); otherwise they are embedded now, in one call."""
-
-        def count(n: int) -> None:
-            with self.encode_lock:
-                self.counters["encoder_texts"] += n
-                self.counters["encoder_calls"] += 1
-
-        return vectors_ahead(self.embedder, self.encode, self.unsettled_texts(feats), count)
+        return vectors_ahead(self.embedder, self.encode, self.unsettled_texts(feats), self.count_encoder)
 
     @property
     def passages(self) -> PassageDeduper:
