@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from bench.harness import load_model
-from bench.stream import build_stream
+from bench.harness import load_model, rss_bytes
+from bench.stream import build_long_stream, build_stream
 
 
 class CachedEmbedder:
@@ -52,7 +52,8 @@ class CachedEmbedder:
         self._embedder = embedder
         self.path = path
         self.table: dict[tuple[str, str], np.ndarray] = {}
-        self.computed = 0
+        self.computed = 0  # since the last save
+        self.embedded = 0  # in all
         if path is not None and path.exists():
             with np.load(path) as saved:
                 keys = zip(saved["kinds"].tolist(), saved["texts"].tolist(), strict=True)
@@ -64,12 +65,15 @@ class CachedEmbedder:
             out = self._embedder.encode(missing, kind=kind, batch_size=batch_size)
             self.table.update(((kind, t), v) for t, v in zip(missing, out, strict=True))
             self.computed += len(missing)
+            self.embedded += len(missing)
         if not texts:
             return np.zeros((0, self._embedder.dim), dtype=np.float32)
         return np.stack([self.table[(kind, t)] for t in texts])
 
-    def save(self) -> None:
-        if self.path is None or not self.computed:
+    def save(self, *, at_least: int = 1) -> None:
+        """Write the table when ``at_least`` vectors were computed since the last write (a long
+        run's table is large: writing it after every window would cost more than the window)."""
+        if self.path is None or self.computed < max(1, at_least):
             return
         self.computed = 0
         keys = list(self.table)
@@ -253,10 +257,10 @@ class VectorShadow:
 
 
 def settings(config: str) -> dict[str, Any]:
-    """``eu5000`` -> {"exact_until": 5000}.
+    """``eu5000`` -> {"exact_until": 5000}; ``voff``: the pair verifier off.
 
-    >>> settings("eu5000"), settings("base")
-    ({'exact_until': 5000}, {})
+    >>> settings("eu5000"), settings("base"), settings("base+voff")
+    ({'exact_until': 5000}, {}, {'verifier': False})
     """
     out: dict[str, Any] = {}
     for part in config.split("+"):
@@ -264,6 +268,8 @@ def settings(config: str) -> dict[str, Any]:
             continue
         if part.startswith("eu"):
             out["exact_until"] = int(part[2:])
+        elif part == "voff":
+            out["verifier"] = False
         else:
             raise ValueError(f"unknown setting {part!r} in {config!r}")
     return out
@@ -300,6 +306,8 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
     cfg = EngineConfig.load()
     if "exact_until" in want:
         cfg = dataclasses.replace(cfg, exact_until=want["exact_until"])
+    if "verifier" in want:
+        cfg = dataclasses.replace(cfg, copy=dataclasses.replace(cfg.copy, verifier=want["verifier"]))
     nearest = Timed(stories.StoryCentroids, "nearest")
     search = Timed(VectorIndex, "search")
     # The lowest cosine the embedding stage keeps a hit at (USE's slot-confirmed band, guards on:
@@ -316,8 +324,10 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
             stories_of: Any = getattr(engine, "story_level", engine)
             decisions: list[tuple[int, int | None, str, str]] = []
             t_start, c_start = time.perf_counter(), time.process_time()
+            db = Path(tmp) / "run.db"
             for pos in range(0, len(articles), window):
                 chunk = articles[pos:pos + window]
+                e0 = embedder.embedded
                 n0, s0, v0 = nearest.seconds, search.seconds, search.calls
                 k0, w0, c0 = nearest.calls, time.perf_counter(), time.process_time()
                 vh0 = (vspy.above_found, vspy.above, vspy.hits, vspy.wanted) if vspy is not None else (0, 0, 0, 0)
@@ -334,7 +344,11 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                     "vector_search_calls": search.calls - v0,
                     "stories": len(stories_of.stories),
                     "indexed_groups": len(vectors) if vectors is not None else None,
-                    "vector_index": vectors.kind if vectors is not None else None})
+                    "vector_index": vectors.kind if vectors is not None else None,
+                    # what the run holds: the process's resident memory and the store's files
+                    "rss_mb": round(rss_bytes() / 2**20, 1),
+                    "store_mb": round(sum(f.stat().st_size for f in db.parent.glob(db.name + "*")) / 2**20, 1),
+                    "encoded": embedder.embedded - e0})
                 w = out["windows"][-1]
                 if vspy is not None and vspy.wanted > vh0[3]:
                     w["vector_recall_at_k"] = round((vspy.hits - vh0[2]) / (vspy.wanted - vh0[3]), 6)
@@ -344,7 +358,7 @@ def run(config: str, articles: list[Any], embedder: CachedEmbedder, window: int,
                 if sampler is not None:
                     w["profile"] = sampler.take()
                     print(config, "profile", json.dumps(w["profile"]), flush=True)
-                embedder.save()  # a long first run keeps what it embedded
+                embedder.save(at_least=20_000)  # a long first run keeps what it embedded
             out["wall_s"] = round(time.perf_counter() - t_start, 2)
             out["cpu_s"] = round(time.process_time() - c_start, 2)
             out["items_per_s"] = round(len(articles) / out["wall_s"], 1)
@@ -386,6 +400,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--stop", type=int, default=None,
                     help="ingest only the stream's first STOP items (the --size stream, so its cached vectors serve)")
     ap.add_argument("--dup-share", type=float, default=0.4)
+    ap.add_argument("--per-day", type=float, default=None,
+                    help="a long stream (bench.stream.build_long_stream) at this many items a day: texts reused "
+                         "past what the sets hold, for throughput at any --size (quality is not scored)")
     ap.add_argument("--configs", default="base")
     ap.add_argument("--shadow", action="store_true", help="measure the vector search's recall against exact search")
     ap.add_argument("--sample", action="store_true", help="a sampled profile of each window (inclusive shares)")
@@ -397,11 +414,23 @@ def main(argv: Sequence[str] | None = None) -> None:
                     help="a --decisions file of another run (e.g. another checkout): compare this run's with it")
     ap.add_argument("--decisions", type=Path, default=None, help="write the first run's decisions here (JSON)")
     args = ap.parse_args(argv)
-    stream = build_stream(args.size, dup_share=args.dup_share)
+    if args.per_day is not None:
+        stream = build_long_stream(args.size, per_day=args.per_day, dup_share=args.dup_share)
+        print("stream", json.dumps(stream.stats), flush=True)
+        path = args.vectors or Path("var") / f"story_index_vectors_long_{args.dup_share}.npz"
+    else:
+        stream = build_stream(args.size, dup_share=args.dup_share)
+        path = args.vectors or Path("var") / f"story_index_vectors_{args.size}_{args.dup_share}.npz"
     articles = [it.article() for it in stream.items][: args.stop]
-    path = args.vectors or Path("var") / f"story_index_vectors_{args.size}_{args.dup_share}.npz"
     path.parent.mkdir(parents=True, exist_ok=True)
     embedder = CachedEmbedder(load_model("use"), path)
+    if args.per_day is not None:  # every headline embedded before the timed run, so no window pays the encoder
+        todo = list(dict.fromkeys(a["title"] for a in articles if ("passage", a["title"]) not in embedder.table))
+        for k in range(0, len(todo), 2_048):
+            embedder.encode(todo[k:k + 2_048])
+            print(f"embedded {min(k + 2_048, len(todo))} of {len(todo)} new headlines", flush=True)
+        embedder.save()
+        embedder.embedded = 0
     runs = []
     for config in args.configs.split(","):
         runs.append(run(config, articles, embedder, args.window, args.shadow, args.sample, args.stacks is not None))
@@ -409,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(config, json.dumps({k: v for k, v in runs[-1].items()
                                   if k not in ("decisions", "windows", "final_story", "stacks")}), flush=True)
     report = {"size": args.size, "stop": args.stop, "window": args.window, "dup_share": args.dup_share,
+              "per_day": args.per_day, "stream": stream.stats if args.per_day is not None else None,
               "runs": [{k: v for k, v in r.items() if k not in ("decisions", "final_story", "stacks")} for r in runs],
               "against_first": {r["config"]: compare(runs[0], r) for r in runs[1:]}}
     for name, cmp in report["against_first"].items():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.stream import STS_AMBIGUOUS_FROM, Stream, build_stream, load_pool, max_size
+from bench.stream import STS_AMBIGUOUS_FROM, Stream, build_long_stream, build_stream, load_pool, max_size
 from tests.paths import EVAL_DATA
 
 REAL_DATA = EVAL_DATA
@@ -156,6 +156,26 @@ def test_a_stream_larger_than_the_data_supports_is_refused(data_dir: Path) -> No
         build_stream(top + 1, dup_share=0.4, data_dir=data_dir, sets=SETS)
     with pytest.raises(FileNotFoundError, match="no-such-set"):
         load_pool(data_dir, ("fake-news", "no-such-set"))
+
+
+def test_a_long_stream_reuses_texts_not_urls_at_an_even_rate(data_dir: Path) -> None:
+    pool = load_pool(data_dir, SETS)
+    top = max_size(0.4, len(pool.stories))
+    size = 2 * top + 7  # past what the sets hold: three blocks
+    stream = build_long_stream(size, per_day=10.0, block=top, pool=pool)
+    assert len(stream) == size and stream.stats["blocks"] == 3
+    first = build_stream(top, dup_share=0.4, seed=0, pool=pool)
+    assert [it.title for it in stream.items[:top]] == [it.title for it in first.items]  # block 0 is seed 0
+    assert len({it.url for it in stream.items if it.kind not in ("recrawl",)}) == sum(
+        it.kind not in ("recrawl",) for it in stream.items)  # no URL of one block comes back in another
+    assert {it.url.split("/")[3] for it in stream.items[top:2 * top]} == {"b1"}
+    assert len({it.title for it in stream.items}) < size  # texts come back
+    times = [it.published_at for it in stream.items]
+    assert times[top] - times[0] == pytest.approx(top / 10.0 * 86_400.0)  # the next block a block's days later
+    assert max(times) - min(times) < size / 10.0 * 86_400.0
+    assert len({it.group for it in stream.items}) == stream.stats["groups"]  # group ids unique across blocks
+    with pytest.raises(ValueError, match="per_day must be > 0"):
+        build_long_stream(10, per_day=0.0, pool=pool)
 
 
 @pytest.mark.heavy  # issue 38: many seconds
