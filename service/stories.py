@@ -1390,6 +1390,8 @@ class StoryTracker:
         self._newest = max(self._newest, ev.time)
         if len(self.units) % PRUNE_EVERY == 0:
             self.prune()
+            if unit not in self.units:  # its story was closed for good already (an item published late)
+                return story_id
         if settle:
             self.revise_around(unit)
         return self.units[unit].story

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from service.engine import Deduper
-from service.stories import DAY, Story, StoryCentroids, StoryEvidence, StoryTable, StoryTracker
+from service.stories import DAY, PRUNE_EVERY, Story, StoryCentroids, StoryEvidence, StoryTable, StoryTracker
 
 
 def _iso(t: float) -> str:
@@ -119,3 +119,24 @@ def test_no_story_window_closes_nothing() -> None:
     d.ctx.config = d.config.replace(story_window_days=0.0)
     assert d.story_level.expire(1_800_000_000.0) == 0
     d.close()
+
+
+def test_a_late_item_whose_story_the_prune_closes_is_added_and_forgotten() -> None:
+    # Found by the 1,000,000-item run: the prune (every PRUNE_EVERY units) ran right after a unit
+    # was registered and closed its story when the item was published more than two windows
+    # before the newest one; the tracker then looked the unit up again (KeyError), which the
+    # engine's rebuild hit once more: no item could be ingested after it.
+    rng = np.random.default_rng(5)
+    t = StoryTracker(threshold=0.7, window_days=3.0, revise=True)
+    newest = 30 * DAY
+    for unit in range(PRUNE_EVERY - 2):
+        ev = StoryEvidence.build(f"report {unit}", "", "en", newest - (unit % 5) * 3600.0,
+                                 rng.standard_normal(8).astype(np.float32))
+        t.add(None, ev, unit=unit, settle=False)
+    old = t.add(None, StoryEvidence.build("old report", "", "en", DAY, rng.standard_normal(8).astype(np.float32)),
+                unit="old", settle=False)
+    late = StoryEvidence.build("old report, late copy", "", "en", 1.5 * DAY, rng.standard_normal(8).astype(np.float32))
+    assert len(t.units) == PRUNE_EVERY - 1
+    assert t.add(old, late, unit="late", settle=True) == old  # the PRUNE_EVERY-th unit: the prune runs
+    assert "late" not in t.units and "old" not in t.units and t.stories[old].log == []
+    assert t.stories[old].last_time == 1.5 * DAY  # its evidence counts; the story is closed for good
