@@ -425,10 +425,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     embedder = CachedEmbedder(load_model("use"), path)
     if args.per_day is not None:  # every headline embedded before the timed run, so no window pays the encoder
-        todo = list(dict.fromkeys(a["title"] for a in articles if ("passage", a["title"]) not in embedder.table))
-        for k in range(0, len(todo), 2_048):
-            embedder.encode(todo[k:k + 2_048])
-            print(f"embedded {min(k + 2_048, len(todo))} of {len(todo)} new headlines", flush=True)
+        titles = list(dict.fromkeys(a["title"] for a in articles))
+        for k in range(0, len(titles), 2_048):
+            embedder.encode(titles[k:k + 2_048])  # the cache's own check skips those read from --vectors
+            print(f"{min(k + 2_048, len(titles))} of {len(titles)} headlines ({embedder.embedded} embedded)", flush=True)
         embedder.save()
         embedder.embedded = 0
     runs = []
