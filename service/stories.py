@@ -165,6 +165,10 @@ REVISE_PARTNERS = 3
 REVISE_MOVES = 20
 # Units added between two prunes of closed stories' per-member evidence (memory only).
 PRUNE_EVERY = 1_000
+# The nearest-centroid product skips the rows before the 64th-smallest row asked for and gathers
+# those 64 instead (``StoryCentroids._product``). Not a merge threshold: every value is the one a
+# full product gives, so decisions do not depend on it; it only trades one slice against gathers.
+OUTLIER_ROWS = 64
 
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
@@ -576,13 +580,9 @@ class StoryCentroids:
             return rows
         last = self._last
         if last is not None and (last[0] is vector or (like is not None and last[0] is like)):
-            prod = self._patched(*last)
+            prod = self._patched(*last, rows)
         else:
-            # One product over every row, then the open ones: ``sums[rows]`` would copy each open
-            # row (12 MB at 6,000 stories) per call, which cost more than the product itself.
-            # On one BLAS thread (``index.blas``): the threads' fork/join cost more than the product.
-            with one_blas_thread():
-                prod = self.sums[: self.rows] @ vector
+            prod = self._product(vector, rows)
             self._last, self._dirty = (vector, prod), set()
         sims = prod[rows] / np.maximum(self.norms[rows], 1e-9)
         if sims.size > k:  # only the rows at or above the k-th best are sorted (ties kept, in row order)
@@ -590,7 +590,36 @@ class StoryCentroids:
             rows, sims = rows[top], sims[top]
         return rows[np.argsort(-sims, kind="stable")[:k]]
 
-    def _patched(self, vector: np.ndarray, prod: np.ndarray) -> np.ndarray:
+    def _product(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``sums @ vector`` for ``rows`` (NaN for rows not taken), bit for bit what a product
+        over every row gives them, without multiplying every row.
+
+        Rows are added in the order stories open, so the open rows asked for lie at the end,
+        behind the rows of closed stories still kept for late items (7 days against a 3-day
+        window) and dead rows not yet compacted: at 50,000 stored items of the long stream a full
+        product spent 2.3 ms an item on them (issue 37). One slice from the ``OUTLIER_ROWS``-th
+        smallest row asked for to the end is multiplied (``sums[lo:n]``, contiguous, no copy);
+        the few rows asked for before it (a story reopened by a late item) are gathered. The
+        slice starts on a multiple of four and the gathered rows go in blocks of four (the last
+        index repeated): OpenBLAS's gemv takes rows four at a time, so each row gets the value a
+        full product gives it (checked by ``tests/service/test_story_cost.py``), and the ranking
+        and every decision stay as they were."""
+        assert self.sums is not None
+        n = self.rows
+        dtype = np.result_type(self.sums.dtype, vector.dtype)
+        j = min(OUTLIER_ROWS, rows.size - 1)
+        lo = int(np.partition(rows, j)[j]) // 4 * 4
+        prod = np.full(n, np.nan, dtype=dtype)
+        early = rows[rows < lo]
+        # On one BLAS thread (``index.blas``): the threads' fork/join cost more than the product.
+        with one_blas_thread():
+            prod[lo:n] = self.sums[lo:n] @ vector
+            if early.size:
+                idx = _blocks_of_four(early)
+                prod[idx] = self.sums[idx] @ vector
+        return prod
+
+    def _patched(self, vector: np.ndarray, prod: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The last product (taken with ``vector``) brought up to date: the rows refreshed since,
         and the rows added since, multiplied again; the others are unchanged. The rows go to BLAS
         in blocks of four (the last index repeated): OpenBLAS's gemv takes rows four at a time, and
@@ -599,19 +628,31 @@ class StoryCentroids:
         product's last rows do too, so the ranking is as exact as it was)."""
         assert self.sums is not None
         n = self.rows
-        stale = sorted(r for r in self._dirty if r < prod.size)
-        if not stale and prod.size >= n:
+        stale = [r for r in self._dirty if r < prod.size]
+        known = rows[rows < prod.size]
+        missing = known[np.isnan(prod[known])]  # asked for now, not taken by ``_product``
+        if not stale and missing.size == 0 and prod.size >= n:
             return prod
-        idx = np.array([*stale, *range(prod.size, n)], dtype=np.int64)
-        pad = -idx.size % 4
-        if pad:
-            idx = np.concatenate([idx, np.repeat(idx[-1:], pad)])
+        idx = np.unique(np.concatenate([np.array(stale, dtype=np.int64), missing.astype(np.int64),
+                                        np.arange(prod.size, n, dtype=np.int64)]))
         out = np.empty(n, dtype=prod.dtype)
         out[: prod.size] = prod[:n]
-        with one_blas_thread():
-            out[idx] = self.sums[idx] @ vector
+        if idx.size:
+            idx = _blocks_of_four(idx)
+            with one_blas_thread():
+                out[idx] = self.sums[idx] @ vector
         self._last, self._dirty = (vector, out), set()
         return out
+
+
+def _blocks_of_four(idx: np.ndarray) -> np.ndarray:
+    """``idx`` padded to a multiple of four by repeating its last index (see ``StoryCentroids._product``).
+
+    >>> _blocks_of_four(np.array([3, 9, 10, 11, 20])).tolist()
+    [3, 9, 10, 11, 20, 20, 20, 20]
+    """
+    pad = -idx.size % 4
+    return np.concatenate([idx, np.repeat(idx[-1:], pad)]) if pad else idx
 
 
 @dataclass

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from index.blas import one_blas_thread
 from service.engine import Deduper
 from service.stories import DAY, PRUNE_EVERY, Story, StoryCentroids, StoryEvidence, StoryTable, StoryTracker
 
@@ -62,6 +63,34 @@ def test_a_patched_product_ranks_as_a_full_one_and_multiplies_only_changed_rows(
     full = c.sums[: c.rows] @ q
     assert np.allclose(prod, full, rtol=1e-6, atol=1e-6)
     assert [int(c.ids[r]) for r in first] != got
+
+
+def test_the_product_skips_closed_rows_and_gives_each_asked_row_a_full_products_value() -> None:
+    rng = np.random.default_rng(11)
+    table, c = StoryTable(), StoryCentroids()
+    now = 10 * DAY
+    for sid in range(1, 2_001):  # closed by now: kept for late items, never asked for by a new one
+        table[sid] = _story(sid, rng.standard_normal(512).astype(np.float32), 0.0)
+    for sid in (17, 1_303):  # two old stories a late item reopened: open, with rows among the closed
+        table[sid].add(StoryEvidence.build("later", "", "en", now, rng.standard_normal(512).astype(np.float32)))
+    for sid in range(2_001, 3_001):
+        table[sid] = _story(sid, rng.standard_normal(512).astype(np.float32), now)
+    c.refresh(table)
+    q = rng.standard_normal(512).astype(np.float32)
+    rows = c.open_rows(now, DAY)
+    assert rows.size == 1_002 and {int(c.ids[r]) for r in rows[:2]} == {17, 1_303}
+    got = c.nearest(rows, q, 12)
+    assert c.sums is not None and c._last is not None
+    with one_blas_thread():
+        full = c.sums[: c.rows] @ q
+    prod = c._last[1]
+    assert np.array_equal(prod[rows], full[rows])  # bit for bit, the outliers' rows included
+    assert np.isfinite(prod).sum() < 1_100  # not the 2,000 closed rows
+    assert list(got) == list(rows[np.argsort(-(full[rows] / c.norms[rows]), kind="stable")[:12]])
+    # A late item asks, with the same vector, for rows the product skipped: they are filled in.
+    late = c.open_rows(0.0, DAY)
+    c.nearest(late, q, 12)
+    assert np.array_equal(c._last[1][late], full[late])
 
 
 def test_compaction_drops_dead_rows_and_keeps_the_answers() -> None:
