@@ -571,7 +571,8 @@ class StoryCentroids:
         ``like``: a vector ``vector`` is a positive multiple of (a one-member story's centroid and
         that member's vector), which ranks the rows the same. The last product is kept: when it
         was taken with ``vector`` or ``like`` (the same array object), only the rows refreshed or
-        added since are multiplied again (``_patched``), not every row: a story match and the
+        added since, and rows of ``rows`` the last product did not take (``_product``), are
+        multiplied again (``_patched``), not every row: a story match and the
         revision right after it (``_pair_off``, ``_neighbours``) ask with the item's vector while
         one or two rows changed, and the product over every open story is the cost that grows
         with the stories (issue 37: 1.9 ms a call at 16,000 stories)."""
@@ -620,8 +621,9 @@ class StoryCentroids:
         return prod
 
     def _patched(self, vector: np.ndarray, prod: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The last product (taken with ``vector``) brought up to date: the rows refreshed since,
-        and the rows added since, multiplied again; the others are unchanged. The rows go to BLAS
+        """The last product (taken with ``vector``) brought up to date for ``rows``: the rows
+        refreshed since, the rows added since, and the rows of ``rows`` it did not take (NaN,
+        left out by ``_product``), multiplied again; the others are unchanged. The rows go to BLAS
         in blocks of four (the last index repeated): OpenBLAS's gemv takes rows four at a time, and
         a row in such a block gets the value a full product gives it wherever the block lies (a
         row of the tail, fewer than four, goes another way and can differ in the last bit; a full
