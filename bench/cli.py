@@ -81,6 +81,9 @@ def register(subparsers: Any) -> None:
                         "verified pair and share of the time)")
     p.add_argument("--verifier-path", default=None,
                    help="the verifier artefact (default models/verifier/verifier.npz)")
+    p.add_argument("--candidate-verifier", default=None, metavar="ARTEFACT",
+                   help="stream only: one more method, samestory+candidate: samestory with this verifier "
+                        "artefact (e.g. a smaller retrained one), in the same rotation")
     p.add_argument("--encoder-process", action="store_true",
                    help="stream only: one more method, samestory+process: samestory with its encoder in a child "
                         "process (operations.encoder_process), in the same rotation")
@@ -112,7 +115,7 @@ def _summary(r: dict[str, Any]) -> str:
                      f"{m['recall']:>7.4f} {m['pairwise_precision']:>8.4f} {m['false_merge_rate']:>11.4f} "
                      f"{_pct(m['hard_negative_merge_rate']):>9} {m['encoder_texts']:>14d}")
     lines.append(f"speedup vs embed-all: {r['speedup_vs_embed_all']}")
-    for name in ("samestory", "samestory+verifier"):
+    for name in ("samestory", "samestory+verifier", "samestory+candidate"):
         v = r["methods"].get(name, {}).get("verifier")
         if v:
             lines.append(f"pair verifier ({name}): {v['pairs']} pairs in {v['calls']} calls, p50 "
@@ -150,6 +153,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         stories = len(load_pool(args.eval_data).stories)
     except (FileNotFoundError, ValueError) as exc:
         raise SystemExit(str(exc)) from exc
+    for flag, path in (("--verifier-path", args.verifier_path), ("--candidate-verifier", args.candidate_verifier)):
+        if path is not None and not Path(path).is_file():
+            raise SystemExit(f"{flag}: no verifier artefact at {path}")
     if args.size > max_size(args.dup_share, stories):
         raise SystemExit(f"--size {args.size} at {args.dup_share:.0%} copies needs more distinct originals than the "
                          f"named eval sets hold ({stories}); at most {max_size(args.dup_share, stories)} items")
@@ -165,7 +171,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                            data_dir=args.eval_data, probe=0 if args.throughput_only else args.probe,
                            restart=not (args.no_restart or args.throughput_only), extras=not args.throughput_only,
                            window=args.window, log=sys.stderr, on_repeat=write, verifier=args.verifier,
-                           verifier_path=args.verifier_path, encoder_process=args.encoder_process)
+                           verifier_path=args.verifier_path, encoder_process=args.encoder_process,
+                           candidate_verifier=args.candidate_verifier)
     write(result)
     print(_summary(result))
     if args.json:

@@ -508,7 +508,8 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                   workdir: str | None = None, window: int | None = None, extras: bool = True,
                   encoder_sample: int = 3_000, log: Any = None,
                   on_repeat: Callable[[dict[str, Any]], None] | None = None, verifier: str = "off",
-                  verifier_path: str | None = None, encoder_process: bool = False) -> dict[str, Any]:
+                  verifier_path: str | None = None, encoder_process: bool = False,
+                  candidate_verifier: str | None = None) -> dict[str, Any]:
     """Run everything at one stream size; returns a JSON-able dict (see module docstring).
 
     Each repeat runs samestory, the encoder alone and the alternatives in a rotated order
@@ -525,6 +526,9 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     issue-35 cost figure). ``encoder_process``: one more method, ``samestory+process``, samestory as
     it runs (the verifier as ``verifier`` gives samestory) with its encoder in a child process
     (``operations.encoder_process``); its ``throughput_ratio_to_samestory`` is that option's gain.
+    ``candidate_verifier``: one more method, ``samestory+candidate``, samestory with the pair
+    verifier of that artefact (a smaller or retrained model measured beside the shipped one, in the
+    same rotation, on the same machine).
     """
     if verifier not in ("off", "on", "both"):
         raise ValueError(f"verifier must be 'off', 'on' or 'both', got {verifier!r}")
@@ -558,7 +562,14 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         loaded = engine_verifier(EngineConfig.load(), verifier_path).load()
         verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
         say(f"pair verifier: {loaded!r}")
+    if candidate_verifier is not None:
+        from service.config import EngineConfig
+        from service.context import engine_verifier
+
+        verifiers["samestory+candidate"] = engine_verifier(EngineConfig.load(), candidate_verifier).load()
+        say(f"candidate pair verifier: {verifiers['samestory+candidate']!r}")
     extra_runs: list[dict[str, Any]] = []
+    candidate_runs: list[dict[str, Any]] = []
     process_runs: list[dict[str, Any]] = []
     process_embedder: Any = None
     if encoder_process and model not in ("none", ""):
@@ -566,6 +577,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
 
         process_embedder = load_embedder(model, cache_size=0, process=True)
     order = ["samestory", *(["samestory+verifier"] if verifier == "both" else []),
+             *(["samestory+candidate"] if candidate_verifier is not None else []),
              *(["samestory+process"] if process_embedder is not None else []),
              *(["encoder"] if embedder is not None else []), *alternatives]
     def summarise(restart_info: Any = None, rebuild_info: Any = None, dedupe_info: Any = None,
@@ -637,6 +649,10 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
             methods["samestory+verifier"] = variant(
                 extra_runs, verifier=extra_runs[-1]["verifier"],
                 verifier_p50_ms_per_pair_runs=[x["verifier"]["p50_ms_per_pair"] for x in extra_runs])
+        if candidate_runs:
+            methods["samestory+candidate"] = variant(
+                candidate_runs, verifier=candidate_runs[-1]["verifier"], verifier_path=candidate_verifier,
+                verifier_p50_ms_per_pair_runs=[x["verifier"]["p50_ms_per_pair"] for x in candidate_runs])
         if process_runs:
             methods["samestory+process"] = variant(process_runs,
                                                    decisions_as_samestory=process_runs[-1]["labels"] == last["labels"])
@@ -665,13 +681,13 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         say(f"warmed up on the first {WARM_UP_ITEMS} items: {', '.join(order)}")
         for r in range(repeats):
             for method in rotated(order, r):
-                if method == "samestory+verifier":
+                if method in ("samestory+verifier", "samestory+candidate"):
                     res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window,
                                         verifier=verifiers[method])
                     res.pop("encoder_input")
                     os.unlink(res["db"])
-                    extra_runs.append(res)
-                    say(f"[{r + 1}/{repeats}] samestory+verifier: {res['throughput']:.0f} items/s, "
+                    (extra_runs if method == "samestory+verifier" else candidate_runs).append(res)
+                    say(f"[{r + 1}/{repeats}] {method}: {res['throughput']:.0f} items/s, "
                         f"verifier {res['verifier']}")
                 elif method == "samestory+process":
                     res = run_samestory(stream, process_embedder, workdir=work, guards=guards, probe=probe,

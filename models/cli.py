@@ -94,6 +94,8 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
         argv += ["--report", str(args.report)]
     if args.init:
         argv += ["--init", str(args.init)]
+    if args.teacher:
+        argv += ["--teacher", str(args.teacher), "--teacher-weight", str(args.teacher_weight)]
     if args.mined:
         argv.append("--mined")
     if args.paraphrase:
@@ -135,6 +137,11 @@ def register(subparsers: Any) -> None:
     tv.add_argument("--init", type=Path, default=None,
                     help="continue from this artefact's weights (same --layers), with a fresh schedule")
     tv.add_argument("--lr", type=float, default=8e-5, help="learning rate of the layers (default 8e-5)")
+    tv.add_argument("--teacher", type=Path, default=None, metavar="ARTEFACT",
+                    help="distil from this artefact (e.g. the shipped 6-layer verifier into --layers 4): each "
+                         "target mixes its P(same) with the label")
+    tv.add_argument("--teacher-weight", type=float, default=0.7,
+                    help="the teacher's share of each target with --teacher (default 0.7)")
     tv.add_argument("--mined", action="store_true",
                     help="add Korean-English negatives mined from the engine's rescue band (needs USE)")
     tv.add_argument("--paraphrase", action="store_true",

@@ -335,11 +335,17 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
           threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
           init: Path | None = None, report: Path | None = None, progress: bool = True,
           mined: bool = False, oversample: dict[str, int] | None = None,
-          prepared: Path | None = None, paraphrase: bool = False) -> dict[str, Any]:
+          prepared: Path | None = None, paraphrase: bool = False,
+          teacher: Path | None = None, teacher_weight: float = 0.7) -> dict[str, Any]:
     """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc).
 
     With ``prepared`` (a file of :func:`prepare`), ``data_dir``, ``mined``, ``oversample`` and
-    ``max_side`` are the file's and ``init`` is required (the file holds no layers)."""
+    ``max_side`` are the file's and ``init`` is required (the file holds no layers).
+
+    With ``teacher`` (an artefact, usually deeper than ``layers``), the run distils: each
+    training pair's target is ``teacher_weight`` x the teacher's P(same) plus the rest of its
+    label (binary cross-entropy is linear in the target, so this is the two losses mixed). A
+    smaller verifier then learns the teacher's confidence on every pair, not only its label."""
     import torch
     from tqdm import tqdm
 
@@ -351,6 +357,8 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
         raise ValueError("training from a prepared file needs --init (the file holds no layers)")
     if prepared is None and data_dir is None:
         raise ValueError("give the eval-data folder or a prepared file")
+    if not 0.0 <= teacher_weight <= 1.0:
+        raise ValueError(f"teacher_weight must be in [0, 1], got {teacher_weight}")
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = random.Random(seed)
@@ -371,6 +379,37 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
     if progress:
         print(f"pairs: {len(train_ids)} training, {len(test_ids)} out-of-fold test, "
               f"{len(data.vocab)} pieces ({time.time() - t0:.0f} s)", file=sys.stderr)
+
+    teacher_info: dict[str, Any] | None = None
+    if teacher is not None:  # the teacher's P(same) on every training pair, once, before training
+        t_start = time.time()
+        with np.load(teacher, allow_pickle=False) as z:
+            t_layers = int(json.loads(str(z["meta"]))["layers"])
+        # Kept beside a prepared file, keyed by both files' contents: the pass costs about as
+        # much as 15 minutes of training on two cores, and a second budget reads it again.
+        cache = None
+        if prepared is not None:
+            from models.e5_build import sha256_file
+
+            key = f"{sha256_file(prepared)[:12]}-{sha256_file(teacher)[:12]}"
+            cache = prepared.with_name(f"{prepared.stem}.teacher-{key}.npy")
+        if cache is not None and cache.is_file():
+            soft = np.load(cache)
+        else:
+            t_model = CrossEncoder(data, t_layers, device, model_dir=None)
+            t_model.load_artefact(teacher)
+            soft = predict(t_model, train_ids)
+            del t_model
+            if cache is not None:
+                np.save(cache, soft)
+        agree = float(np.mean((soft >= 0.5) == (data.train_labels >= 0.5)))
+        labels = torch.tensor(teacher_weight * soft + (1.0 - teacher_weight) * data.train_labels,
+                              dtype=torch.float32)
+        teacher_info = {"artefact": teacher.name, "layers": t_layers, "weight": teacher_weight,
+                        "agrees_with_labels": round(agree, 4), "seconds": round(time.time() - t_start, 1)}
+        if progress:
+            print(f"teacher {teacher.name} ({t_layers} layers): P on {len(train_ids)} training pairs in "
+                  f"{teacher_info['seconds']} s, agrees with the labels on {agree:.3f}", file=sys.stderr)
 
     model = CrossEncoder(data, layers, device, model_dir=None if init is not None else model_dir)
     previous: dict[str, Any] | None = None
@@ -431,6 +470,8 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
                "oversample": data.meta["oversample"], "prepared": prepared is not None,
                "loss_first50": round(float(np.mean(losses[:50])), 4),
                "loss_last50": round(float(np.mean(losses[-50:])), 4)}
+    if teacher_info is not None:
+        trained["teacher"] = teacher_info
     if previous is not None:  # the runs this one continues, oldest first
         trained["continues"] = [*previous["trained"].pop("continues", []), previous["trained"]]
     meta = {
@@ -479,6 +520,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU machine")
     ap.add_argument("--init", type=Path, default=None,
                     help="continue from this artefact's weights (same --layers) with a fresh schedule")
+    ap.add_argument("--teacher", type=Path, default=None, metavar="ARTEFACT",
+                    help="distil from this artefact: targets mix its P(same) with the labels (see --teacher-weight)")
+    ap.add_argument("--teacher-weight", type=float, default=0.7,
+                    help="the teacher's share of each target with --teacher (0: labels only, 1: teacher only)")
     ap.add_argument("--mined", action="store_true",
                     help="add Korean-English negatives mined from the rescue band (models.verifier_data.mine_negatives)")
     ap.add_argument("--paraphrase", action="store_true",
@@ -509,7 +554,8 @@ def main(argv: list[str] | None = None) -> int:
         res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
                     minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
                     init=args.init, report=args.report, mined=args.mined, oversample=oversample,
-                    prepared=args.prepared, paraphrase=args.paraphrase)
+                    prepared=args.prepared, paraphrase=args.paraphrase, teacher=args.teacher,
+                    teacher_weight=args.teacher_weight)
     except ValueError as exc:
         ap.error(str(exc))
     print(json.dumps({k: res[k] for k in ("artefact", "size_mb", "threshold", "trained")}, indent=2))

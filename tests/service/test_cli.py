@@ -84,8 +84,11 @@ def test_models_train_passes_the_recipe_on_to_the_trainer(tmp_path, monkeypatch)
     seen: list[list[str]] = []
     monkeypatch.setattr(models.verifier_train, "main", lambda argv: seen.append(argv) or 0)
     assert main(["models", "train-verifier", "--data", str(tmp_path), "--init", "run3.npz", "--mined",
-                 "--paraphrase", "--oversample", "pawsx-ko=2", "--lr", "5e-5"]) == 0
+                 "--paraphrase", "--oversample", "pawsx-ko=2", "--lr", "5e-5", "--teacher", "run6.npz",
+                 "--layers", "4"]) == 0
     argv = seen[0]
+    assert argv[argv.index("--teacher") + 1] == "run6.npz" and argv[argv.index("--teacher-weight") + 1] == "0.7"
+    assert argv[argv.index("--layers") + 1] == "4"
     assert argv[argv.index("--init") + 1] == "run3.npz" and argv[argv.index("--lr") + 1] == "5e-05"
     assert "--mined" in argv and "--paraphrase" in argv and argv[argv.index("--oversample") + 1] == "pawsx-ko=2"
     # the GPU machine's half of the recipe: no eval data there, only the prepared file
