@@ -538,6 +538,7 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
             print(msg, file=log, flush=True)
 
     from service.config import EngineConfig
+    from service.context import engine_verifier
 
     window = window or max(100, size // 20)
     t_build = time.perf_counter()
@@ -556,20 +557,14 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
     survivors: list[str] | None = None
     verifiers: dict[str, Any] = {}
     if verifier != "off":
-        from service.config import EngineConfig
-        from service.context import engine_verifier
-
         loaded = engine_verifier(EngineConfig.load(), verifier_path).load()
         verifiers["samestory" if verifier == "on" else "samestory+verifier"] = loaded
         say(f"pair verifier: {loaded!r}")
     if candidate_verifier is not None:
-        from service.config import EngineConfig
-        from service.context import engine_verifier
-
         verifiers["samestory+candidate"] = engine_verifier(EngineConfig.load(), candidate_verifier).load()
         say(f"candidate pair verifier: {verifiers['samestory+candidate']!r}")
-    extra_runs: list[dict[str, Any]] = []
-    candidate_runs: list[dict[str, Any]] = []
+    # The runs of the methods that are samestory with a verifier of their own, by method.
+    verifier_runs: dict[str, list[dict[str, Any]]] = {"samestory+verifier": [], "samestory+candidate": []}
     process_runs: list[dict[str, Any]] = []
     process_embedder: Any = None
     if encoder_process and model not in ("none", ""):
@@ -645,14 +640,11 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
                     "windows": median_windows([x["windows"] for x in runs]), **extra,
                     **score_labels(stream.items, runs[-1]["labels"], stream.negatives)}
 
-        if extra_runs:
-            methods["samestory+verifier"] = variant(
-                extra_runs, verifier=extra_runs[-1]["verifier"],
-                verifier_p50_ms_per_pair_runs=[x["verifier"]["p50_ms_per_pair"] for x in extra_runs])
-        if candidate_runs:
-            methods["samestory+candidate"] = variant(
-                candidate_runs, verifier=candidate_runs[-1]["verifier"], verifier_path=candidate_verifier,
-                verifier_p50_ms_per_pair_runs=[x["verifier"]["p50_ms_per_pair"] for x in candidate_runs])
+        for name, runs in verifier_runs.items():
+            if runs:
+                path = {"verifier_path": candidate_verifier} if name == "samestory+candidate" else {}
+                methods[name] = variant(runs, verifier=runs[-1]["verifier"], **path,
+                                        verifier_p50_ms_per_pair_runs=[x["verifier"]["p50_ms_per_pair"] for x in runs])
         if process_runs:
             methods["samestory+process"] = variant(process_runs,
                                                    decisions_as_samestory=process_runs[-1]["labels"] == last["labels"])
@@ -681,12 +673,12 @@ def run_benchmark(size: int, *, repeats: int = 3, alternatives: Sequence[str] = 
         say(f"warmed up on the first {WARM_UP_ITEMS} items: {', '.join(order)}")
         for r in range(repeats):
             for method in rotated(order, r):
-                if method in ("samestory+verifier", "samestory+candidate"):
+                if method in verifier_runs:
                     res = run_samestory(stream, embedder, workdir=work, guards=guards, probe=probe, window=window,
                                         verifier=verifiers[method])
                     res.pop("encoder_input")
                     os.unlink(res["db"])
-                    (extra_runs if method == "samestory+verifier" else candidate_runs).append(res)
+                    verifier_runs[method].append(res)
                     say(f"[{r + 1}/{repeats}] {method}: {res['throughput']:.0f} items/s, "
                         f"verifier {res['verifier']}")
                 elif method == "samestory+process":
