@@ -159,6 +159,17 @@ REVISE_PREFILTER = 0.1
 # files' decisions as they were (their neighbouring stories rarely hold more units past the
 # prefilter); lower: fewer repairs in large stories; higher: more work per arrival.
 REVISE_UNITS = 16
+# Units of one neighbouring story a revision looks at at all: the latest REVISE_RECENT to join it
+# (by first appearance). A revision repairs order effects, a unit that joined weakly before the
+# story it belongs to had grown; a unit that joined long ago has had every later arrival's
+# revision to move. Without this bound the prefilter read every unit of every neighbouring story:
+# on the 3-day bench stream, where every story stays open and the largest holds ~1,000 members,
+# the revision grew to 6.5 of 10.4 CPU ms an item at 48,000 stored (research/notes/scale.md,
+# "Revision over the latest units"). At 32: 48,000-item stream 383.8 -> 296.8 CPU s, story pair
+# agreement 0.9989 streamed / 0.9983 final, copy groups identical; the dev cluster files as in
+# that note. Lower: fewer repairs inside large stories; higher (or None): more work per arrival
+# as stories grow.
+REVISE_RECENT: int | None = 32
 # Earlier units a weak joiner may pair off with: its nearest by cosine (6 gave the same ARIs as 3).
 REVISE_PARTNERS = 3
 # At most this many moves per arrival: a bound on the work, never reached on the dev files.
@@ -1142,11 +1153,15 @@ class StoryTracker:
         rest = self._rest(u, *others)
         return 0.0 if rest is None else self.fit(u.lead, rest)
 
-    def _units_in(self, story: Story, parts: _UnitParts | None = None) -> list[Unit]:
+    def _units_in(self, story: Story, parts: _UnitParts | None = None, *, recent: int | None = None) -> list[Unit]:
         """The movable units of ``story`` in log order (first appearance); ``parts``: its current
-        per-unit parts, whose keys are in that order, so the log is not read again."""
+        per-unit parts, whose keys are in that order, so the log is not read again; ``recent``:
+        only the latest that many units to appear (``REVISE_RECENT``)."""
         out = []
-        for k in (parts.count if parts is not None else dict.fromkeys(k for k, _ in story.log)):
+        keys: Any = parts.count if parts is not None else dict.fromkeys(k for k, _ in story.log)
+        if recent is not None and len(keys) > recent:
+            keys = list(itertools.islice(reversed(keys), recent))[::-1]  # the latest, in log order
+        for k in keys:
             u = self.units.get(k)
             if u is not None and u.story == story.id and not u.pinned:
                 out.append(u)
@@ -1209,7 +1224,7 @@ class StoryTracker:
                 # and its translation, pulling them merged other outlets' pairs: file order ARI
                 # 0.858 -> 0.759, with no REVISE_WEAK bound yet).
                 continue
-            units = [u for u in self._units_in(s, parts) if self.is_open(u.lead, x)]
+            units = [u for u in self._units_in(s, parts, recent=REVISE_RECENT) if self.is_open(u.lead, x)]
             if cx is not None and s.vec_sum is not None:
                 units = self._nearer_own(units, s, parts, cx)
             for u in units:
@@ -1254,9 +1269,9 @@ class StoryTracker:
         rows = [row[u.key] for u in with_vec if first.get(u.key) is u.lead]
         mats = parts.matrices() if len(rows) == len(with_vec) else None
         if mats is not None and mats[0].dtype == s.vec_sum.dtype:
-            n = len(rows)
-            if all(r == i for i, r in enumerate(rows)):  # every row, in order (the log's)
-                leads, sums = mats[0][:n], mats[1][:n]
+            n, lo = len(rows), rows[0] if rows else 0
+            if all(r == lo + i for i, r in enumerate(rows)):  # a run of rows in order (the log's)
+                leads, sums = mats[0][lo:lo + n], mats[1][lo:lo + n]
             else:
                 idx = np.asarray(rows, dtype=np.int64)
                 leads, sums = mats[0][idx], mats[1][idx]

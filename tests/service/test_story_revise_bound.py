@@ -1,7 +1,8 @@
 """The revision's per-story unit bound (``StoryTracker._nearer_own``, issue 37): the units of a
 neighbouring story worth scoring against a changed story are those the centroid prefilter lets
 through, at most ``REVISE_UNITS`` of them (those that gain most towards the changed story), in
-log order; the units listed from the story's parts are the log's, in the same order."""
+log order; the units listed from the story's parts are the log's, in the same order; and a
+revision looks only at a story's latest ``REVISE_RECENT`` units."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import random
 
 import numpy as np
 
-from service.stories import REVISE_PREFILTER, REVISE_UNITS, StoryEvidence, StoryTracker, _UnitParts
+from service.stories import (
+    REVISE_PREFILTER,
+    REVISE_RECENT,
+    REVISE_UNITS,
+    StoryEvidence,
+    StoryTracker,
+    _UnitParts,
+)
 
 
 def _unit_vec(rng: random.Random, dim: int = 8) -> np.ndarray:
@@ -68,3 +76,29 @@ def test_a_large_story_gives_at_most_the_bound_those_that_gain_most() -> None:
     best = sorted(passing, key=lambda k: -gain[k])[:REVISE_UNITS]
     assert len(kept) == REVISE_UNITS
     assert kept == [k for k in gain if k in set(best)]  # the best, in log order
+
+
+def test_a_revision_looks_only_at_the_latest_units_of_a_large_story() -> None:
+    assert REVISE_RECENT is not None
+    tracker, sid = _story(REVISE_RECENT + 9, seed=5)
+    s = tracker.stories[sid]
+    parts = _UnitParts(s)
+    every = [u.key for u in tracker._units_in(s, parts)]
+    latest = [u.key for u in tracker._units_in(s, parts, recent=REVISE_RECENT)]
+    assert latest == every[-REVISE_RECENT:]  # the latest to appear, in log order
+    assert [u.key for u in tracker._units_in(s, recent=REVISE_RECENT)] == latest  # from the log alike
+    assert [u.key for u in tracker._units_in(s, parts, recent=len(every) + 1)] == every
+
+
+def test_the_prefilter_over_the_latest_units_reads_the_same_rows_as_one_by_one() -> None:
+    assert REVISE_RECENT is not None
+    tracker, sid = _story(REVISE_RECENT + 9, seed=6)
+    s = tracker.stories[sid]
+    parts = _UnitParts(s)
+    cx = _unit_vec(random.Random(11))
+    gain = _gain(tracker, sid, parts, cx)
+    units = tracker._units_in(s, parts, recent=REVISE_RECENT)  # a run of rows, not from the first
+    kept = [u.key for u in tracker._nearer_own(units, s, parts, cx)]
+    passing = [u.key for u in units if gain[u.key] >= -REVISE_PREFILTER]
+    best = set(sorted(passing, key=lambda k: -gain[k])[:REVISE_UNITS])
+    assert kept == [u.key for u in units if u.key in best]
