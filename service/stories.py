@@ -164,7 +164,7 @@ REVISE_UNITS = 16
 # story it belongs to had grown; a unit that joined long ago has had every later arrival's
 # revision to move. Without this bound the prefilter read every unit of every neighbouring story:
 # on the 3-day bench stream, where every story stays open and the largest holds ~1,000 members,
-# the revision grew to 6.5 of 10.4 CPU ms an item at 48,000 stored (research/notes/scale.md,
+# the revision grew to 6.5 of 13.1 CPU ms an item at 48,000 stored in a sampled profile (research/notes/scale.md,
 # "Revision over the latest units"). At 32: 48,000-item stream 383.8 -> 296.8 CPU s, story pair
 # agreement 0.9989 streamed / 0.9983 final, copy groups identical; the dev cluster files as in
 # that note. Lower: fewer repairs inside large stories; higher (or None): more work per arrival
