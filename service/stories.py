@@ -164,11 +164,11 @@ REVISE_UNITS = 16
 # story it belongs to had grown; a unit that joined long ago has had every later arrival's
 # revision to move. Without this bound the prefilter read every unit of every neighbouring story:
 # on the 3-day bench stream, where every story stays open and the largest holds ~1,000 members,
-# the revision grew to 6.5 of 13.1 CPU ms an item at 48,000 stored in a sampled profile (research/notes/scale.md,
-# "Revision over the latest units"). At 32: 48,000-item stream 383.8 -> 296.8 CPU s, story pair
-# agreement 0.9989 streamed / 0.9983 final, copy groups identical; the dev cluster files as in
-# that note. Lower: fewer repairs inside large stories; higher (or None): more work per arrival
-# as stories grow.
+# the revision took 6.5 of 13.1 CPU ms an item at 48,000 stored in a sampled profile
+# (research/notes/scale.md, "Revision over the latest units"). At 32: that stream 383.8 -> 296.8
+# CPU s, copy groups identical, story pair agreement 0.9989 at decision time / 0.9983 at the end;
+# the dev cluster files as in that note. Lower: fewer repairs inside large stories; higher (or
+# None): more work per arrival as stories grow.
 REVISE_RECENT: int | None = 32
 # Earlier units a weak joiner may pair off with: its nearest by cosine (6 gave the same ARIs as 3).
 REVISE_PARTNERS = 3
@@ -1158,9 +1158,11 @@ class StoryTracker:
         per-unit parts, whose keys are in that order, so the log is not read again; ``recent``:
         only the latest that many units to appear (``REVISE_RECENT``)."""
         out = []
-        keys: Any = parts.count if parts is not None else dict.fromkeys(k for k, _ in story.log)
-        if recent is not None and len(keys) > recent:
-            keys = list(itertools.islice(reversed(keys), recent))[::-1]  # the latest, in log order
+        order: dict[Hashable | None, Any] = (parts.count if parts is not None
+                                             else dict.fromkeys(k for k, _ in story.log))
+        keys: Iterable[Hashable | None] = order
+        if recent is not None and len(order) > recent:
+            keys = list(itertools.islice(reversed(order), recent))[::-1]  # the latest, in log order
         for k in keys:
             u = self.units.get(k)
             if u is not None and u.story == story.id and not u.pinned:
@@ -1269,7 +1271,7 @@ class StoryTracker:
         rows = [row[u.key] for u in with_vec if first.get(u.key) is u.lead]
         mats = parts.matrices() if len(rows) == len(with_vec) else None
         if mats is not None and mats[0].dtype == s.vec_sum.dtype:
-            n, lo = len(rows), rows[0] if rows else 0
+            n, lo = len(rows), rows[0]  # rows is not empty: one per unit of ``with_vec``
             if all(r == lo + i for i, r in enumerate(rows)):  # a run of rows in order (the log's)
                 leads, sums = mats[0][lo:lo + n], mats[1][lo:lo + n]
             else:
