@@ -170,6 +170,19 @@ REVISE_UNITS = 16
 # the dev cluster files as in that note. Lower: fewer repairs inside large stories; higher (or
 # None): more work per arrival as stories grow.
 REVISE_RECENT: int | None = 32
+# The story threshold of a short text (no body) without a publication time, when higher than
+# EngineConfig.story.threshold (``StoryTracker.threshold_for``). The score was fitted on timed news
+# (UCI) and whole articles (NTREX); with no time and no body nothing tells a neighbouring question
+# on the same topic from the same one, and near-topic texts scored 0.8-0.9 and chained into large
+# stories (ParaKQC dev, whole file, streamed: 522 of 1,357 story joins into a story holding none of
+# the item's set; story ARI 0.34 against the copy level's 0.65). Chosen on ParaKQC dev in file
+# order, streamed / settled story ARI at 0.7 (off) / 0.93 / 0.95 / 0.97: seeded 3,000-item sample
+# (the holdout's size) 0.600 / 0.581, 0.804 / 0.815, 0.808 / 0.828, 0.803 / 0.815; the report's
+# 600-item sample 0.865 / 0.885, 0.882 / 0.875, 0.895 / 0.839, 0.879 / 0.822; the whole file (7,000)
+# 0.337 / 0.280, -, - / 0.710, 0.708 / 0.733 (research/notes/stories.md). Timed items and items with
+# a body are untouched (UCI, NTREX, the bench stream). Lower: near-topic questions merge again as
+# the store fills; higher: paraphrases the copy level missed stay apart.
+UNTIMED_THRESHOLD = 0.95
 # Earlier units a weak joiner may pair off with: its nearest by cosine (6 gave the same ARIs as 3).
 REVISE_PARTNERS = 3
 # At most this many moves per arrival: a bound on the work, never reached on the dev files.
@@ -988,9 +1001,21 @@ class StoryTracker:
         weighs a story by this, so an update is not taken out again by a revision. It lets no
         update past the veto, nor into a story closed by the window."""
         p = self.score(self.features(ev, story) if feats is None else feats)
-        if p < self.threshold and updated_member(ev, story) is not None:
-            return self.threshold
+        threshold = self.threshold_for(ev)
+        if p < threshold and updated_member(ev, story) is not None:
+            return threshold
         return p
+
+    def threshold_for(self, ev: StoryEvidence) -> float:
+        """The score ``ev`` must reach to join a story: the threshold, or ``UNTIMED_THRESHOLD`` when
+        ``ev`` is a short text (no body) without a publication time and that is higher.
+
+        >>> t = StoryTracker(threshold=0.7, window_days=3.0)
+        >>> ev = StoryEvidence.build("알람 맞춰줘", "", "ko", 0.0, None, timed=False)
+        >>> t.threshold_for(ev), t.threshold_for(StoryEvidence.build("Fed holds", "", "en", 0.0, None))
+        (0.95, 0.7)
+        """
+        return self.threshold if ev.timed or ev.long else max(self.threshold, UNTIMED_THRESHOLD)
 
     def candidates(self, ev: StoryEvidence) -> list[Story]:
         """Open stories worth scoring: the nearest centroids and those sharing an anchor."""
@@ -1034,20 +1059,22 @@ class StoryTracker:
         raw = self.score(feats)
         if raw < p:  # an update scored up to the threshold (``fit``): the score said, and why
             desc = f"an update of a member; its own score {raw:.3f}; {desc}"
-        if p < self.threshold:
+        threshold = self.threshold_for(ev)
+        if p < threshold:
             timeless = self.score({**feats, "gap_days": 0.0})
-            if timeless >= self.threshold:  # time alone kept it out: say so
+            if timeless >= threshold:  # time alone kept it out: say so
                 return StoryMatch(None, p, feats, f"story: kept out of story {sid} by time, "
-                                                  f"{self.when(ev, story)}: score {p:.3f} < {self.threshold}, "
+                                                  f"{self.when(ev, story)}: score {p:.3f} < {threshold}, "
                                                   f"{timeless:.3f} without the gap ({desc})")
-            return StoryMatch(None, p, feats, f"story: best score {p:.3f} < {self.threshold} (story {sid}, "
+            untimed = "" if threshold == self.threshold else ", the threshold of a short text without a publication time"
+            return StoryMatch(None, p, feats, f"story: best score {p:.3f} < {threshold}{untimed} (story {sid}, "
                                               f"{self.when(ev, story)}: {desc})")
         why = self.vetoed(ev, story)
         if why is not None:
             self.vetoes += 1
             return StoryMatch(None, p, feats, f"story: kept out of story {sid}: {why}; score {p:.3f} ({desc})")
         return StoryMatch(sid, p, feats, f"story: joined story {sid}: {self.same_event(ev, story)}; "
-                                         f"score {p:.3f} >= {self.threshold} ({desc})")
+                                         f"score {p:.3f} >= {threshold} ({desc})")
 
     def when(self, ev: StoryEvidence, story: Story) -> str:
         """How far ``ev`` is from ``story``'s time span, in words ("8 h later", "within the hour")."""
@@ -1232,7 +1259,7 @@ class StoryTracker:
             for u in units:
                 feats = self.features(u.lead, x)
                 sx = self.fit(u.lead, x, feats)
-                if sx < self.threshold:
+                if sx < self.threshold_for(u.lead):
                     continue
                 # Only now the story without the unit (most candidates fall below the threshold
                 # against x and never need it).
@@ -1321,11 +1348,11 @@ class StoryTracker:
             stay_u = self._stay(u, v) if v.story == u.story else self._stay(u)
             fu = self.features(u.lead, pair)
             su = self.fit(u.lead, pair, fu)
-            if su < self.threshold or su <= stay_u + REVISE_MARGIN:
+            if su < self.threshold_for(u.lead) or su <= stay_u + REVISE_MARGIN:
                 continue
             stay_v = self._stay(v, u) if v.story == u.story else self._stay(v)
             sv = self.fit(v.lead, me)
-            if sv < self.threshold or sv <= stay_v + REVISE_MARGIN:
+            if sv < self.threshold_for(v.lead) or sv <= stay_v + REVISE_MARGIN:
                 continue
             if self.vetoed(u.lead, pair) is not None:
                 continue
@@ -1412,12 +1439,13 @@ class StoryTracker:
         if not any(lang == ev.lang for _, lang in rest.kept):
             return  # nothing in the member's own language to weigh it against
         sc = self.fit(ev, rest)
-        if sc >= self.threshold:
+        threshold = self.threshold_for(ev)
+        if sc >= threshold:
             return
         old = u.story
         self._move(u, self.new_story_id(), sc, f"story: left story {old} with its copy group's second member, "
                                                f"whose score against story {old} without the group is {sc:.3f} "
-                                               f"< {self.threshold}")
+                                               f"< {threshold}")
         self._settle({old, u.story})
 
     def add(self, story_id: int | None, ev: StoryEvidence, unit: Hashable | None = None, *,

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import service.stories
 from service.config import EngineConfig
 from service.engine import Deduper
 from service.settle import SettleItem, keep_ids, publication_order, settle_order, translation_partners
@@ -115,9 +116,13 @@ def test_a_settled_move_is_stored_with_its_reason_and_survives_a_restart(tmp_pat
 
 
 @pytest.mark.heavy  # issue 38: many seconds
-def test_items_without_a_publication_time_settle_to_one_story_level_in_every_order() -> None:
+def test_items_without_a_publication_time_settle_to_one_story_level_in_every_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Untimed items follow the timed ones copy group by copy group (``settle_order``): the 24
-    arrival orders of the fixture, which stream to different stories, settle to one."""
+    arrival orders of the fixture, which stream to different stories, settle to one. (At the
+    story threshold: the higher one of short untimed texts, ``UNTIMED_THRESHOLD``, keeps every
+    item of the fixture in a story of its own, in every order.)"""
+    monkeypatch.setattr(service.stories, "UNTIMED_THRESHOLD", 0.0)
     cfg = EngineConfig.of(embedding_threshold=0.99, verifier=False, story_revise=False)  # every item its own copy group
     streamed, settled = set(), set()
     for order in itertools.permutations(UNTIMED_TWO_EVENTS):
