@@ -132,6 +132,19 @@ UPDATE_GAP_DAYS = TIME_FULL_DAYS
 # The words (no figures, no stop words) an update's headline must share, in order, with the member
 # it updates: two-word frames ("Apple 3%" / "Apple 5%") say too little to be the same report.
 UPDATE_MIN_WORDS = 3
+# The story threshold of a short text (no body) without a publication time, when higher than
+# EngineConfig.story.threshold (``StoryTracker.threshold_for``). The score was fitted on timed news
+# (UCI) and whole articles (NTREX); with no time and no body nothing tells a neighbouring question
+# on the same topic from the same one, and near-topic texts scored 0.8-0.9 and chained into large
+# stories (ParaKQC dev, whole file, streamed: 522 of 1,357 story joins into a story holding none of
+# the item's set; story ARI 0.34 against the copy level's 0.65). Chosen on ParaKQC dev in file
+# order, streamed / settled story ARI at 0.7 (off) / 0.93 / 0.95 / 0.97: seeded 3,000-item sample
+# (the holdout's size) 0.600 / 0.581, 0.804 / 0.815, 0.808 / 0.828, 0.803 / 0.815; the report's
+# 600-item sample 0.865 / 0.885, 0.882 / 0.875, 0.895 / 0.839, 0.879 / 0.822; the whole file (7,000)
+# 0.337 / 0.280, -, - / 0.710, 0.708 / 0.733 (research/notes/stories.md). Timed items and items with
+# a body are untouched (UCI, NTREX, the bench stream). Lower: near-topic questions merge again as
+# the store fills; higher: paraphrases the copy level missed stay apart.
+UNTIMED_THRESHOLD = 0.95
 
 # Revision (StoryTracker(revise=True), ``revise_around``): a placed unit (copy group) may move
 # later. Each setting below was chosen on the NTREX dev cluster file, story decision alone, in file
@@ -170,19 +183,6 @@ REVISE_UNITS = 16
 # the dev cluster files as in that note. Lower: fewer repairs inside large stories; higher (or
 # None): more work per arrival as stories grow.
 REVISE_RECENT: int | None = 32
-# The story threshold of a short text (no body) without a publication time, when higher than
-# EngineConfig.story.threshold (``StoryTracker.threshold_for``). The score was fitted on timed news
-# (UCI) and whole articles (NTREX); with no time and no body nothing tells a neighbouring question
-# on the same topic from the same one, and near-topic texts scored 0.8-0.9 and chained into large
-# stories (ParaKQC dev, whole file, streamed: 522 of 1,357 story joins into a story holding none of
-# the item's set; story ARI 0.34 against the copy level's 0.65). Chosen on ParaKQC dev in file
-# order, streamed / settled story ARI at 0.7 (off) / 0.93 / 0.95 / 0.97: seeded 3,000-item sample
-# (the holdout's size) 0.600 / 0.581, 0.804 / 0.815, 0.808 / 0.828, 0.803 / 0.815; the report's
-# 600-item sample 0.865 / 0.885, 0.882 / 0.875, 0.895 / 0.839, 0.879 / 0.822; the whole file (7,000)
-# 0.337 / 0.280, -, - / 0.710, 0.708 / 0.733 (research/notes/stories.md). Timed items and items with
-# a body are untouched (UCI, NTREX, the bench stream). Lower: near-topic questions merge again as
-# the store fills; higher: paraphrases the copy level missed stay apart.
-UNTIMED_THRESHOLD = 0.95
 # Earlier units a weak joiner may pair off with: its nearest by cosine (6 gave the same ARIs as 3).
 REVISE_PARTNERS = 3
 # At most this many moves per arrival: a bound on the work, never reached on the dev files.
