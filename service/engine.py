@@ -113,6 +113,7 @@ class Deduper:
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
         self._owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
+        self._closed = False
         if warm:
             self.warm_up()
         else:  # no history read: the state is whole only if there is no history
@@ -156,9 +157,17 @@ class Deduper:
         report["story_items"] = self.story_level.warm()
         return report
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._closed
+
     def close(self) -> None:
         """Persist the vector index and the state snapshot next to the store (a fast warm
-        restart), then close the store."""
+        restart), then close the store. A second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             self.checkpoint()
         finally:

@@ -46,10 +46,14 @@ def open_engine(settings: Settings) -> Deduper:
     return engine
 
 
-def create_app(settings: Settings | None = None, *, engine: Deduper | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, engine: Deduper | None = None,
+               close_engine: bool = False) -> FastAPI:
     """Build the app. The engine is opened at start-up (lifespan) unless one is passed in.
 
-    An engine passed in stays the caller's to close; one opened here is closed at shutdown.
+    One opened here is closed at shutdown; one passed in stays the caller's to close unless
+    ``close_engine`` hands it over. ``samestory serve`` does: uvicorn runs the lifespan's shutdown
+    on SIGTERM and SIGINT but then re-raises the signal, which ends the process before any code
+    after ``uvicorn.run`` (issue: a SIGTERMed server wrote no restart state).
     """
     # Imported here, not with the package: the routers answer with service.views, which builds
     # the models of service.api.schemas, so importing the package must not import the routers
@@ -72,15 +76,18 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         eng = engine if engine is not None else open_engine(settings)
-        app.state.service = Service(eng, settings, metrics)
+        app.state.service = service = Service(eng, settings, metrics)
         log.info("engine ready", extra={"samestory": {"settings": settings.public(),
                                                       "warmup": getattr(getattr(eng, "restart", None), "warmup_report", {})}})
         try:
             yield
         finally:
             app.state.service = None
-            if engine is None:
-                eng.close()
+            if (engine is None or close_engine) and not eng.closed:
+                # Under the engine lock: a request still running in the thread pool finishes
+                # (and commits) before the state is written and the store closed.
+                with service.lock:
+                    eng.close()
                 log.info("engine closed")
 
     app = FastAPI(

@@ -69,13 +69,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                 "log_format", "log_level") if getattr(args, k, None) is not None)}}})
     engine = open_engine(settings)
     try:
-        app = create_app(settings, engine=engine)
+        # The app's lifespan closes the engine (writing the restart state) at shutdown: after a
+        # SIGTERM or SIGINT uvicorn re-raises the signal, so the finally below never runs then.
+        app = create_app(settings, engine=engine, close_engine=True)
         # log_config=None keeps our handlers; access_log=False because AccessLog logs each request
         # with its route and latency already. No workers: the engine is in-process state, and
         # several collectors share one store through PostgreSQL, not through uvicorn workers.
         uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
                     timeout_graceful_shutdown=10)
     finally:
-        engine.close()
-        log.info("engine closed")
+        if not engine.closed:  # uvicorn failed before or without its lifespan's shutdown
+            engine.close()
+            log.info("engine closed")
     return 0

@@ -96,3 +96,25 @@ def _gauge(text: str, name: str) -> float:
         if line.startswith(name + " "):
             return float(line.split()[-1])
     pytest.fail(f"{name} not in /metrics")
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_stop_closes_the_engine_and_writes_the_restart_state(tmp_path, sig):
+    # `docker stop` sends SIGTERM. uvicorn re-raises the signal after its shutdown, which ended
+    # the process before `samestory serve` closed the engine: no state file, no `engine closed`.
+    import signal
+
+    path = tmp_path / "s.db"
+    log = tmp_path / "server.log"
+    server = Server(f"sqlite:///{path}", log)
+    try:
+        r = httpx.post(server.url + "/v1/articles", timeout=30, json={"articles": [
+            {"title": "Harbor lantern glacier report", "url": "https://news.example/1"}]})
+        assert r.status_code == 200 and r.json()["results"][0]["status"] == "new", r.text
+        server.proc.send_signal(getattr(signal, sig))
+        server.proc.wait(30)
+    finally:
+        server.stop()
+    lines = [json.loads(x) for x in log.read_text("utf-8").splitlines() if x.strip()]
+    assert [x["msg"] for x in lines].count("engine closed") == 1, lines[-5:]
+    assert (tmp_path / "s.db.state.npz").is_file()
