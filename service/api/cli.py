@@ -67,6 +67,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     "env": sorted(k for k in os.environ if k.startswith("SAMESTORY_")),
                     "flags": sorted(k for k in ("db", "model", "device", "api_key", "host", "port",
                                                 "log_format", "log_level") if getattr(args, k, None) is not None)}}})
+    _check_port(settings.host, settings.port)  # before the engine: a busy port fails fast
     engine = open_engine(settings)
     try:
         # The app's lifespan closes the engine (writing the restart state) at shutdown: after a
@@ -82,3 +83,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
             engine.close()
             log.info("engine closed")
     return 0
+
+
+def _check_port(host: str, port: int) -> None:
+    """Raise ``ConfigError`` (one line, exit status 1) when ``host:port`` cannot be bound.
+
+    uvicorn would log its own error and exit with status 3 only after the engine was loaded.
+    SO_REUSEADDR as uvicorn sets it, so a port in TIME_WAIT after a restart is not refused.
+    """
+    import errno
+    import socket
+
+    from service.config import ConfigError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        if exc.errno == errno.EADDRINUSE:
+            reason += " (another process listens there: stop it or choose another --port)"
+        raise ConfigError(f"cannot listen on {host}:{port}: {reason}") from None

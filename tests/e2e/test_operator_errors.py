@@ -75,6 +75,21 @@ def test_postgres_without_psycopg_is_one_line_naming_the_extra(command):
     _one_line_error(res, f"samestory {command[0]}:", "pip install 'samestory[postgres]'")
 
 
+def test_serve_on_a_port_in_use_is_one_line_and_status_1(tmp_path):
+    # uvicorn logged its own error and exited with status 3, after loading the engine.
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        res = _samestory("serve", "--log-level", "error", "--db", f"sqlite:///{tmp_path}/x.db", "--model", "none",
+                         "--port", str(port))
+    assert res.returncode == 1, res
+    _one_line_error(res, "samestory serve:", f"cannot listen on 127.0.0.1:{port}: address already in use")
+    assert not (tmp_path / "x.db").exists()  # refused before the store was opened
+
+
 # meaningless and too-short inputs ---------------------------------------------------------------------------
 @pytest.mark.parametrize("title", [ZWSP2, "...!!!", "— · —", "??"])
 def test_text_without_letters_or_digits_is_refused(title):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from tests.paths import REPO_ROOT
 
 GOOD = {"title": "Fed raises rates", "url": "https://a.example/1"}
 
@@ -121,3 +125,17 @@ def test_the_service_never_fetches_urls(client, monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", no_network)
     r = client.post("/v1/articles", json={"articles": [{"title": "x", "url": "https://unreachable.invalid/a"}]})
     assert r.status_code == 200
+
+
+def _api_md_error_example(status: int) -> str:
+    """The example ``detail`` of docs/api.md's error table row for ``status``."""
+    table = (REPO_ROOT / "docs" / "api.md").read_text("utf-8").split("## Errors", 1)[1]
+    found = re.search(rf"^\| [^|]+ \| {status} \| `([^`]+)` \|$", table, re.M)
+    assert found, f"docs/api.md's error table has no {status} row"
+    return found.group(1)
+
+
+def test_a_body_not_sent_as_json_is_the_415_api_md_lists(client):
+    r = client.post("/v1/articles", content=b'{"articles": []}', headers={"content-type": "text/plain"})
+    assert r.status_code == 415
+    assert r.json()["detail"] == _api_md_error_example(415)
