@@ -56,6 +56,53 @@ class ArticleError(ValueError):
     """An article that cannot be ingested; the message says which field and why."""
 
 
+# The names an article's JSON object is read by (Article.from_dict, HTTP's ArticleIn): its fields,
+# and ``text``, which stands for a missing title.
+ARTICLE_KEYS = ("title", "body", "url", "source", "channel", "published_at", "lang", "id", "text")
+
+
+def _plain(name: str) -> str:
+    return name.replace("_", "").replace("-", "").casefold()
+
+
+_KEY_OF_PLAIN = {_plain(k): k for k in ARTICLE_KEYS}
+
+
+def misspelt_key(name: str) -> str | None:
+    """The article key ``name`` spells other than as the key (case, ``_`` and ``-`` aside), or None.
+
+    Fields that are not an article's are accepted and ignored (feeds carry their own), but one
+    that is an article's, spelt differently, would lose what the sender meant silently.
+
+    >>> misspelt_key("publishedAt"), misspelt_key("URL"), misspelt_key("published_at"), misspelt_key("colour")
+    ('published_at', 'url', None, None)
+    """
+    key = _KEY_OF_PLAIN.get(_plain(name)) if isinstance(name, str) else None
+    return key if key is not None and key != name else None
+
+
+def misspelt_key_problem(data: dict[str, Any]) -> str | None:
+    """The message refusing the first key of ``data`` that is a misspelt article key, or None."""
+    for name in data:
+        key = misspelt_key(name)
+        if key is not None:
+            return f"unknown field {name!r}: did you mean {key!r}?"
+    return None
+
+
+def misspelt_keys_pattern() -> str:
+    """A regular expression (a JSON Schema ``pattern``) that matches the names :func:`misspelt_key`
+    refuses, for the OpenAPI description's ``propertyNames``.
+
+    >>> import re; [bool(re.match(misspelt_keys_pattern(), k)) for k in ("Published-At", "published_at", "x")]
+    [True, False, False]
+    """
+    def spelling(key: str) -> str:
+        letters = [f"[{c}{c.upper()}]" if c.isalpha() else c for c in key.replace("_", "")]
+        return "[-_]*" + "[-_]*".join(letters) + "[-_]*"
+    return f"^(?!(?:{'|'.join(ARTICLE_KEYS)})$)(?:{'|'.join(spelling(k) for k in ARTICLE_KEYS)})$"
+
+
 @dataclass(frozen=True)
 class Article:
     """One incoming item.
@@ -131,14 +178,18 @@ class Article:
         """Build from a JSON object (a line of ``samestory ingest`` or ``samestory batch``, a row of
         a Parquet file) by the rule of every way in, HTTP's ``ArticleIn`` included: a non-empty
         ``title`` or ``body`` is required, and fields that are not an article's are accepted and
-        ignored (batch passes them through to its output). ``text`` stands for a missing title
-        (eval-data records); a null field is an absent one.
+        ignored (batch passes them through to its output), but a field that spells an article's
+        otherwise (``publishedAt``, ``Title``: :func:`misspelt_key`) is refused. ``text`` stands
+        for a missing title (eval-data records); a null field is an absent one.
 
         >>> Article.from_dict({"body": "연준 금리 인상", "score": 0.8}).body
         '연준 금리 인상'
         """
         if not isinstance(data, dict):
             raise ArticleError(f"an article must be a JSON object, got {type(data).__name__}")
+        problem = misspelt_key_problem(data)
+        if problem:
+            raise ArticleError(problem)
         fields = {k: v for k, v in data.items() if v is not None}
         if "title" not in fields and "text" in fields:
             fields["title"] = fields["text"]

@@ -36,6 +36,8 @@ from service.types import (
     MAX_TITLE_CHARS,
     NO_WORDS,
     Article,
+    misspelt_key_problem,
+    misspelt_keys_pattern,
     text_problem,
     utc_iso,
 )
@@ -136,8 +138,10 @@ _ARTICLE_EXAMPLE: JsonDict = {
 
 
 class ArticleIn(BaseModel):
-    """One incoming item. At least one of ``title`` and ``body`` must be non-blank; other fields
-    are accepted and ignored (the rule of ``samestory ingest`` and ``samestory batch`` too).
+    """One incoming item. At least one of ``title`` (or ``text`` in its place) and ``body`` must be
+    non-blank; other fields are accepted and ignored, but one that spells an article field
+    otherwise (``publishedAt``, ``Title``) is refused: the rule of ``samestory ingest`` and
+    ``samestory batch`` too.
 
     The service never fetches ``url``: it is only canonicalised and used as the document key.
     """
@@ -146,13 +150,20 @@ class ArticleIn(BaseModel):
     # a feed's line is accepted alike by HTTP, ingest and batch (which passes them through).
     model_config = ConfigDict(extra="ignore", json_schema_extra={
         "examples": [_ARTICLE_EXAMPLE],
-        # The "title or body, with a letter or digit" rule of _not_empty, in the contract: a body
-        # the schema accepts is one the service accepts (the same pattern as the engine's check).
+        # The "title (or text) or body, with a letter or digit" rule of _not_empty, in the
+        # contract: a body the schema accepts is one the service accepts (the same pattern as the
+        # engine's check). ``text`` is read only when there is no ``title``.
         "anyOf": [{"required": ["title"], "properties": {"title": {"pattern": WORD_CHAR_PATTERN}}},
-                  {"required": ["body"], "properties": {"body": {"pattern": WORD_CHAR_PATTERN}}}],
+                  {"required": ["body"], "properties": {"body": {"pattern": WORD_CHAR_PATTERN}}},
+                  {"required": ["text"], "not": {"required": ["title"]},
+                   "properties": {"text": {"type": "string", "pattern": WORD_CHAR_PATTERN}}}],
+        # _known_spellings: a misspelt article field is refused, any other extra field ignored.
+        "propertyNames": {"not": {"pattern": misspelt_keys_pattern()}},
     })
 
     title: Text = Field("", max_length=MAX_TITLE_CHARS, description="headline")
+    text: Text | None = Field(None, max_length=MAX_TITLE_CHARS,
+                              description="the headline when there is no `title` (ignored when there is one)")
     body: Text = Field("", max_length=MAX_BODY_CHARS, description="article text (or its lead)")
     url: Annotated[str | None, AfterValidator(_url)] = Field(
         None, max_length=MAX_FIELD_CHARS, json_schema_extra={"pattern": URL_PATTERN},
@@ -165,6 +176,15 @@ class ArticleIn(BaseModel):
                              description="language tag such as ko, en or zh-Hant; detected when absent")
     id: Text | None = Field(None, max_length=MAX_FIELD_CHARS, description="caller's id, echoed in the result")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_spellings(cls, data: Any) -> Any:
+        # Silently ignored, publishedAt would lose the time it carries (service.types.misspelt_key).
+        problem = misspelt_key_problem(data) if isinstance(data, dict) else None
+        if problem:
+            raise ValueError(problem)
+        return data
+
     @field_validator("published_at", mode="before")
     @classmethod
     def _iso_string(cls, value: Any) -> Any:
@@ -176,6 +196,8 @@ class ArticleIn(BaseModel):
 
     @model_validator(mode="after")
     def _not_empty(self) -> ArticleIn:
+        if "title" not in self.model_fields_set and self.text is not None:
+            self.title = self.text  # as Article.from_dict reads it
         if not _NOT_BLANK_RE.search(self.title) and not _NOT_BLANK_RE.search(self.body):
             raise ValueError("an article needs a non-empty title or body")
         if not has_word_chars(self.title) and not has_word_chars(self.body):

@@ -287,6 +287,42 @@ def test_http_ingest_and_batch_refuse_the_same_articles(client, tmp_path):
         read_records([feed])
 
 
+@pytest.mark.parametrize("name, meant, value", [("publishedAt", "published_at", "2024-02-07T01:00:00Z"),
+                                                ("published-at", "published_at", "2024-02-07T01:00:00Z"),
+                                                ("Title", "title", "Turkey quake toll 3000"),
+                                                ("URL", "url", "https://f.example/4")])
+def test_http_ingest_and_batch_refuse_a_misspelt_field_alike(client, tmp_path, name, meant, value):
+    # Ignored as an extra field, publishedAt lost its time silently: the item was stamped now.
+    line = {"title": "Turkey quake toll 3000", "url": "https://f.example/4", "colour": "red"}
+    line = {**{k: v for k, v in line.items() if k != meant}, name: value}
+    said = f"unknown field {name!r}: did you mean {meant!r}?"
+    r = client.post("/v1/articles", json={"articles": [line]})
+    assert r.status_code == 422 and r.json()["detail"] == f"articles[0]: {said}", r.text
+    feed = tmp_path / "bad.jsonl"
+    feed.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    done = cli("ingest", str(feed), "--db", ":memory:", "--model", "none")
+    assert done.returncode != 0 and done.stderr.strip().splitlines() == [f"{feed}:1: {said}"], done.stderr
+    from service.batch.io import read_records
+
+    with pytest.raises(ValueError, match=rf"^bad\.jsonl:1: {said.replace('?', '[?]')}$"):
+        read_records([feed])
+
+
+def test_http_and_ingest_read_text_as_the_missing_title_alike(client, tmp_path):
+    line = {"text": "Bank of Korea holds rates steady", "url": "https://k.example/1"}
+    r = client.post("/v1/articles", json={"articles": [line]})
+    assert r.status_code == 200, r.text
+    doc = client.get(f"/v1/documents/{r.json()['results'][0]['document_id']}").json()
+    assert doc["versions"][-1]["title"] == line["text"]
+    feed = tmp_path / "text.jsonl"
+    feed.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    done = cli("ingest", str(feed), "--db", ":memory:", "--model", "none", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "new", done.stderr
+    # Only in place of a title: with one, text is ignored, as the CLI ignores it.
+    r = client.post("/v1/articles", json={"articles": [{"title": "", "text": "Bank of Korea"}]})
+    assert r.status_code == 422 and "title or body" in r.json()["detail"]
+
+
 def test_stats_name_copy_groups_with_deprecated_aliases() -> None:
     from service import Article, Deduper
 

@@ -114,7 +114,7 @@ def test_openapi_declares_what_the_service_answers(make_client):
     assert schemas["ErrorOut"]["properties"]["detail"]["type"] == "string"
     assert "HTTPValidationError" not in schemas and "securitySchemes" not in spec["components"]
     article = schemas["ArticleIn"]
-    assert [sorted(branch["required"]) for branch in article["anyOf"]] == [["title"], ["body"]]
+    assert [sorted(branch["required"]) for branch in article["anyOf"]] == [["title"], ["body"], ["text"]]
     assert article["properties"]["url"]["pattern"] == URL_PATTERN
     post = spec["paths"]["/v1/articles"]["post"]
     assert {"200", "400", "413", "422", "500"} <= set(post["responses"]) and "401" not in post["responses"]
@@ -130,6 +130,25 @@ def test_openapi_declares_what_the_service_answers(make_client):
     assert keyed["components"]["securitySchemes"]
     assert "401" in keyed["paths"]["/v1/copy-groups"]["get"]["responses"]
     assert "401" not in keyed["paths"]["/healthz"]["get"]["responses"]
+
+
+@pytest.mark.parametrize("article", [
+    {"title": "Turkey quake toll", "publishedAt": "2024-02-07T01:00:00Z"}, {"Title": "Turkey quake toll"},
+    {"title": "Turkey quake toll", "_url": "https://a.example/1"}, {"title": "Turkey quake toll", "colour": "red"},
+    {"text": "Bank of Korea holds rates"}, {"text": None}, {"title": "", "text": "Bank of Korea"},
+    {"title": "Bank of Korea", "text": "..."}, {"text": "..."},
+])
+def test_the_article_schema_accepts_what_the_service_accepts(make_client, article):
+    # An extra field is ignored, a misspelt article field refused, and text read only in place of a title.
+    import jsonschema
+
+    client = make_client()
+    spec = client.get("/openapi.json").json()
+    schema = spec["components"]["schemas"]["ArticleIn"]
+    assert "$ref" not in json.dumps(schema)
+    valid = jsonschema.Draft202012Validator(schema).is_valid(article)
+    r = client.post("/v1/articles", json={"articles": [article]})
+    assert (r.status_code == 200) == valid, (article, r.text)
 
 
 def test_422_detail_is_a_string_with_the_raw_errors(client):
