@@ -75,6 +75,11 @@ class CorrectionError(ValueError):
     """A correction that cannot be applied (no such document, nothing to split, a cannot-link)."""
 
 
+class CorrectionTargetMissing(CorrectionError):
+    """A correction naming a document or story that does not exist (or a deleted document): the
+    HTTP API's 404, where any other ``CorrectionError`` is a 409."""
+
+
 @dataclass(frozen=True)
 class Correction:
     """One editor's correction. ``doc_a``/``doc_b`` is the labelled pair it stands for:
@@ -259,8 +264,10 @@ class Editor:
 
     def _doc(self, document_id: int) -> Any:
         doc = self.store.get_document(document_id)
-        if doc is None or doc.deleted:
-            raise CorrectionError(f"document {document_id} does not exist")
+        if doc is None:
+            raise CorrectionTargetMissing(f"document {document_id} does not exist")
+        if doc.deleted:
+            raise CorrectionTargetMissing(f"document {document_id} was deleted")
         if doc.cluster_id is None:
             raise CorrectionError(f"document {document_id} is in no story")
         return doc
@@ -410,7 +417,7 @@ class Editor:
         with self._transaction():
             for sid in (into_story, from_story):
                 if store.get_story(sid) is None:
-                    raise CorrectionError(f"story {sid} does not exist")
+                    raise CorrectionTargetMissing(f"story {sid} does not exist")
             src_groups = store.clusters_of_story(from_story)
             into_live, src_live = self._live_groups(into_story), self._live_groups(from_story)
             into_docs, src_docs = self._story_docs(into_story), self._story_docs(from_story)

@@ -149,7 +149,13 @@ def test_api_keys_setting_is_validated():
 def test_corrections_api_and_pairs_export(client_for):
     client = client_for()
     assert client.post("/v1/corrections", json={"kind": "split"}).status_code == 422
-    assert client.post("/v1/corrections", json={"kind": "split", "document_id": 3}).status_code == 409
+    # An unknown id is a 404 as api.md's error table says (it was a 409); a conflict stays a 409.
+    missing = client.post("/v1/corrections", json={"kind": "split", "document_id": 9999})
+    assert missing.status_code == 404 and missing.json()["detail"] == "document 9999 does not exist"
+    missing = client.post("/v1/corrections", json={"kind": "merge", "into_story": 1, "from_story": 9999})
+    assert missing.status_code == 404 and missing.json()["detail"] == "story 9999 does not exist"
+    itself = client.post("/v1/corrections", json={"kind": "merge", "into_story": 1, "from_story": 1})
+    assert itself.status_code == 409 and itself.json()["detail"] == "story 1 cannot be merged into itself"
     assert client.post("/v1/corrections", json={"kind": "split", "document_id": 2}).status_code == 201
     assert [c["kind"] for c in client.get("/v1/corrections").json()] == ["split"]
     r = client.get("/v1/corrections/pairs")

@@ -11,7 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.dependencies import ServiceDep, require_api_key
 from service.api.schemas import CorrectionOut, StoreId
-from service.corrections import Correction, CorrectionError, Editor, labelled_pairs, list_corrections
+from service.corrections import (
+    Correction,
+    CorrectionError,
+    CorrectionTargetMissing,
+    Editor,
+    labelled_pairs,
+    list_corrections,
+)
 
 router = APIRouter(prefix="/v1", tags=["corrections"])
 
@@ -66,7 +73,8 @@ def get_corrections(service: ServiceDep) -> list[CorrectionOut]:
 
 @router.post("/corrections", response_model=CorrectionOut, status_code=status.HTTP_201_CREATED,
              summary="Split a member off, merge two stories, or mark a pair not the same",
-             responses={409: {"description": "the correction cannot be applied (the detail says why)"}})
+             responses={404: {"description": "no such document or story (or the document was deleted)"},
+                        409: {"description": "the correction cannot be applied (the detail says why)"}})
 def post_correction(body: CorrectionIn, service: ServiceDep,
                     who: Annotated[str, Depends(require_api_key)]) -> CorrectionOut:
     def apply() -> Correction:
@@ -79,6 +87,8 @@ def post_correction(body: CorrectionIn, service: ServiceDep,
 
     try:
         return CorrectionOut.model_validate(service.call("correct", apply).to_dict())
+    except CorrectionTargetMissing as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
     except CorrectionError as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
 
