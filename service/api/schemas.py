@@ -376,7 +376,9 @@ class DedupeRequest(BaseModel):
 
     @model_validator(mode="after")
     def _texts_or_records(self) -> DedupeRequest:
-        if (self.texts is None) == (self.records is None):
+        if self.texts is None and self.records is None:
+            raise ValueError("give texts (strings) or records (objects with a text field): neither was sent")
+        if self.texts is not None and self.records is not None:
             raise ValueError("give either texts or records, not both")
         return self
 

@@ -55,6 +55,15 @@ def test_empty_items(client, payload, detail):
     assert stored(client) == 0
 
 
+def test_dedupe_says_which_of_texts_and_records_is_wrong(client):
+    # Neither was answered "give either texts or records, not both".
+    r = client.post("/v1/dedupe", json={})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "body: give texts (strings) or records (objects with a text field): neither was sent"
+    r = client.post("/v1/dedupe", json={"texts": ["a"], "records": [{"text": "a"}]})
+    assert r.status_code == 422 and r.json()["detail"] == "body: give either texts or records, not both"
+
+
 def test_empty_dedupe_and_compare_items(client):
     r = client.post("/v1/dedupe", json={"texts": []})
     assert r.status_code == 422 and r.json()["detail"].startswith("texts: List should have at least 1 item")
