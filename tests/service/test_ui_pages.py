@@ -182,3 +182,18 @@ def test_eval_page_shows_the_report_and_its_figures(client_for):
     assert "ntrex128-kor-eng" in html and "embedding_threshold" in html
     assert client.get(figures[0]).headers["content-type"] == "image/png"
     assert client.get("/ui/eval/figures/..%2Fresults.json").status_code == 404
+
+
+def test_eval_page_points_to_docs_that_exist(client_for):
+    # It sent readers to README, "Calibration", a section the README does not have.
+    from tests.paths import REPO_ROOT
+
+    html = client_for().get("/ui/eval").text
+    refs = re.findall(r'\b(README|docs/[a-z]+\.md)(?:, "([^"]+)")?', html)
+    assert refs, "the page names no doc for the thresholds"
+    for name, section in refs:
+        path = REPO_ROOT / ("README.md" if name == "README" else name)
+        assert path.is_file(), name
+        if section:
+            headings = [line.lstrip("#").strip() for line in path.read_text("utf-8").splitlines() if line.startswith("#")]
+            assert section in headings, (name, section)
