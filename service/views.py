@@ -256,16 +256,22 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
 
 
 def story_page(store: Store, limit: int, offset: int) -> StoryPage:
-    """Stories, most recently updated first: id, the title (``story_title``), sizes."""
+    """Stories, most recently updated first: id, the title (``story_title``), sizes, languages,
+    outlets and time span (as ``story_view`` gives them, from the same member reads)."""
     rows = store.list_stories(limit + 1, offset)
     out = []
     for s in rows[:limit]:
         # Groups without live members (every member deleted, or moved by a settling) are not shown.
         sizes = [(g, _members(store, g, facts=True)) for g in store.clusters_of_story(s.id)]
         groups = [g for g, ms in sizes if ms]
-        top = story_title([m for _, ms in sizes for m in ms])
+        facts = [m for _, ms in sizes for m in ms]
+        top = story_title(facts)
+        times = [m.when for m in facts]
         out.append(from_row(StorySummaryOut, s, title=None if top is None else title_text(top),
-                            copy_groups=len(groups), items=sum(len(ms) for _, ms in sizes)))
+                            copy_groups=len(groups), items=len(facts),
+                            languages=sorted({m.lang for m in facts}),
+                            outlets=sorted({m.outlet for m in facts if m.outlet != "unknown"}),
+                            start=min(times) if times else None, end=max(times) if times else None))
     return StoryPage(stories=out, limit=limit, offset=offset,
                      next_offset=offset + limit if len(rows) > limit else None)
 

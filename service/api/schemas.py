@@ -576,6 +576,10 @@ class StorySummaryOut(BaseModel):
     items: int
     created_at: UtcTime
     updated_at: UtcTime
+    languages: list[str] = Field(description="the live members' languages")
+    outlets: list[str] = Field(description="the live members' outlets (source, else URL host)")
+    start: UtcTime | None = Field(description="earliest member time (published, else first seen)")
+    end: UtcTime | None = Field(description="latest member time (published, else first seen)")
 
 
 class StoryPage(BaseModel):

@@ -36,6 +36,19 @@ def test_stories_routes(make_client):
     assert client.get("/v1/stories", params={"limit": 0}).status_code == 422
 
 
+def test_the_story_list_gives_what_api_md_says(make_client):
+    # docs/api.md: "title, languages, outlets, time span"; the list gave ids, counts and times only.
+    client = make_client()
+    res = client.post("/v1/articles", json={"articles": ITEMS}).json()["results"]
+    listed = {s["id"]: s for s in client.get("/v1/stories").json()["stories"]}
+    for sid in {r["story_id"] for r in res}:
+        story = client.get(f"/v1/stories/{sid}").json()
+        for key in ("languages", "outlets", "start", "end"):
+            assert listed[sid][key] == story[key], key
+    assert listed[res[0]["story_id"]]["outlets"] == ["Google News", "Reuters"]
+    assert listed[res[0]["story_id"]]["start"] == "2018-09-29T06:00:00Z"
+
+
 def test_an_editors_decision_reads_back_through_the_api(make_client):
     """A split member's membership decision says stage ``editor`` and keeps the one it replaced;
     the cluster and the document that carry it answer 200 (the contract allowed only the
