@@ -377,7 +377,8 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
             return 0
         print(" ".join(f"{heading:>{width}}" for _, heading, width in columns) + "  title")
         for row in page[rows_key]:
-            print(" ".join(f"{row[key]:>{width}}" for key, _, width in columns) + f"  {row['title']}")
+            print(" ".join(f"{'-' if row[key] is None else row[key]:>{width}}" for key, _, width in columns)
+                  + f"  {row['title']}")
         if page["next_offset"] is not None:
             print(f"(more: --offset {page['next_offset']})")
         return 0
@@ -386,8 +387,9 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
 
 
 def _print_copy_group(view: dict[str, Any]) -> None:
-    print(f"copy group {view['id']}: representative document {view['representative_id']}"
-          f" ({view['representative_reason'] or 'no reason recorded'})")
+    rep = view["representative_id"]
+    print(f"copy group {view['id']}: " + ("no representative" if rep is None else f"representative document {rep}")
+          + f" ({view['representative_reason'] or 'no reason recorded'})")
     for m in view["members"]:
         mark = "*" if m["document_id"] == view["representative_id"] else " "
         decision = m["decision"] if isinstance(m["decision"], dict) else {}

@@ -119,7 +119,11 @@ class CopyLevel:
         published = article.published_at.timestamp() if article.published_at else None
         if key is not None:
             doc = store.find_document(article.channel, key)
-            if doc is not None:
+            if doc is not None and doc.deleted:
+                # A deleted document is gone from every answer: its URL sent again is a new
+                # document, as if never seen (its rows stay for provenance, without the key).
+                store.release_document_key(doc.id)
+            elif doc is not None:
                 return self.known_document(article, doc, f, chash, now)
         # Ingest is place, place, record: the copy decision, the story decision, and the rows.
         p = self.place(article, f, prefetched)

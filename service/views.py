@@ -146,8 +146,18 @@ def copy_group_view(store: Store, copy_group_id: int) -> CopyGroupDetailOut | No
         return None
     members = _members(store, cluster, facts=False)
     events = _events(store, cluster)
-    return from_row(CopyGroupDetailOut, cluster, representative_reason=_reason(cluster, events), members=members,
+    rep, why = _shown_representative(store, cluster, _reason(cluster, events))
+    return from_row(CopyGroupDetailOut, cluster, representative_id=rep, representative_reason=why, members=members,
                     events=events)
+
+
+def _shown_representative(store: Store, cluster: ClusterRow, reason: str | None) -> tuple[int | None, str | None]:
+    """The copy group's representative and why, or None and why not when that document was deleted
+    and no live member took its place (a copy group whose only member was deleted)."""
+    doc = store.get_document(cluster.representative_id)
+    if doc is not None and doc.deleted:
+        return None, f"representative document {doc.id} was deleted and no live member took its place"
+    return cluster.representative_id, reason
 
 
 @overload
@@ -187,8 +197,13 @@ def copy_group_page(store: Store, limit: int, offset: int) -> CopyGroupPage:
     """Copy groups, most recently updated first: id, representative, its title and the size."""
     # One row more than asked tells whether there is a next page without a COUNT(*).
     rows = store.list_clusters(limit + 1, offset)
-    return CopyGroupPage(copy_groups=[from_row(CopyGroupSummaryOut, c, title=_title(store, c.representative_id)[1],
-                                          size=len(store.members_of(c.id))) for c in rows[:limit]],
+    out = []
+    for c in rows[:limit]:
+        doc, title = _title(store, c.representative_id)
+        gone = doc is not None and doc.deleted  # no deleted document's id or title in a listing
+        out.append(from_row(CopyGroupSummaryOut, c, representative_id=None if gone else c.representative_id,
+                            title=None if gone else title, size=len(store.members_of(c.id))))
+    return CopyGroupPage(copy_groups=out,
                        limit=limit, offset=offset, next_offset=offset + limit if len(rows) > limit else None)
 
 

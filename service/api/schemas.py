@@ -512,8 +512,10 @@ class CopyGroupDetailOut(BaseModel):
     """A copy group (the same report again): its members, each with how it joined, and its representative."""
 
     id: int = Field(description="copy group id")
-    representative_id: int
-    representative_reason: str | None = Field(description="why the current representative was chosen (last event)")
+    representative_id: int | None = Field(description="null when the representative was deleted and no live "
+                                                      "member took its place")
+    representative_reason: str | None = Field(description="why the current representative was chosen (last event), "
+                                                          "or why there is none")
     created_at: UtcTime
     updated_at: UtcTime
     members: list[CopyGroupMemberOut] = Field(description="live members, each with its membership decision")
@@ -522,7 +524,8 @@ class CopyGroupDetailOut(BaseModel):
 
 class CopyGroupSummaryOut(BaseModel):
     id: int = Field(description="copy group id")
-    representative_id: int
+    representative_id: int | None = Field(description="null when the representative was deleted and no live "
+                                                      "member took its place")
     title: str | None = Field(description="the representative's latest title")
     size: int = Field(description="live members")
     created_at: UtcTime

@@ -153,6 +153,10 @@ class SQLStoreBase:
     def mark_deleted(self, document_id: int, now: float) -> None:
         self._exec("UPDATE documents SET deleted = 1 WHERE id = ?", (document_id,))
 
+    def release_document_key(self, document_id: int) -> None:
+        """Free a deleted document's (channel, key) for a new document (its url stays)."""
+        self._exec("UPDATE documents SET doc_key = NULL WHERE id = ?", (document_id,))
+
     # clusters ----------------------------------------------------------------------------------
     def create_cluster(self, representative_id: int, now: float) -> int:
         cid = self._insert("INSERT INTO clusters (representative_id, created_at, updated_at) VALUES (?, ?, ?)",

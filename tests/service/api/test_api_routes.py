@@ -121,6 +121,32 @@ def test_delete_removes_from_indices_and_hands_over_representative(client):
     assert 'samestory_index_size{index="documents"} 3.0' in metrics
 
 
+def test_a_deleted_documents_url_sent_again_is_a_new_document(client):
+    # It came back "reobserved" as the deleted document, which every GET then called deleted, in a
+    # copy group with no members that still named it as its representative.
+    item = {"title": "Turkey quake toll rises to 3000", "url": "https://f.example/4"}
+    [first] = client.post("/v1/articles", json={"articles": [item]}).json()["results"]
+    doc, group = first["document_id"], first["copy_group_id"]
+    assert client.delete(f"/v1/documents/{doc}").json()["new_representative_id"] is None
+    shown = client.get(f"/v1/copy-groups/{group}").json()
+    assert shown["members"] == [] and shown["representative_id"] is None
+    assert shown["representative_reason"] == f"representative document {doc} was deleted and no live member took its place"
+    listed = next(g for g in client.get("/v1/copy-groups").json()["copy_groups"] if g["id"] == group)
+    assert listed["representative_id"] is None and listed["title"] is None and listed["size"] == 0
+
+    [again] = client.post("/v1/articles", json={"articles": [item]}).json()["results"]
+    assert again["status"] == "new" and again["document_id"] != doc and again["copy_group_id"] != group
+    assert again["representative_id"] == again["document_id"]
+    new = client.get(f"/v1/documents/{again['document_id']}")
+    assert new.status_code == 200 and new.json()["url"] == item["url"]
+    assert client.get(f"/v1/copy-groups/{again['copy_group_id']}").json()["members"][0]["document_id"] == new.json()["id"]
+    # The deleted one keeps its provenance; sent a third time, the URL is the new document's.
+    old = client.get(f"/v1/documents/{doc}", params={"include_deleted": True}).json()
+    assert old["deleted"] is True and old["url"] == item["url"]
+    [third] = client.post("/v1/articles", json={"articles": [item]}).json()["results"]
+    assert third["status"] == "reobserved" and third["document_id"] == again["document_id"]
+
+
 def test_metrics_counts_stages_merges_and_latency(client):
     client.post("/v1/articles", json={"articles": STORY})
     text = client.get("/metrics").text
