@@ -31,15 +31,10 @@ def _alternatives(value: str) -> list[str]:
     return names
 
 
-def _positive(value: str) -> int:
-    n = int(value)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
-    return n
-
-
 def register(subparsers: Any) -> None:
     """Add the ``bench`` sub-command to an ``argparse`` sub-parser collection."""
+    from service.cli import positive_int as _positive
+
     p = subparsers.add_parser("bench", help="throughput, latency, memory and recall against the alternatives",
                               description="samestory bench [stream]: the news stream (ingest) against the "
                               "alternatives. samestory bench dedupe: RAG chunk dedupe on a chunk stream (10,000 "
@@ -64,10 +59,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--methods", default="samestory,semhash,minhash",
                    help="dedupe only: comma list of samestory, before (the path before the cross-lingual gate, "
                         "USE on every core; also times the requests), semhash, minhash (default %(default)s)")
-    p.add_argument("--requests", type=int, default=30,
+    p.add_argument("--requests", type=_positive, default=30,
                    help="dedupe only: distinct 20-chunk requests timed (0: none; default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="stream seed (default %(default)s)")
-    p.add_argument("--probe", type=int, default=100, help="single-item ingests timed per index-size checkpoint")
+    p.add_argument("--probe", type=_positive, default=100, help="single-item ingests timed per index-size checkpoint")
     p.add_argument("--no-restart", action="store_true", help="skip the warm-restart / memory measurement")
     p.add_argument("--throughput-only", action="store_true",
                    help="measure throughput, precision and recall only: no restart, dedupe, guard or single-item "
@@ -138,6 +133,13 @@ def _summary(r: dict[str, Any]) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from service.cli import check_output
+
+    if args.out is not None:
+        try:
+            check_output(args.out, "--out", folder=True)  # before the minutes of measuring, not after
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     if args.what == "dedupe":
         from bench.dedupe_chunks import main as dedupe_main
 

@@ -33,15 +33,51 @@ T = TypeVar("T")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--limit", type=int, default=None, help="only the first N records (quick looks)")
-    p.add_argument("--sample", type=int, default=None, help="a seeded sample of N records (pairs: stratified by kind)")
+    from service.cli import positive_int
+
+    p.add_argument("--limit", type=positive_int, default=None, help="only the first N records (quick looks)")
+    p.add_argument("--sample", type=positive_int, default=None,
+                   help="a seeded sample of N records (pairs: stratified by kind)")
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    p.add_argument("--model", default="use", help="embedder spec for models.registry (default use)")
+    p.add_argument("--model", type=_model, default="use",
+                   help="embedder spec for models.registry (default use; 'none' only with pairs --route dedupe)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+
+
+def _model(value: str) -> str:
+    """``--model``: a spec ``models.registry`` knows, or ``none`` (refused where a model is needed)."""
+    from models.registry import check_spec
+
+    if value.strip().lower() == "none":
+        return "none"
+    try:
+        check_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _need_model(args: argparse.Namespace) -> None:
+    if args.model == "none":
+        raise SystemExit(f"samestory eval {args.eval_command}: --model none runs only with "
+                         "'eval pairs --route dedupe'; this needs an embedder")
+
+
+def _check_output(path: Path | None, flag: str, *, folder: bool = False) -> None:
+    """An output path that cannot be written, refused before the evaluation runs."""
+    from service.cli import check_output
+
+    if path is not None:
+        try:
+            check_output(path, flag, folder=folder)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
 
 
 def register(subparsers: Any) -> None:
     """Add ``eval`` and its sub-commands to an ``argparse`` sub-parser collection."""
+    from service.cli import positive_int
+
     ev = subparsers.add_parser("eval", help="evaluate against labelled eval data (pairs, clusters, sweeps, "
                                "calibration, report)")
     sub = ev.add_subparsers(dest="eval_command", required=True)
@@ -110,7 +146,7 @@ def register(subparsers: Any) -> None:
     r.add_argument("--out", type=Path, required=True, help="folder for RESULTS.md, figures/ and results.json")
     r.add_argument("--name", default="RESULTS.md", help="report file name (default RESULTS.md)")
     r.add_argument("--baselines", action="store_true", help="run the seeds' baselines next to samestory")
-    r.add_argument("--cluster-sample", type=int, default=None, help="about N items of whole gold clusters per set")
+    r.add_argument("--cluster-sample", type=positive_int, default=None, help="about N items of whole gold clusters per set")
     r.add_argument("--sets", default=None, help="comma-separated set names (default: all)")
     r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
                    "back to kiwipiepy where KoNLPy/Java are missing)")
@@ -189,6 +225,9 @@ def _print_pair_table(rows: Sequence[tuple[str, Confusion, float | None]]) -> No
 def cmd_pairs(args: argparse.Namespace) -> int:
     from eval import pairs as pair_eval
 
+    if args.route != "dedupe":
+        _need_model(args)
+    _check_output(args.predictions, "--predictions")
     pairs = _sampled_pairs(args, args.file)
     progress = not args.no_progress
     name = _engine_label(args)
@@ -226,6 +265,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 def cmd_clusters(args: argparse.Namespace) -> int:
     from eval import clusters as cluster_eval
 
+    _need_model(args)
     items = _sampled_clusters(args)
     progress = not args.no_progress
     name = _engine_label(args)
@@ -261,7 +301,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from eval.data import is_cluster_file
     from eval.plots import plot_sweep
 
+    _need_model(args)
     thresholds = _floats(args.thresholds, "--thresholds") if args.thresholds else sweep.default_thresholds(args.stage)
+    plot = args.plot or Path(f"sweep-{args.stage}.png")
+    _check_output(plot, "--plot")
     progress = not args.no_progress
     if _read(is_cluster_file, args.file):
         items = _sampled_clusters(args)
@@ -273,7 +316,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         rows = sweep.sweep_pairs(pairs, args.stage, thresholds, guards=not args.no_guards, model=args.model,
                                  progress=progress)
         what = "pairs"
-    plot = args.plot or Path(f"sweep-{args.stage}.png")
     plot_sweep(rows, args.stage, plot, f"{args.file.parent.name} ({what}): {args.stage} sweep")
     print(f"{args.file}: {args.stage} threshold sweep over {what} ({rows[0].items if rows else 0} items)")
     print(f"{'threshold':>9} {'remaining':>9} {'merged':>7} {'P':>6} {'R':>6} {'F1':>6}" + (f" {'ARI':>6}" if what == "clusters" else ""))
@@ -290,6 +332,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from eval import sweep
     from eval.data import is_cluster_file
 
+    _need_model(args)
     floors = _floats(args.floors, "--floors") if args.floors else [args.floor] * len(args.files)
     if len(floors) != len(args.files):
         raise SystemExit(f"--floors has {len(floors)} values for {len(args.files)} files")
@@ -357,6 +400,8 @@ def _seeds(text: str) -> list[int]:
 def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
     from eval.report import losses, run_report, write_report
 
+    _need_model(args)
+    _check_output(args.out, "--out", folder=True)
     only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
     report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,

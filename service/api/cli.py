@@ -51,12 +51,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service.api import create_app, open_engine
     from service.api.logs import configure_logging
     from service.api.settings import Settings
+    from service.cli import check_model
 
     settings = Settings.load(
         config=str(args.config) if args.config else None, db=args.db,
         model=args.model, device=args.device, guards=False if args.no_guards else None,
         api_key=args.api_key, host=args.host, port=args.port, log_format=args.log_format,
         log_level=args.log_level)
+    check_model(settings.model, settings.device)  # an unknown model is not merely an uncalibrated one
     engine_config = settings.engine_config().for_model(settings.model)
     configure_logging(settings.log_format, settings.log_level)
     # The effective configuration, once, before anything can fail: every setting and engine

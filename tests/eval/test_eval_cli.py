@@ -134,3 +134,37 @@ def test_eval_calibrate_rejects_bad_arguments() -> None:
         main(["eval", "calibrate", tatoeba, "--floor", "1.5"])
     with pytest.raises(SystemExit, match="cluster file"):
         main(["eval", "calibrate", str(DATA / "parakqc-ko" / "dev.clusters.jsonl")])
+
+
+@pytest.mark.parametrize("argv", [["pairs", "--limit", "0"], ["pairs", "--sample", "0"], ["clusters", "--limit", "0"],
+                                  ["clusters", "--sample", "-1"], ["report", "--out", "o", "--cluster-sample", "0"]])
+def test_counts_below_one_are_refused_in_the_parser(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # --limit 0 used to end in a traceback (ValueError: --limit must be >= 1, got 0) from eval.data
+    command, *rest = argv
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", command, *([] if command == "report" else [str(DATA / "koen-news-park" / "dev.jsonl")]), *rest])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "Traceback" not in err
+    flag = next(a for a in rest if a.startswith("--") and a != "--out")
+    assert err.strip().splitlines()[-1] == (f"samestory eval {command}: error: argument {flag}: must be an integer "
+                                            f">= 1, got '{rest[rest.index(flag) + 1]}'")
+
+
+def test_bad_model_and_output_paths_are_one_line_before_the_run(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = str(DATA / "koen-news-park" / "dev.jsonl")
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "pairs", pairs, "--model", "bogus"])
+    assert exc.value.code == 2 and "argument --model: unknown model spec 'bogus'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "clusters", str(DATA / "parakqc-ko" / "dev.clusters.jsonl"), "--model", "none"])
+    assert str(exc.value.code) == ("samestory eval clusters: --model none runs only with 'eval pairs --route "
+                                   "dedupe'; this needs an embedder")
+    missing = tmp_path / "no" / "p.jsonl"
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "pairs", pairs, "--limit", "2", "--predictions", str(missing), "--no-progress"])
+    assert str(exc.value.code) == f"--predictions {missing}: no folder {missing.parent}"
+    with pytest.raises(SystemExit, match=r"^--plot .*: a folder, not a file$"):
+        main(["eval", "sweep", pairs, "--stage", "ngram", "--limit", "2", "--plot", str(tmp_path), "--no-progress"])
+    with pytest.raises(SystemExit, match=r"^--out .*: a file, not a folder$"):
+        main(["eval", "report", "--out", pairs, "--limit", "2", "--no-progress"])

@@ -132,3 +132,73 @@ def test_dedupe_keeps_the_first_of_each_group_and_reports_a_missing_file(tmp_pat
     assert res.returncode == 0 and res.stdout.decode().splitlines() == ["Fed raises rates", "ECB holds"]
     res = run("dedupe", str(tmp_path / "nope.txt"), "--model", "none")
     assert res.returncode != 0 and b"cannot read" in res.stderr and b"Traceback" not in res.stderr
+
+
+def _parser_error(argv: list[str], capsys) -> str:
+    """The one error line argparse prints for ``argv`` (exit 2, before any work), no traceback."""
+    from service.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "Traceback" not in err, err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("flag, value", [("--chunk-size", "0"), ("--chunk-size", "-1")])
+def test_ingest_refuses_a_chunk_size_below_one(flag, value, tmp_path, monkeypatch, capsys):
+    # -1 ingested nothing and exited 0; 0 was a traceback (range() arg 3 must not be zero)
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO('{"title": "Fed raises rates"}\n'))
+    db = tmp_path / "s.db"
+    line = _parser_error(["ingest", "-", "--db", f"sqlite:///{db}", "--model", "none", flag, value], capsys)
+    assert line == f"samestory ingest: error: argument {flag}: must be an integer >= 1, got '{value}'"
+    assert not db.exists()
+
+
+def test_every_numeric_count_option_is_refused_below_one(capsys):
+    for argv, flag in ((["bench", "--requests", "0"], "--requests"), (["bench", "--probe", "-2"], "--probe"),
+                       (["models", "train-verifier", "--batch", "0"], "--batch"),
+                       (["models", "train-verifier", "--threads", "0"], "--threads")):
+        assert f"argument {flag}: must be an integer >= 1" in _parser_error(argv, capsys)
+
+
+def test_an_unknown_model_is_refused_first_even_with_a_threshold(monkeypatch):
+    from service.cli import main
+
+    # the threshold the "no calibrated threshold" message advised used to lead to a traceback
+    monkeypatch.setenv("SAMESTORY_EMBEDDING_THRESHOLD", "0.6")
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "a", "b", "--model", "bogus"])
+    assert str(exc.value.code).startswith("samestory compare: unknown model spec 'bogus'; valid: 'use', 'e5-small'")
+
+
+def test_device_cuda_with_the_cpu_only_use_model_is_one_line():
+    from service.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "a", "b", "--device", "cuda"])
+    msg = str(exc.value.code)
+    assert msg.startswith("samestory compare: the bundled 'use' model runs on the CPU only: --device cuda takes "
+                          "'e5-small'") and "\n" not in msg
+    for command in ("compare", "serve", "batch"):
+        help_text = " ".join(run(command, "--help").stdout.decode().split())
+        assert "cuda for 'e5-small', 'e5-small-onnx', 'st:PATH' or 'onnx:DIR'; 'use' runs on the CPU only" in help_text
+
+
+def test_dedupe_refuses_an_unwritable_dropped_path_before_any_work(tmp_path, monkeypatch):
+    from service.cli import main
+
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("Fed raises rates\nFED raises rates!\n"))
+    with pytest.raises(SystemExit) as exc:
+        main(["dedupe", "-", "--model", "none", "--dropped", str(tmp_path / "no" / "d.jsonl")])
+    assert str(exc.value.code) == f"samestory dedupe: --dropped {tmp_path / 'no' / 'd.jsonl'}: no folder {tmp_path / 'no'}"
+    with pytest.raises(SystemExit, match="a folder, not a file"):
+        main(["dedupe", "-", "--model", "none", "--dropped", str(tmp_path)])
+
+
+def test_help_names_the_levels_right():
+    top = " ".join(run("--help").stdout.decode().split())
+    assert "same story?" not in top and "veto merges of different stories" not in top
+    assert "are two texts the same report (one copy group)?" in top
+    compare = " ".join(run("compare", "--help").stdout.decode().split())
+    assert "SAME is the same report again (one copy group), not merely the same event (a story)" in compare

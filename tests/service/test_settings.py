@@ -94,7 +94,10 @@ def test_values_are_typed(tmp_path):
      "samestory ingest: unsupported store URL 'mysql://x': use ':memory:', 'sqlite:///PATH' or 'postgresql://...'"),
     (["stats", "--db", "mysql://x", "--model", "none"],
      "samestory stats: unsupported store URL 'mysql://x': use ':memory:', 'sqlite:///PATH' or 'postgresql://...'"),
-    (["serve", "--model", "e5-smol"], "samestory serve: no calibrated embedding threshold for model 'e5-smol'"),
+    (["serve", "--model", "e5-smol"], "samestory serve: unknown model spec 'e5-smol'; valid: 'use', 'e5-small', "),
+    (["serve", "--model", "st:/models/x"], "samestory serve: no calibrated embedding threshold for model 'st:/models/x'"),
+    (["serve", "--device", "cuda"], "samestory serve: the bundled 'use' model runs on the CPU only: --device cuda "
+                                    "takes 'e5-small'"),
 ])
 def test_operator_errors_are_one_line(argv, expected, monkeypatch):
     monkeypatch.setattr("sys.stdin", __import__("io").StringIO(""))

@@ -564,3 +564,13 @@ def test_another_worker_reads_the_settled_copy_groups_before_its_next_decision(t
     assert {g: d for g, d in b.ctx.state.reps.items() if g != r.cluster_id} == dict(a.ctx.state.reps)
     a.close()
     b.close()
+
+
+def test_settle_help_says_corrections_are_honoured() -> None:
+    from service.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    text = " ".join(sub.choices["settle"].format_help().split())  # type: ignore[union-attr]
+    # it said "Stores with editors' corrections are not settled", which the code and docs contradict
+    assert "not settled" not in text
+    assert "Editors' corrections are honoured: their splits, merges and 'not the same' pairs hold" in text

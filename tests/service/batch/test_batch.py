@@ -156,3 +156,55 @@ def test_batch_settle_gives_one_copy_level_whatever_the_input_order(tmp_path: Pa
             seen.add(frozenset(_partition([labels[k] for k in rows])))
         assert out.summary["settled"]["copies"]["items"] == 3 and "moves" not in out.summary["settled"]["copies"]
     assert len(streamed) == 3 and settled == {frozenset({frozenset({0, 1}), frozenset({2})})}
+
+
+def test_out_is_checked_before_any_work(tmp_path: Path) -> None:
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    seed = tmp_path / "seed.db"
+    # an existing file used to fail only after the whole run (and after seeding --into): a traceback
+    with pytest.raises(SystemExit) as exc:
+        main(["batch", str(src), "--out", str(src), "--model", "none", "--quiet", "--into", f"sqlite:///{seed}"])
+    assert str(exc.value.code) == f"samestory batch: --out {src}: a file, not a folder"
+    assert not seed.exists()
+    with pytest.raises(SystemExit, match=r"^samestory batch: --into: unsupported store URL 'mysql://x'"):
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--model", "none", "--into", "mysql://x"])
+    with pytest.raises(SystemExit, match=r"^samestory batch: unknown model spec 'bogus'; valid: 'use'"):
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--model", "bogus"])
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--batch-size", "0"), ("--nprobe", "-3"), ("--list-size", "0"),
+                                         ("--workers", "0"), ("--num-gpus", "-1")])
+def test_numeric_options_are_refused_in_the_parser(flag: str, value: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    with pytest.raises(SystemExit) as exc:  # --nprobe -3 --list-size 0 used to give "pairs: 0" silently
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--model", "none", "--quiet", flag, value])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "Traceback" not in err
+    assert f"samestory batch: error: argument {flag}: must be a" in err.strip().splitlines()[-1]
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_used_out_folder_is_refused_unless_overwrite_replaces_the_earlier_result(tmp_path: Path) -> None:
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    out = tmp_path / "out"
+    assert main(["batch", str(src), "--out", str(out), "--model", "none", "--quiet", "--json"]) == 0
+    # a part of an earlier, larger run: read with the folder, its rows mixed in with the new ones
+    pq.write_table(pa.table({"row": [99], "title": ["stale"]}), out / "part-00003.parquet")
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["batch", str(src), "--out", str(out), "--model", "none", "--quiet"])
+    assert str(exc.value.code) == (f"samestory batch: --out {out} is not empty (notes.txt, part-00000.parquet, "
+                                   "part-00003.parquet and 1 more): pass --overwrite to replace the earlier "
+                                   "result there")
+    assert main(["batch", str(src), "--out", str(out), "--model", "none", "--quiet", "--json", "--overwrite"]) == 0
+    assert sorted(f.name for f in out.iterdir()) == ["notes.txt", "part-00000.parquet", "summary.json"]
+    parts = sorted(out.glob("part-*.parquet"))  # what a reader of the result takes
+    assert [r for f in parts for r in pq.read_table(f).column("row").to_pylist()] == list(range(len(FEED)))
