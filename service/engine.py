@@ -157,16 +157,12 @@ class Deduper:
         report["story_items"] = self.story_level.warm()
         return report
 
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` has run."""
-        return self._closed
-
-    def close(self) -> None:
+    def close(self) -> bool:
         """Persist the vector index and the state snapshot next to the store (a fast warm
-        restart), then close the store. A second call does nothing."""
+        restart), then close the store. A second call does nothing; returns whether this call
+        closed it."""
         if self._closed:
-            return
+            return False
         self._closed = True
         try:
             self.checkpoint()
@@ -176,6 +172,7 @@ class Deduper:
                 from models.registry import close_embedder
 
                 close_embedder(self.ctx.embedder)
+        return True
 
     def __enter__(self) -> Deduper:
         return self
