@@ -157,12 +157,16 @@ class Deduper:
         report["story_items"] = self.story_level.warm()
         return report
 
-    def close(self) -> bool:
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._closed
+
+    def close(self) -> None:
         """Persist the vector index and the state snapshot next to the store (a fast warm
-        restart), then close the store. A second call does nothing; returns whether this call
-        closed it."""
+        restart), then close the store. A second call does nothing."""
         if self._closed:
-            return False
+            return
         self._closed = True
         try:
             self.checkpoint()
@@ -172,7 +176,6 @@ class Deduper:
                 from models.registry import close_embedder
 
                 close_embedder(self.ctx.embedder)
-        return True
 
     def __enter__(self) -> Deduper:
         return self

@@ -83,13 +83,12 @@ def create_app(settings: Settings | None = None, *, engine: Deduper | None = Non
             yield
         finally:
             app.state.service = None
-            if engine is None or close_engine:
+            if (engine is None or close_engine) and not eng.closed:
                 # Under the engine lock: a request still running in the thread pool finishes
                 # (and commits) before the state is written and the store closed.
                 with service.lock:
-                    closed_now = eng.close()
-                if closed_now:
-                    log.info("engine closed")
+                    eng.close()
+                log.info("engine closed")
 
     app = FastAPI(
         title="samestory",

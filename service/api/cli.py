@@ -81,7 +81,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
                     timeout_graceful_shutdown=10)
     finally:
-        if engine.close():  # uvicorn failed before or without its lifespan's shutdown
+        if not engine.closed:  # uvicorn failed before or without its lifespan's shutdown
+            engine.close()
             log.info("engine closed")
     return 0
 
