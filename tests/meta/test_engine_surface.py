@@ -2,8 +2,8 @@
 
 The engine is a facade over collaborators sharing one ``EngineContext`` (``service/engine.py``).
 Its methods and properties are what a user of the library calls: open, ingest, compare, dedupe,
-settle, stats, close (and the context manager), with a few more (delete_document, checkpoint,
-warm_up, config). Everything else is read on the collaborator that owns it: the candidate state
+settle, stats, close (and the context manager, and ``closed`` as a file has it), with a few more
+(delete_document, checkpoint, warm_up, config). Everything else is read on the collaborator that owns it: the candidate state
 and the editors' constraints on ``ctx``, the change cursor, warm-up report and checkpoint timings
 on ``restart``, the open stories on ``story_level``, the document key on ``copy_level``. Every
 name on the facade is one more thing callers come to depend on and one more place the same state
@@ -19,7 +19,7 @@ from service.engine import Deduper
 # The operations users call, and nothing else.
 OPERATIONS = {
     "open", "ingest", "ingest_many", "compare", "compare_pairs", "dedupe",
-    "settle", "settle_copies", "settle_stories", "stats", "close",
+    "settle", "settle_copies", "settle_stories", "stats", "close", "closed",
     "delete_document", "checkpoint", "warm_up", "config",
 }
 
