@@ -105,10 +105,24 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
     return train_main(argv)
 
 
+def positive_int(value: str) -> int:
+    """``type=`` of a count that must be at least 1, argparse's one-line error otherwise (as
+    ``service.cli.positive_int``, which this package may not import: models never import service).
+
+    >>> positive_int("2")
+    2
+    """
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value!r}")
+    return n
+
+
 def register(subparsers: Any) -> None:
     """Add the ``models`` command (``list``, ``build e5-small``, ``train-verifier``) to an argparse subparsers object."""
-    from service.cli import positive_int
-
     parser = subparsers.add_parser("models", help="build and list embedding models")
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="cache root (default: $SAMESTORY_CACHE or ~/.cache/samestory)")
