@@ -222,7 +222,7 @@ class Cascade:
             ok, why, verdicts = self.slot_confirm(probe.item, other)
             if ok:
                 trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with copy group {cluster} "
-                                     f"(representative {doc}), {why}")
+                                     f"(anchor {doc}), {why}")
                 trace.reasons.extend(guard_notes(verdicts))
                 trace.guards = verdicts
                 if not self._confirmed(trace, confirm, doc):
@@ -345,7 +345,7 @@ class Cascade:
             if p < threshold:
                 continue
             trace.scores["verifier"] = p
-            reason = f"{self._rescue_reason(p, cosine, item, other)}, with copy group {cluster} (representative {doc})"
+            reason = f"{self._rescue_reason(p, cosine, item, other)}, with copy group {cluster} (anchor {doc})"
             # the band holds no pair too far apart in time, so _propose asks the guards
             if not (self._propose(trace, reason, item, other) and self._confirmed(trace, confirm, doc)):
                 continue

@@ -213,7 +213,7 @@ class CopyConfig(_Checked):
     minhash_lsh_threshold: float = 0.45
     minhash_num_perm: int = 128
     # The embedding stage merges when the cosine between a new item's embedding (title + body lead)
-    # and a copy group representative's reaches this. None takes the model's calibrated value
+    # and a copy group anchor's reaches this. None takes the model's calibrated value
     # (above; cosines of different models are not comparable), set per model so that precision stays
     # >= 0.97 on the Korean-English news dev sets and >= 0.90 on Tatoeba in group-held-out folds
     # (research/notes/xling.md "Issue 3"; e5-small: research/notes/models.md "Threshold"). Higher:
@@ -272,7 +272,7 @@ class CopyConfig(_Checked):
     # such merges come back. Each merge with two bodies costs a passage comparison.
     body_passages: bool = True
     # How many nearest neighbours per query the embedding stage vets against their copy groups'
-    # representatives. Higher: more candidates checked per item (slower); lower: a true copy ranked
+    # anchors. Higher: more candidates checked per item (slower); lower: a true copy ranked
     # below k is missed.
     embedding_k: int = 8
     # Exact FlatIP search up to this many vectors, then an approximate index (see index.vectors).

@@ -258,7 +258,7 @@ class NgramStage(ConfiguredStage):
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         return (f"ngram: weighted 3-gram Jaccard {score:.3f} >= {self.threshold} "
-                f"with representative {doc} (lead '{probe.item.lead}')")
+                f"with anchor {doc} (lead '{probe.item.lead}')")
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         return bool(where.ngram.candidates(f.lead, f.grams, window=window, min_score=self.threshold))
@@ -284,7 +284,7 @@ class MinHashStage(ConfiguredStage):
         return probe.state.minhash.candidates(probe.item.grams, window=probe.window)
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
-        return f"minhash: 3-gram Jaccard {score:.3f} >= {self.threshold} with representative {doc}"
+        return f"minhash: 3-gram Jaccard {score:.3f} >= {self.threshold} with anchor {doc}"
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         if where.minhash is None:
@@ -422,7 +422,7 @@ class EmbeddingStage(Stage):
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         like = HEADLINE_NOTE if doc in probe.headline_only else ""
         return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)}{like} with copy group "
-                f"{probe.state.entries.cluster_of(doc)} (representative {doc})")
+                f"{probe.state.entries.cluster_of(doc)} (anchor {doc})")
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
         pair = inputs.vectors()

@@ -180,7 +180,7 @@ def test_a_vetoed_cluster_is_proposed_once_and_the_next_cluster_gets_its_turn():
     assert m.decision.reasons[0].startswith("ngram: weighted 3-gram Jaccard 0.900")
     assert m.decision.reasons[0].endswith(", vetoed: subject: 'blocked one' differs")
     assert m.decision.reasons[1:] == [f"ngram: weighted 3-gram Jaccard 0.700 >= {CFG.copy.ngram_threshold} with "
-                                      f"representative 3 (lead '{f.lead}')", "guard subject: same"]
+                                      f"anchor 3 (lead '{f.lead}')", "guard subject: same"]
 
 
 def test_every_proposal_vetoed_reports_the_best_vetoed_stage_and_its_guards():
