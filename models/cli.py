@@ -106,11 +106,17 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
 
 
 def positive_int(value: str) -> int:
-    """``type=`` of a count that must be at least 1, argparse's one-line error otherwise (as
-    ``service.cli.positive_int``, which this package may not import: models never import service).
+    """``type=`` of a count that must be at least 1 (sizes, limits, samples, workers): a bad value
+    is argparse's one-line error, before any work. Every command group's one definition: it lives
+    here because models never import service, and service, eval and bench may import models
+    (``service.cli`` re-exports it).
 
-    >>> positive_int("2")
-    2
+    >>> positive_int("3")
+    3
+    >>> positive_int("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be an integer >= 1, got '0'
     """
     try:
         n = int(value)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tqdm import tqdm
 
+from models.cli import positive_int  # one definition for every command group (models/cli.py says why)
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
@@ -27,26 +29,6 @@ DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
 # Sub-command groups that live with their own package; each exposes ``register(subparsers)``.
 _PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.corrections_cli",
             "service.batch.cli")
-
-
-def positive_int(value: str) -> int:
-    """``type=`` of a count that must be at least 1 (sizes, limits, samples, workers): a bad value
-    is argparse's one-line error, before any work.
-
-    >>> positive_int("3")
-    3
-    >>> positive_int("0")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be an integer >= 1, got '0'
-    """
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value!r}")
-    return n
 
 
 def non_negative_float(value: str) -> float:
