@@ -10,7 +10,7 @@ explain a story the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, overload
+from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 from index.text import strip_outlet_suffix
@@ -239,35 +239,40 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
         return None
     plain: list[CopyGroupOut] = []
     rich: list[CopyGroupDetail] = []
-    langs: set[str] = set()
-    outlets: set[str] = set()
-    times: list[float] = []
+    facts: list[MemberFacts] = []
     for c in store.clusters_of_story(story_id):
         rows = _members(store, c, facts=True)
         if not rows:  # every member deleted, or moved to another group by a settling
             continue
         events = _events(store, c)
-        group_langs = {m.lang for m in rows}
-        group_outlets = {m.outlet for m in rows if m.outlet != "unknown"}
-        times += [m.when for m in rows]
+        facts += rows
+        group = _spread(rows)
         rep = next((m for m in rows if m.document_id == c.representative_id), None)
         title = rep.title if rep is not None else _title(store, c.representative_id)[1]
-        langs |= group_langs
-        outlets |= group_outlets
         shown = {"title": title, "representative_reason": _reason(c, events), "size": len(rows),
-                 "languages": sorted(group_langs), "outlets": sorted(group_outlets)}
+                 "languages": group["languages"], "outlets": group["outlets"]}
         if members:  # the row's created_at too (CopyGroupDetail names it)
             rich.append(from_row(CopyGroupDetail, c, **shown, events=events,
                                  members=sorted(rows, key=lambda m: (m.when, m.document_id))))
         else:
             plain.append(from_row(CopyGroupOut, c, **shown))
-    span = {"start": min(times) if times else None, "end": max(times) if times else None}
+    spread = _spread(facts)
     if members:
         top = story_title([m for g in rich for m in g.members])
-        return from_row(StoryDetail, story, languages=sorted(langs), outlets=sorted(outlets), **span,
+        return from_row(StoryDetail, story, **spread,
                         title=None if top is None else title_text(top), title_lang=None if top is None else top.lang,
-                        copy_groups=rich, first=min(times) if times else None, last=max(times) if times else None)
-    return from_row(StoryOut, story, languages=sorted(langs), outlets=sorted(outlets), **span, copy_groups=plain)
+                        copy_groups=rich, first=spread["start"], last=spread["end"])
+    return from_row(StoryOut, story, **spread, copy_groups=plain)
+
+
+def _spread(facts: Sequence[MemberFacts]) -> dict[str, Any]:
+    """The languages, known outlets and time span (``start``, ``end``: publication, else first
+    seen) of live members: what ``story_view`` and ``story_page`` show of a story, and
+    ``story_view`` of each copy group (its languages and outlets)."""
+    times = [m.when for m in facts]
+    return {"languages": sorted({m.lang for m in facts}),
+            "outlets": sorted({m.outlet for m in facts if m.outlet != "unknown"}),
+            "start": min(times, default=None), "end": max(times, default=None)}
 
 
 def story_page(store: Store, limit: int, offset: int) -> StoryPage:
@@ -281,12 +286,8 @@ def story_page(store: Store, limit: int, offset: int) -> StoryPage:
         groups = [g for g, ms in sizes if ms]
         facts = [m for _, ms in sizes for m in ms]
         top = story_title(facts)
-        times = [m.when for m in facts]
         out.append(from_row(StorySummaryOut, s, title=None if top is None else title_text(top),
-                            copy_groups=len(groups), items=len(facts),
-                            languages=sorted({m.lang for m in facts}),
-                            outlets=sorted({m.outlet for m in facts if m.outlet != "unknown"}),
-                            start=min(times) if times else None, end=max(times) if times else None))
+                            copy_groups=len(groups), items=len(facts), **_spread(facts)))
     return StoryPage(stories=out, limit=limit, offset=offset,
                      next_offset=offset + limit if len(rows) > limit else None)
 
