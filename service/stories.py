@@ -259,18 +259,7 @@ def anchors_of(text: str) -> frozenset[str]:
     >>> sorted(anchors_of("삼성전자 3분기 영업이익 10조, AI 반도체"))
     ['10', '3', 'ai']
     """
-    text = nfkc(text)
-    out = {re.sub(r"[.,]", "", m) for m in _NUMBER_RE.findall(text)}
-    latin_script = in_latin_script(text)
-    for word in _LATIN_WORD_RE.findall(text):
-        w = word.split("'")[0].split("’")[0]
-        if len(w) < 2:
-            continue
-        if not latin_script or w[0].isupper():
-            lowered = w.casefold()
-            if lowered not in _STOP:
-                out.add(lowered)
-    return frozenset(out)
+    return _anchors_and_script(text)[0]
 
 
 def in_latin_script(text: str) -> bool:
@@ -280,8 +269,28 @@ def in_latin_script(text: str) -> bool:
     >>> in_latin_script("Fed raises rates"), in_latin_script("LG전자, 2분기 영업이익 1조원 돌파")
     (True, False)
     """
+    return _latin_letters(nfkc(text))
+
+
+def _latin_letters(normalized: str) -> bool:
+    return sum(c.isascii() and c.isalpha() for c in normalized) >= 0.5 * max(1, sum(c.isalpha() for c in normalized))
+
+
+def _anchors_and_script(text: str) -> tuple[frozenset[str], bool]:
+    """:func:`anchors_of` and :func:`in_latin_script` of ``text`` from one normalisation and one
+    letter count (``StoryEvidence.build`` needs both for every item)."""
     text = nfkc(text)
-    return sum(c.isascii() and c.isalpha() for c in text) >= 0.5 * max(1, sum(c.isalpha() for c in text))
+    out = {re.sub(r"[.,]", "", m) for m in _NUMBER_RE.findall(text)}
+    latin_script = _latin_letters(text)
+    for word in _LATIN_WORD_RE.findall(text):
+        w = word.split("'")[0].split("’")[0]
+        if len(w) < 2:
+            continue
+        if not latin_script or w[0].isupper():
+            lowered = w.casefold()
+            if lowered not in _STOP:
+                out.add(lowered)
+    return frozenset(out), latin_script
 
 
 def words_of(text: str) -> tuple[str, ...]:
@@ -333,8 +342,9 @@ class StoryEvidence:
         first = (title if title.strip() else body).strip().split("\n", 1)[0]
         head = strip_outlet_suffix(first).strip() if first else ""
         frame, figures = frame_and_figures(head)
-        return cls(v, words_of(text), anchors_of(text), float(time), lang or "und", bool(body.strip()), head,
-                   frame, figures, timed, in_latin_script(text))
+        anchors, latin = _anchors_and_script(text)
+        return cls(v, words_of(text), anchors, float(time), lang or "und", bool(body.strip()), head,
+                   frame, figures, timed, latin)
 
     def updates(self, member: StoryEvidence) -> bool:
         """Whether this item's headline is ``member``'s with other figures: the same words in the
