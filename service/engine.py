@@ -218,7 +218,9 @@ class Deduper:
             self.ctx.state.remove(document_id)
             if doc.cluster_id is not None:
                 cluster = self.store.get_cluster(doc.cluster_id)
-                live = self.ctx.state.entries.docs_of_cluster(doc.cluster_id)
+                # The store's live members, not memory's: a copy group older than twice the window
+                # has left memory (``CopyLevel.expire``) but its members are still there to promote.
+                live = [m.document_id for m in self.store.members_of(doc.cluster_id)]
                 if cluster is not None and cluster.representative_id == document_id and live:
                     # The best remaining member by seed 000's rules takes the representative's place.
                     cands = [c for c in map(self.ctx.rep_candidate, live) if c is not None]

@@ -173,3 +173,20 @@ def test_embedding_threshold_is_calibrated_per_model():
 
     with pytest.raises(ValueError, match="set embedding_threshold"):
         Deduper(open_store(":memory:"), embedder=Toy())
+
+
+def test_deleting_an_aged_out_representative_promotes_a_member_from_the_store():
+    # The live members were looked up in memory only: once the copy group had aged out of memory
+    # (twice the window behind the newest item), deleting its representative left it with none.
+    e = cheap_engine()
+    first = e.ingest(Article(title="Fed raises rates by a quarter point", url="https://a.example/1",
+                             published_at="2026-01-01T00:00:00Z"))
+    copy = e.ingest(Article(title="Fed raises rates by a quarter point", url="https://b.example/1",
+                            published_at="2026-01-01T01:00:00Z"))
+    assert copy.cluster_id == first.cluster_id and copy.status == "duplicate"
+    e.ingest(Article(title="Quake hits Turkey", url="https://c.example/1", published_at="2026-03-01T00:00:00Z"))
+    assert e.copy_level.expire() >= 2  # both members are gone from memory, not from the store
+    rep = e.store.get_cluster(first.cluster_id).representative_id
+    other = ({first.document_id, copy.document_id} - {rep}).pop()
+    assert e.delete_document(rep)
+    assert e.store.get_cluster(first.cluster_id).representative_id == other
