@@ -494,10 +494,11 @@ def cmd_clusters(args: argparse.Namespace) -> int:
 
 
 def _print_story(view: dict[str, Any]) -> None:
-    print(f"story {view['id']}: {len(view['copy_groups'])} copy groups, {', '.join(view['languages'])}, "
+    groups = len(view["copy_groups"])
+    print(f"story {view['id']}: {groups} copy group{'s' * (groups != 1)}, {', '.join(view['languages'])}, "
           f"{view['start']} .. {view['end']}")
     for g in view["copy_groups"]:
-        print(f"  copy group {g['id']} ({g['size']} items; {', '.join(g['languages'])}; "
+        print(f"  copy group {g['id']} ({g['size']} item{'s' * (g['size'] != 1)}; {', '.join(g['languages'])}; "
               f"{', '.join(g['outlets']) or '-'}): {g['title']}")
         print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
         print(f"      {g['story_reason']}")

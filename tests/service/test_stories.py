@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+import re
 import shutil
 import sqlite3
 from datetime import datetime, timezone
@@ -179,6 +180,8 @@ def test_cli_stories_lists_and_shows(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["stories", "--db", f"sqlite:///{path}", "--id", "2"]) == 0
     out = capsys.readouterr().out
     assert "copy group 2 (2 items; ko; 다음, 연합뉴스): 연준, 기준금리 0.25%p 인상" in out
+    assert main(["stories", "--db", f"sqlite:///{path}", "--id", "3"]) == 0
+    assert re.search(r"^story 3: 1 copy group, .*\n  copy group \d+ \(1 item; ", capsys.readouterr().out, re.M)
     with pytest.raises(SystemExit, match="story 9 does not exist"):
         main(["stories", "--db", f"sqlite:///{path}", "--id", "9"])
 
