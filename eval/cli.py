@@ -366,8 +366,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
              for f, fl, rows in zip(args.files, floors, rows_per_file, strict=True)]
     reliable = not warnings
     if best is None:
-        print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}); "
-              "widen --thresholds or lower a floor")
+        print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}):")
+        for why in sweep.unreachable_floors(names, rows_per_file, floors, args.stage):
+            print(f"  {why}")
     elif not reliable:
         print(f"lowest threshold meeting every floor on these pairs: {grid[best]} (not a recommendation)")
     else:
