@@ -1,4 +1,4 @@
-"""``eval calibrate`` says why no threshold reaches a floor, instead of always "widen --thresholds"."""
+"""What `samestory eval` tells an operator: calibrate's advice when no threshold reaches a floor, and --help."""
 
 from __future__ import annotations
 
@@ -30,3 +30,13 @@ def test_a_floor_the_swept_stage_cannot_reach_names_what_made_the_false_merges(
     assert "made by: exact 1, which a higher embedding threshold does not undo" in out
     rows = json.loads(out.strip().splitlines()[-1])["rows"][0]
     assert rows[-1]["false_merges"] == {"exact": 1}
+
+
+def test_sample_help_says_cluster_files_are_sampled_by_whole_gold_clusters(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``eval clusters --sample 300`` gave 315 items: the help promised "N records (pairs: stratified
+    by kind)" and said nothing of the whole gold clusters a cluster file is cut into."""
+    with pytest.raises(SystemExit):
+        main(["eval", "clusters", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "cluster files: whole gold clusters" in help_text
