@@ -37,7 +37,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--limit", type=positive_int, default=None, help="only the first N records (quick looks)")
     p.add_argument("--sample", type=positive_int, default=None,
-                   help="a seeded sample of N records (pairs: stratified by kind)")
+                   help="a seeded sample of about N records (pair files: stratified by kind; cluster files: "
+                   "whole gold clusters)")
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     p.add_argument("--model", type=_model, default="use",
                    help="embedder spec for models.registry (default use; 'none' only with pairs --route dedupe)")
@@ -102,9 +103,9 @@ def register(subparsers: Any) -> None:
     c.add_argument("file", type=Path)
     c.add_argument("--level", choices=["copy", "story"], default="copy",
                    help="copy groups (default) or stories; the baselines differ per level")
-    c.add_argument("--json", action="store_true")
-    c.add_argument("--no-guards", action="store_true")
-    c.add_argument("--baselines", action="store_true")
+    c.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
+    c.add_argument("--no-guards", action="store_true", help="the engine with guards off")
+    c.add_argument("--baselines", action="store_true", help="also run the seeds' baselines of --level")
     c.add_argument("--settle", action="store_true",
                    help="settle the copy groups and stories once the file is in (samestory settle: re-decided in "
                         "publication order), then score the level asked for")
@@ -366,8 +367,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
              for f, fl, rows in zip(args.files, floors, rows_per_file, strict=True)]
     reliable = not warnings
     if best is None:
-        print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}); "
-              "widen --thresholds or lower a floor")
+        print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}):")
+        for why in sweep.unreachable_floors(names, rows_per_file, floors, args.stage):
+            print(f"  {why}")
     elif not reliable:
         print(f"lowest threshold meeting every floor on these pairs: {grid[best]} (not a recommendation)")
     else:

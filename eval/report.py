@@ -341,6 +341,15 @@ def rag_chunks_section(path: str | Path | None = None) -> list[str]:
             *_table(["kind", "pairs", "out of fold", "shipped", "compare route"], rows, "lrrrr"), ""]
 
 
+def _count(n: int, noun: str) -> str:
+    """``n noun(s)``: the settings name how many sets a run covered (``--sets`` picks fewer).
+
+    >>> _count(1, "public set"), _count(9, "public set")
+    ('1 public set', '9 public sets')
+    """
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
 
@@ -549,7 +558,8 @@ def settings_section(report: Report) -> list[str]:
     csample = (f"seeded whole gold clusters up to about {st['cluster_sample']} items per set"
                if st["cluster_sample"] else "every item")
     lines = ["## Settings", "",
-             f"- Data: the dev splits of `{Path(st['data_dir']).name}` (nine public sets; see its README). "
+             f"- Data: the dev splits of `{Path(st['data_dir']).name}` ({_count(len(report.sets), 'public set')}; "
+             "see its README). "
              f"Pairs: {sample_note}. Clusters: {csample}, ingested in file order.",
              f"- samestory: `Deduper.open(':memory:', model={st['model']!r})`, default `EngineConfig` "
              f"(ngram {st['ngram_threshold']}, minhash {st['minhash_threshold']}, embedding "
@@ -629,6 +639,8 @@ def losses_section(report: Report) -> list[str]:
     lost = losses(report)
     news = {s.name for s in report.sets if s.is_news}
     lines = ["## Where samestory loses to a baseline", ""]
+    if not report.baseline_descriptions:  # "Nowhere" would claim a comparison that was not run
+        return [*lines, "Not measured: this run has no baselines (`samestory eval report --baselines`).", ""]
     if not lost:
         return [*lines, "Nowhere: on every set samestory's F1 (pairs, and pairwise F1 on cluster sets) is at least "
                 "every baseline's.", ""]

@@ -16,8 +16,9 @@ samestory would really decide there, earlier cascade stages and guards included:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from eval.baselines.base import UnionFind
@@ -40,7 +41,13 @@ def default_thresholds(stage: str) -> list[float]:
 
 @dataclass(frozen=True)
 class SweepRow:
-    """The outcome at one threshold."""
+    """The outcome at one threshold.
+
+    ``false_merges`` (pair sweeps) counts the false merges by what made them: a stage's name, or
+    ``"<stage> below threshold"`` for a merge of the swept stage under its threshold (a verifier or
+    slot rescue). Only the swept stage's merges at or above the threshold go away as it rises, so
+    calibrate can say when no threshold can reach a precision floor.
+    """
 
     threshold: float
     items: int
@@ -50,6 +57,7 @@ class SweepRow:
     recall: float | None
     f1: float | None
     ari: float | None = None
+    false_merges: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,9 +101,23 @@ def sweep_pairs(pairs: Sequence[Pair], stage: str, thresholds: Sequence[float], 
         same = [bool(d.same) for d in decisions]
         conf = confusion(labels, same)
         n, remaining = groups_remaining(pairs, same)
-        return SweepRow(t, n, remaining, sum(same), conf.precision, conf.recall, conf.f1)
+        made_by = Counter(merge_cause(d.stage, d.score, stage, t)
+                          for d, label in zip(decisions, labels, strict=True) if d.same and not label)
+        return SweepRow(t, n, remaining, sum(same), conf.precision, conf.recall, conf.f1,
+                        false_merges=dict(sorted(made_by.items())))
 
     return _sweep(stage, thresholds, row_at)
+
+
+def merge_cause(decided_by: str, score: float | None, stage: str, threshold: float) -> str:
+    """What made a merge, as :attr:`SweepRow.false_merges` counts it.
+
+    >>> merge_cause("embedding", 0.70, "embedding", 0.9), merge_cause("exact", 1.0, "embedding", 0.9)
+    ('embedding below threshold', 'exact')
+    """
+    if decided_by == stage and score is not None and score < threshold:
+        return f"{stage} below threshold"
+    return decided_by
 
 
 def sweep_clusters(items: Sequence[ClusterItem], stage: str, thresholds: Sequence[float], guards: bool = True,
@@ -174,6 +196,35 @@ def lowest_meeting(rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence
         if all(_meets(rows[i].precision, floor) for rows, floor in zip(rows_per_file, floors, strict=True)):
             return i
     return None
+
+
+def unreachable_floors(names: Sequence[str], rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence[float],
+                       stage: str) -> list[str]:
+    """Why no threshold met the floors, one sentence per file below its floor at the grid's top.
+
+    A false merge the swept stage made at or above the top threshold would go with a higher one
+    (widen the grid); one another stage made, or the stage below its threshold (a rescue), stays
+    at every threshold, and "widen --thresholds" would send the operator on a useless search.
+
+    >>> r = SweepRow(0.9, 10, 5, 5, 0.9, 0.5, 0.6, false_merges={"embedding below threshold": 3, "exact": 1})
+    >>> unreachable_floors(["tatoeba"], [[r]], [0.97], "embedding")
+    ['tatoeba: precision 0.900 < 0.97 at 0.9; its 4 false merge(s) there were made by: embedding below threshold 3, exact 1, which a higher embedding threshold does not undo: lower its floor, or read them with eval pairs --predictions']
+    """
+    out = []
+    for name, rows, floor in zip(names, rows_per_file, floors, strict=True):
+        top = rows[-1]
+        if _meets(top.precision, floor):
+            continue
+        fixed = {k: n for k, n in top.false_merges.items() if k != stage}
+        said = f"{name}: precision {top.precision:.3f} < {floor} at {top.threshold}"
+        if not fixed:
+            out.append(f"{said}; widen --thresholds above {top.threshold} or lower its floor")
+            continue
+        causes = ", ".join(f"{k} {n}" for k, n in fixed.items())
+        out.append(f"{said}; its {sum(top.false_merges.values())} false merge(s) there were made by: {causes}, "
+                   f"which a higher {stage} threshold does not undo: lower its floor, or read them with "
+                   "eval pairs --predictions")
+    return out
 
 
 def _meets(precision: float | None, floor: float) -> bool:

@@ -314,7 +314,8 @@ class PassageDeduper:
                     absent = p.absent_words(q)
                     notes.setdefault(i, []).append(
                         f"kept: nearest same-language chunk #{j} has 5-gram Jaccard {jac:.3f} < {cfg.shingle_jaccard}"
-                        + (f"; {len(absent)} of its words are not in it (new content, or typos)" if absent else ""))
+                        + (f"; {len(absent)} of its words are not in it (new content, or typos): "
+                           f"{', '.join(map(repr, absent[:6]))}" if absent else ""))
                     break
                 new, typos = p.new_words(q)
                 if new or len(typos) > cfg.max_typos:

@@ -259,7 +259,9 @@ class StateRestart:
         if source == "store":  # no checkpoint on disk matches this state: the first due write makes one
             self.checkpoint_cursor = 0
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
-                              "timed_out": timed_out, "clusters": len(self.state.reps), "state": source,
+                              # "clusters": the deprecated alias of "copy_groups", as in samestory stats.
+                              "timed_out": timed_out, "copy_groups": len(self.state.reps),
+                              "clusters": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store",
                               "replayed": replayed,
                               "replay_pending": max(0, self.store.max_change() - self.cursor)}

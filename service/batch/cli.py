@@ -88,8 +88,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(json.dumps(summary, ensure_ascii=False))
     else:
         t = summary["timings"]
-        print(f"{summary['items']} items -> {summary['copy_groups']} copy groups in {t['total_s']} s "
-              f"({summary['items_per_s']} items/s, engine {summary['engine']})")
+        print(f"{summary['items']} items -> {summary['copy_groups']} copy groups, {summary['stories']} stories "
+              f"in {t['total_s']} s ({summary['items_per_s']} items/s, engine {summary['engine']})")
+        # The statuses say how many rows were folded into an earlier document by their URL
+        # (reobserved, new_version): a corpus with repeated URLs shows it here, not only in the rows.
+        print(f"  statuses: {summary['statuses']}")
         print(f"  stages: {summary['stages']}")
         print(f"  guard vetoes: {summary['guard_vetoes'] or 'none'}")
         print(f"  embedded ahead: {summary['embedded_in_plan']}, late in decide: {summary['embedded_late_in_decide']}")

@@ -158,3 +158,14 @@ def test_the_verifier_column_runs_the_engine_with_it_off_and_is_not_a_baseline(m
     assert report_mod.losses(rep) == []  # our own column beating the default is not a loss
     assert "\"samestory (no verifier)\" is the same engine with `verifier = false`" in "\n".join(
         report_mod.settings_section(rep))
+
+
+def test_a_run_without_baselines_says_so_instead_of_nowhere_and_counts_its_sets() -> None:
+    """``eval report`` without ``--baselines`` compared nothing: "Nowhere: ... at least every
+    baseline's" claimed a win, and the settings said "nine public sets" for a ``--sets`` run of two."""
+    rep = Report(dict(SETTINGS), [_pair_set(), _cluster_set()], [SAMESTORY, SAMESTORY_NO_GUARDS], {})
+    text = "\n".join(losses_section(rep))
+    assert "Nowhere" not in text and "Not measured: this run has no baselines" in text
+    from eval import report as report_mod
+
+    assert "(2 public sets; see its README)" in "\n".join(report_mod.settings_section(rep))

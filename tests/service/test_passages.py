@@ -76,6 +76,16 @@ def test_overlapping_windows_are_all_kept_and_copies_dropped() -> None:
     assert any("new content" in r for r in res.verdicts[1].reasons)
 
 
+def test_a_window_below_the_jaccard_bar_names_its_new_words() -> None:
+    """docs/operations.md: an overlapping window "stays, with its new words named in its reasons";
+    below the Jaccard bar the reason gave only a count ("4 of its words are not in it")."""
+    res = PassageDeduper().dedupe(["Samsung posted record profit. Chip sales rose 20%. Shares climbed.",
+                                   "Chip sales rose 20%. Shares climbed. Analysts expect more gains."])
+    assert res.keep == [0, 1]
+    assert any("4 of its words are not in it (new content, or typos): 'analysts', 'expect', 'more', 'gains'" in r
+               for r in res.verdicts[1].reasons), res.verdicts[1].reasons
+
+
 def test_a_chunk_inside_a_longer_one_with_one_new_sentence_is_kept() -> None:
     long = " ".join(EN[:6])
     near = " ".join(EN[:6]) + " A new sentence about the banks' response."

@@ -277,3 +277,17 @@ def test_a_background_checkpoint_writes_the_state_of_its_call_not_later_changes(
     loaded = load_snapshot(_snapshot(db), e.config, cursor=at)
     assert loaded is not None and set(loaded.entries) == docs
     e.store.close()
+
+
+def test_the_warmup_report_counts_copy_groups_under_their_name(tmp_path: Path) -> None:
+    """``samestory stats`` showed ``warmup.clusters`` only, the one place without the
+    ``copy_groups`` name; ``clusters`` stays as its deprecated alias."""
+    db = f"sqlite:///{tmp_path / 'w.db'}"
+    e = Deduper.open(db, model=None)
+    e.ingest(Article(title="Fed raises rates by a quarter point", url="https://a.example/1"))
+    e.ingest(Article(title="Korean Air completes its merger with Asiana", url="https://b.example/1"))
+    e.close()
+    again = Deduper.open(db, model=None)
+    warmup = again.restart.warmup_report
+    assert warmup["copy_groups"] == warmup["clusters"] == 2
+    again.close()

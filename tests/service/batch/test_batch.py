@@ -208,3 +208,20 @@ def test_a_used_out_folder_is_refused_unless_overwrite_replaces_the_earlier_resu
     assert sorted(f.name for f in out.iterdir()) == ["notes.txt", "part-00000.parquet", "summary.json"]
     parts = sorted(out.glob("part-*.parquet"))  # what a reader of the result takes
     assert [r for f in parts for r in pq.read_table(f).column("row").to_pylist()] == list(range(len(FEED)))
+
+
+def test_the_printed_summary_counts_stories_and_rows_folded_by_their_url(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """An archive with repeated URLs: the second and third rows of one URL become a new version and
+    a re-observation of the first document. The summary printed only stages ('url': 2), so the
+    owner could not tell the rows were folded, nor how many stories the run found."""
+    from service.cli import main
+
+    src = tmp_path / "dup.jsonl"
+    write_jsonl(src, [{"title": "Fed raises rates", "url": "https://a.example/1"},
+                      {"title": "ECB holds rates steady", "url": "https://a.example/1"},
+                      {"title": "Fed raises rates", "url": "https://a.example/1"}])
+    assert main(["batch", str(src), "--out", str(tmp_path / "o"), "--model", "none", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 items -> 1 copy groups, 1 stories in ")
+    assert "  statuses: {'new': 1, 'new_version': 1, 'reobserved': 1}" in out

@@ -1,0 +1,42 @@
+"""What `samestory eval` tells an operator: calibrate's advice when no threshold reaches a floor, and --help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.cli import main
+
+
+def _pair(i: int, a: str, b: str, label: int) -> str:
+    return json.dumps({"id": f"p{i}", "a": {"text": a, "lang": "en"}, "b": {"text": b, "lang": "en"},
+                       "label": label, "kind": "en_test"})
+
+
+def test_a_floor_the_swept_stage_cannot_reach_names_what_made_the_false_merges(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An exact copy labelled 'not the same' (an editor's split of two identical headlines) is a
+    false merge at every embedding threshold: the advice names the exact stage, not a wider grid."""
+    f = tmp_path / "editors.jsonl"
+    f.write_text("\n".join([_pair(1, "Fed raises rates by a quarter point", "Fed raises rates by a quarter point", 0),
+                            _pair(2, "Fed raises rates by a quarter point", "Fed raises rates by a quarter point.", 1)])
+                 + "\n", encoding="utf-8")
+    rc = main(["eval", "calibrate", str(f), "--thresholds", "0.7,0.9", "--no-progress", "--json"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "widen --thresholds" not in out
+    assert "made by: exact 1, which a higher embedding threshold does not undo" in out
+    rows = json.loads(out.strip().splitlines()[-1])["rows"][0]
+    assert rows[-1]["false_merges"] == {"exact": 1}
+
+
+def test_sample_help_says_cluster_files_are_sampled_by_whole_gold_clusters(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``eval clusters --sample 300`` gave 315 items: the help promised "N records (pairs: stratified
+    by kind)" and said nothing of the whole gold clusters a cluster file is cut into."""
+    with pytest.raises(SystemExit):
+        main(["eval", "clusters", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "cluster files: whole gold clusters" in help_text
