@@ -235,12 +235,15 @@ def fit_weights(rows: Sequence[FeatureRows], constrained: bool = False,
 
 
 def slot_veto() -> StoryVeto:
-    """The engine's story veto (who / where / which slot guards), as ``Deduper`` builds it."""
+    """The engine's story veto (who / where / which slot guards, and the subject guard for Korean
+    headlines), as ``Deduper`` builds it."""
     from service.guards.rules import load_rules
     from service.guards.slots import SlotAnalyzer
     from service.guards.storyveto import SlotVeto
+    from service.guards.subject import SubjectGuard
 
-    return SlotVeto(SlotAnalyzer(load_rules()))
+    rules = load_rules()
+    return SlotVeto(SlotAnalyzer(rules), subject=SubjectGuard.from_rules(rules["subject"]))
 
 
 def stream_labels(s: StorySet, weights: Sequence[float], threshold: float, window_days: float,

@@ -159,15 +159,20 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         assert first_time.text[:4] == "2026" and "T" in first_time.text and first_time.text.endswith("+09:00")
         _shot(drv, "stories")
 
-        # A story: several copy groups (other outlets' own reports of the event); in one of them the
-        # syndicated pair and the rewrite, with how each joined the group and why.
-        story = _story_with(drv, base, "v.daum.net")
-        drv.find_element(By.CSS_SELECTOR, f"#stories a[href^='/ui/stories/{story}']").click()
+        # A story of several copy groups (the Fed's two reports: a changed figure is another report
+        # of the same event), with why each group is in it.
+        fed = _story_with(drv, base, "example-news")
+        drv.find_element(By.CSS_SELECTOR, f"#stories a[href^='/ui/stories/{fed}']").click()
         _wait(drv, ec.presence_of_element_located((By.CSS_SELECTOR, "section.group")))
-        groups = drv.find_elements(By.CSS_SELECTOR, "section.group")
-        assert len(groups) >= 2
+        assert len(drv.find_elements(By.CSS_SELECTOR, "section.group")) >= 2
         reasons = [e.text for e in drv.find_elements(By.CSS_SELECTOR, ".story-reason")]
         assert reasons[0].startswith("new story") and any(r.startswith("story: joined story") for r in reasons[1:])
+
+        # A copy group: the syndicated pair and the rewrite, with how each joined the group and why.
+        story = _story_with(drv, base, "v.daum.net")
+        drv.get(f"{base}/ui/stories/{story}")
+        _wait(drv, ec.presence_of_element_located((By.CSS_SELECTOR, "section.group")))
+        groups = drv.find_elements(By.CSS_SELECTOR, "section.group")
         copies = next(g for g in groups if "v.daum.net" in g.text)
         assert len(copies.find_elements(By.CSS_SELECTOR, "tr.member")) == 3
         text = copies.text

@@ -119,3 +119,32 @@ def test_a_headline_that_is_nothing_but_a_name_has_no_frame_to_tell_apart(veto: 
     assert veto(_ev("Listening to Edward Snowden at SXSW", "en"), _ev("Edward Snowden Speaks", "en")) is None
     assert veto(_ev("BTS Jungkook", "en"), _ev("BTS Jimin", "en")) is not None
     assert veto(_ev("블랙핑크 리사", "ko"), _ev("블랙핑크 제니", "ko")) is not None
+
+
+@pytest.fixture(scope="module")
+def engine_veto() -> SlotVeto:
+    veto = SlotVeto.from_guards(GuardSet.default())
+    assert veto is not None and veto.subject is not None  # the engine's veto carries the subject guard
+    return veto
+
+
+def test_korean_headlines_led_by_different_subjects_are_different_events(engine_veto: SlotVeto) -> None:
+    """Two firms' results of one day read alike to every other story feature (centroid 0.51, the
+    only anchor the "3" of 3분기): the lead subjects tell them apart (tests/data/theme_feed_a.jsonl)."""
+    hanbit = _ev("한빛바이오, 3분기 영업이익 212억원…전년比 48%↑", "ko")
+    assert engine_veto(_ev("[속보] 대성정밀, 3분기 영업이익 87억원 흑자전환", "ko"), hanbit) == "subject: 대성정밀 != 한빛바이오"
+    # the same firm's other write-up, and one that names the firm later, stay free to join
+    assert engine_veto(_ev("한빛바이오, 위탁생산 수주 늘며 3분기 영업益 48% 급증", "ko"), hanbit) is None
+    assert engine_veto(_ev("CDMO가 효자…한빛바이오 3분기 누적 매출 2천억 돌파", "ko"), hanbit) is None
+    # an alias the subject table knows is the same subject
+    assert engine_veto(_ev("LG엔솔, 북미서 대형 ESS 수주", "ko"), _ev("LG에너지솔루션, ESS 배터리 공급계약", "ko")) is None
+
+
+def test_the_subject_veto_is_for_korean_pairs_of_one_language_only(engine_veto: SlotVeto) -> None:
+    # English leads are often not the actor, and across scripts only the table's names compare
+    assert engine_veto(_ev("Heavy rain kills 4 in South Chungcheong", "en"),
+                       _ev("Floods kill 4 in South Chungcheong", "en")) is None
+    assert engine_veto(_ev("대성정밀, 3분기 영업이익 87억원 흑자전환", "ko"),
+                       _ev("Hanbit Bio posts record third-quarter profit", "en")) is None
+    plain = SlotVeto(SlotAnalyzer(load_rules()))  # without a subject guard (guards that lack it)
+    assert plain(_ev("대성정밀, 3분기 영업이익 87억원 흑자전환", "ko"), _ev("한빛바이오, 3분기 영업이익 212억원", "ko")) is None
