@@ -238,10 +238,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[int], bool]:
-    """(records, their line positions, is_jsonl). JSONL when ``field`` is given or the file ends in
-    .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped but keep
-    their position, so every index printed is the input's own line number (0-based)."""
+def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[int], bool, int]:
+    """(records, their line positions, is_jsonl, lines read). JSONL when ``field`` is given or the
+    file ends in .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped
+    but keep their position, so every index printed is the input's own line number (0-based), and
+    the count of lines read lets the summary say how many were skipped.
+    """
     if path == "-":
         text = sys.stdin.read()
     else:
@@ -255,7 +257,10 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
     field = field or "text"
     records: list[Any] = []
     positions: list[int] = []
-    for pos, line in enumerate(text.split("\n")):
+    lines = text.split("\n")
+    if lines[-1] == "":  # what follows the last newline is no line
+        lines.pop()
+    for pos, line in enumerate(lines):
         if not line.strip():
             continue
         if jsonl:
@@ -269,7 +274,7 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
         else:
             records.append(line)
         positions.append(pos)
-    return records, positions, jsonl
+    return records, positions, jsonl, len(lines)
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
@@ -278,7 +283,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             check_output(args.dropped, "--dropped")
         except ValueError as exc:
             raise SystemExit(f"samestory dedupe: {exc}") from None
-    records, positions, jsonl = _read_dedupe_input(args.file, args.field)
+    records, positions, jsonl, lines = _read_dedupe_input(args.file, args.field)
     engine = open_engine(args, db=":memory:")
     try:
         res = engine.dedupe(records, text_field=args.field or "text", kind=args.kind, threshold=args.threshold)
@@ -308,7 +313,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             if j is None:
                 print(json.dumps(records[i], ensure_ascii=False) if jsonl else records[i])
     if not args.quiet:
-        print(f"{len(records)} inputs: kept {len(records) - len(dropped)}, dropped {len(dropped)}", file=sys.stderr)
+        # lines, not inputs: the indices printed are line numbers, blank lines counted
+        blank = lines - len(records)
+        print(f"{lines} line{'s' * (lines != 1)}{f', {blank} blank skipped' if blank else ''}: "
+              f"kept {len(records) - len(dropped)}, dropped {len(dropped)}", file=sys.stderr)
     return 0
 
 
