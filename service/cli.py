@@ -243,7 +243,12 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
     file ends in .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped
     but keep their position, so every index printed is the input's own line number (0-based), and
     the count of lines read lets the summary say how many were skipped.
+
+    A text over ``MAX_BODY_CHARS`` is refused, naming its line: ``POST /v1/dedupe`` refuses it
+    too, and the command line is no place for what the service would not take.
     """
+    from service.types import MAX_BODY_CHARS
+
     if path == "-":
         text = sys.stdin.read()
     else:
@@ -270,9 +275,14 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
                 raise SystemExit(f"{path}:{pos + 1}: not JSON ({exc.msg})") from exc
             if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
                 raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}")
+            chars, what = len(rec[field]), f"field {field!r}"
             records.append(rec)
         else:
+            chars, what = len(line), "line"
             records.append(line)
+        if chars > MAX_BODY_CHARS:
+            raise SystemExit(f"{path}:{pos + 1}: {what} is {chars} characters; the limit is {MAX_BODY_CHARS} "
+                             "(as POST /v1/dedupe)")
         positions.append(pos)
     return records, positions, jsonl, len(lines)
 
@@ -521,6 +531,8 @@ def cmd_stories(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from service.types import MAX_BODY_CHARS  # dedupe's limit on a text, the API's
+
     parser = argparse.ArgumentParser(
         prog="samestory",
         description="Cross-lingual near-duplicate news detection. Each incoming item passes URL "
@@ -561,7 +573,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "counted). --kind passage (default) is for RAG chunks and article bodies: exact and "
                        "normalised copies, same-language copies by verified 5-gram Jaccard with every sentence "
                        "and number present, translations by sentence alignment; a chunk with a sentence or "
-                       "number the kept ones lack is never dropped. --kind headline uses the headline cascade.")
+                       "number the kept ones lack is never dropped. --kind headline uses the headline cascade. "
+                       f"A text over {MAX_BODY_CHARS:,} characters is refused, as by POST /v1/dedupe.")
     p.add_argument("file", help="text file (one item a line), JSONL file (one record a line), or - for stdin")
     p.add_argument("--field", default=None, help="the records' text field (implies JSONL; default 'text' for .jsonl)")
     p.add_argument("--kind", choices=["passage", "headline"], default="passage",
