@@ -238,10 +238,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[int], bool]:
-    """(records, their line positions, is_jsonl). JSONL when ``field`` is given or the file ends in
-    .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped but keep
-    their position, so every index printed is the input's own line number (0-based)."""
+def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[int], bool, int]:
+    """(records, their line positions, is_jsonl, lines read). JSONL when ``field`` is given or the
+    file ends in .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped
+    but keep their position, so every index printed is the input's own line number (0-based), and
+    the count of lines read lets the summary say how many were skipped.
+
+    A text over ``MAX_BODY_CHARS`` is refused, naming its line: ``POST /v1/dedupe`` refuses it
+    too, and the command line is no place for what the service would not take.
+    """
+    from service.types import MAX_BODY_CHARS
+
     if path == "-":
         text = sys.stdin.read()
     else:
@@ -255,7 +262,10 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
     field = field or "text"
     records: list[Any] = []
     positions: list[int] = []
-    for pos, line in enumerate(text.split("\n")):
+    lines = text.split("\n")
+    if lines[-1] == "":  # what follows the last newline is no line
+        lines.pop()
+    for pos, line in enumerate(lines):
         if not line.strip():
             continue
         if jsonl:
@@ -265,11 +275,16 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
                 raise SystemExit(f"{path}:{pos + 1}: not JSON ({exc.msg})") from exc
             if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
                 raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}")
+            chars, what = len(rec[field]), f"field {field!r}"
             records.append(rec)
         else:
+            chars, what = len(line), "line"
             records.append(line)
+        if chars > MAX_BODY_CHARS:
+            raise SystemExit(f"{path}:{pos + 1}: {what} is {chars} characters; the limit is {MAX_BODY_CHARS} "
+                             "(as POST /v1/dedupe)")
         positions.append(pos)
-    return records, positions, jsonl
+    return records, positions, jsonl, len(lines)
 
 
 def cmd_dedupe(args: argparse.Namespace) -> int:
@@ -278,7 +293,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             check_output(args.dropped, "--dropped")
         except ValueError as exc:
             raise SystemExit(f"samestory dedupe: {exc}") from None
-    records, positions, jsonl = _read_dedupe_input(args.file, args.field)
+    records, positions, jsonl, lines = _read_dedupe_input(args.file, args.field)
     engine = open_engine(args, db=":memory:")
     try:
         res = engine.dedupe(records, text_field=args.field or "text", kind=args.kind, threshold=args.threshold)
@@ -308,7 +323,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
             if j is None:
                 print(json.dumps(records[i], ensure_ascii=False) if jsonl else records[i])
     if not args.quiet:
-        print(f"{len(records)} inputs: kept {len(records) - len(dropped)}, dropped {len(dropped)}", file=sys.stderr)
+        # lines, not inputs: the indices printed are line numbers, blank lines counted
+        blank = lines - len(records)
+        print(f"{lines} line{'s' * (lines != 1)}{f', {blank} blank skipped' if blank else ''}: "
+              f"kept {len(records) - len(dropped)}, dropped {len(dropped)}", file=sys.stderr)
     return 0
 
 
@@ -513,6 +531,8 @@ def cmd_stories(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from service.types import MAX_BODY_CHARS  # dedupe's limit on a text, the API's
+
     parser = argparse.ArgumentParser(
         prog="samestory",
         description="Cross-lingual near-duplicate news detection. Each incoming item passes URL "
@@ -553,7 +573,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "counted). --kind passage (default) is for RAG chunks and article bodies: exact and "
                        "normalised copies, same-language copies by verified 5-gram Jaccard with every sentence "
                        "and number present, translations by sentence alignment; a chunk with a sentence or "
-                       "number the kept ones lack is never dropped. --kind headline uses the headline cascade.")
+                       "number the kept ones lack is never dropped. --kind headline uses the headline cascade. "
+                       f"A text over {MAX_BODY_CHARS:,} characters is refused, as by POST /v1/dedupe.")
     p.add_argument("file", help="text file (one item a line), JSONL file (one record a line), or - for stdin")
     p.add_argument("--field", default=None, help="the records' text field (implies JSONL; default 'text' for .jsonl)")
     p.add_argument("--kind", choices=["passage", "headline"], default="passage",

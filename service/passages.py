@@ -500,5 +500,21 @@ def _alignment_note(j: int, al: Alignment, q: Passage, p: Passage, cfg: PassageC
     if head != "embedding" and sum(1 for b in al.beads if b.similarity is not None
                                    and b.similarity >= cfg.bead_similarity) < cfg.min_aligned_sentences:
         lead += f" (fewer than {cfg.min_aligned_sentences} sentence pairs to align)"
-    return (f"{lead}: {matched} of {len(p.sentences)} sentences aligned, alignment score {al.score:.3f} "
-            f"(>= {cfg.alignment_score}?), coverage {al.coverage:.3f} (>= {cfg.alignment_coverage}?)")
+    return (f"{lead}: {matched} of {len(p.sentences)} sentences aligned, alignment score "
+            f"{_against(al.score, cfg.alignment_score)}, coverage {_against(al.coverage, cfg.alignment_coverage)}")
+
+
+def _against(value: float, bar: float) -> str:
+    """``value`` beside the ``bar`` it had to reach, with the comparison that holds: a reason says
+    which side of the bar it fell on (it read "0.624 (>= 0.51?)", a question, not an answer). The
+    value gets more digits where three would round it onto the other side of the bar.
+
+    >>> _against(0.6243, 0.51), _against(0.4, 0.51), _against(0.5099, 0.51), _against(0.51, 0.51)
+    ('0.624 >= 0.51', '0.400 < 0.51', '0.5099 < 0.51', '0.510 >= 0.51')
+    """
+    reached = value >= bar
+    for digits in range(3, 7):
+        shown = f"{value:.{digits}f}"
+        if (float(shown) >= bar) == reached:
+            break
+    return f"{shown} {'>=' if reached else '<'} {bar}"

@@ -72,7 +72,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,
                         ray_address=args.ray_address, workers=args.workers, num_gpus=args.num_gpus,
                         search=not args.no_search_stage, nprobe=args.nprobe, list_size=args.list_size,
-                        exact_scores=args.exact_scores, settle=args.settle)
+                        exact_scores=args.exact_scores, settle=args.settle, quiet=args.quiet)
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
     try:
@@ -167,6 +167,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="items per batch of the parallel stages (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars, and with --engine ray no Ray logs on stderr (they stay in Ray's session logs)")
     p.add_argument("--progress", action="store_true", help="force progress bars on stderr")
     p.set_defaults(func=cmd_batch)

@@ -6,13 +6,22 @@ cluster, samestory installed on every node. ``address=None`` starts a local
 cluster with ``workers`` CPUs (what the tests and the scaling figures use); ``address="auto"``
 or ``"ray://HOST:10001"`` joins an existing one. ``num_gpus`` > 0 puts each embedding actor on
 a GPU (the embedder must then be built with ``device="cuda"``).
+
+``quiet`` (``samestory batch --quiet``) turns Ray's own console output down to nothing: the
+driver's ``ray`` logger and Ray Data's console handler at ERROR (Ray Data's log files under the
+session's ``logs`` keep everything), and the driver's stderr sent to ``logs/samestory-driver.err``
+while the stages run (Ray's C++ ERROR lines, also in the session's driver log). Without it, Ray
+Data says what it executes, and shows progress bars where asked.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +40,8 @@ from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Where a --quiet run's driver stderr goes while the Ray stages run, in the session's logs folder.
+DRIVER_STDERR = "samestory-driver.err"
 
 
 def _drop_settled(batch: Batch, *, settled: np.ndarray) -> Batch:
@@ -43,6 +54,52 @@ def _as_nodes(batch: Batch) -> Batch:
     return {"node": np.asarray(batch["row"], np.int64), "vector": batch["vector"]}
 
 
+# Ray Data's warning that no CPU is free; it fires when the embedding stage's result is
+# materialized, while that stage's actors still hold every CPU, though reading that result needs none.
+CPU_WARNING = "does not have any available CPUs"
+
+
+class _DropCpuWarning(logging.Filter):
+    """Drops Ray Data's no-free-CPU warning (``CPU_WARNING``) where it is known to be spurious."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return CPU_WARNING not in record.getMessage()
+
+
+@contextmanager
+def _without_cpu_warning() -> Iterator[None]:
+    """Ray Data's no-free-CPU warning left out while an actor stage is materialized: the actors
+    hold the CPUs until they are torn down, just after, and nothing waits for a CPU meanwhile
+    (it told users "The Dataset job will hang" on runs that did not hang)."""
+    logger = logging.getLogger("ray.data.dataset")
+    drop = _DropCpuWarning()
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)
+
+
+# The console handlers' levels Ray Data configured, before quiet mode raised them.
+_CONSOLE_LEVELS: dict[logging.Handler, int] = {}
+
+
+def _ray_data_console(quiet: bool) -> None:
+    """Ray Data's console handler at ERROR while ``quiet`` (it logs every execution's plan and a
+    warning that progress bars are off); its file handler, under the session's logs, keeps all.
+    Restored when not ``quiet``, since a process may run both ways (the tests)."""
+    from ray.data._internal.logging import SessionFileHandler
+
+    for handler in logging.getLogger("ray.data").handlers:
+        if isinstance(handler, SessionFileHandler):
+            continue
+        if quiet:
+            _CONSOLE_LEVELS.setdefault(handler, handler.level)
+            handler.setLevel(logging.ERROR)
+        elif handler in _CONSOLE_LEVELS:
+            handler.setLevel(_CONSOLE_LEVELS.pop(handler))
+
+
 def shutdown() -> None:
     """Leave the cluster (stops a local one this process started)."""
     import ray
@@ -51,28 +108,70 @@ def shutdown() -> None:
         ray.shutdown()
 
 
-def connect(address: str | None, workers: int | None) -> Any:
-    """Start (``address=None``) or join a Ray cluster; idempotent within one process."""
+def connect(address: str | None, workers: int | None, *, quiet: bool = False) -> Any:
+    """Start (``address=None``) or join a Ray cluster; idempotent within one process.
+
+    ``quiet``: the driver's ``ray`` logger at ERROR (no "Started a local Ray instance", no token
+    notice) and Ray Data's console handler too (``_ray_data_console``).
+    """
     try:
         import ray
     except ModuleNotFoundError as exc:
         raise RuntimeError("--engine ray needs the ray extra: pip install 'samestory[ray]'") from exc
     if not ray.is_initialized():
+        level = logging.ERROR if quiet else logging.INFO
         if address:
             # A real cluster: every node has samestory installed (the same version as the driver).
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, logging_level=level)
         else:
             # A local cluster's workers import this package from the checkout the driver runs from.
             path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=level,
                      runtime_env={"env_vars": {"PYTHONPATH": path}})
+    _ray_data_console(quiet)
     return ray
+
+
+@contextmanager
+def _stderr_to_session_logs(ray: Any) -> Iterator[None]:
+    """The driver's file descriptor 2 sent to ``DRIVER_STDERR`` in the Ray session's logs folder
+    while the stages run, then restored.
+
+    Ray's core worker (C++) writes its ERROR lines on the driver's stderr as well as in the
+    session's driver log, whatever the Python loggers say: Ray 2.60 writes one for every Ray Data
+    actor pool ("constructor arguments in the object store and max_restarts > 0"), which the
+    embedding stage is. ``RAY_BACKEND_LOG_LEVEL`` would hide it only by printing a line of its
+    own. An exception still reaches the caller (it is printed after the descriptor is restored).
+    """
+    node = getattr(ray._private.worker, "_global_node", None)
+    target = Path(node.get_logs_dir_path()) / DRIVER_STDERR if node is not None else Path(os.devnull)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with target.open("ab") as sink:
+            os.dup2(sink.fileno(), 2)
+            try:
+                yield
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
 
 
 def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[], Any] | None,
             batch_size: int = 1024, progress: bool = False, address: str | None = None,
-            workers: int | None = None, num_gpus: float = 0.0, search: SearchPlan | None = None) -> Prepared:
-    ray = connect(address, workers)
+            workers: int | None = None, num_gpus: float = 0.0, search: SearchPlan | None = None,
+            quiet: bool = False) -> Prepared:
+    """The plan's stages on Ray (see the module docstring); ``quiet``: nothing from Ray on stderr."""
+    ray = connect(address, workers, quiet=quiet)
+    with _stderr_to_session_logs(ray) if quiet else nullcontext():
+        return _stages(ray, columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
+                       progress=progress, num_gpus=num_gpus, search=search)
+
+
+def _stages(ray: Any, columns: Batch, *, config: EngineConfig, make_embedder: Callable[[], Any] | None,
+            batch_size: int, progress: bool, num_gpus: float, search: SearchPlan | None) -> Prepared:
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = progress
     n_workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -106,10 +205,11 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
         t0 = time.perf_counter()
         todo = feats.map_batches(_drop_settled, fn_kwargs={"settled": settled_rows}, batch_format="numpy",
                                  batch_size=batch_size)
-        out = todo.map_batches(Embed, fn_constructor_kwargs={"make_embedder": make_embedder},
-                               batch_format="numpy", batch_size=batch_size, compute=ray.data.ActorPoolStrategy(
-                                   size=n_workers if not num_gpus else max(1, int(ray.cluster_resources().get("GPU", 1)))),
-                               num_gpus=num_gpus or None).materialize()
+        with _without_cpu_warning():
+            out = todo.map_batches(Embed, fn_constructor_kwargs={"make_embedder": make_embedder},
+                                   batch_format="numpy", batch_size=batch_size, compute=ray.data.ActorPoolStrategy(
+                                       size=n_workers if not num_gpus else max(1, int(ray.cluster_resources().get("GPU", 1)))),
+                                   num_gpus=num_gpus or None).materialize()
         for b in out.iter_batches(batch_format="numpy", batch_size=None):
             for row, text, vec in zip(b["row"], b["embed_text"], b["vector"], strict=True):
                 vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)

@@ -90,7 +90,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
               ray_address: str | None = None, workers: int | None = None, num_gpus: float = 0.0,
               search: bool = True, nprobe: int = NPROBE, list_size: int = LIST_SIZE,
               exact_scores: bool = False, make_embedder: Callable[[], Any] | None = None,
-              settle: bool = False) -> BatchOutput:
+              settle: bool = False, quiet: bool = False) -> BatchOutput:
     """Deduplicate ``records``: the plan's parallel stages on ``engine``, then the decide step.
 
     ``into``: the store the decide step writes (``:memory:`` keeps only the result; a SQLite or
@@ -106,6 +106,8 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     ``make_embedder``: builds the embedder in each process that embeds (the driver, every Ray
     embedding actor: picklable for Ray) instead of ``model``'s; the equivalence tests pass one
     that serves the vectors an earlier run computed (``bench.batch_scale.SavedVectors``).
+    ``quiet``: on Ray, nothing from Ray on stderr (``ray_engine.connect``); the local engine
+    prints nothing but its progress bars anyway.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -133,7 +135,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
 
         prepared = ray_engine.execute(columns, config=config, make_embedder=make_embedder, batch_size=batch_size,
                                       progress=progress, address=ray_address, workers=workers, num_gpus=num_gpus,
-                                      search=plan)
+                                      search=plan, quiet=quiet)
     neighbours = None
     if embedder is not None:
         embedder.vectors = prepared.vectors

@@ -172,6 +172,18 @@ def test_the_gate_embeds_in_full_only_chunks_near_another_language() -> None:
     assert ungated.duplicate_of == res.duplicate_of and enc.calls == [16]
 
 
+def test_translation_reasons_say_which_side_of_each_bar_a_score_fell_on() -> None:
+    """A reason read "alignment score 0.624 (>= 0.51?)": a question. It states the comparison that
+    holds, ">=" for a merged translation, "<" for the bar a kept chunk missed."""
+    enc = AlignedEncoder()
+    en = " ".join(EN[:4])
+    merged = PassageDeduper(enc).dedupe([en, " ".join(KO[:4])]).verdicts[1].reasons[-1]
+    assert "?" not in merged and "alignment score 1.000 >= 0.51, coverage 1.000 >= 0.75" in merged, merged
+    kept = PassageDeduper(enc).dedupe([en, " ".join(KO[:2] + KO[4:6])]).verdicts[1].reasons[-1]
+    # half its sentences aligned: the score passes its bar, the coverage (of characters) does not
+    assert "?" not in kept and "alignment score 0.548 >= 0.51, coverage 0.517 < 0.75" in kept, kept
+
+
 def test_single_sentence_texts_are_not_aligned_as_translations() -> None:
     # Unpunctuated text is one "sentence": one cosine is no alignment, so it is never a
     # translation, even when the encoder calls the two texts identical.

@@ -1,0 +1,68 @@
+"""``samestory dedupe``, in process (fast): its stderr count and the limit on a text's length."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from service.cli import _read_dedupe_input, main
+from service.types import MAX_BODY_CHARS
+
+
+def _dedupe(stdin: str, *args: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    assert main(["dedupe", "-", "--model", "none", *args]) == 0
+    out = capsys.readouterr()
+    return out.out, out.err
+
+
+def test_the_count_is_of_lines_and_names_the_blank_ones_skipped(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # It said "3 inputs" while the indices (line numbers, blank lines counted) ran to 4.
+    out, err = _dedupe("Fed raises rates\nFED raises rates!\n\nECB holds\nECB holds\n", "--json",
+                       monkeypatch=monkeypatch, capsys=capsys)
+    assert json.loads(out)["keep"] == [0, 3]
+    assert err.strip() == "5 lines, 1 blank skipped: kept 2, dropped 2", err
+    _, err = _dedupe("Fed raises rates\nECB holds\n", monkeypatch=monkeypatch, capsys=capsys)
+    assert err.strip() == "2 lines: kept 2, dropped 0"
+
+
+def test_one_line_is_singular(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # "1 inputs"
+    _, err = _dedupe("Fed raises rates\n", monkeypatch=monkeypatch, capsys=capsys)
+    assert err.strip() == "1 line: kept 1, dropped 0"
+    _, err = _dedupe("Fed raises rates", monkeypatch=monkeypatch, capsys=capsys)  # no final newline: the same line
+    assert err.strip() == "1 line: kept 1, dropped 0"
+
+
+def test_a_text_over_the_apis_limit_is_refused_naming_its_line(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    # The CLI took a 1.9 M-character chunk that POST /v1/dedupe refuses at 200,000 characters.
+    long = "word " * (MAX_BODY_CHARS // 5) + "x"
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"Fed raises rates\n\n{long}\n"))
+    with pytest.raises(SystemExit) as exc:
+        main(["dedupe", "-", "--model", "none"])
+    assert str(exc.value.code) == f"-:3: line is {len(long)} characters; the limit is {MAX_BODY_CHARS} (as POST /v1/dedupe)"
+    src = tmp_path / "chunks.jsonl"
+    src.write_text(json.dumps({"text": "short"}) + "\n" + json.dumps({"id": 7, "text": long}) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["dedupe", str(src), "--model", "none"])
+    assert str(exc.value.code) == (f"{src}:2: field 'text' is {len(long)} characters; the limit is {MAX_BODY_CHARS} "
+                                   "(as POST /v1/dedupe)")
+    # the limit itself is taken, as the API takes it (read only: deduplicating it takes minutes)
+    src.write_text(json.dumps({"text": "x" * MAX_BODY_CHARS}) + "\n", encoding="utf-8")
+    assert _read_dedupe_input(str(src), None)[0] == [{"text": "x" * MAX_BODY_CHARS}]
+
+
+def test_the_api_refuses_what_the_cli_refuses() -> None:
+    # one definition of the limit: the API's schema reads the same constant
+    from pydantic import ValidationError
+
+    from service.api.schemas import DedupeRequest
+
+    DedupeRequest(texts=["x" * MAX_BODY_CHARS])
+    with pytest.raises(ValidationError):
+        DedupeRequest(texts=["x" * (MAX_BODY_CHARS + 1)])
