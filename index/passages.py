@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 
 from index.minhash import jaccard
-from index.outlets import strip_dateline, strip_trailer
+from index.outlets import TAIL_CHARS, strip_dateline, strip_trailer
 from index.text import detect_lang, nfkc, normalize
 
 # Character 5-grams of the normalised text. Word n-grams (text-dedup, datatrove) lose a whole
@@ -57,6 +57,12 @@ _ABBREVIATIONS = frozenset(
     ["mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "gen", "gov", "sen", "rep", "lt", "col", "sgt", "capt", "cmdr", "vs", "no", "inc", "corp", "co", "ltd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "u.n", "e.g", "i.e", "etc", "approx", "fig", "est", "mt", "ft", "pp"])
 _SENTENCE_END_RE = re.compile(r"([.!?。？！])([\"”’')\]]*)(\s+)")
 _WORD_BEFORE_RE = re.compile(r"([\w.]+)\.$")
+# How many characters before a period ``split_sentences`` reads for the word it ends. The word
+# matters only when it is an abbreviation (the longest, "approx", has 6 letters) or one letter,
+# so a word cut at this length decides the same as the whole one. Reading from the sentence's
+# start instead made a line of many skipped periods ("x. y. z. ...") quadratic: 1.5 s for
+# 10,000 characters. Anything above 8 decides the same; lower would cut "approx".
+WORD_BEFORE_CHARS = 32
 
 # Boilerplate that syndication and scrapers put before or after a story: bylines, photo
 # credits, copyright and subscription footers. Removed only at either end of a passage (one after
@@ -64,12 +70,12 @@ _WORD_BEFORE_RE = re.compile(r"([\w.]+)\.$")
 # (its README) plus their common variants; what it misses still reaches the shingle pass, where
 # the unexplained line makes the chunk "new content" unless it is covered elsewhere.
 _BOILERPLATE = [
-    r"\((?:Reuters|AP|AFP|Yonhap|CNN|Bloomberg)\)\s*[-–—]?",
+    r"\((?:Reuters|AP|AFP|Yonhap|CNN|Bloomberg)\)\s*+[-–—]?",
     r"\(\w{1,10}=\w{1,10}(?:\s\w{1,10})?\)",                # (서울=연합뉴스), (서울=뉴스1) 홍길동 기자
     r"\[(?:사진|그래픽|영상)\s*=\s*[^\]]{1,20}\]",             # [사진=연합뉴스]
     r"무단\s*전재\s*(?:및|&)\s*재배포\s*금지",
     r"기사\s*제보\s*및\s*보도\s*자료",
-    r"저작권자\s*[ⓒ©]?(?:\s*[\w.]{1,20})?",
+    r"저작권자\s*+[ⓒ©]?(?:\s*[\w.]{1,20})?",
     r"▶\s*관련\s*기사\s*더보기",
     r"구독하기",
     r"Read more:?",
@@ -77,10 +83,19 @@ _BOILERPLATE = [
     r"Sign up for our newsletter\.?",
     r"Share this article:?",
     r"Advertisement",
-    r"[©ⓒ]\s*(?:\d{4}\s*)?(?:[\w.]+\s*){0,4}All rights reserved\.?",
+    # Up to four words before "All rights reserved", the last one possibly glued to it. Written
+    # as "(?:[\w.]+\s*){0,4}" it let the engine split a long word every possible way: "©" and
+    # 300 letters took 54 s. Now each word is whole (possessive) and only the glued one is lazy.
+    r"[©ⓒ]\s*(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
 ]
 _BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*", re.IGNORECASE)
-_BOILERPLATE_END_RE = re.compile(r"\s*(?:" + "|".join(_BOILERPLATE) + r")\s*$", re.IGNORECASE)
+# Possessive leading whitespace, never started inside a run of it: see ``index.outlets._TRAILER_RE``.
+_BOILERPLATE_END_RE = re.compile(r"(?<!\s)\s*+(?:" + "|".join(_BOILERPLATE) + r")\s*$", re.IGNORECASE)
+# At most this many boilerplate pieces are taken from each end of a passage: each one copies the
+# rest of the text, so a text of 15,000 "Advertisement" lines cost quadratic time. The
+# rag-chunks-ntrex dev chunks carry at most one piece; syndicated bodies, two or three (dateline
+# and photo credit; footer and byline). Lower leaves stacked boilerplate in as content.
+MAX_BOILERPLATE_PIECES = 16
 # Datelines and bylines (index.outlets): "(서울=연합뉴스) 홍길동 기자 =" at the start (the pattern
 # above took the dateline and left "홍길동 기자 =" as content), "홍길동 기자 gildong@example.kr" and
 # "Reporting by ...; Editing by ..." at the end. A copy that carries them says nothing more.
@@ -103,7 +118,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _SENTENCE_END_RE.finditer(line):
             if m.group(1) == ".":
-                word = _WORD_BEFORE_RE.search(line[start : m.start(1) + 1])
+                word = _WORD_BEFORE_RE.search(line[max(start, m.start(1) + 1 - WORD_BEFORE_CHARS) : m.start(1) + 1])
                 w = word.group(1).lower() if word else ""
                 if w in _ABBREVIATIONS or (len(w) == 1 and w.isalpha()) or line[m.end() : m.end() + 1].islower():
                     continue
@@ -126,7 +141,7 @@ def strip_boilerplate(text: str) -> tuple[str, tuple[str, ...]]:
     removed_start: list[str] = []
     removed_end: list[str] = []
     core = nfkc(text).strip()
-    while True:
+    while len(removed_start) < MAX_BOILERPLATE_PIECES:
         m = _BOILERPLATE_START_RE.match(core)
         rest = strip_dateline(core)
         if rest != core and (not m or len(core) - len(rest) >= m.end()):
@@ -137,8 +152,8 @@ def strip_boilerplate(text: str) -> tuple[str, tuple[str, ...]]:
             break
         removed_start.append(m.group(0).strip())
         core = core[m.end() :]
-    while True:
-        m = _BOILERPLATE_END_RE.search(core)
+    while len(removed_end) < MAX_BOILERPLATE_PIECES:
+        m = _BOILERPLATE_END_RE.search(core, max(0, len(core) - TAIL_CHARS))
         rest = strip_trailer(core)
         if rest != core and rest.strip():
             removed_end.append(core[len(rest):].strip())
