@@ -51,6 +51,13 @@ SHINGLE_CHARS = 5
 # (인상/인하). Higher keeps more typo copies as new content.
 TYPO_MIN_LATIN = 4
 TYPO_MIN_HANGUL = 2
+# ... and only up to this length: the one-edit test looks up each of a word's one-deletion
+# variants, as many as its letters and each as long, so a word of L characters costs L^2 (a
+# 200,000-character text without spaces is one word: 40 billion characters, out of memory). The
+# longest normalised word in the rag-chunks-ntrex dev chunks has 18 characters; a longer absent
+# word (a URL, unspaced Korean) is new content, as any absent word is. Lower would call more
+# long typos new content (keeps the chunk); higher only costs time.
+TYPO_MAX_CHARS = 64
 
 # Words whose trailing period does not end an English sentence ("Oct. 2, 1968", "Mr. Lee").
 _ABBREVIATIONS = frozenset(
@@ -333,7 +340,7 @@ class Passage:
             # Only words sharing ``w`` or one of its one-deletion variants can be one edit from it
             # (substitution, insertion, deletion and neighbour swap all leave such a variant in
             # common), so ``_one_edit`` checks those few instead of every word of ``other``.
-            if len(w) >= least and any(_one_edit(w, o) for key in (w, *_deletions(w)) for o in near.get(key, ())):
+            if least <= len(w) <= TYPO_MAX_CHARS and any(_one_edit(w, o) for key in (w, *_deletions(w)) for o in near.get(key, ())):
                 typos.append(w)
             else:
                 new.append(w)
@@ -355,6 +362,8 @@ class Passage:
         """Each word of the core and each of its one-deletion variants -> the words it comes from."""
         out: dict[str, list[str]] = {}
         for o in self.words:
+            if len(o) > TYPO_MAX_CHARS + 1:  # one edit from no word new_words tests
+                continue
             for key in (o, *_deletions(o)):
                 out.setdefault(key, []).append(o)
         return {k: tuple(v) for k, v in out.items()}
