@@ -5,11 +5,12 @@ hits as the engine's own index above the floor."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bench.batch_search import exact_pairs
 from index.vectors import VectorIndex
 from service.batch.candidates import CandidateVectors, Neighbours
-from service.batch.neighbours import SearchPlan, search_all, train_centroids
+from service.batch.neighbours import FLOOR_MARGIN, SearchPlan, search_all, train_centroids
 from service.config import EngineConfig
 
 
@@ -45,6 +46,18 @@ def test_centroids_are_trained_on_a_sample_and_unit_length() -> None:
 def test_floor_sits_below_the_engine_threshold() -> None:
     cfg = EngineConfig().for_model("use")
     assert SearchPlan.for_engine(cfg).floor < cfg.copy.embedding_threshold
+
+
+@pytest.mark.parametrize("verifier", [True, False])
+def test_floor_sits_below_every_band_the_engine_reads_hits_from(verifier: bool) -> None:
+    """The verifier's rescue reads other-language hits down to verifier_floor; without the
+    verifier the lowest band is the slot-confirmed one. A floor above either hides hits that
+    streaming would merge (664 items in other copy groups at 20,000 with the verifier on)."""
+    cfg = EngineConfig.of(verifier=verifier).for_model("use")
+    lowest = min(cfg.copy.embedding_threshold, cfg.copy.slot_confirm_threshold,
+                 *([cfg.copy.verifier_floor] if verifier else []))
+    assert SearchPlan.for_engine(cfg).floor < lowest
+    assert SearchPlan.for_engine(cfg).floor == pytest.approx(lowest - FLOOR_MARGIN)
 
 
 def test_searches_answered_from_pairs_equal_the_index_above_the_floor() -> None:
