@@ -102,3 +102,23 @@ def test_exact_scores_sends_a_search_without_hits_to_the_index() -> None:
         wrapped.add(np.arange(1, 50), x[1:], np.zeros(49))
         assert wrapped.search(x[:1], 8) == want
         assert wrapped.for_score == int(exact)
+
+
+@pytest.mark.parametrize("window", [None, (0.0, 1.0)])
+def test_a_search_whose_hits_tie_is_the_indexs_own(window: tuple[float, float] | None) -> None:
+    """Groups whose anchors share one vector (the same text in two groups) score equal; the
+    engine proposes them in the order its index returns them, which the pairs cannot rebuild
+    (faiss's order of equals), so such a search is the wrapped index's: same groups, same order."""
+    x = _clustered(400)
+    same = [3, 40, 41, 250, 399]  # five groups with one vector
+    x[same] = x[3]
+    nb = Neighbours.build(x, search_all(np.arange(len(x)), x, floor=0.5, nlist=1, nprobe=1), dim=x.shape[1])
+    plain, wrapped = VectorIndex(x.shape[1]), CandidateVectors(VectorIndex(x.shape[1]), nb, floor=0.5)
+    for idx in (plain, wrapped):
+        idx.add(np.arange(len(x)), x, np.linspace(0.0, 1.0, len(x)))
+    for k in (2, 3, 8):  # the tie inside the hits, and at the k-th place
+        assert wrapped.search(x[3:4], k, window=window) == plain.search(x[3:4], k, window=window)
+    assert wrapped.for_ties == 3 and wrapped.answered == 0
+    other = next(i for i in range(len(x)) if i not in same)
+    assert wrapped.search(x[other : other + 1], 8, window=window)[0][0][0] == other
+    assert wrapped.for_ties == 3 and wrapped.answered == 1  # no tie: answered from the pairs
