@@ -17,7 +17,9 @@ Hits below the floor are not returned; the engine drops them anyway (its floor i
 an item with none keeps no nearest-cosine score (``score`` null where streaming reports the
 cosine of a group too far to merge: docs/scale.md). A query the stage never saw (embedded late)
 falls back to the wrapped index's own search; so does, with ``exact_scores``, a search the
-pairs answer with no hit (then even that score is streaming's).
+pairs answer with no hit (then even that score is streaming's), and a search whose hits tie
+(:data:`TIE_EPS`: two groups with one vector), as only the wrapped index knows the order in which
+streaming gets equals back.
 
 >>> from index.vectors import VectorIndex
 >>> v = np.eye(3, dtype=np.float32)
@@ -31,12 +33,33 @@ pairs answer with no hit (then even that score is streaming's).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from index.vector_search import Hits, score_direct
 from index.vectors import VectorIndex, _as_float_matrix
+
+# Two hits whose cosines differ by at most this are a tie. Groups whose anchors have the same
+# vector (the same text in two groups: copies the verifier or a guard kept apart) score equal, and
+# the engine proposes equal hits in the order its index returns them; faiss's order of equals
+# (its heap's, neither insertion order nor a sort) cannot be rebuilt from the candidates alone,
+# so a search whose hits tie is the wrapped index's own. 1e-5 is far above the float32 rounding
+# by which this module's scores (numpy) and faiss's differ (< 2e-7 on the 20,000-item corpus,
+# research/notes/scale.md) and far below the gaps between distinct hits: wider, more searches go
+# to the wrapped index (time, same answers); under the rounding, equals could come back in
+# another order than streaming's and an item join the other of two same-text groups.
+TIE_EPS = 1e-5
+
+
+def _ties(scored: list[tuple[int, float]]) -> bool:
+    """Two neighbours in ``scored`` (best first) within :data:`TIE_EPS` of each other.
+
+    >>> _ties([(1, 0.9), (2, 0.8)]), _ties([(1, 0.9), (2, 0.9 - 1e-7)]), _ties([(1, 0.9)])
+    (False, True, False)
+    """
+    return any(a[1] - b[1] <= TIE_EPS for a, b in pairwise(scored))
 
 
 class Neighbours:
@@ -108,6 +131,7 @@ class CandidateVectors:
         self.answered = 0  # searches answered from the pairs
         self.fell_back = 0  # searches of a vector the stage never saw: the wrapped index's own
         self.for_score = 0  # searches with no hit from the pairs, sent to the wrapped index (exact_scores)
+        self.for_ties = 0  # searches whose hits tie, sent to the wrapped index (its order of equals is streaming's)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -144,7 +168,6 @@ class CandidateVectors:
         if node is None or exclude:
             self.fell_back += 1
             return self.inner.search(vectors, k, window=window, exclude=exclude)
-        self.answered += 1
         groups: set[int] = set(self.groups_of.get(node, ()))
         for nb in self.neighbours.of(node).tolist():
             groups.update(self.groups_of.get(nb, ()))
@@ -157,7 +180,13 @@ class CandidateVectors:
         hits: list[tuple[int, float]] = []
         if pos.size:
             q = _as_float_matrix(raw, self.dim, "vectors")
-            hits = [(g, s) for g, s in score_direct(q, k, pos, self.inner._decode(pos), rows.ids)[0] if s >= self.floor]
+            # one beyond k: a tie at the k-th place decides which group is returned at all
+            scored = score_direct(q, k + 1, pos, self.inner._decode(pos), rows.ids)[0]
+            hits = [(g, s) for g, s in scored[:k] if s >= self.floor]
+            if hits and _ties(scored[: len(hits) + 1]):
+                self.for_ties += 1
+                return self.inner.search(vectors, k, window=window)
+        self.answered += 1
         if not hits and self.exact_scores:
             self.for_score += 1
             return self.inner.search(vectors, k, window=window)

@@ -108,7 +108,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         out = engine.ingest_many([r.article for r in records], progress=progress)
         if wrapped is not None:
             searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
-                        "own_search_for_score": wrapped.for_score}
+                        "own_search_for_score": wrapped.for_score, "own_search_for_ties": wrapped.for_ties}
             engine.ctx.state.vectors = wrapped.inner
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
         settled = engine.settle(progress=progress).to_dict() if settle else None

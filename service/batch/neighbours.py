@@ -75,7 +75,9 @@ class SearchPlan:
         """The floor for an engine config resolved for its model (``EngineConfig.for_model``).
 
         >>> from service.config import EngineConfig
-        >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor  # the slot-confirmed band's 0.55
+        >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor  # the verifier's rescue: 0.45
+        0.43
+        >>> SearchPlan.for_engine(EngineConfig.of(verifier=False).for_model("use")).floor  # slot-confirmed: 0.55
         0.53
         """
         floor = float(config.copy.embedding_threshold)
@@ -84,6 +86,13 @@ class SearchPlan:
         # pairs, same decisions.
         if config.copy.slot_confirm_threshold is not None:
             floor = min(floor, float(config.copy.slot_confirm_threshold))
+        # The pair verifier's rescue (Cascade._rescue_hits) reads other-language hits down to
+        # verifier_floor (0.45 for USE), below both: a floor above it hid those hits from the
+        # decide step, and on the 20,000-item equivalence corpus 664 items landed in other copy
+        # groups than streaming put them in (research/notes/scale.md, "late embeds"). The cost:
+        # about 3.8 times the pairs there (40,745 at 0.53, 154,196 at 0.43).
+        if config.copy.verifier:
+            floor = min(floor, float(config.copy.verifier_floor))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
 
 

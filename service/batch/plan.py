@@ -10,7 +10,8 @@ on a Ray cluster (``service.batch.ray_engine``). The stages:
 2. :func:`explode_keys` then :func:`settle_group` - every exact key, LSH band key and lead
    token becomes a row; grouping by key is the one shuffle that brings candidates together.
    Inside a group, a later item that an earlier one matches by a cheap pass (same exact key,
-   band-mate with verified 3-gram Jaccard, gated 3-gram score in its lead bucket) is *settled*.
+   band-mate with verified 3-gram Jaccard, gated 3-gram score in its lead bucket) is *settled*;
+   with the pair verifier on, which reads every match but identity, only an exact key settles.
 3. :class:`Embed` - only the survivors (items no cheap pass settles) are embedded, in parallel
    actors;
 4. the vector search over those embeddings, sharded by IVF list (``service.batch.neighbours``):
@@ -118,6 +119,18 @@ def settle_group(group: Batch, *, config: EngineConfig) -> Batch:
     - lead token (``l:...``, the subject gate): the gated, IDF-weighted 3-gram pass against the
       earlier members of the bucket (IDF over the bucket: an estimate of the engine's, which is
       over the whole window; only what gets embedded depends on it).
+
+    With the pair verifier on (``config.copy.verifier``) only exact keys settle: the verifier
+    reads every band and lead match (identity alone stands without it) and refuses some, and
+    the engine then embeds the item on the spot, one at a time. On the 20,000-item equivalence
+    corpus that was 1,080 late embeds; embedding band and lead matches ahead instead costs
+    1,787 more texts in the parallel stage (12,616 -> 14,403) and leaves 9 late
+    (research/notes/scale.md, "late embeds").
+
+    >>> g = {"key": np.array(["b0:1"] * 2, dtype=object), "row": np.array([0, 1]),
+    ...      "grams": np.array([np.arange(9, dtype=np.uint32).tobytes()] * 2, dtype=object)}
+    >>> [settle_group(g, config=EngineConfig.of(verifier=v))["row"].tolist() for v in (False, True)]
+    [[1], []]
     """
     order = np.argsort(group["row"], kind="stable")
     rows = group["row"][order]
@@ -128,6 +141,8 @@ def settle_group(group: Batch, *, config: EngineConfig) -> Batch:
         pass
     elif key[0] in "ct":
         settled = [int(r) for r in rows[1:]]
+    elif config.copy.verifier:
+        pass  # a band or lead match is the verifier's to accept: embedded ahead (see above)
     elif key[0] == "b":
         for i in range(1, len(rows)):
             lo = max(0, i - MAX_GROUP_COMPARISONS)

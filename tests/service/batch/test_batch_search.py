@@ -5,11 +5,12 @@ hits as the engine's own index above the floor."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bench.batch_search import exact_pairs
 from index.vectors import VectorIndex
 from service.batch.candidates import CandidateVectors, Neighbours
-from service.batch.neighbours import SearchPlan, search_all, train_centroids
+from service.batch.neighbours import FLOOR_MARGIN, SearchPlan, search_all, train_centroids
 from service.config import EngineConfig
 
 
@@ -45,6 +46,18 @@ def test_centroids_are_trained_on_a_sample_and_unit_length() -> None:
 def test_floor_sits_below_the_engine_threshold() -> None:
     cfg = EngineConfig().for_model("use")
     assert SearchPlan.for_engine(cfg).floor < cfg.copy.embedding_threshold
+
+
+@pytest.mark.parametrize("verifier", [True, False])
+def test_floor_sits_below_every_band_the_engine_reads_hits_from(verifier: bool) -> None:
+    """The verifier's rescue reads other-language hits down to verifier_floor; without the
+    verifier the lowest band is the slot-confirmed one. A floor above either hides hits that
+    streaming would merge (664 items in other copy groups at 20,000 with the verifier on)."""
+    cfg = EngineConfig.of(verifier=verifier).for_model("use")
+    lowest = min(cfg.copy.embedding_threshold, cfg.copy.slot_confirm_threshold,
+                 *([cfg.copy.verifier_floor] if verifier else []))
+    assert SearchPlan.for_engine(cfg).floor < lowest
+    assert SearchPlan.for_engine(cfg).floor == pytest.approx(lowest - FLOOR_MARGIN)
 
 
 def test_searches_answered_from_pairs_equal_the_index_above_the_floor() -> None:
@@ -89,3 +102,23 @@ def test_exact_scores_sends_a_search_without_hits_to_the_index() -> None:
         wrapped.add(np.arange(1, 50), x[1:], np.zeros(49))
         assert wrapped.search(x[:1], 8) == want
         assert wrapped.for_score == int(exact)
+
+
+@pytest.mark.parametrize("window", [None, (0.0, 1.0)])
+def test_a_search_whose_hits_tie_is_the_indexs_own(window: tuple[float, float] | None) -> None:
+    """Groups whose anchors share one vector (the same text in two groups) score equal; the
+    engine proposes them in the order its index returns them, which the pairs cannot rebuild
+    (faiss's order of equals), so such a search is the wrapped index's: same groups, same order."""
+    x = _clustered(400)
+    same = [3, 40, 41, 250, 399]  # five groups with one vector
+    x[same] = x[3]
+    nb = Neighbours.build(x, search_all(np.arange(len(x)), x, floor=0.5, nlist=1, nprobe=1), dim=x.shape[1])
+    plain, wrapped = VectorIndex(x.shape[1]), CandidateVectors(VectorIndex(x.shape[1]), nb, floor=0.5)
+    for idx in (plain, wrapped):
+        idx.add(np.arange(len(x)), x, np.linspace(0.0, 1.0, len(x)))
+    for k in (2, 3, 8):  # the tie inside the hits, and at the k-th place
+        assert wrapped.search(x[3:4], k, window=window) == plain.search(x[3:4], k, window=window)
+    assert wrapped.for_ties == 3 and wrapped.answered == 0
+    other = next(i for i in range(len(x)) if i not in same)
+    assert wrapped.search(x[other : other + 1], 8, window=window)[0][0][0] == other
+    assert wrapped.for_ties == 3 and wrapped.answered == 1  # no tie: answered from the pairs
