@@ -15,7 +15,7 @@ stage's lists and pairs and how the decide step's searches were answered.
 
 ``--check-searches``: every search the decide step answers from the pairs is also asked of the
 engine's own index; a search whose groups differ (``set``) or come back in another order
-(``order``) is counted, and the first few printed. On 2026-12-07 (band and lead matches embedded
+(``order``) is counted, and the first few printed. On 2026-12-06 (band and lead matches embedded
 ahead, before ties went to the index) all of them were groups tied on one anchor vector.
 """
 
