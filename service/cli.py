@@ -31,6 +31,15 @@ _PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.c
             "service.batch.cli")
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: the summaries' counts.
+
+    >>> _count(1, "copy group"), _count(3, "line")
+    ('1 copy group', '3 lines')
+    """
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def non_negative_float(value: str) -> float:
     """``type=`` of an amount that may be 0 but not negative (GPUs per actor).
 
@@ -325,7 +334,7 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     if not args.quiet:
         # lines, not inputs: the indices printed are line numbers, blank lines counted
         blank = lines - len(records)
-        print(f"{lines} line{'s' * (lines != 1)}{f', {blank} blank skipped' if blank else ''}: "
+        print(f"{_count(lines, 'line')}{f', {blank} blank skipped' if blank else ''}: "
               f"kept {len(records) - len(dropped)}, dropped {len(dropped)}", file=sys.stderr)
     return 0
 
@@ -512,11 +521,10 @@ def cmd_clusters(args: argparse.Namespace) -> int:
 
 
 def _print_story(view: dict[str, Any]) -> None:
-    groups = len(view["copy_groups"])
-    print(f"story {view['id']}: {groups} copy group{'s' * (groups != 1)}, {', '.join(view['languages'])}, "
+    print(f"story {view['id']}: {_count(len(view['copy_groups']), 'copy group')}, {', '.join(view['languages'])}, "
           f"{view['start']} .. {view['end']}")
     for g in view["copy_groups"]:
-        print(f"  copy group {g['id']} ({g['size']} item{'s' * (g['size'] != 1)}; {', '.join(g['languages'])}; "
+        print(f"  copy group {g['id']} ({_count(g['size'], 'item')}; {', '.join(g['languages'])}; "
               f"{', '.join(g['outlets']) or '-'}): {g['title']}")
         print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
         print(f"      {g['story_reason']}")
