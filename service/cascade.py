@@ -18,6 +18,7 @@ from index.ngram import GatedNgramIndex
 from index.text import detect_lang, has_hangul, same_letters
 from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
+from service.guards.quantity import QuantityGuard
 from service.scoring import CosineScorer, EmbeddingScorer
 from service.stages import (
     CheapIndices,
@@ -122,6 +123,8 @@ class Cascade:
                  stages: Sequence[Stage] | None = None, verifier: PairVerifierLike | None = None) -> None:
         self.config = config
         self.guards = guards
+        # The figures the verifier reads written alike (``read_pair``): the quantity guard's units.
+        self._quantities = next((g for g in getattr(guards, "guards", ()) if isinstance(g, QuantityGuard)), None)
         # The pair verifier (EngineConfig.copy.verifier): None, off. It decides every merge but
         # identity, and rescues Korean-English hits in [verifier_floor, embedding_threshold).
         self.verifier = verifier
@@ -283,9 +286,35 @@ class Cascade:
         assert self.verifier is not None
         if not pairs:
             return []
-        texts = [reading_order(*verify_texts(a, b)) for a, b in pairs]
+        texts = [self.read_pair(a, b)[:2] for a, b in pairs]
+        texts = [reading_order(*t) for t in texts]
         p = self.verifier.score([t[0] for t in texts], [t[1] for t in texts])
         return [float(x) for x in p]
+
+    def read_pair(self, a: ItemFeatures, b: ItemFeatures) -> tuple[str, str, tuple[str, ...]]:
+        """What the verifier reads of a pair, in :func:`verify_texts`' order, and the figures it
+        reads rewritten: the quantity guard's equal figures written alike
+        (``QuantityGuard.written_alike``), in the text that comes first in :func:`reading_order`
+        (the Korean one) as the other writes them. The verifier cannot convert units ("0.25%p" /
+        "25 basis points" gave P 0.003); only figures the guard finds equal are rewritten, so a
+        changed figure still reads as changed. On the hand-written sets it finds 3 more copies
+        each (fresh 41 -> 44 of 75, the older 46 -> 49 of 69) and merges nothing more
+        (research/notes/verifier-runtime.md, "Figures written alike"). Without guards, as read."""
+        x, y = verify_texts(a, b)
+        if self._quantities is None:
+            return x, y, ()
+        first, second = reading_order(x, y)
+        aligned, rewrites = self._quantities.written_alike(first, second)
+        if not rewrites:
+            return x, y, ()
+        return (aligned, y, rewrites) if (first, second) == (x, y) else (x, aligned, rewrites)
+
+    def _unmatched(self, a: ItemFeatures, b: ItemFeatures) -> str:
+        """What the verifier's reasons say of a pair: the rewritten figures, if any, then what of
+        each side the other does not match (``index.unmatched.describe``)."""
+        x, y, rewrites = self.read_pair(a, b)
+        spans = describe_unmatched(x, y)
+        return f"figures read alike: {', '.join(rewrites)}; {spans}" if rewrites else spans
 
     def _verified(self, trace: Trace, stage: StageName, new: ItemFeatures, other: ItemFeatures) -> bool:
         """A merge the guards let through, as the verifier judges it: identity (the exact stage)
@@ -301,7 +330,7 @@ class Cascade:
             return True
         p, threshold = self.verify([(new, other)])[0], self.verifier_threshold()
         trace.scores["verifier"] = p
-        spans = describe_unmatched(*texts)
+        spans = self._unmatched(new, other)
         if p >= threshold:
             trace.reasons.append(f"verifier: {p:.2f}, {spans}")
             return True
@@ -319,7 +348,7 @@ class Cascade:
 
     def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
-                f"{self.config.copy.embedding_threshold}; {describe_unmatched(*verify_texts(a, b))}")
+                f"{self.config.copy.embedding_threshold}; {self._unmatched(a, b)}")
 
     def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The Korean-English rescue: the embedding hits no stage took, in another language than
@@ -473,7 +502,7 @@ class Cascade:
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
-                            f"{threshold:.2f} (cosine {cos:.2f}); {describe_unmatched(*verify_texts(a, b))}"],
+                            f"{threshold:.2f} (cosine {cos:.2f}); {self._unmatched(a, b)}"],
                             scores=scores)
         ok = self._propose(trace, self._rescue_reason(p, cos, a, b), a, b)
         return Decision(ok, "embedding", cos, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)

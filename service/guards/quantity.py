@@ -244,6 +244,33 @@ class QuantityGuard:
             found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip()))
         return tuple(found)
 
+    def written_alike(self, a: str, b: str) -> tuple[str, tuple[str, ...]]:
+        """``a`` with each of its quantities that equals one of ``b``'s (same kind, :meth:`same`) but
+        is written otherwise written as ``b`` writes it, and those rewrites; ``a`` itself and no
+        rewrite where there is none. What the pair verifier reads (``Cascade.read_pair``): it reads
+        "0.25%p" against "25 basis points" as a changed number (P 0.003; 0.825 once both say
+        "25 basis points"), as it was trained to refuse changed figures.
+
+        >>> g = QuantityGuard.from_rules(load_rules()["quantity"])
+        >>> g.written_alike("연준, 기준금리 0.25%p 인상", "Fed raises rates by 25 basis points")
+        ('연준, 기준금리 25 basis points 인상', ('0.25%p as 25 basis points',))
+        >>> g.written_alike("연준, 기준금리 0.5%p 인상", "Fed raises rates by 25 basis points")
+        ('연준, 기준금리 0.5%p 인상', ())
+        """
+        qa, qb = self.extract(a), self.extract(b)
+        text, rewrites = None, []
+        for x in qa:
+            y = next((y for y in qb if y.dimension == x.dimension and self.same(x, y)), None)
+            if y is None or x.surface == y.surface:
+                continue
+            current = prepare(a) if text is None else text  # the surfaces are the prepared text's
+            # The first place the surface stands on its own ("1%" is not the end of "41%").
+            new, n = re.subn(rf"(?<![\d.,]){re.escape(x.surface)}", lambda _m, s=y.surface: s, current, count=1)
+            if n:
+                text = new
+                rewrites.append(f"{x.surface} as {y.surface}")
+        return (a, ()) if text is None else (text, tuple(rewrites))
+
     def same(self, x: Quantity, y: Quantity) -> bool:
         """Equal to the precision the less precise side stated, capped at ``max_rel`` (see TOML)."""
         big = max(abs(x.value), abs(y.value))

@@ -317,3 +317,25 @@ def test_the_same_letters_differently_spaced_are_never_refused() -> None:
         assert not d.compare(FRAME_A, FRAME_B).same and v.calls  # other words: asked, and refused
     finally:
         del VECTORS[spaced], VECTORS[joined]
+
+
+def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so() -> None:
+    """"0.25%p" against "25 basis points" is one figure in two units, which the verifier cannot
+    convert (the shipped artefact: P 0.003, 0.82 once both say "25 basis points"): with the
+    guards on it reads the Korean side's figure as the English side writes it."""
+    from service.cascade import Cascade
+    from service.guards import GuardSet
+    from index.features import ItemFeatures
+
+    ko, en = "연준, 기준금리 0.25%p 인상", "Fed raises rates by 25 basis points"
+    v = FakeVerifier(default=0.9)
+    cascade = Cascade(EngineConfig.of(verifier=True), GuardSet.default(), verifier=v)
+    a, b = (ItemFeatures.build(t, "", lang, 0.0) for t, lang in ((en, "en"), (ko, "ko")))
+    assert cascade.verify([(a, b)]) == pytest.approx([0.9])
+    assert v.pairs == [("연준, 기준금리 25 basis points 인상", en)]
+    assert cascade.read_pair(a, b) == (en, "연준, 기준금리 25 basis points 인상", ("0.25%p as 25 basis points",))
+    assert cascade._unmatched(a, b).startswith("figures read alike: 0.25%p as 25 basis points; ")
+    # a changed figure is read as written, and so is every pair without the guards
+    changed = ItemFeatures.build("연준, 기준금리 0.5%p 인상", "", "ko", 0.0)
+    assert cascade.read_pair(a, changed)[2] == ()
+    assert Cascade(EngineConfig.of(verifier=True), None, verifier=v).read_pair(a, b) == (en, ko, ())

@@ -61,3 +61,38 @@ def test_restated_quantities_pass(gs: GuardSet, ta: str, la: str, tb: str, lb: s
 def test_steps_aside_without_comparable_quantities(gs: GuardSet, ta: str, tb: str) -> None:
     (v,) = gs.check(side(ta, "ko"), side(tb, "ko"))
     assert not v.blocked and not v.decided, v
+
+
+# --- figures written alike for the pair verifier (QuantityGuard.written_alike) ----------------------
+@pytest.fixture(scope="module")
+def quantity(gs: GuardSet) -> object:
+    from service.guards.quantity import QuantityGuard
+
+    return next(g for g in gs.guards if isinstance(g, QuantityGuard))
+
+
+@pytest.mark.parametrize(("a", "b", "read", "rewrites"), [
+    ("연준, 기준금리 0.25%p 인상", "Fed raises rates by 25 basis points", "연준, 기준금리 25 basis points 인상",
+     ("0.25%p as 25 basis points",)),
+    ("한은, 기준금리 0.25%p 인상", "BOK raises rate by 25bp", "한은, 기준금리 25bp 인상", ("0.25%p as 25bp",)),
+    ("한전 3Q 영업이익 3.4조원", "한전, 3분기 영업익 3조4천억원", "한전 3Q 영업이익 3조4천억원", ("3.4조원 as 3조4천억원",)),
+])
+def test_equal_figures_written_otherwise_are_written_as_the_other_side_writes_them(
+        quantity: object, a: str, b: str, read: str, rewrites: tuple[str, ...]) -> None:
+    assert quantity.written_alike(a, b) == (read, rewrites)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("한은, 기준금리 0.5%p 인상", "BOK raises rate by 25 basis points"),  # a changed figure stays changed
+    ("한은, 기준금리 0.25%p 인상", "한은, 기준금리 0.25%p 인상 단행"),  # written alike already
+    ("코스피 4000선 돌파", "Kospi closes above 4,000"),  # no quantity with a unit on one side
+])
+def test_a_pair_without_equal_figures_written_otherwise_is_read_as_it_is(quantity: object, a: str, b: str) -> None:
+    text, rewrites = quantity.written_alike(a, b)  # type: ignore[attr-defined]
+    assert text is a and rewrites == ()
+
+
+def test_a_figure_is_rewritten_where_it_stands_on_its_own_not_inside_a_longer_number(quantity: object) -> None:
+    # "1%" is also the end of "41%": the rewrite must take the "1%" that stands alone.
+    text, rewrites = quantity.written_alike("지지율 41%, 전주보다 1%p 하락", "approval 41%, down 1 percentage point")  # type: ignore[attr-defined]
+    assert text == "지지율 41%, 전주보다 1 percentage point 하락", (text, rewrites)
