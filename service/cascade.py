@@ -295,16 +295,17 @@ class Cascade:
         """What the verifier reads of a pair, in :func:`verify_texts`' order, and the figures it
         reads rewritten: the quantity guard's equal figures written alike
         (``QuantityGuard.written_alike``), in the text that comes first in :func:`reading_order`
-        (the Korean one) as the other writes them. The verifier cannot convert units ("0.25%p" /
-        "25 basis points" gave P 0.003); only figures the guard finds equal are rewritten, so a
-        changed figure still reads as changed. On the hand-written sets it finds 3 more copies
-        each (fresh 41 -> 44 of 75, the older 46 -> 49 of 69) and merges nothing more
+        (the Korean one) as the other writes them; in one language only figures written
+        otherwise than in English words ("3058명" / "3천58명", not "vehicles" / "cars"). The verifier cannot convert units
+        ("0.25%p" / "25 basis points" gave P 0.003); only figures the guard finds equal are
+        rewritten, so a changed figure still reads as changed. On the hand-written sets it finds
+        more copies (fresh 41 -> 45 of 75, the older 46 -> 49 of 69) and merges nothing more
         (research/notes/verifier-runtime.md, "Figures written alike"). Without guards, as read."""
         x, y = verify_texts(a, b)
         if self._quantities is None:
             return x, y, ()
         first, second = reading_order(x, y)
-        aligned, rewrites = self._quantities.written_alike(first, second)
+        aligned, rewrites = self._quantities.written_alike(first, second, other_notation_only=not other_language(a, b))
         if not rewrites:
             return x, y, ()
         return (aligned, y, rewrites) if (first, second) == (x, y) else (x, aligned, rewrites)

@@ -39,6 +39,12 @@ def _key(surface: str) -> str:
     return "".join(surface.split()).casefold()
 
 
+def _notation(surface: str) -> str:
+    """A figure as written without its Latin words and spaces ("1.2 million cars" -> "1.2",
+    "3조4천억원" as it is): what tells "3.4조원" from "3조4천억원" but not "cars" from "vehicles"."""
+    return "".join(c for c in surface if not c.isspace() and not (c.isascii() and c.isalpha()))
+
+
 def _alternation(surfaces: list[str], lookaheads: dict[str, str]) -> str:
     """Longest-first alternation of unit surfaces, each with its boundary / exclusion lookahead."""
     parts = []
@@ -244,7 +250,7 @@ class QuantityGuard:
             found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip()))
         return tuple(found)
 
-    def written_alike(self, a: str, b: str) -> tuple[str, tuple[str, ...]]:
+    def written_alike(self, a: str, b: str, *, other_notation_only: bool = False) -> tuple[str, tuple[str, ...]]:
         """``a`` with each of its quantities that equals one of ``b``'s (same kind, :meth:`same`) but
         is written otherwise written as ``b`` writes it, and those rewrites; ``a`` itself and no
         rewrite where there is none. What the pair verifier reads (``Cascade.read_pair``): it reads
@@ -256,16 +262,24 @@ class QuantityGuard:
         ('연준, 기준금리 25 basis points 인상', ('0.25%p as 25 basis points',))
         >>> g.written_alike("연준, 기준금리 0.5%p 인상", "Fed raises rates by 25 basis points")
         ('연준, 기준금리 0.5%p 인상', ())
+
+        ``other_notation_only``: only figures written with other digits, signs or Hangul ("3058명" /
+        "3천58명", "3.4조원" / "3조4천억원"), not one English unit word for another ("1.2 million vehicles" / "1.2 million cars", where the rewrite made the
+        verifier read a changed word: P 0.51 -> 0.22); for two texts of one language.
+
+        >>> g.written_alike("Toyota recalls 1.2 million vehicles", "Toyota recall of 1.2 million cars",
+        ...                 other_notation_only=True)
+        ('Toyota recalls 1.2 million vehicles', ())
         """
         qa, qb = self.extract(a), self.extract(b)
         text, rewrites = None, []
         for x in qa:
             y = next((y for y in qb if y.dimension == x.dimension and self.same(x, y)), None)
-            if y is None or x.surface == y.surface:
+            if y is None or x.surface == y.surface or (other_notation_only and _notation(x.surface) == _notation(y.surface)):
                 continue
             current = prepare(a) if text is None else text  # the surfaces are the prepared text's
             # The first place the surface stands on its own ("1%" is not the end of "41%").
-            new, n = re.subn(rf"(?<![\d.,]){re.escape(x.surface)}", lambda _m, s=y.surface: s, current, count=1)
+            new, n = re.subn(rf"(?<![\d.,]){re.escape(x.surface)}", y.surface.replace("\\", r"\\"), current, count=1)
             if n:
                 text = new
                 rewrites.append(f"{x.surface} as {y.surface}")

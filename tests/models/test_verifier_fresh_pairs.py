@@ -39,7 +39,7 @@ def test_the_fresh_pairs_are_well_formed() -> None:
 
 @pytest.mark.heavy
 def test_the_shipped_engine_on_the_fresh_pairs() -> None:
-    """Verifier on (the default): 8 false merges of 95 and 44 copies of 75 found when measured
+    """Verifier on (the default): 8 false merges of 95 and 45 copies of 75 found when measured
     (verifier off: 28 and 61; 41 before the verifier read equal figures written alike,
     ``Cascade.read_pair``). It refuses swapped roles and flipped outcomes; it also refuses most
     same-language rewordings, which is where its recall goes."""
@@ -58,6 +58,6 @@ def test_the_shipped_engine_on_the_fresh_pairs() -> None:
         if same and r["label"] == 0:
             false_merges[r["kind"]] += 1
     assert sum(false_merges.values()) <= 8, false_merges
-    assert sum(found.values()) >= 44, found
+    assert sum(found.values()) >= 45, found
     assert false_merges["role_swap"] + false_merges["number_change"] + false_merges["entity_swap"] <= 1
     assert found["syndication"] == 12  # decorations are never refused

@@ -323,9 +323,9 @@ def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so()
     """"0.25%p" against "25 basis points" is one figure in two units, which the verifier cannot
     convert (the shipped artefact: P 0.003, 0.82 once both say "25 basis points"): with the
     guards on it reads the Korean side's figure as the English side writes it."""
+    from index.features import ItemFeatures
     from service.cascade import Cascade
     from service.guards import GuardSet
-    from index.features import ItemFeatures
 
     ko, en = "연준, 기준금리 0.25%p 인상", "Fed raises rates by 25 basis points"
     v = FakeVerifier(default=0.9)
@@ -339,3 +339,21 @@ def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so()
     changed = ItemFeatures.build("연준, 기준금리 0.5%p 인상", "", "ko", 0.0)
     assert cascade.read_pair(a, changed)[2] == ()
     assert Cascade(EngineConfig.of(verifier=True), None, verifier=v).read_pair(a, b) == (en, ko, ())
+
+
+def test_in_one_language_only_figures_written_otherwise_are_read_alike() -> None:
+    """"3058명" / "3천58명" is one figure in two notations and is read alike; "1.2 million vehicles"
+    / "1.2 million cars" differs only in a word, which the rewrite would turn into a changed word
+    for the verifier (the shipped artefact: P 0.51 -> 0.22), so it is read as written."""
+    from index.features import ItemFeatures
+    from service.cascade import Cascade
+    from service.guards import GuardSet
+
+    cascade = Cascade(EngineConfig.of(verifier=True), GuardSet.default(), verifier=FakeVerifier())
+
+    def read(x: str, y: str, lang: str) -> tuple[str, str, tuple[str, ...]]:
+        return cascade.read_pair(ItemFeatures.build(x, "", lang, 0.0), ItemFeatures.build(y, "", lang, 0.0))
+
+    assert read("의대 정원 3058명 동결 확정", "의대 정원, 3천58명 동결로 최종 확정", "ko")[2] != ()
+    assert read("Toyota recalls 1.2 million vehicles over faulty airbags",
+                "Faulty airbags prompt Toyota recall of 1.2 million cars", "en")[2] == ()
