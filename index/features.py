@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from index.hanja import read_hanja
 from index.outlets import cut_outlet, strip_dateline
 from index.text import (
     hash_normalized,
@@ -208,11 +209,17 @@ class ItemFeatures:
         return f"{self.title} {self.body_lead(body_chars)}".strip()
 
     def embed_text(self, with_body_lead: bool = True, body_chars: int = 200) -> str:
-        """What the embedding stage encodes: the title, plus the body's first sentence."""
+        """What the embedding stage encodes: the title, plus the body's first sentence, with
+        headline Hanja read in Hangul (``index.hanja.read_hanja``: "美연준" as "미국 연준")."""
         if not self.title.strip():
-            return self.body_lead(body_chars)
+            return read_hanja(self.body_lead(body_chars))
         lead = self.body_lead(body_chars) if with_body_lead else ""
-        return f"{self.headline}. {lead}" if lead else self.headline
+        return read_hanja(f"{self.headline}. {lead}" if lead else self.headline)
+
+    @property
+    def embed_headline(self) -> str:
+        """The headline as the encoder reads it alone (:meth:`embed_text` without a lead)."""
+        return read_hanja(self.headline)
 
 
 def _body_lead(title: str, body: str, max_chars: int) -> str:

@@ -321,7 +321,7 @@ class EmbeddingStage(Stage):
 
     def has_body(self, f: ItemFeatures) -> bool:
         """What the stage embeds for ``f`` is more than its headline (a body lead is read too)."""
-        return bool(f.title.strip()) and self.embed_text(f) != f.headline
+        return bool(f.title.strip()) and self.embed_text(f) != f.embed_headline
 
     def stored_has_body(self, entries: DocTable, doc: int) -> bool:
         """:meth:`has_body` of a stored document. One without a body lead has none to embed: its
@@ -346,7 +346,7 @@ class EmbeddingStage(Stage):
         entries = state.entries
         out: dict[int, Scored] = {}
         if self.has_body(f):
-            head_vec = self.encode([f.headline])[0]
+            head_vec = self.encode([f.embed_headline])[0]
             head_hits = vectors.search(head_vec.reshape(1, -1), self.config.copy.embedding_k, window=probe.window)[0]
             bare = [(c, state.reps[c]) for c, _ in head_hits
                     if c in state.reps and not self.stored_has_body(entries, state.reps[c])]
@@ -360,7 +360,7 @@ class EmbeddingStage(Stage):
                   if c in state.reps and self.stored_has_body(entries, state.reps[c])]
         if bodied:
             feats = [entries.features(r) for _, r in bodied]
-            heads = self.encode([rf.headline for rf in feats])
+            heads = self.encode([rf.embed_headline for rf in feats])
             scored = self.scorer.score(f, vec, feats, heads, (f.headline, [rf.headline for rf in feats]))
             out.update((c, sc) for (c, _), sc in zip(bodied, scored, strict=True))
         return out
@@ -432,7 +432,7 @@ class EmbeddingStage(Stage):
         sc = self.scorer.score(a, va, [b], vb.reshape(1, -1), (self.embed_text(a), [self.embed_text(b)]))[0]
         like = ""
         if inputs.encode is not None and self.has_body(a) != self.has_body(b):
-            ha, hb = inputs.encode([a.headline, b.headline])
+            ha, hb = inputs.encode([a.embed_headline, b.embed_headline])
             head = self.scorer.score(a, ha, [b], hb.reshape(1, -1), (a.headline, [b.headline]))[0]
             if head.score > sc.score:
                 sc, like = head, HEADLINE_NOTE

@@ -56,6 +56,7 @@ import numpy as np
 
 from index.blas import one_blas_thread
 from index.growable import room, too_many_dead
+from index.hanja import read_hanja
 from index.text import nfkc, strip_outlet_suffix, tokens
 
 DAY = 86_400.0
@@ -244,10 +245,12 @@ def story_text(title: str, body: str) -> str:
     headline = strip_outlet_suffix(title) if title.strip() else ""
     body = body.strip()
     if not body:
-        return headline
-    if not headline or body.startswith(headline):  # whole-article sources repeat the headline
-        return body[:STORY_BODY_CHARS]
-    return f"{headline}\n{body}"[:STORY_BODY_CHARS]
+        text = headline
+    elif not headline or body.startswith(headline):  # whole-article sources repeat the headline
+        text = body[:STORY_BODY_CHARS]
+    else:
+        text = f"{headline}\n{body}"[:STORY_BODY_CHARS]
+    return read_hanja(text)  # as the copy level's vectors read it: "美연준" as "미국 연준"
 
 
 def anchors_of(text: str) -> frozenset[str]:
