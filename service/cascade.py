@@ -100,11 +100,14 @@ def other_language(a: ItemFeatures, b: ItemFeatures) -> bool:
     >>> other_language(ko, ItemFeatures.build("2024", "", "und", 0.0))
     False
     """
-    la, lb = (_primary_lang(f) for f in (a, b))
+    la, lb = (primary_lang(f) for f in (a, b))
     return la != "und" and lb != "und" and la != lb
 
 
-def _primary_lang(f: ItemFeatures) -> str:
+def primary_lang(f: ItemFeatures) -> str:
+    """The language :func:`other_language` compares: the primary subtag, else the script's guess
+    (``detect_lang``), which may be "und". The batch plan's search stage reads it too
+    (``service.batch.neighbours.language_bits``)."""
     lang = f.lang.replace("_", "-").split("-")[0].lower()
     return lang if lang not in ("", "und") else detect_lang(f.guard_text())
 

@@ -116,10 +116,19 @@ class CandidateVectors:
     """A :class:`~index.vectors.VectorIndex` whose single-query searches are answered from
     :class:`Neighbours`; everything else (adds, removals, expiry, ``get``) is the wrapped index's."""
 
-    def __init__(self, inner: VectorIndex, neighbours: Neighbours, *, floor: float, exact_scores: bool = False) -> None:
+    def __init__(self, inner: VectorIndex, neighbours: Neighbours, *, floor: float, exact_scores: bool = False,
+                 band_floor: float | None = None) -> None:
         self.inner = inner
         self.neighbours = neighbours
         self.floor = floor  # the search stage's cosine floor: hits below it are not returned
+        # The stage's same-language floor (SearchPlan.same_language_floor): below it the pairs
+        # hold only those the verifier's rescue may read, so a search with a hit there goes to the
+        # wrapped index. Its own top k can differ: a same-language group the stage dropped may
+        # rank above that hit and push it out of the k the rescue reads, which the pairs cannot
+        # know. A search with no hit below it is the index's above it, and the rescue reads none
+        # of what was dropped (same language, and no body on either side: neither a proposal nor
+        # in the slot-confirmed band, below 0.53 for USE).
+        self.band_floor = band_floor
         # True: a search the pairs answer with no hit goes to the wrapped index too, so that the
         # item's score (the nearest group's cosine, far below any threshold) is streaming's; it
         # changes no decision, and costs streaming's search for every item no group came near
@@ -132,6 +141,7 @@ class CandidateVectors:
         self.fell_back = 0  # searches of a vector the stage never saw: the wrapped index's own
         self.for_score = 0  # searches with no hit from the pairs, sent to the wrapped index (exact_scores)
         self.for_ties = 0  # searches whose hits tie, sent to the wrapped index (its order of equals is streaming's)
+        self.for_band = 0  # searches with a hit below band_floor, sent to the wrapped index (see above)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -183,6 +193,9 @@ class CandidateVectors:
             # one beyond k: a tie at the k-th place decides which group is returned at all
             scored = score_direct(q, k + 1, pos, self.inner._decode(pos), rows.ids)[0]
             hits = [(g, s) for g, s in scored[:k] if s >= self.floor]
+            if self.band_floor is not None and hits and hits[-1][1] < self.band_floor:
+                self.for_band += 1
+                return self.inner.search(vectors, k, window=window)
             if hits and _ties(scored[: len(hits) + 1]):
                 self.for_ties += 1
                 return self.inner.search(vectors, k, window=window)

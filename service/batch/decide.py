@@ -82,7 +82,8 @@ class Decided:
 
 def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embedder: Any,
            guards: bool = True, progress: bool = False, neighbours: Neighbours | None = None,
-           floor: float = -1.0, exact_scores: bool = False, settle: bool = False) -> Decided:
+           floor: float = -1.0, exact_scores: bool = False, settle: bool = False,
+           band_floor: float | None = None) -> Decided:
     """Ingest ``records`` in order into ``store`` (``:memory:`` for a result only, or the store
     to seed) with the streaming engine; map its results to rows of the input. Each row's
     ``copy_group_id`` and ``story_id`` are its item's copy group and that group's story once every
@@ -91,7 +92,8 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
     (``Deduper.settle``: re-decided in publication order).
 
     ``neighbours``: the sharded search stage's candidate pairs (cosine >= ``floor``); the
-    engine's vector searches are then answered from them (``service.batch.candidates``).
+    engine's vector searches are then answered from them (``service.batch.candidates``);
+    ``band_floor``: the stage's same-language floor (``SearchPlan.same_language_floor``).
     """
     from service.engine import Deduper, guards_on
     from service.recorder import stored_groups, stored_stories
@@ -103,12 +105,14 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         wrapped = None
         if neighbours is not None and engine.ctx.state.vectors is not None:
             # after warm-up: the groups an --into store already held are strangers, scored on every search
-            wrapped = CandidateVectors(engine.ctx.state.vectors, neighbours, floor=floor, exact_scores=exact_scores)
+            wrapped = CandidateVectors(engine.ctx.state.vectors, neighbours, floor=floor, exact_scores=exact_scores,
+                                       band_floor=band_floor)
             engine.ctx.state.vectors = wrapped  # type: ignore[assignment]
         out = engine.ingest_many([r.article for r in records], progress=progress)
         if wrapped is not None:
             searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
-                        "own_search_for_score": wrapped.for_score, "own_search_for_ties": wrapped.for_ties}
+                        "own_search_for_score": wrapped.for_score, "own_search_for_ties": wrapped.for_ties,
+                        "own_search_for_band": wrapped.for_band}
             engine.ctx.state.vectors = wrapped.inner
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
         settled = engine.settle(progress=progress).to_dict() if settle else None

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from service.batch.neighbours import SearchPlan, lists_for, search_all
+from service.batch.neighbours import SearchPlan, lists_for, node_languages, search_all
 from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
@@ -58,7 +58,8 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
     timings["features_s"], timings["features_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
 
     t0, c0 = time.perf_counter(), time.process_time()
-    keys = explode_keys(feats)
+    # with the verifier on only exact keys settle (settle_group): band and lead rows would settle nothing
+    keys = explode_keys(feats, exact_only=config.copy.verifier)
     settled = [settle_group(g, config=config)["row"] for g in groups(keys, "key")]
     timings["shuffle_s"], timings["shuffle_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
     settled_rows = np.unique(np.concatenate(settled)) if settled else np.zeros(0, np.int64)
@@ -81,13 +82,16 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
                     vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)
                 bar.update(len(part["row"]))
         timings["embed_s"], timings["embed_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
-    prepared = Prepared(vectors=vectors, settled=len(settled_rows), embedded=survivors, timings=timings)
+    prepared = Prepared(vectors=vectors, settled=len(settled_rows), embedded=survivors, timings=timings,
+                        shuffle_rows=len(keys["key"]))
     if search is not None and vectors:
         t0, c0 = time.perf_counter(), time.process_time()
         texts = list(vectors)
         nlist = lists_for(len(texts), search.list_size)
+        langs, bodied = node_languages(feats, texts) if search.same_language_floor is not None else (None, None)
         prepared.pairs = search_all(np.arange(len(texts)), np.stack([vectors[t] for t in texts]),
-                                    floor=search.floor, nlist=nlist, nprobe=search.nprobe)
+                                    floor=search.floor, nlist=nlist, nprobe=search.nprobe,
+                                    same_language_floor=search.same_language_floor, langs=langs, bodied=bodied)
         prepared.search_texts = texts
         prepared.search = {"lists": nlist, "nprobe": min(search.nprobe, nlist), "pairs": len(prepared.pairs["a"])}
         timings["search_s"], timings["search_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0

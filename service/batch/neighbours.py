@@ -27,6 +27,7 @@ decide step (``service.batch.candidates``) consumes the pairs instead of searchi
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,21 +65,26 @@ FLOOR_MARGIN = 0.02
 @dataclass(frozen=True)
 class SearchPlan:
     """How the stage searches: ``floor`` (cosine), ``nprobe`` lists per vector, ``list_size``
-    vectors per list on average; ``nprobe >= nlist`` is exact."""
+    vectors per list on average; ``nprobe >= nlist`` is exact. ``same_language_floor``: pairs
+    below it are kept only where the verifier's rescue may read them (:func:`rescue_may_read`);
+    None keeps every pair at or above ``floor``."""
 
     floor: float
     nprobe: int = NPROBE
     list_size: int = LIST_SIZE
+    same_language_floor: float | None = None
 
     @classmethod
     def for_engine(cls, config: Any, **kw: Any) -> SearchPlan:
-        """The floor for an engine config resolved for its model (``EngineConfig.for_model``).
+        """The floors for an engine config resolved for its model (``EngineConfig.for_model``).
 
         >>> from service.config import EngineConfig
-        >>> SearchPlan.for_engine(EngineConfig().for_model("use")).floor  # the verifier's rescue: 0.45
-        0.43
-        >>> SearchPlan.for_engine(EngineConfig.of(verifier=False).for_model("use")).floor  # slot-confirmed: 0.55
-        0.53
+        >>> p = SearchPlan.for_engine(EngineConfig().for_model("use"))  # the verifier's rescue: 0.45
+        >>> p.floor, p.same_language_floor  # below 0.53, other-language (or bodied) pairs only
+        (0.43, 0.53)
+        >>> p = SearchPlan.for_engine(EngineConfig.of(verifier=False).for_model("use"))  # slot-confirmed: 0.55
+        >>> p.floor, p.same_language_floor
+        (0.53, None)
         """
         floor = float(config.copy.embedding_threshold)
         # The slot-confirmed band (service/guards/confirm.py) merges some pairs below the
@@ -89,11 +95,95 @@ class SearchPlan:
         # The pair verifier's rescue (Cascade._rescue_hits) reads other-language hits down to
         # verifier_floor (0.45 for USE), below both: a floor above it hid those hits from the
         # decide step, and on the 20,000-item equivalence corpus 664 items landed in other copy
-        # groups than streaming put them in (research/notes/scale.md, "late embeds"). The cost:
-        # about 3.8 times the pairs there (40,745 at 0.53, 154,196 at 0.43).
-        if config.copy.verifier:
-            floor = min(floor, float(config.copy.verifier_floor))
+        # groups than streaming put them in (research/notes/scale.md, "late embeds"). Only
+        # other-language pairs are read there (Cascade.rescue_band), so below the floor above
+        # (0.53 for USE) a pair is kept only where the rescue may read it: 217,097 pairs at 0.43
+        # for all, against 40,745 at 0.53 (research/notes/scale.md, eighteenth session). A search
+        # that gets such a hit goes to the engine's own index (CandidateVectors.band_floor): the
+        # dropped same-language pairs could have pushed it out of the top embedding_k. The split
+        # is the floor above, not a calibrated value: raised, it would drop same-language pairs
+        # the slot-confirmed band or a proposal reads; lowered, more pairs and fewer searches
+        # sent to the index, the same decisions.
+        if config.copy.verifier and config.copy.verifier_floor < floor:
+            return cls(round(config.copy.verifier_floor - FLOOR_MARGIN, 6), **kw,
+                       same_language_floor=round(floor - FLOOR_MARGIN, 6))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
+
+
+# Language bits of a node (``language_bits``): one per primary language met; languages past the
+# 63rd share the top bit, which then counts as "maybe another language" against anything.
+_OVERFLOW = np.int64(1) << np.int64(62)
+
+
+def language_bits(langs_of_nodes: Sequence[Iterable[str]]) -> np.ndarray:
+    """An int64 bit set per node of the primary languages (``cascade.primary_lang``) of the
+    items behind it; "und" sets no bit, as ``other_language`` never tells "und" apart.
+
+    >>> language_bits([["en"], ["ko", "en"], ["und"], []]).tolist()
+    [1, 3, 0, 0]
+    """
+    bit: dict[str, int] = {}
+    out = np.zeros(len(langs_of_nodes), np.int64)
+    for i, langs in enumerate(langs_of_nodes):
+        for lang in sorted(langs):  # sorted: the same bits whatever order a set iterates in
+            if lang in ("", "und"):
+                continue
+            b = bit.setdefault(lang, min(len(bit), 62))
+            out[i] |= np.int64(1) << np.int64(b)
+    return out
+
+
+def rescue_may_read(bits_a: np.ndarray, bits_b: np.ndarray, bodied_a: np.ndarray, bodied_b: np.ndarray) -> np.ndarray:
+    """Per pair of nodes: some item behind one and some item behind the other are in different
+    languages in ``cascade.other_language``'s sense (both known, not equal), or a side is bodied.
+
+    Bodied: for an item without a body the embedding stage re-scores the hits whose anchor has
+    one headline with headline (``EmbeddingStage._headline_scores``), whatever their cosine, so
+    such a pair can become a proposal in one language; it is kept at the lower floor too.
+
+    >>> bits = language_bits([["en"], ["en"], ["ko"], ["en", "ko"], ["und"]])
+    >>> no = np.zeros(5, bool)
+    >>> rescue_may_read(bits[[0, 0, 0, 3, 0]], bits[[1, 2, 3, 3, 4]], no, no).tolist()
+    [False, True, True, True, False]
+    >>> rescue_may_read(bits[[0]], bits[[1]], np.array([True]), np.array([False])).tolist()
+    [True]
+    """
+    a, b = np.asarray(bits_a, np.int64), np.asarray(bits_b, np.int64)
+    # equal bit sets still hold two languages when a has two bits (or the shared overflow bit)
+    several = ((a & (a - 1)) != 0) | ((a & _OVERFLOW) != 0)
+    other = (a != 0) & (b != 0) & ((a != b) | several)
+    return other | np.asarray(bodied_a, bool) | np.asarray(bodied_b, bool)
+
+
+def node_languages(feats: Mapping[str, np.ndarray], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per embedded text (a node of the search): the language bits and the bodied flag of every
+    item the decide step may search with that vector or find a copy group by.
+
+    A copy group's vector is its anchor's text's, and an item searches with its own text's; a
+    bodied item also searches with its headline's (``EmbeddingStage._headline_scores``), so its
+    language counts for the node of that text too. Every item counts, not only those embedded
+    ahead: one the plan settled may be embedded late, and its vector is then the node's.
+
+    >>> f = {"embed_text": np.array(["a", "a", "b. x", "c"], dtype=object),
+    ...      "primary_lang": np.array(["en", "ko", "ko", "en"], dtype=object),
+    ...      "bodied": np.array([False, False, True, False]), "headline": np.array(["", "", "c", ""], dtype=object)}
+    >>> bits, bodied = node_languages(f, ["a", "b. x", "c"])
+    >>> bits.tolist(), bodied.tolist()
+    ([3, 2, 3], [False, True, False])
+    """
+    node = {t: i for i, t in enumerate(texts)}
+    langs: list[set[str]] = [set() for _ in texts]
+    bodied = np.zeros(len(texts), bool)
+    for text, lang, body, head in zip(feats["embed_text"], feats["primary_lang"], feats["bodied"], feats["headline"],
+                                      strict=True):
+        i = node.get(str(text))
+        if i is not None:
+            langs[i].add(str(lang))
+            bodied[i] |= bool(body)
+        j = node.get(str(head)) if body else None
+        if j is not None:
+            langs[j].add(str(lang))
+    return language_bits(langs), bodied
 
 
 def _objects(values: list[bytes]) -> np.ndarray:
@@ -139,12 +229,15 @@ def train_centroids(vectors: np.ndarray, nlist: int, *, seed: int = 0) -> np.nda
 
 def assign_lists(batch: Batch, *, centroids: np.ndarray, nprobe: int) -> Batch:
     """One row per (vector, probed list): ``list``, ``node``, ``vector`` (bytes) and ``home``
-    (True on the vector's nearest list, where it is stored; it probes all of them)."""
+    (True on the vector's nearest list, where it is stored; it probes all of them); ``langs`` and
+    ``bodied`` (``node_languages``) come along when the batch has them."""
     nodes = np.asarray(batch["node"], np.int64)
     nlist, dim = centroids.shape
     probe = max(1, min(nprobe, nlist))
+    extra = [c for c in ("langs", "bodied") if c in batch]
     if not len(nodes):
-        return {"list": np.zeros(0, np.int64), "node": nodes, "vector": _objects([]), "home": np.zeros(0, bool)}
+        return {"list": np.zeros(0, np.int64), "node": nodes, "vector": _objects([]), "home": np.zeros(0, bool),
+                **{c: np.asarray(batch[c])[:0] for c in extra}}
     x = _matrix(batch["vector"], dim)
     scores = x @ centroids.T
     top = np.argsort(-scores, axis=1, kind="stable")[:, :probe]
@@ -152,13 +245,14 @@ def assign_lists(batch: Batch, *, centroids: np.ndarray, nprobe: int) -> Batch:
     home[:, 0] = True
     return {"list": top.reshape(-1).astype(np.int64), "node": np.repeat(nodes, probe),
             "vector": np.repeat(np.asarray(batch["vector"], dtype=object), probe),
-            "home": home.reshape(-1)}
+            "home": home.reshape(-1), **{c: np.repeat(np.asarray(batch[c]), probe) for c in extra}}
 
 
-def search_list(group: Batch, *, floor: float) -> Batch:
+def search_list(group: Batch, *, floor: float, same_language_floor: float | None = None) -> Batch:
     """Pairs ``(a, b)``, ``a < b``, with cosine >= ``floor`` between a vector stored in this list
     (``home``) and any vector that probes it; ``cosine`` beside them. Every row of ``group`` shares
-    one ``list``."""
+    one ``list``. With ``same_language_floor`` and the ``langs`` and ``bodied`` columns, a pair
+    below that floor is kept only where :func:`rescue_may_read` it."""
     empty: Batch = {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64), "cosine": np.zeros(0, np.float32)}
     nodes = np.asarray(group["node"], np.int64)
     home = np.asarray(group["home"], bool)
@@ -170,6 +264,11 @@ def search_list(group: Batch, *, floor: float) -> Batch:
     qi, mi = np.nonzero(sims >= floor)
     a, b = nodes[qi], nodes[home][mi]
     keep = a != b
+    if same_language_floor is not None and "langs" in group:
+        cos = sims[qi, mi]
+        langs, bodied = np.asarray(group["langs"], np.int64), np.asarray(group["bodied"], bool)
+        hi = np.flatnonzero(home)
+        keep &= (cos >= same_language_floor) | rescue_may_read(langs[qi], langs[hi[mi]], bodied[qi], bodied[hi[mi]])
     a, b, cos = a[keep], b[keep], sims[qi[keep], mi[keep]]
     return {"a": np.minimum(a, b), "b": np.maximum(a, b), "cosine": cos.astype(np.float32)}
 
@@ -183,18 +282,22 @@ def unique_pairs(pairs: Batch) -> Batch:
 
 
 def search_all(nodes: np.ndarray, vectors: np.ndarray, *, floor: float, nlist: int, nprobe: int,
-               seed: int = 0) -> Batch:
+               seed: int = 0, same_language_floor: float | None = None, langs: np.ndarray | None = None,
+               bodied: np.ndarray | None = None) -> Batch:
     """The whole stage in one process (what the local executor runs, and the reference the Ray
-    one is tested against): train, assign, group by list, search each list."""
+    one is tested against): train, assign, group by list, search each list. ``langs`` and
+    ``bodied`` (per node, ``node_languages``) with ``same_language_floor``: see :func:`search_list`."""
     x = np.ascontiguousarray(vectors, dtype=np.float32)
     centroids = train_centroids(x, nlist, seed=seed)
-    rows = assign_lists({"node": np.asarray(nodes, np.int64), "vector": _objects([r.tobytes() for r in x])},
-                        centroids=centroids, nprobe=nprobe)
+    cols: Batch = {"node": np.asarray(nodes, np.int64), "vector": _objects([r.tobytes() for r in x])}
+    if langs is not None and bodied is not None:
+        cols.update(langs=np.asarray(langs, np.int64), bodied=np.asarray(bodied, bool))
+    rows = assign_lists(cols, centroids=centroids, nprobe=nprobe)
     order = np.argsort(rows["list"], kind="stable")
     sorted_lists = rows["list"][order]
     bounds = np.flatnonzero(sorted_lists[1:] != sorted_lists[:-1]) + 1
-    parts = [search_list({c: v[idx] for c, v in rows.items()}, floor=floor) for idx in np.split(order, bounds)
-             if len(idx)]
+    parts = [search_list({c: v[idx] for c, v in rows.items()}, floor=floor, same_language_floor=same_language_floor)
+             for idx in np.split(order, bounds) if len(idx)]
     if not parts:
         return {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64), "cosine": np.zeros(0, np.float32)}
     return unique_pairs({c: np.concatenate([p[c] for p in parts]) for c in parts[0]})

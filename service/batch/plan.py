@@ -11,7 +11,8 @@ on a Ray cluster (``service.batch.ray_engine``). The stages:
    token becomes a row; grouping by key is the one shuffle that brings candidates together.
    Inside a group, a later item that an earlier one matches by a cheap pass (same exact key,
    band-mate with verified 3-gram Jaccard, gated 3-gram score in its lead bucket) is *settled*;
-   with the pair verifier on, which reads every match but identity, only an exact key settles.
+   with the pair verifier on, which reads every match but identity, only an exact key settles,
+   so only exact keys are exploded (``exact_only``: 2 rows an item, not 28 with the default 25 LSH bands).
 3. :class:`Embed` - only the survivors (items no cheap pass settles) are embedded, in parallel
    actors;
 4. the vector search over those embeddings, sharded by IVF list (``service.batch.neighbours``):
@@ -41,6 +42,7 @@ import numpy as np
 from index.features import ItemFeatures
 from index.minhash import MinHashIndex, jaccard
 from index.ngram import GatedNgramIndex
+from service.cascade import primary_lang
 from service.config import EngineConfig
 
 Batch = dict[str, np.ndarray]
@@ -67,38 +69,57 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
 
     Columns in: ``row``, ``title``, ``body``, ``lang``, ``time``. Columns out: ``row``,
     ``content_key``, ``title_key`` (int64), ``lead``, ``embed_text`` (str), ``grams`` and
-    ``bands`` (bytes of uint32 / uint64 arrays, so any executor can move them), ``empty`` (bool).
+    ``bands`` (bytes of uint32 / uint64 arrays, so any executor can move them), ``empty`` (bool),
+    and what the search stage needs to tell which pairs the verifier's rescue can read
+    (``service.batch.neighbours.node_languages``): ``primary_lang`` (``cascade.primary_lang``),
+    ``bodied`` (the embedding stage embeds more than the headline: ``EmbeddingStage.has_body``)
+    and ``headline`` (what that stage also searches for a bodied item; "" for the others).
     """
     mh = MinHashIndex(threshold=config.copy.minhash_lsh_threshold, num_perm=config.copy.minhash_num_perm)
     n = len(batch["row"])
     content, title_key = np.zeros(n, np.int64), np.zeros(n, np.int64)
     lead, text, grams, bands, empty = [], [], [], [], np.zeros(n, bool)
+    langs, heads, bodied = [], [], np.zeros(n, bool)
     for i in range(n):
         f = features_of(str(batch["title"][i]), str(batch["body"][i] or ""), str(batch["lang"][i] or ""),
                         float(batch["time"][i]))
         content[i], title_key[i], empty[i] = f.content_key, f.title_key, f.empty
         lead.append(f.lead)
         text.append(f.embed_text(config.copy.embed_body_lead))
+        langs.append(primary_lang(f))
+        bodied[i] = bool(f.title.strip()) and text[-1] != f.headline
+        heads.append(f.headline if bodied[i] else "")
         g = np.ascontiguousarray(f.grams, dtype=np.uint32)
         grams.append(g.tobytes())
         bands.append(np.asarray(mh.band_keys(g), dtype=np.uint64).tobytes() if g.size else b"")
     return {"row": np.asarray(batch["row"], np.int64), "content_key": content, "title_key": title_key,
             "lead": _objects(lead), "embed_text": _objects(text), "grams": _objects(grams),
-            "bands": _objects(bands), "empty": empty}
+            "bands": _objects(bands), "empty": empty, "primary_lang": _objects(langs),
+            "bodied": bodied, "headline": _objects(heads)}
 
 
-def explode_keys(batch: Batch) -> Batch:
+def explode_keys(batch: Batch, *, exact_only: bool = False) -> Batch:
     """One row per (item, key): its two exact keys, each LSH band key and its lead token, as
     strings so that one group-by (the shuffle) brings every kind of candidate together. Empty
-    items have nothing to compare and get no keys."""
+    items have nothing to compare and get no keys.
+
+    ``exact_only`` (the pair verifier on: :func:`settle_group` then settles by exact keys alone):
+    the two exact keys, no band or lead rows, which would be shuffled to settle nothing.
+
+    >>> cols = {"row": np.array([0]), "title": np.array(["Fed raises rates"], dtype=object),
+    ...         "body": np.array([""], dtype=object), "lang": np.array(["en"], dtype=object), "time": np.zeros(1)}
+    >>> feats = featurize(cols, config=EngineConfig())
+    >>> len(explode_keys(feats)["key"]) > 2, [k[0] for k in explode_keys(feats, exact_only=True)["key"]]
+    (True, ['c', 't'])
+    """
     keys, rows, grams = [], [], []
     for i in range(len(batch["row"])):
         if batch["empty"][i]:
             continue
         row, g = int(batch["row"][i]), batch["grams"][i]
-        band = np.frombuffer(batch["bands"][i], dtype=np.uint64).tolist()
+        band = [] if exact_only else np.frombuffer(batch["bands"][i], dtype=np.uint64).tolist()
         mine = [f"c{int(batch['content_key'][i])}", f"t{int(batch['title_key'][i])}",
-                *(f"b{b}:{k}" for b, k in enumerate(band)), f"l:{batch['lead'][i]}"]
+                *(f"b{b}:{k}" for b, k in enumerate(band)), *([] if exact_only else [f"l:{batch['lead'][i]}"])]
         keys.extend(mine)
         rows.extend([row] * len(mine))
         grams.extend([g] * len(mine))

@@ -24,3 +24,4 @@ class Prepared:
     search_texts: list[str] | None = None
     pairs: dict[str, np.ndarray] | None = None
     search: dict[str, int] = field(default_factory=dict)  # lists, probes, pairs found
+    shuffle_rows: int | None = None  # (item, key) rows the settling shuffle moved (local executor)

@@ -31,6 +31,7 @@ from service.batch.neighbours import (
     SearchPlan,
     assign_lists,
     lists_for,
+    node_languages,
     search_list,
     train_centroids,
     unique_pairs,
@@ -49,9 +50,15 @@ def _drop_settled(batch: Batch, *, settled: np.ndarray) -> Batch:
     return {c: v[keep] for c, v in batch.items()}
 
 
-def _as_nodes(batch: Batch) -> Batch:
-    """The search stage's input from the embedding stage's output: an item's ``row`` is its node."""
-    return {"node": np.asarray(batch["row"], np.int64), "vector": batch["vector"]}
+def _as_nodes(batch: Batch, *, node_of_text: dict[str, int] | None = None, langs: np.ndarray | None = None,
+              bodied: np.ndarray | None = None) -> Batch:
+    """The search stage's input from the embedding stage's output: an item's ``row`` is its node;
+    with ``langs`` and ``bodied`` (per text node, ``node_languages``) its text's beside it."""
+    out = {"node": np.asarray(batch["row"], np.int64), "vector": batch["vector"]}
+    if node_of_text is not None and langs is not None and bodied is not None:
+        at = np.asarray([node_of_text[str(t)] for t in batch["embed_text"]], np.int64)
+        out.update(langs=langs[at], bodied=bodied[at])
+    return out
 
 
 # Ray Data's warning that no CPU is free; it fires when the embedding stage's result is
@@ -189,7 +196,9 @@ def _stages(ray: Any, columns: Batch, *, config: EngineConfig, make_embedder: Ca
     timings["features_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    keys = feats.map_batches(explode_keys, batch_format="numpy", batch_size=batch_size)
+    # with the verifier on only exact keys settle (settle_group): band and lead rows would settle nothing
+    keys = feats.map_batches(explode_keys, fn_kwargs={"exact_only": config.copy.verifier}, batch_format="numpy",
+                             batch_size=batch_size)
     # Few shuffle partitions: each one is a task with a fixed cost (Ray's default is 200).
     by_key = keys.groupby("key", num_partitions=2 * n_workers).map_groups(
         settle_group, fn_kwargs={"config": config}, batch_format="numpy")
@@ -224,11 +233,20 @@ def _stages(ray: Any, columns: Batch, *, config: EngineConfig, make_embedder: Ca
         nlist = lists_for(len(texts), search.list_size)
         # trained once, on the driver, from a sample (train_centroids takes an even sample)
         centroids = train_centroids(np.stack([vectors[t] for t in texts]), nlist)
-        found = (out.map_batches(_as_nodes, batch_format="numpy", batch_size=batch_size)
+        by_node: dict[str, Any] = {}
+        if search.same_language_floor is not None:
+            # every item's language counts for its text's node, not only the embedded ones' (node_languages)
+            cols = ["embed_text", "primary_lang", "bodied", "headline"]
+            parts = list(feats.select_columns(cols).iter_batches(batch_format="numpy", batch_size=None))
+            langs, bodied = node_languages({c: np.concatenate([p[c] for p in parts]) for c in cols}, texts)
+            by_node = {"node_of_text": node_of_text, "langs": langs, "bodied": bodied}
+        found = (out.map_batches(_as_nodes, fn_kwargs=by_node, batch_format="numpy", batch_size=batch_size)
                  .map_batches(assign_lists, fn_kwargs={"centroids": centroids, "nprobe": search.nprobe},
                               batch_format="numpy", batch_size=batch_size)
                  .groupby("list", num_partitions=2 * n_workers)
-                 .map_groups(search_list, fn_kwargs={"floor": search.floor}, batch_format="numpy"))
+                 .map_groups(search_list, fn_kwargs={"floor": search.floor,
+                                                     "same_language_floor": search.same_language_floor},
+                             batch_format="numpy"))
         a_parts, b_parts = [], []
         for b in found.iter_batches(batch_format="numpy", batch_size=None):
             a_parts.append(np.asarray(b["a"], np.int64))

@@ -145,6 +145,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
     t0, c0 = time.perf_counter(), time.process_time()
     decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress,
                      neighbours=neighbours, floor=plan.floor if plan is not None else -1.0,
+                     band_floor=plan.same_language_floor if plan is not None else None,
                      exact_scores=exact_scores, settle=settle)
     timings = {k: round(v, 3) for k, v in prepared.timings.items()}
     timings["decide_s"] = round(time.perf_counter() - t0, 3)
@@ -162,10 +163,11 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         "statuses": dict(Counter(r["status"] for r in results)),
         "guard_vetoes": dict(vetoes),
         "settled_by_cheap_passes_in_plan": prepared.settled,
+        "shuffle_rows": prepared.shuffle_rows,
         "embedded_in_plan": prepared.embedded,
         "embedded_late_in_decide": decided.late_embedded,
         # the sharded vector search: its lists and pairs, and how the decide step's searches were answered
-        "vector_search": {**prepared.search, **({"floor": plan.floor} if plan is not None else {}),
+        "vector_search": {**prepared.search, **({"floor": plan.floor, "same_language_floor": plan.same_language_floor} if plan is not None else {}),
                           **decided.searches},
         "settled": None if decided.settled is None else _without_moves(decided.settled),
         "timings": timings,

@@ -16,6 +16,7 @@ import pytest
 
 from index.features import ItemFeatures
 from index.minhash import MinHashIndex, lsh_params
+from service.batch import local
 from service.batch.plan import (
     MAX_GROUP_COMPARISONS,
     Embed,
@@ -139,6 +140,24 @@ def test_with_the_verifier_on_only_exact_keys_settle() -> None:
         return {int(r) for k in np.unique(keys["key"]) for r in settled(group_rows(keys, k), config)}
     assert out(NO_VERIFIER) == {1, 2, 4}
     assert out(CONFIG) == {1}  # the exact copy only
+
+
+def test_with_the_verifier_on_only_exact_keys_are_shuffled() -> None:
+    """Band and lead rows settle nothing with the verifier on, so the plan does not explode them:
+    two rows an item, and the same items settled as with every key."""
+    titles = ["Fed raises rates by 25 basis points", "FED RAISES RATES BY 25 BASIS POINTS",
+              "Fed raises rates by 25 basis points today", "!!!", "Samsung posts record quarterly profit"]
+    feats = featurize(columns(titles), config=CONFIG)
+    exact, every = explode_keys(feats, exact_only=True), explode_keys(feats)
+    assert [str(k)[0] for k in exact["key"]] == ["c", "t"] * 4 and exact["row"].tolist() == [0, 0, 1, 1, 2, 2, 4, 4]
+    def out(keys: dict[str, np.ndarray]) -> set[int]:
+        return {int(r) for k in np.unique(keys["key"]) for r in settled(group_rows(keys, k), CONFIG)}
+    assert out(exact) == out(every) == {1}
+    # the local executor shuffles the exact keys alone with the verifier on
+    on = local.execute(columns(titles), config=CONFIG, make_embedder=None)
+    off = local.execute(columns(titles), config=NO_VERIFIER, make_embedder=None)
+    assert on.shuffle_rows == 8 and off.shuffle_rows == len(every["key"]) > 8
+    assert on.settled == 1 and off.settled == 2
 
 
 def test_a_single_member_or_empty_group_settles_nothing() -> None:

@@ -10,7 +10,15 @@ import pytest
 from bench.batch_search import exact_pairs
 from index.vectors import VectorIndex
 from service.batch.candidates import CandidateVectors, Neighbours
-from service.batch.neighbours import FLOOR_MARGIN, SearchPlan, search_all, train_centroids
+from service.batch.neighbours import (
+    FLOOR_MARGIN,
+    SearchPlan,
+    language_bits,
+    node_languages,
+    rescue_may_read,
+    search_all,
+    train_centroids,
+)
 from service.config import EngineConfig
 
 
@@ -122,3 +130,68 @@ def test_a_search_whose_hits_tie_is_the_indexs_own(window: tuple[float, float] |
     other = next(i for i in range(len(x)) if i not in same)
     assert wrapped.search(x[other : other + 1], 8, window=window)[0][0][0] == other
     assert wrapped.for_ties == 3 and wrapped.answered == 1  # no tie: answered from the pairs
+
+
+def _fan(cosines: list[float], dim: int = 16) -> np.ndarray:
+    """A query (row 0, e0) and one vector per cosine, each at exactly that cosine to the query
+    and in its own direction besides (so they are far from one another)."""
+    x = np.zeros((len(cosines) + 1, dim), np.float32)
+    x[0, 0] = 1.0
+    for i, c in enumerate(cosines, start=1):
+        x[i, 0], x[i, i] = c, np.sqrt(1.0 - c * c)
+    return x
+
+
+def test_below_the_same_language_floor_only_pairs_the_rescue_may_read_are_kept() -> None:
+    """With the verifier on the stage's floor is 0.43 for the rescue's other-language hits; a
+    same-language pair (neither side bodied) below 0.53 is dropped, as nothing reads it."""
+    x = _fan([0.60, 0.50, 0.50, 0.50, 0.40])
+    langs = language_bits([["en"], ["en"], ["en"], ["ko"], ["en"], ["ko"]])
+    bodied = np.array([False, False, False, False, True, False])
+    pairs = search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1, same_language_floor=0.53,
+                       langs=langs, bodied=bodied)
+    got = {p for p in _pairs(pairs) if 0 in p}
+    # 1: above 0.53, same language, kept; 2: same language at 0.50, dropped; 3: Korean at 0.50,
+    # kept; 4: same language but bodied (headline re-scoring reads it), kept; 5: below 0.43
+    assert got == {(0, 1), (0, 3), (0, 4)}
+    unfiltered = _pairs(search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1))
+    assert _pairs(pairs) <= unfiltered and (0, 2) in unfiltered
+
+
+def test_node_languages_count_every_item_behind_a_text() -> None:
+    """Two items with one text (an English and a Korean feed's) make the node bilingual, so its
+    pair with an English node is kept; a bodied item's language counts for its headline's node."""
+    feats = {"embed_text": np.array(["same", "same", "en only", "ko head. body", "ko head"], dtype=object),
+             "primary_lang": np.array(["en", "ko", "en", "ko", "en"], dtype=object),
+             "bodied": np.array([False, False, False, True, False]),
+             "headline": np.array(["", "", "", "ko head", ""], dtype=object)}
+    bits, bodied = node_languages(feats, ["same", "en only", "ko head"])
+    no = np.zeros(1, bool)
+    assert rescue_may_read(bits[[0]], bits[[1]], no, no).tolist() == [True]
+    assert rescue_may_read(bits[[2]], bits[[1]], no, no).tolist() == [True]  # "ko head" is searched by a ko item
+    assert bodied.tolist() == [False, False, False]
+    en = language_bits([["en"], ["en"]])
+    assert rescue_may_read(en[[0]], en[[1]], no, no).tolist() == [False]
+
+
+def test_a_search_with_a_hit_below_the_same_language_floor_is_the_indexs_own() -> None:
+    """Dropped same-language groups can push an other-language hit out of the top k that the
+    rescue reads: here eight English groups at 0.50 rank above a Korean one at 0.46, which the
+    pairs alone would put in the top 8. Such a search goes to the wrapped index."""
+    x = _fan([0.70] + [0.50] * 8 + [0.46])
+    langs = language_bits([["en"]] * 10 + [["ko"]])
+    pairs = search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1, same_language_floor=0.53,
+                       langs=langs, bodied=np.zeros(len(x), bool))
+    assert {p for p in _pairs(pairs) if 0 in p} == {(0, 1), (0, 10)}
+    nb = Neighbours.build(x, pairs, dim=x.shape[1])
+    plain = VectorIndex(x.shape[1])
+    wrapped = CandidateVectors(VectorIndex(x.shape[1]), nb, floor=0.43, band_floor=0.53)
+    for idx in (plain, wrapped):
+        idx.add(np.arange(1, len(x)), x[1:], np.zeros(len(x) - 1))
+    want = plain.search(x[:1], 8)
+    assert 10 not in [g for g, _ in want[0]]  # streaming's top 8 holds no Korean hit
+    assert wrapped.search(x[:1], 8) == want and wrapped.for_band == 1 and wrapped.answered == 0
+    # one Korean hit fewer: the search has nothing below 0.53 and is answered from the pairs
+    wrapped.remove([10])
+    assert wrapped.search(x[:1], 8) == [[(1, pytest.approx(0.70, abs=1e-6))]]
+    assert wrapped.for_band == 1 and wrapped.answered == 1
