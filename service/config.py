@@ -111,8 +111,10 @@ def redact_url(url: str) -> str:
 
     >>> redact_url("postgresql://app:s3cret@db:5432/news")
     'postgresql://app:***@db:5432/news'
+    >>> redact_url("redis://:s3cret@cache:6379/0")  # Redis's password-only form
+    'redis://:***@cache:6379/0'
     """
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
 
 
 class _Checked:

@@ -109,6 +109,15 @@ def test_mistyped_variable_stops_every_command(monkeypatch):
     assert msg == "samestory compare: unknown environment variable SAMESTORY_GUARD (did you mean SAMESTORY_GUARDS?)"
 
 
+def test_a_password_only_redis_url_is_masked_in_the_configuration_log():
+    """Redis's password-only form (redis://:PASSWORD@host) was logged in clear: the mask needed a user."""
+    pytest.importorskip("redis")
+    public = EngineConfig.of(embedding_cache="redis://:s3cret@cache:6379/0").public()
+    assert public["operations"]["embedding_cache"] == "redis://:***@cache:6379/0"
+    assert Settings.load(env={"SAMESTORY_DB": "postgresql://:s3cret@db/news"}).public()["db"] == \
+        "postgresql://:***@db/news"
+
+
 @pytest.mark.postgres
 def test_missing_postgres_database_is_one_line(pg_url, monkeypatch):
     from tests.helpers.pg import PG_URL
