@@ -603,7 +603,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_dedupe)
 
-    p = sub.add_parser("demo", help="ingest the bundled sample feed and print its stories")
+    p = sub.add_parser("demo", help="ingest the bundled sample feed and print its stories",
+                       description="Ingest the bundled sample feed (service/data/sample_feed.jsonl) into an "
+                                   "empty store and print its copy groups, the story each is in and how each "
+                                   "item joined.")
     # Not SAMESTORY_DB's store by default: the sample feed must not land in a real one.
     p.add_argument("--db", default=":memory:", help="an empty store to keep the demo in (default %(default)s)")
     _add_engine_args(p, db=False)
