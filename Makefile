@@ -35,8 +35,10 @@ run: $(VENV)/.installed
 	mkdir -p var
 	$(BIN)/samestory serve --db $(DB) --host $(HOST) --port $(PORT)
 
+# A fresh store each time (the demo refuses one that already holds documents), kept for `samestory serve --db`.
 demo: $(VENV)/.installed
 	mkdir -p var
+	rm -f var/demo.db var/demo.db-wal var/demo.db-shm var/demo.db.faiss var/demo.db.state.npz
 	$(BIN)/samestory demo --db sqlite:///var/demo.db
 
 # mypy checks the packages listed in pyproject.toml ([tool.mypy] files), before the tests run.

@@ -346,6 +346,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from service.types import Article
 
     engine = open_engine(args)
+    held = engine.store.counts().get("documents", 0)
+    if held:  # the feed again would print every item `reobserved`; a real store would get the sample
+        engine.close()
+        raise SystemExit(f"samestory demo: {args.db} already holds {held} documents; the demo needs an "
+                         "empty store (omit --db for one in memory)")
     lines = resources.files("service").joinpath("data/sample_feed.jsonl").read_text("utf-8").splitlines()
     articles = [Article.from_dict(json.loads(x)) for x in lines if x.strip()]
     results = engine.ingest_many(articles)
@@ -357,8 +362,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for cid, members in groups.items():
         rep = members[-1][1].representative_id
         print(f"copy group {cid} in story {members[-1][1].story_id} (representative document {rep})")
+        starred = False
         for a, r in members:
-            mark = "*" if r.document_id == rep else " "
+            mark = "*" if r.document_id == rep and not starred else " "  # once: a reobservation is the same document
+            starred = starred or mark == "*"
             print(f"  {mark} [{r.status:<11} {r.decision.stage:<9}] {a.title}  <{a.source or a.url}>")
             if r.decision.blocked_by:
                 print(f"      kept apart by: {', '.join(r.decision.blocked_by)}")
@@ -596,8 +603,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_dedupe)
 
-    p = sub.add_parser("demo", help="ingest the bundled sample feed and print its stories")
-    _add_engine_args(p)
+    p = sub.add_parser("demo", help="ingest the bundled sample feed and print its stories",
+                       description="Ingest the bundled sample feed (service/data/sample_feed.jsonl) into an "
+                                   "empty store and print its copy groups, the story each is in and how each "
+                                   "item joined.")
+    # Not SAMESTORY_DB's store by default: the sample feed must not land in a real one.
+    p.add_argument("--db", default=":memory:", help="an empty store to keep the demo in (default %(default)s)")
+    _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_demo)
 
     copy_groups_help = dict(

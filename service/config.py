@@ -111,8 +111,10 @@ def redact_url(url: str) -> str:
 
     >>> redact_url("postgresql://app:s3cret@db:5432/news")
     'postgresql://app:***@db:5432/news'
+    >>> redact_url("redis://:s3cret@cache:6379/0")  # Redis's password-only form
+    'redis://:***@cache:6379/0'
     """
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
 
 
 class _Checked:
@@ -452,6 +454,16 @@ class OperationsConfig(_Checked):
             raise ValueError(f"verifier_threads must be an int >= 1, got {self.verifier_threads!r}")
         if isinstance(self.snapshot_every, bool) or not isinstance(self.snapshot_every, int) or self.snapshot_every < 0:
             raise ValueError(f"snapshot_every must be an int >= 0 (0: only at a clean close), got {self.snapshot_every!r}")
+        cache = (self.embedding_cache or "").strip()
+        if cache:
+            # Checked here, not when the engine opens it: a one-line ConfigError, not a traceback.
+            if not cache.startswith(("redis://", "rediss://", "unix://")):
+                raise ValueError(f"embedding_cache {redact_url(cache)!r} is not a redis://, rediss:// or unix:// URL")
+            import importlib.util
+
+            if importlib.util.find_spec("redis") is None:
+                raise ValueError(f"embedding_cache {redact_url(cache)!r} needs the redis client: "
+                                 "pip install 'samestory[redis]'")
 
 
 # The four sections, by attribute name, and the prefix of their fields' flat names.

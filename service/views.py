@@ -262,7 +262,8 @@ def story_view(store: Store, story_id: int, *, members: bool = False) -> StoryOu
         return from_row(StoryDetail, story, **spread,
                         title=None if top is None else title_text(top), title_lang=None if top is None else top.lang,
                         copy_groups=rich, first=spread["start"], last=spread["end"])
-    return from_row(StoryOut, story, **spread, copy_groups=plain)
+    top = story_title(facts)
+    return from_row(StoryOut, story, **spread, title=None if top is None else title_text(top), copy_groups=plain)
 
 
 def _spread(facts: Sequence[MemberFacts]) -> dict[str, Any]:

@@ -568,6 +568,7 @@ class StoryFields(BaseModel):
 
 
 class StoryOut(StoryFields):
+    title: str | None = Field(description="the story's title, as in GET /v1/stories")
     copy_groups: list[CopyGroupOut]
 
 

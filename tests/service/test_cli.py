@@ -202,3 +202,27 @@ def test_help_names_the_levels_right():
     assert "are two texts the same report (one copy group)?" in top
     compare = " ".join(run("compare", "--help").stdout.decode().split())
     assert "SAME is the same report again (one copy group), not merely the same event (a story)" in compare
+
+
+def test_demo_needs_an_empty_store_and_never_uses_samestory_db(tmp_path):
+    """A second `make demo` printed every item `reobserved`, and `samestory demo` without --db put
+    the sample feed into SAMESTORY_DB's (or ./var's) real store."""
+    real = tmp_path / "real.db"
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT), "SAMESTORY_DB": f"sqlite:///{real}"}
+
+    def demo(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "service.cli", "demo", "--model", "none", *args],
+                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300, check=False)
+
+    res = demo()
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("15 items -> ") and not real.exists() and not (tmp_path / "var").exists()
+    # One representative mark per copy group, even where a document was observed twice.
+    for block in res.stdout.split("\ncopy group ")[1:]:
+        assert block.count("\n  * ") <= 1, block
+    kept = f"sqlite:///{tmp_path / 'demo.db'}"
+    assert demo("--db", kept).returncode == 0
+    again = demo("--db", kept)
+    assert again.returncode == 1 and again.stdout == ""
+    assert again.stderr.strip() == (f"samestory demo: {kept} already holds 14 documents; the demo needs an empty "
+                                    "store (omit --db for one in memory)")

@@ -109,6 +109,29 @@ def test_mistyped_variable_stops_every_command(monkeypatch):
     assert msg == "samestory compare: unknown environment variable SAMESTORY_GUARD (did you mean SAMESTORY_GUARDS?)"
 
 
+def test_a_password_only_redis_url_is_masked_in_the_configuration_log():
+    """Redis's password-only form (redis://:PASSWORD@host) was logged in clear: the mask needed a user."""
+    pytest.importorskip("redis")
+    public = EngineConfig.of(embedding_cache="redis://:s3cret@cache:6379/0").public()
+    assert public["operations"]["embedding_cache"] == "redis://:***@cache:6379/0"
+    assert Settings.load(env={"SAMESTORY_DB": "postgresql://:s3cret@db/news"}).public()["db"] == \
+        "postgresql://:***@db/news"
+
+
+def test_a_bad_embedding_cache_is_one_line(monkeypatch):
+    """A URL that is not Redis, or Redis without its client installed (the default install), was
+    a traceback from the engine's open; now it is one line naming the setting."""
+    msg = one_line_exit(["compare", "a", "b", "--model", "none"], monkeypatch,
+                        {"SAMESTORY_EMBEDDING_CACHE": "memcached://cache:11211"})
+    assert msg == ("samestory compare: embedding_cache 'memcached://cache:11211' is not a redis://, rediss:// "
+                   "or unix:// URL")
+    monkeypatch.setitem(__import__("sys").modules, "redis", None)  # not installed
+    msg = one_line_exit(["serve", "--model", "none", "--port", "1"], monkeypatch,
+                        {"SAMESTORY_EMBEDDING_CACHE": "redis://:s3cret@cache:6379/0"})
+    assert msg == ("samestory serve: embedding_cache 'redis://:***@cache:6379/0' needs the redis client: "
+                   "pip install 'samestory[redis]'")
+
+
 @pytest.mark.postgres
 def test_missing_postgres_database_is_one_line(pg_url, monkeypatch):
     from tests.helpers.pg import PG_URL
