@@ -42,7 +42,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     p.add_argument("--model", type=_model, default="use",
                    help="embedder spec for models.registry (default use; 'none' only with pairs --route dedupe)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (drawn on stderr only when it is a terminal, as ingest and settle do)")
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    """Progress bars on stderr: not with ``--no-progress``, and only on a terminal, so a log file
+    of a long run does not fill with redrawn bars."""
+    return not args.no_progress and sys.stderr.isatty()
 
 
 def _model(value: str) -> str:
@@ -230,7 +237,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
         _need_model(args)
     _check_output(args.predictions, "--predictions")
     pairs = _sampled_pairs(args, args.file)
-    progress = not args.no_progress
+    progress = _progress(args)
     name = _engine_label(args)
     if args.route == "dedupe":
         from eval.engine import load_embedder
@@ -268,7 +275,7 @@ def cmd_clusters(args: argparse.Namespace) -> int:
 
     _need_model(args)
     items = _sampled_clusters(args)
-    progress = not args.no_progress
+    progress = _progress(args)
     name = _engine_label(args)
     if args.level == "story":
         name += " stories"
@@ -306,7 +313,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     thresholds = _floats(args.thresholds, "--thresholds") if args.thresholds else sweep.default_thresholds(args.stage)
     plot = args.plot or Path(f"sweep-{args.stage}.png")
     _check_output(plot, "--plot")
-    progress = not args.no_progress
+    progress = _progress(args)
     if _read(is_cluster_file, args.file):
         items = _sampled_clusters(args)
         rows = sweep.sweep_clusters(items, args.stage, thresholds, guards=not args.no_guards, model=args.model,
@@ -352,7 +359,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         pairs = _sampled_pairs(args, f)
         warnings += sweep.sample_warnings(name, pairs)
         rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
-                                               progress=not args.no_progress))
+                                               progress=_progress(args)))
     best = sweep.lowest_meeting(rows_per_file, floors)
     field = sweep.STAGE_FIELDS[args.stage]
     print(f"{args.stage} threshold calibration over {len(args.files)} pair file(s), grid {grid[0]}..{grid[-1]} "
@@ -407,7 +414,7 @@ def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> i
     only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
     report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
-                        tokenizer=args.tokenizer, progress=not args.no_progress, stories=not args.no_stories,
+                        tokenizer=args.tokenizer, progress=_progress(args), stories=not args.no_stories,
                         story_orders=_seeds(args.orders), verifier=args.verifier)
     command = "samestory " + " ".join(shlex.quote(a) for a in (argv or getattr(args, "argv", None) or sys.argv[1:]))
     path = write_report(report, args.out, command, name=args.name)

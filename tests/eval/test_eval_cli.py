@@ -168,3 +168,14 @@ def test_bad_model_and_output_paths_are_one_line_before_the_run(tmp_path: Path,
         main(["eval", "sweep", pairs, "--stage", "ngram", "--limit", "2", "--plot", str(tmp_path), "--no-progress"])
     with pytest.raises(SystemExit, match=r"^--out .*: a file, not a folder$"):
         main(["eval", "report", "--out", pairs, "--limit", "2", "--no-progress"])
+
+
+def test_no_progress_bars_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    """A long eval run logged to a file must not fill it with redrawn bars (as ingest and settle):
+    without --no-progress, and with stderr captured (not a terminal), no bar is drawn."""
+    from tests.paths import REPO_ROOT
+
+    rc = main(["eval", "pairs", str(REPO_ROOT / "tests" / "data" / "verifier_pairs.jsonl"), "--limit", "4", "--json"])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "it/s" not in err and "%|" not in err, err
