@@ -286,11 +286,15 @@ class Cascade:
 
     def verify(self, pairs: Sequence[tuple[ItemFeatures, ItemFeatures]]) -> list[float]:
         """P(same report) for each pair, in one call of the verifier (:func:`verify_texts`)."""
+        return self._score([self.read_pair(a, b) for a, b in pairs])
+
+    def _score(self, reads: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[float]:
+        """The verifier's P for pairs as :meth:`read_pair` gives them, in one call, each in
+        :func:`reading_order`."""
         assert self.verifier is not None
-        if not pairs:
+        if not reads:
             return []
-        texts = [self.read_pair(a, b)[:2] for a, b in pairs]
-        texts = [reading_order(*t) for t in texts]
+        texts = [reading_order(x, y) for x, y, _ in reads]
         p = self.verifier.score([t[0] for t in texts], [t[1] for t in texts])
         return [float(x) for x in p]
 
@@ -299,8 +303,8 @@ class Cascade:
         reads rewritten: the quantity guard's equal figures written alike
         (``QuantityGuard.written_alike``), in the text that comes first in :func:`reading_order`
         (the Korean one) as the other writes them; in one language only figures written
-        otherwise than in English words ("3058명" / "3천58명", not "vehicles" / "cars"). The verifier cannot convert units
-        ("0.25%p" / "25 basis points" gave P 0.003); only figures the guard finds equal are
+        otherwise than in English words ("3058명" / "3천58명", not "vehicles" / "cars"). The
+        verifier cannot convert units ("0.25%p" / "25 basis points" gave P 0.003); only figures the guard finds equal are
         rewritten, so a changed figure still reads as changed. On the hand-written sets it finds
         more copies (fresh 41 -> 45 of 75, the older 46 -> 49 of 69) and merges nothing more
         (research/notes/verifier-runtime.md, "Figures written alike"). Without guards, as read."""
@@ -313,10 +317,12 @@ class Cascade:
             return x, y, ()
         return (aligned, y, rewrites) if (first, second) == (x, y) else (x, aligned, rewrites)
 
-    def _unmatched(self, a: ItemFeatures, b: ItemFeatures) -> str:
-        """What the verifier's reasons say of a pair: the rewritten figures, if any, then what of
-        each side the other does not match (``index.unmatched.describe``)."""
-        x, y, rewrites = self.read_pair(a, b)
+    @staticmethod
+    def _unmatched(read: tuple[str, str, tuple[str, ...]]) -> str:
+        """What the verifier's reasons say of a pair as :meth:`read_pair` gives it: the rewritten
+        figures, if any, then what of each side the other does not match
+        (``index.unmatched.describe``)."""
+        x, y, rewrites = read
         spans = describe_unmatched(x, y)
         return f"figures read alike: {', '.join(rewrites)}; {spans}" if rewrites else spans
 
@@ -332,9 +338,10 @@ class Cascade:
         if same_letters(*texts):
             trace.reasons.append("verifier: not asked, the same letters (spacing, case, punctuation apart)")
             return True
-        p, threshold = self.verify([(new, other)])[0], self.verifier_threshold()
+        read = self.read_pair(new, other)
+        p, threshold = self._score([read])[0], self.verifier_threshold()
         trace.scores["verifier"] = p
-        spans = self._unmatched(new, other)
+        spans = self._unmatched(read)
         if p >= threshold:
             trace.reasons.append(f"verifier: {p:.2f}, {spans}")
             return True
@@ -352,7 +359,7 @@ class Cascade:
 
     def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
-                f"{self.config.copy.embedding_threshold}; {self._unmatched(a, b)}")
+                f"{self.config.copy.embedding_threshold}; {self._unmatched(self.read_pair(a, b))}")
 
     def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The Korean-English rescue: the embedding hits no stage took, in another language than
@@ -502,11 +509,12 @@ class Cascade:
         guards keep their vetoes (``_propose``, as in ``_rescue_hits``)."""
         scores = trace.scores
         cos = scores["cosine"]
-        p, threshold = self.verify([(a, b)])[0], self.rescue_threshold()
+        read = self.read_pair(a, b)
+        p, threshold = self._score([read])[0], self.rescue_threshold()
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
-                            f"{threshold:.2f} (cosine {cos:.2f}); {self._unmatched(a, b)}"],
+                            f"{threshold:.2f} (cosine {cos:.2f}); {self._unmatched(read)}"],
                             scores=scores)
         ok = self._propose(trace, self._rescue_reason(p, cos, a, b), a, b)
         return Decision(ok, "embedding", cos, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)

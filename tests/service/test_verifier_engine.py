@@ -334,7 +334,7 @@ def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so()
     assert cascade.verify([(a, b)]) == pytest.approx([0.9])
     assert v.pairs == [("연준, 기준금리 25 basis points 인상", en)]
     assert cascade.read_pair(a, b) == (en, "연준, 기준금리 25 basis points 인상", ("0.25%p as 25 basis points",))
-    assert cascade._unmatched(a, b).startswith("figures read alike: 0.25%p as 25 basis points; ")
+    assert cascade._unmatched(cascade.read_pair(a, b)).startswith("figures read alike: 0.25%p as 25 basis points; ")
     # a changed figure is read as written, and so is every pair without the guards
     changed = ItemFeatures.build("연준, 기준금리 0.5%p 인상", "", "ko", 0.0)
     assert cascade.read_pair(a, changed)[2] == ()
