@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
 
 from index.features import ItemFeatures
 from index.hanja import read_hanja
+from tests.helpers.labelled_pairs import read_pairs, shipped_verdicts
 from tests.paths import REPO_ROOT
 
 PAIRS = REPO_ROOT / "tests" / "data" / "hanja_pairs.jsonl"
@@ -51,13 +51,8 @@ def test_the_encoder_reads_the_hangul_and_a_bare_headline_still_has_no_body() ->
     assert not stage.has_body(f)
 
 
-def _pairs() -> list[dict]:
-    with PAIRS.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def test_the_hanja_pairs_are_well_formed() -> None:
-    recs = _pairs()
+    recs = read_pairs(PAIRS)
     assert len({r["id"] for r in recs}) == len(recs) == 60
     assert Counter(r["label"] for r in recs) == {1: 32, 0: 28}
 
@@ -68,15 +63,5 @@ def test_the_shipped_engine_on_the_hanja_pairs() -> None:
     who had not read the code. Measured: 21 copies of 32 found and 6 false merges of 28 with the
     encoder reading the Hangul (19 and 6 without); the verifier reading it too found 24 but made 10
     false merges, so it reads the headlines as written (research/notes/xling.md)."""
-    from models.registry import load_embedder
-    from service.engine import Deduper
-    from service.store import open_store
-    from service.types import Article
-
-    d = Deduper(open_store(":memory:"), embedder=load_embedder("use", cache_size=0))
-    found = false_merges = 0
-    for r in _pairs():
-        same = d.compare(*(Article(title=r[k]["text"], lang=r[k]["lang"]) for k in "ab")).same
-        found += same and r["label"] == 1
-        false_merges += same and r["label"] == 0
-    assert false_merges <= 6 and found >= 21, (found, false_merges)
+    found, false_merges = shipped_verdicts(read_pairs(PAIRS))
+    assert sum(false_merges.values()) <= 6 and sum(found.values()) >= 21, (found, false_merges)

@@ -11,25 +11,19 @@ retrained verifier or a changed default that does worse shows here.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from index.text import has_hangul
+from tests.helpers.labelled_pairs import read_pairs, shipped_verdicts
 from tests.paths import REPO_ROOT
 
 PAIRS = REPO_ROOT / "tests" / "data" / "verifier_pairs_fresh.jsonl"
 
 
-def _pairs(path: Path = PAIRS) -> list[dict]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def test_the_fresh_pairs_are_well_formed() -> None:
-    recs = _pairs()
+    recs = read_pairs(PAIRS)
     assert len({r["id"] for r in recs}) == len(recs) == 170
     assert Counter(r["label"] for r in recs) == {1: 75, 0: 95}
     for r in recs:
@@ -43,20 +37,7 @@ def test_the_shipped_engine_on_the_fresh_pairs() -> None:
     (verifier off: 28 and 61; 41 before the verifier read equal figures written alike,
     ``Cascade.read_pair``). It refuses swapped roles and flipped outcomes; it also refuses most
     same-language rewordings, which is where its recall goes."""
-    from models.registry import load_embedder
-    from service.engine import Deduper
-    from service.store import open_store
-    from service.types import Article
-
-    d = Deduper(open_store(":memory:"), embedder=load_embedder("use", cache_size=0))
-    assert d.ctx.verifier is not None
-    found, false_merges = Counter(), Counter()
-    for r in _pairs():
-        same = d.compare(*(Article(title=r[k]["text"], lang=r[k]["lang"]) for k in "ab")).same
-        if same and r["label"] == 1:
-            found[r["kind"]] += 1
-        if same and r["label"] == 0:
-            false_merges[r["kind"]] += 1
+    found, false_merges = shipped_verdicts(read_pairs(PAIRS))
     assert sum(false_merges.values()) <= 8, false_merges
     assert sum(found.values()) >= 45, found
     assert false_merges["role_swap"] + false_merges["number_change"] + false_merges["entity_swap"] <= 1
