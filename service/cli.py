@@ -8,7 +8,8 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -174,12 +175,42 @@ def shorten(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def decided_by(r: IngestResult) -> str:
+    """The stage that joined an item to what was stored, or "-" for a new item (no stage matched;
+    its decision's ``stage`` is only the last stage the cascade ran)."""
+    return "-" if r.status == "new" else r.decision.stage
+
+
 def ingest_line(article: Article, r: IngestResult) -> str:
-    """One ingested item as a line: status, document, copy group, story, stage, the title (shortened)."""
-    dup = f" (duplicate of {r.duplicate_of})" if r.duplicate_of else ""
+    """One ingested item as a line: status, document, copy group, story, the stage that matched
+    ("-" for a new item), the title (shortened), then what it duplicates or which guards kept it
+    apart from a candidate."""
+    if r.duplicate_of:
+        why = f" (duplicate of {r.duplicate_of})"
+    elif r.decision.blocked_by:
+        why = f" (kept apart by: {', '.join(r.decision.blocked_by)})"
+    else:
+        why = ""
     story = "-" if r.story_id is None else r.story_id
     return (f"{r.status:<11} doc {r.document_id:<6} copy group {r.copy_group_id:<6} story {story:<6} "
-            f"stage {r.decision.stage:<9} {shorten(article.headline)}{dup}")
+            f"stage {decided_by(r):<9} {shorten(article.headline)}{why}")
+
+
+def ingest_summary(results: Sequence[IngestResult], copy_groups: int, stories: int) -> str:
+    """The line ``samestory ingest`` ends with on stderr: what the run did and what the store holds.
+
+    >>> ingest_summary([], 0, 0)
+    'ingested 0 items: 0 new, 0 duplicates, 0 re-observed, 0 new versions; the store holds 0 copy groups in 0 stories'
+    """
+    by_status = Counter(r.status for r in results)
+
+    def n(count: int, word: str, words: str) -> str:
+        return f"{count} {word if count == 1 else words}"
+
+    return (f"ingested {n(len(results), 'item', 'items')}: {by_status['new']} new, "
+            f"{n(by_status['duplicate'], 'duplicate', 'duplicates')}, {by_status['reobserved']} re-observed, "
+            f"{n(by_status['new_version'], 'new version', 'new versions')}; "
+            f"the store holds {n(copy_groups, 'copy group', 'copy groups')} in {n(stories, 'story', 'stories')}")
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -210,11 +241,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{args.file}: article {lineno}: {exc}") from exc
         show_bar = args.progress or (not args.quiet and not args.json and sys.stderr.isatty())
         bar = tqdm(total=len(articles), disable=not show_bar, unit="item", desc="ingest", file=sys.stderr)
+        results: list[IngestResult] = []
         for start in range(0, len(articles), args.chunk_size):
             # Each chunk is one committed transaction; its results are printed (and flushed) only
             # after the commit, so every printed result survives a crash of this process.
             chunk = articles[start : start + args.chunk_size]
             for article, r in zip(chunk, engine.ingest_many(chunk, chunk_size=args.chunk_size), strict=True):
+                results.append(r)
                 if args.json:
                     print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
                 elif not args.quiet:
@@ -222,7 +255,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             bar.update(min(args.chunk_size, len(articles) - start))
         bar.close()
         if not args.json:
-            print(json.dumps(engine.stats()["counters"], ensure_ascii=False), file=sys.stderr)
+            # A sentence, not the engine's counters: `-v` logs those (the service's `/metrics`
+            # counts the same items by stage, status and veto).
+            stats = engine.stats()
+            print(ingest_summary(results, stats["copy_groups"], stats["stories"]), file=sys.stderr)
+            logging.getLogger("samestory").info("counters: %s", json.dumps(stats["counters"], ensure_ascii=False))
     finally:
         engine.close()
     return 0
@@ -366,7 +403,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         for a, r in members:
             mark = "*" if r.document_id == rep and not starred else " "  # once: a reobservation is the same document
             starred = starred or mark == "*"
-            print(f"  {mark} [{r.status:<11} {r.decision.stage:<9}] {a.title}  <{a.source or a.url}>")
+            print(f"  {mark} [{r.status:<11} {decided_by(r):<9}] {a.title}  <{a.source or a.url}>")
             if r.decision.blocked_by:
                 print(f"      kept apart by: {', '.join(r.decision.blocked_by)}")
     engine.close()

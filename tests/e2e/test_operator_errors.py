@@ -176,12 +176,34 @@ def test_ingest_lines_say_status_document_copy_group_story_stage_and_title(capsy
         assert main(["ingest", "-", "--db", ":memory:", "--model", "none"]) == 0
     finally:
         sys.stdin = stdin
-    lines = capsys.readouterr().out.splitlines()
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
     assert len(lines) == 2
-    assert lines[0].split()[:9] == ["new", "doc", "1", "copy", "group", "1", "story", "1", "stage"]
+    # A new item matched no stage: "-", not the last stage the cascade ran.
+    assert lines[0].split()[:10] == ["new", "doc", "1", "copy", "group", "1", "story", "1", "stage", "-"]
     assert lines[1].split()[:8] == ["duplicate", "doc", "2", "copy", "group", "1", "story", "1"]
     assert "stage exact" in lines[1] and lines[1].endswith("(duplicate of 1)")
     assert "Fed raises rates by 25 basis points" in lines[0] and "…" in lines[0] and long_title not in lines[0]
+    assert err.strip().splitlines()[-1] == ("ingested 2 items: 1 new, 1 duplicate, 0 re-observed, 0 new versions; "
+                                            "the store holds 1 copy group in 1 story")
+
+
+def test_ingest_lines_name_the_guards_that_kept_a_new_item_apart(capsys):
+    from service.cli import main
+
+    feed = [{"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1"},
+            {"title": "Fed raises rates by 50 basis points", "url": "https://b.example/1"}]
+    stdin = sys.stdin
+    try:
+        import io
+
+        sys.stdin = io.StringIO("".join(json.dumps(x) + "\n" for x in feed))
+        assert main(["ingest", "-", "--db", ":memory:", "--model", "none"]) == 0
+    finally:
+        sys.stdin = stdin
+    second = capsys.readouterr().out.splitlines()[1]
+    assert second.startswith("new") and " stage -  " in second
+    assert second.endswith("(kept apart by: quantity, number)")
 
 
 # calibration on corrections ------------------------------------------------------------------------------------
