@@ -208,7 +208,17 @@ PRUNE_EVERY = 1_000
 # full product gives, so decisions do not depend on it; it only trades one slice against gathers.
 OUTLIER_ROWS = 64
 
-_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
+# A figure with its magnitude words: Korean numerals written with digits ("5만", "1만8천", "3조4천억")
+# and English scale words ("1.2 million", "$5bn"). Read as one value, so that "5만명" and "5억" are
+# two anchors (they were both "5": a fire's damage estimate joined a housing lottery's story on
+# it) and "120만" is "1.2 million".
+_FIGURE_ANCHOR_RE = re.compile(
+    r"\d+(?:[.,]\d+)*(?:[십백천만억조]+\d+(?:[.,]\d+)*)*[십백천만억조]*"
+    r"(?:\s?(?:thousand|million|billion|trillion|bn)(?![A-Za-z]))?", re.IGNORECASE)
+_FIGURE_PART_RE = re.compile(r"\d+(?:[.,]\d+)*|[십백천]|[만억조]|[A-Za-z]+")
+_SMALL_UNITS = {"십": 10.0, "백": 100.0, "천": 1e3}
+_LARGE_UNITS = {"만": 1e4, "억": 1e8, "조": 1e12}
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
 _STOP = frozenset({
     "the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "by", "with", "from", "as",
@@ -254,15 +264,47 @@ def story_text(title: str, body: str) -> str:
 
 
 def anchors_of(text: str) -> frozenset[str]:
-    """Numbers and names: digits (separators dropped), Latin words that are capitalised or sit in
-    non-Latin text, case-folded.
+    """Numbers and names: figures as values (:func:`figure_value`), Latin words that are
+    capitalised or sit in non-Latin text, case-folded.
 
     >>> sorted(anchors_of("Fed's Plosser sees 1,000 jobs in March"))
     ['1000', 'fed', 'march', 'plosser']
     >>> sorted(anchors_of("삼성전자 3분기 영업이익 10조, AI 반도체"))
-    ['10', '3', 'ai']
+    ['10000000000000', '3', 'ai']
+    >>> sorted(anchors_of("Samsung's third-quarter profit tops 10 trillion won"))
+    ['10000000000000', 'samsung']
     """
     return _anchors_and_script(text)[0]
+
+
+def figure_value(figure: str) -> str:
+    """A figure's anchor: its value as digits, with Korean numeral units and English scale words
+    applied; thousands separators dropped.
+
+    >>> [figure_value(f) for f in ("5만", "5억", "1만8천", "3조4천억", "1,200", "1.2 million", "120만", "0.25")]
+    ['50000', '500000000', '18000', '3400000000000', '1200', '1200000', '1200000', '0.25']
+    """
+    total = section = 0.0
+    current: float | None = None
+    for part in _FIGURE_PART_RE.findall(figure):
+        if part[0].isdigit():
+            digits = part.replace(",", "")
+            try:
+                current = float(digits)
+            except ValueError:  # "1.2.3": a version or a date, read as written
+                return part.replace(",", "")
+        elif part in _SMALL_UNITS:
+            section += (1.0 if current is None else current) * _SMALL_UNITS[part]
+            current = None
+        elif part in _LARGE_UNITS:
+            total += (section + (current or 0.0) or 1.0) * _LARGE_UNITS[part]
+            section, current = 0.0, None
+        else:
+            scale = _SCALE_WORDS[part.casefold()]
+            total = (total + section + (current or 0.0)) * scale
+            section, current = 0.0, None
+    value = total + section + (current or 0.0)
+    return str(int(value)) if value == int(value) else f"{value:.6g}"
 
 
 def in_latin_script(text: str) -> bool:
@@ -283,7 +325,7 @@ def _anchors_and_script(text: str) -> tuple[frozenset[str], bool]:
     """:func:`anchors_of` and :func:`in_latin_script` of ``text`` from one normalisation and one
     letter count (``StoryEvidence.build`` needs both for every item)."""
     text = nfkc(text)
-    out = {re.sub(r"[.,]", "", m) for m in _NUMBER_RE.findall(text)}
+    out = {figure_value(m) for m in _FIGURE_ANCHOR_RE.findall(text)}
     latin_script = _latin_letters(text)
     for word in _LATIN_WORD_RE.findall(text):
         w = word.split("'")[0].split("’")[0]

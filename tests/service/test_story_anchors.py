@@ -26,3 +26,12 @@ def test_one_shared_latin_name_is_not_full_evidence_in_korean() -> None:
 def test_a_korean_item_sharing_all_its_names_still_scores_high() -> None:
     share = _share("SK하이닉스 HBM4 3조2천억원 공급 계약", "SK하이닉스, 3조2천억원 규모 HBM4 공급 계약 공시")
     assert share > 0.75
+
+
+def test_figures_are_anchors_by_value_not_by_their_first_digits() -> None:
+    # "5만명" (50,000 people) and "5억" (500 million won) were both the anchor "5": a factory fire's
+    # damage estimate shared its one figure with a housing lottery's headline and joined its story.
+    assert _share("신평동 공장 화재 재산피해 5억 추산", "세종 더리브 파크 무순위 3가구에 5만명 몰려…시세차익 3억") == 0.0
+    # One value written in two scripts is one anchor: "120만" and "1.2 million".
+    assert _share("Samsung sells 1.2 million foldables", "삼성 폴더블 120만대 판매") > 0.0
+    assert _share("Samsung sells 2.1 million foldables", "삼성 폴더블 120만대 판매") == 0.0
