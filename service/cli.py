@@ -256,7 +256,7 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
     A text over ``MAX_BODY_CHARS`` is refused, naming its line: ``POST /v1/dedupe`` refuses it
     too, and the command line is no place for what the service would not take.
     """
-    from service.types import MAX_BODY_CHARS
+    from service.types import MAX_BODY_CHARS, lang_tag_problem
 
     if path == "-":
         text = sys.stdin.read()
@@ -284,6 +284,10 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
                 raise SystemExit(f"{path}:{pos + 1}: not JSON ({exc.msg})") from exc
             if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
                 raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}")
+            lang = rec.get("lang")  # as texts_of reads it: null or blank is detected from the text
+            problem = None if lang is None or (isinstance(lang, str) and not lang.strip()) else lang_tag_problem(lang)
+            if problem:
+                raise SystemExit(f"{path}:{pos + 1}: field 'lang' {problem}")
             chars, what = len(rec[field]), f"field {field!r}"
             records.append(rec)
         else:

@@ -316,6 +316,8 @@ class DedupeRecord(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     text: Text = Field(max_length=MAX_BODY_CHARS, description="the text the decision reads")
+    lang: str | None = Field(None, max_length=MAX_FIELD_CHARS, pattern=LANG_TAG_PATTERN,
+                             description="language tag such as ko, en or zh-Hant; detected from the text when absent")
 
     @model_validator(mode="after")
     def _clean_extra(self) -> DedupeRecord:
@@ -386,7 +388,8 @@ class DedupeRequest(BaseModel):
     def items(self) -> list[Any]:
         if self.texts is not None:
             return list(self.texts)
-        return [r.model_dump() for r in self.records or []]
+        # exclude_unset: a record comes back as given, without a "lang": null it did not send.
+        return [r.model_dump(exclude_unset=True) for r in self.records or []]
 
 
 class DroppedOut(BaseModel):

@@ -124,6 +124,9 @@ def test_records_in_records_out_keep_their_fields() -> None:
     ([{"txt": "a"}], r"records\[0\] has no field 'text'"),
     (["a", {"text": 3}], r"records\[1\]\['text'\] must be a string, got int"),
     (["a", 7], r"records\[1\] must be a string or a mapping, got int"),
+    # "korean" raised in the guards mid-dedupe ("GuardInput.lang ..."); 3 was silently detected over
+    ([{"text": "a", "lang": "korean"}], r"records\[0\]\['lang'\] must be a language tag .* got 'korean'"),
+    ([{"text": "a", "lang": 3}], r"records\[0\]\['lang'\] must be a language tag .* got 3"),
 ])
 def test_bad_records_fail_with_one_precise_message(records, message) -> None:
     with pytest.raises(ValueError, match=message):
