@@ -247,6 +247,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_hint(rec: Any, field: str) -> str:
+    """What a JSONL line that lacks the text field has instead: a record whose text is in ``body``
+    was only told "expected ... 'text'", not that --field names it."""
+    if not isinstance(rec, dict):
+        return f", got {type(rec).__name__}"
+    if field in rec:
+        return f", got {type(rec[field]).__name__}"
+    keys = ", ".join(repr(k) for k in list(rec)[:8]) or "none"
+    return f" (its fields: {keys}; --field names the text field)"
+
+
 def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[int], bool, int]:
     """(records, their line positions, is_jsonl, lines read). JSONL when ``field`` is given or the
     file ends in .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped
@@ -283,7 +294,8 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
             except json.JSONDecodeError as exc:
                 raise SystemExit(f"{path}:{pos + 1}: not JSON ({exc.msg})") from exc
             if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
-                raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}")
+                raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}"
+                                 f"{_record_hint(rec, field)}")
             lang = rec.get("lang")  # as texts_of reads it: null or blank is detected from the text
             problem = None if lang is None or (isinstance(lang, str) and not lang.strip()) else lang_tag_problem(lang)
             if problem:
