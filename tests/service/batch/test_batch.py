@@ -29,6 +29,9 @@ def _partition(labels: list[int]) -> set[frozenset[int]]:
 def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"nope\.jsonl: no such file"):
         read_records([tmp_path / "nope.jsonl"])
+    # a folder was "no such file" too
+    with pytest.raises(ValueError, match=r": a folder, not a file \(name the JSONL or Parquet files in it\)$"):
+        read_records([tmp_path])
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
