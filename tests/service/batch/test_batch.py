@@ -56,6 +56,17 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert bad_level.value.code == 2
 
 
+def test_help_says_a_body_alone_is_a_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --help said "a record needs 'title' or 'text'", but a record with only a body is taken (docs/scale.md).
+    from service.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["batch", "--help"])
+    assert "a record needs 'title' (or 'text') or 'body'" in " ".join(capsys.readouterr().out.split())
+    src = write_jsonl(tmp_path / "bodies.jsonl", [{"body": "Fed raises rates by 25bp. Markets rallied."}])
+    assert [r.article.body for r in read_records([src])] == ["Fed raises rates by 25bp. Markets rallied."]
+
+
 def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: Path) -> None:
     from service.cli import main
 
