@@ -107,6 +107,10 @@ def test_malformed_file_is_a_precise_error(tmp_path: Path) -> None:
         main(["eval", "pairs", str(bad), "--no-progress"])
     with pytest.raises(SystemExit, match=r"missing\.jsonl: no such file"):
         main(["eval", "calibrate", str(tmp_path / "missing.jsonl"), "--no-progress"])
+    # a missing *.clusters.jsonl was "a cluster file (use eval sweep for those)"
+    for cmd in (["calibrate"], ["sweep", "--stage", "ngram"]):
+        with pytest.raises(SystemExit, match=r"missing\.clusters\.jsonl: no such file$"):
+            main(["eval", *cmd, str(tmp_path / "missing.clusters.jsonl"), "--no-progress"])
 
 
 def test_eval_calibrate_picks_the_lowest_threshold_meeting_every_floor(capsys: pytest.CaptureFixture[str]) -> None:
