@@ -459,14 +459,24 @@ def _print_moves(lines: list[str], show: int) -> None:
 
 def _open_for_reading(args: argparse.Namespace) -> Store:
     """The store of a read-only listing command (``copy-groups``, ``stories``), its paging checked first."""
-    from service.store import open_store
-
     if args.limit < 1 or args.offset < 0:
         raise SystemExit("--limit must be >= 1 and --offset >= 0")
+    return open_store_or_exit(args.db)
+
+
+def open_store_or_exit(db: str) -> Store:
+    """``open_store(db, must_exist=True)`` (a read: a mistyped path is an error, not a new store),
+    or the reason as a one-line exit. The URL's password is masked: the listings printed it whole
+    ("cannot open store postgresql://app:s3cret@..."), though the store's own message masks it."""
+    from service.config import redact_url
+    from service.store import StoreOpenError, open_store
+
     try:
-        return open_store(args.db, must_exist=True)
-    except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
-        raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
+        return open_store(db, must_exist=True)
+    except (StoreOpenError, FileNotFoundError) as exc:  # its message names the store (password masked)
+        raise SystemExit(str(exc)) from exc
+    except Exception as exc:  # a missing file or anything else: say which store
+        raise SystemExit(f"cannot open store {redact_url(db)}: {exc}") from exc
 
 
 # A listing's table columns: (key in a page row, heading, width); the title always comes last.
