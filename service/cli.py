@@ -364,8 +364,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     held = engine.store.counts().get("documents", 0)
     if held:  # the feed again would print every item `reobserved`; a real store would get the sample
+        from service.config import redact_url
+
         engine.close()
-        raise SystemExit(f"samestory demo: {args.db} already holds {held} documents; the demo needs an "
+        raise SystemExit(f"samestory demo: {redact_url(args.db)} already holds {held} documents; the demo needs an "
                          "empty store (omit --db for one in memory)")
     lines = resources.files("service").joinpath("data/sample_feed.jsonl").read_text("utf-8").splitlines()
     articles = [Article.from_dict(json.loads(x)) for x in lines if x.strip()]
@@ -497,7 +499,9 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
         if args.id is not None:
             item = view_of(store, args.id)
             if item is None:
-                raise SystemExit(f"{what} {args.id} does not exist in {args.db}")
+                from service.config import redact_url
+
+                raise SystemExit(f"{what} {args.id} does not exist in {redact_url(args.db)}")
             # The view as the route answers with it (JSON types), which the printers read too.
             view = item.model_dump(mode="json")
             if args.json:

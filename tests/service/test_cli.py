@@ -249,3 +249,14 @@ def test_a_store_that_cannot_be_opened_is_named_without_its_password(command, mo
     with pytest.raises(SystemExit) as exc:
         main([*command, "--db", "postgresql://app:s3cret@127.0.0.1:1/news"])
     assert str(exc.value.code) == "cannot open store postgresql://app:***@127.0.0.1:1/news: boom"
+
+
+@pytest.mark.parametrize("command, what", [(["copy-groups"], "copy group"), (["stories"], "story")])
+def test_an_unknown_id_names_the_store_without_its_password(command, what, monkeypatch):
+    from service.cli import main
+    from service.store import open_store
+
+    monkeypatch.setattr("service.store.open_store", lambda url, **_: open_store(":memory:"))
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--id", "7", "--db", "postgresql://app:s3cret@db:5432/news"])
+    assert str(exc.value.code) == f"{what} 7 does not exist in postgresql://app:***@db:5432/news"
