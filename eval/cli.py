@@ -90,8 +90,13 @@ def register(subparsers: Any) -> None:
                                "calibration, report)")
     sub = ev.add_subparsers(dest="eval_command", required=True)
 
-    p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file")
-    p.add_argument("file", type=Path)
+    p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file",
+                       description="Decide every labelled pair of an eval-data pair file and print the "
+                       "confusion counts, P, R, F1, FMR (false-merge rate: merged share of the label-0 pairs, "
+                       "fp / (fp + tn)) and AP (average precision of the scores), overall and by kind; "
+                       "'–' where a figure is undefined (P with nothing merged, R and AP with no label-1 pair, FMR with "
+                       "no label-0 pair).")
+    p.add_argument("file", type=Path, help="a pair file (eval-data JSONL: id, a, b, label, kind)")
     p.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
     p.add_argument("--predictions", type=Path, default=None, help="write one JSON line per pair here")
     p.add_argument("--no-guards", action="store_true", help="the engine with guards off")

@@ -205,9 +205,11 @@ def load_clusters(path: str | os.PathLike[str]) -> list[ClusterItem]:
 
 
 def is_cluster_file(path: str | os.PathLike[str]) -> bool:
-    """True for ``*.clusters.jsonl``; otherwise the first record's shape decides."""
+    """True for ``*.clusters.jsonl``; otherwise the first record's shape decides. A missing file
+    is ``FileNotFoundError`` whatever its name (``eval calibrate`` said a missing
+    ``x.clusters.jsonl`` "is a cluster file")."""
     p = Path(path)
-    if p.name.endswith(".clusters.jsonl"):
+    if p.name.endswith(".clusters.jsonl") and p.is_file():
         return True
     for _number, obj in _iter_json_lines(p):
         return "cluster" in obj and "a" not in obj

@@ -284,6 +284,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_hint(rec: Any, field: str) -> str:
+    """What a JSONL line that lacks the text field has instead: a record whose text is in ``body``
+    was only told "expected ... 'text'", not that --field names it."""
+    if not isinstance(rec, dict):
+        return f", got {type(rec).__name__}"
+    if field in rec:
+        return f", got {type(rec[field]).__name__}"
+    keys = ", ".join(repr(k) for k in list(rec)[:8]) or "none"
+    return f" (its fields: {keys}; --field names the text field)"
+
+
 def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[int], bool, int]:
     """(records, their line positions, is_jsonl, lines read). JSONL when ``field`` is given or the
     file ends in .jsonl: one JSON object a line; otherwise one text a line. Blank lines are skipped
@@ -293,7 +304,7 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
     A text over ``MAX_BODY_CHARS`` is refused, naming its line: ``POST /v1/dedupe`` refuses it
     too, and the command line is no place for what the service would not take.
     """
-    from service.types import MAX_BODY_CHARS
+    from service.types import MAX_BODY_CHARS, lang_tag_problem
 
     if path == "-":
         text = sys.stdin.read()
@@ -320,7 +331,12 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
             except json.JSONDecodeError as exc:
                 raise SystemExit(f"{path}:{pos + 1}: not JSON ({exc.msg})") from exc
             if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
-                raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}")
+                raise SystemExit(f"{path}:{pos + 1}: expected a JSON object with a string field {field!r}"
+                                 f"{_record_hint(rec, field)}")
+            lang = rec.get("lang")  # as texts_of reads it: null or blank is detected from the text
+            problem = None if lang is None or (isinstance(lang, str) and not lang.strip()) else lang_tag_problem(lang)
+            if problem:
+                raise SystemExit(f"{path}:{pos + 1}: field 'lang' {problem}")
             chars, what = len(rec[field]), f"field {field!r}"
             records.append(rec)
         else:
@@ -385,8 +401,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     held = engine.store.counts().get("documents", 0)
     if held:  # the feed again would print every item `reobserved`; a real store would get the sample
+        from service.config import redact_url
+
         engine.close()
-        raise SystemExit(f"samestory demo: {args.db} already holds {held} documents; the demo needs an "
+        raise SystemExit(f"samestory demo: {redact_url(args.db)} already holds {held} documents; the demo needs an "
                          "empty store (omit --db for one in memory)")
     lines = resources.files("service").joinpath("data/sample_feed.jsonl").read_text("utf-8").splitlines()
     articles = [Article.from_dict(json.loads(x)) for x in lines if x.strip()]
@@ -480,14 +498,24 @@ def _print_moves(lines: list[str], show: int) -> None:
 
 def _open_for_reading(args: argparse.Namespace) -> Store:
     """The store of a read-only listing command (``copy-groups``, ``stories``), its paging checked first."""
-    from service.store import open_store
-
     if args.limit < 1 or args.offset < 0:
         raise SystemExit("--limit must be >= 1 and --offset >= 0")
+    return open_store_or_exit(args.db)
+
+
+def open_store_or_exit(db: str) -> Store:
+    """``open_store(db, must_exist=True)`` (a read: a mistyped path is an error, not a new store),
+    or the reason as a one-line exit. The URL's password is masked: the listings printed it whole
+    ("cannot open store postgresql://app:s3cret@..."), though the store's own message masks it."""
+    from service.config import redact_url
+    from service.store import StoreOpenError, open_store
+
     try:
-        return open_store(args.db, must_exist=True)
-    except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
-        raise SystemExit(f"cannot open store {args.db}: {exc}") from exc
+        return open_store(db, must_exist=True)
+    except (StoreOpenError, FileNotFoundError) as exc:  # its message names the store (password masked)
+        raise SystemExit(str(exc)) from exc
+    except Exception as exc:  # a missing file or anything else: say which store
+        raise SystemExit(f"cannot open store {redact_url(db)}: {exc}") from exc
 
 
 # A listing's table columns: (key in a page row, heading, width); the title always comes last.
@@ -508,7 +536,9 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
         if args.id is not None:
             item = view_of(store, args.id)
             if item is None:
-                raise SystemExit(f"{what} {args.id} does not exist in {args.db}")
+                from service.config import redact_url
+
+                raise SystemExit(f"{what} {args.id} does not exist in {redact_url(args.db)}")
             # The view as the route answers with it (JSON types), which the printers read too.
             view = item.model_dump(mode="json")
             if args.json:

@@ -17,12 +17,9 @@ DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 
 
 def _store(db: str) -> Any:
-    from service.store import open_store
+    from service.cli import open_store_or_exit
 
-    try:
-        return open_store(db, must_exist=True)  # a read: a mistyped path is an error, not a new store
-    except Exception as exc:  # a bad URL, a missing file or an unreachable server: say which
-        raise SystemExit(f"cannot open store {db}: {exc}") from exc
+    return open_store_or_exit(db)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -50,7 +50,7 @@ from index.align import Alignment, align
 from index.minhash import MinHashIndex
 from index.passages import Passage
 from service.config import PassageConfig
-from service.types import Decision
+from service.types import Decision, lang_tag_problem
 
 Encode = Callable[[Sequence[str]], np.ndarray]
 
@@ -201,7 +201,15 @@ def texts_of(records: Sequence[Any], text_field: str = "text",
             raise ValueError(f"records[{i}][{text_field!r}] must be a string, got {type(r[text_field]).__name__}")
         texts.append(r[text_field])
         lang = r.get(lang_field)
-        langs.append(lang if isinstance(lang, str) and lang.strip() else None)
+        if lang is None or (isinstance(lang, str) and not lang.strip()):
+            langs.append(None)  # detected from the script
+            continue
+        # Not a tag ("korean", 3), it failed deep in the guards (a 500 from POST /v1/dedupe) or was
+        # silently replaced by detection; said here, the error names the record.
+        problem = lang_tag_problem(lang)
+        if problem:
+            raise ValueError(f"records[{i}][{lang_field!r}] {problem}")
+        langs.append(lang)
     return texts, langs
 
 

@@ -32,6 +32,17 @@ LANG_TAG_PATTERN = r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$"
 _LANG_TAG_RE = re.compile(LANG_TAG_PATTERN)
 
 
+def lang_tag_problem(value: object) -> str | None:
+    """Why ``value`` is not a language tag, or None.
+
+    >>> lang_tag_problem("ko-KR"), lang_tag_problem("korean")
+    (None, "must be a language tag such as 'ko', 'en' or 'zh-Hant', got 'korean'")
+    """
+    if isinstance(value, str) and _LANG_TAG_RE.fullmatch(value):
+        return None
+    return f"must be a language tag such as 'ko', 'en' or 'zh-Hant', got {value!r}"
+
+
 def text_problem(text: str) -> str | None:
     r"""Why ``text`` cannot be stored, or None: a NUL (PostgreSQL refuses it) or a lone surrogate
     (not Unicode; no store or encoder takes it).
@@ -140,8 +151,8 @@ class Article:
             problem = text_problem(value) if value is not None else None
             if problem:
                 raise ArticleError(f"{name} {problem}")
-        if self.lang is not None and not _LANG_TAG_RE.fullmatch(self.lang):
-            raise ArticleError(f"lang must be a language tag such as 'ko', 'en' or 'zh-Hant', got {self.lang!r}")
+        if self.lang is not None and lang_tag_problem(self.lang):
+            raise ArticleError(f"lang {lang_tag_problem(self.lang)}")
         if not self.title.strip() and not self.body.strip():
             raise ArticleError("an article needs a non-empty title or body")
         if not has_word_chars(self.title) and not has_word_chars(self.body):

@@ -211,22 +211,24 @@ class ArticleIn(BaseModel):
 
 
 class GuardVerdictOut(BaseModel):
-    guard: str
-    blocked: bool
+    guard: str = Field(description="the guard's name: version, quantity, date, subject, ...")
+    blocked: bool = Field(description="True when the guard vetoed the merge (it is then in blocked_by)")
     decided: bool = Field(description="False when the guard found nothing to compare and stepped aside")
-    evidence: str = ""
+    evidence: str = Field("", description="what the guard compared and found, in words")
 
 
 class _DecisionFields(BaseModel):
     # The fields of ``Decision.to_dict()``, in its order; each subclass narrows ``stage``.
-    same: bool
+    same: bool = Field(description="True: a copy of matched_id (ingest: joined its copy group, or the same URL "
+                       "again; dedupe: dropped; compare: a and b are one); False: kept apart")
     stage: str = Field(description="the stage that settled the item")
     score: float | None = Field(description="that stage's similarity")
     reasons: list[str] = Field(description="human-readable evidence")
     blocked_by: list[str] = Field(description="guards that vetoed a merge (\"time\": published more than copy_gap_hours apart in other words; \"body\": the passage check; \"verifier\": the pair verifier)")
-    matched_id: int | None
+    matched_id: int | None = Field(description="what it copies: a document id (ingest) or an input position (dedupe); "
+                                   "null when kept apart, and in POST /v1/compare")
     scores: dict[str, float] = Field(description="every stage score computed, for re-thresholding")
-    guards: list[GuardVerdictOut]
+    guards: list[GuardVerdictOut] = Field(description="each guard's verdict on the pair it checked")
 
 
 class DecisionOut(_DecisionFields):
@@ -288,8 +290,8 @@ class CompareRequest(BaseModel):
         "b": {"title": "연준, 기준금리 0.25%p 인상"},
     }]})
 
-    a: ArticleIn
-    b: ArticleIn
+    a: ArticleIn = Field(description="the first article")
+    b: ArticleIn = Field(description="the second article")
     all_scores: StrictBool = Field(True, description="compute every stage's score, not only the deciding one")
 
 
@@ -316,6 +318,8 @@ class DedupeRecord(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     text: Text = Field(max_length=MAX_BODY_CHARS, description="the text the decision reads")
+    lang: str | None = Field(None, max_length=MAX_FIELD_CHARS, pattern=LANG_TAG_PATTERN,
+                             description="language tag such as ko, en or zh-Hant; detected from the text when absent")
 
     @model_validator(mode="after")
     def _clean_extra(self) -> DedupeRecord:
@@ -386,7 +390,8 @@ class DedupeRequest(BaseModel):
     def items(self) -> list[Any]:
         if self.texts is not None:
             return list(self.texts)
-        return [r.model_dump() for r in self.records or []]
+        # exclude_unset: a record comes back as given, without a "lang": null it did not send.
+        return [r.model_dump(exclude_unset=True) for r in self.records or []]
 
 
 class DroppedOut(BaseModel):
@@ -394,9 +399,9 @@ class DroppedOut(BaseModel):
 
     index: int = Field(description="position in texts / records")
     duplicate_of: int = Field(description="position of the kept input it copies")
-    stage: StageName
-    score: float | None
-    reasons: list[str]
+    stage: StageName = Field(description="the stage that found the copy")
+    score: float | None = Field(description="that stage's similarity")
+    reasons: list[str] = Field(description="human-readable evidence")
     record: Any = Field(description="the input text or record, as given")
 
 

@@ -118,8 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "batch", help="deduplicate a whole corpus (JSONL/Parquet) into Parquet, locally or on a Ray cluster",
-        description="Read every record of INPUT... (JSONL, or Parquet for .parquet/.pq; a record needs 'title' or "
-                    "'text'), compute features, MinHash band keys and the embeddings of the items no cheap pass "
+        description="Read every record of INPUT... (JSONL, or Parquet for .parquet/.pq; a record needs 'title' (or "
+                    "'text') or 'body'), compute features, MinHash band keys and the embeddings of the items no cheap pass "
                     "settles in parallel, then decide every item in input order with the streaming engine's own "
                     "cascade, guards and representative rules. Writes OUT/part-*.parquet (each record's fields "
                     "plus row, copy_group_id, story_id, duplicate_of (row of the representative), status, stage, "

@@ -96,6 +96,8 @@ def read_records(paths: Sequence[str | Path]) -> list[Record]:
         raise ValueError("no input files given")
     out: list[Record] = []
     for p in map(Path, paths):
+        if p.is_dir():  # it was told "no such file", which sends the user looking for a typo
+            raise ValueError(f"{p}: a folder, not a file (name the JSONL or Parquet files in it)")
         if not p.is_file():
             raise ValueError(f"{p}: no such file")
         reader = _parquet if p.suffix.lower() in (".parquet", ".pq") else _jsonl

@@ -34,3 +34,12 @@ def test_the_api_page_states_the_dedupe_limits() -> None:
     assert f"`max_dedupe_texts` ({Settings().max_dedupe_texts:,})" in section
     assert f"{MAX_BODY_CHARS:,} characters" in " ".join(section.split())
     assert "`lang`" in section
+
+
+def test_the_api_page_names_every_field_of_the_answer() -> None:
+    """It said "one `Decision` per input" without the field's name, `decisions`."""
+    section = _section("api.md", "### `POST /v1/dedupe`", "### `GET /v1/documents")
+    named = set(re.findall(r"`([a-z_]+)`", section))
+    # the deprecated alias (clusters) is in the page's "Deprecated names" table instead
+    fields = set(DedupeResponse.model_fields) - {old for _, old in DedupeResponse.ALIASES}
+    assert "decisions" in fields and fields <= named, fields - named

@@ -107,6 +107,10 @@ def test_malformed_file_is_a_precise_error(tmp_path: Path) -> None:
         main(["eval", "pairs", str(bad), "--no-progress"])
     with pytest.raises(SystemExit, match=r"missing\.jsonl: no such file"):
         main(["eval", "calibrate", str(tmp_path / "missing.jsonl"), "--no-progress"])
+    # a missing *.clusters.jsonl was "a cluster file (use eval sweep for those)"
+    for cmd in (["calibrate"], ["sweep", "--stage", "ngram"]):
+        with pytest.raises(SystemExit, match=r"missing\.clusters\.jsonl: no such file$"):
+            main(["eval", *cmd, str(tmp_path / "missing.clusters.jsonl"), "--no-progress"])
 
 
 def test_eval_calibrate_picks_the_lowest_threshold_meeting_every_floor(capsys: pytest.CaptureFixture[str]) -> None:
@@ -179,3 +183,13 @@ def test_no_progress_bars_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFi
     assert rc == 0
     err = capsys.readouterr().err
     assert "it/s" not in err and "%|" not in err, err
+
+
+def test_pairs_help_says_what_the_file_and_the_columns_are(capsys: pytest.CaptureFixture[str]) -> None:
+    # `eval pairs --help` listed "file" with no word on it, and the table's FMR and AP were nowhere explained.
+    with pytest.raises(SystemExit):
+        main(["eval", "pairs", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "a pair file (eval-data JSONL: id, a, b, label, kind)" in out
+    assert "FMR (false-merge rate: merged share of the label-0 pairs, fp / (fp + tn))" in out
+    assert "AP (average precision of the scores)" in out

@@ -226,3 +226,37 @@ def test_demo_needs_an_empty_store_and_never_uses_samestory_db(tmp_path):
     assert again.returncode == 1 and again.stdout == ""
     assert again.stderr.strip() == (f"samestory demo: {kept} already holds 14 documents; the demo needs an empty "
                                     "store (omit --db for one in memory)")
+
+
+@pytest.mark.parametrize("command", [["copy-groups"], ["stories"], ["copy-groups", "--id", "1"], ["corrections", "list"]])
+def test_a_store_that_cannot_be_opened_is_named_without_its_password(command, monkeypatch):
+    # "cannot open store postgresql://app:s3cret@...: cannot connect to PostgreSQL at postgresql://app:***@..."
+    from service.cli import main
+    from service.store import StoreOpenError
+
+    def refuse(url, **_):
+        raise StoreOpenError("cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/news: refused")
+
+    monkeypatch.setattr("service.store.open_store", refuse)
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--db", "postgresql://app:s3cret@127.0.0.1:1/news"])
+    assert str(exc.value.code) == "cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/news: refused"
+
+    def crash(url, **_):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("service.store.open_store", crash)
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--db", "postgresql://app:s3cret@127.0.0.1:1/news"])
+    assert str(exc.value.code) == "cannot open store postgresql://app:***@127.0.0.1:1/news: boom"
+
+
+@pytest.mark.parametrize("command, what", [(["copy-groups"], "copy group"), (["stories"], "story")])
+def test_an_unknown_id_names_the_store_without_its_password(command, what, monkeypatch):
+    from service.cli import main
+    from service.store import open_store
+
+    monkeypatch.setattr("service.store.open_store", lambda url, **_: open_store(":memory:"))
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--id", "7", "--db", "postgresql://app:s3cret@db:5432/news"])
+    assert str(exc.value.code) == f"{what} 7 does not exist in postgresql://app:***@db:5432/news"

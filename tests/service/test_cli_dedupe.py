@@ -66,3 +66,27 @@ def test_the_api_refuses_what_the_cli_refuses() -> None:
     DedupeRequest(texts=["x" * MAX_BODY_CHARS])
     with pytest.raises(ValidationError):
         DedupeRequest(texts=["x" * (MAX_BODY_CHARS + 1)])
+
+
+# Two wordings of one Korean report: the same language, a minhash copy when "lang" is "ko".
+KO_A = "한국은행은 29일 기준금리를 연 3.50%에서 3.25%로 0.25%포인트 인하했다. 물가 상승률이 2%대 초반으로 안정됐다."
+KO_B = "한국은행이 29일 기준금리를 연 3.50%에서 3.25%로 0.25%포인트 인하했다. 물가 상승률이 2%대 초반으로 안정됐다."
+
+
+def test_a_lang_that_is_no_language_tag_is_refused_naming_its_line(tmp_path: Path) -> None:
+    # "korean" reached the guards, which raised "GuardInput.lang must be ..." with no line named.
+    src = tmp_path / "chunks.jsonl"
+    src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in
+                             [{"text": KO_A, "lang": "ko"}, {"text": KO_B, "lang": "korean"}]) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["dedupe", str(src), "--model", "none"])
+    assert str(exc.value.code) == (f"{src}:2: field 'lang' must be a language tag such as 'ko', 'en' or 'zh-Hant', "
+                                   "got 'korean'")
+    src.write_text(json.dumps({"text": KO_A, "lang": 3}) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["dedupe", str(src), "--model", "none"])
+    assert str(exc.value.code).endswith("field 'lang' must be a language tag such as 'ko', 'en' or 'zh-Hant', got 3")
+    # null and blank still mean "detect it"
+    src.write_text(json.dumps({"text": KO_A, "lang": None}) + "\n" + json.dumps({"text": KO_B, "lang": " "}) + "\n",
+                   encoding="utf-8")
+    assert len(_read_dedupe_input(str(src), None)[0]) == 2

@@ -124,6 +124,9 @@ def test_records_in_records_out_keep_their_fields() -> None:
     ([{"txt": "a"}], r"records\[0\] has no field 'text'"),
     (["a", {"text": 3}], r"records\[1\]\['text'\] must be a string, got int"),
     (["a", 7], r"records\[1\] must be a string or a mapping, got int"),
+    # "korean" raised in the guards mid-dedupe ("GuardInput.lang ..."); 3 was silently detected over
+    ([{"text": "a", "lang": "korean"}], r"records\[0\]\['lang'\] must be a language tag .* got 'korean'"),
+    ([{"text": "a", "lang": 3}], r"records\[0\]\['lang'\] must be a language tag .* got 3"),
 ])
 def test_bad_records_fail_with_one_precise_message(records, message) -> None:
     with pytest.raises(ValueError, match=message):
@@ -247,7 +250,16 @@ def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:
     obj = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert obj["keep"] == [0, 2] and obj["copy_groups"] == obj["clusters"] == [[0, 3], [2]] and obj["dropped"][0]["index"] == 3
     src.write_text('{"body": "x"}\n', encoding="utf-8")
-    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text'"):
+    with pytest.raises(SystemExit) as exc:
+        main(["dedupe", str(src), "--model", "none"])
+    # it says what the record has and that --field names the text field
+    assert str(exc.value.code).endswith("chunks.jsonl:1: expected a JSON object with a string field 'text' "
+                                        "(its fields: 'body'; --field names the text field)")
+    src.write_text('{"text": 3}\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got int$"):
+        main(["dedupe", str(src), "--model", "none"])
+    src.write_text('["x"]\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got list$"):
         main(["dedupe", str(src), "--model", "none"])
 
 

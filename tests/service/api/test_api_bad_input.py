@@ -148,3 +148,19 @@ def test_a_body_not_sent_as_json_is_the_415_api_md_lists(client):
     r = client.post("/v1/articles", content=b'{"articles": []}', headers={"content-type": "text/plain"})
     assert r.status_code == 415
     assert r.json()["detail"] == _api_md_error_example(415)
+
+
+def test_a_dedupe_record_lang_must_be_a_language_tag(client):
+    # "korean" was a 500 (the guards refused it mid-dedupe) and 3 was silently replaced by detection.
+    a = "한국은행은 29일 기준금리를 연 3.50%에서 3.25%로 0.25%포인트 인하했다. 물가 상승률이 2%대 초반으로 안정됐다."
+    b = a.replace("한국은행은", "한국은행이")
+    for lang in ("korean", 3, ""):
+        r = client.post("/v1/dedupe", json={"records": [{"text": a, "lang": "ko"}, {"text": b, "lang": lang}]})
+        assert r.status_code == 422, (lang, r.text)
+        assert r.json()["detail"].startswith("records[1].lang: "), r.text
+    r = client.post("/v1/dedupe", json={"records": [{"text": a, "lang": "ko"}, {"text": b, "lang": "ko-KR", "id": 1}]})
+    assert r.status_code == 200 and r.json()["duplicate_of"] == [None, 0], r.text
+    # a record comes back as it was sent: no "lang": null added to one without it
+    assert r.json()["selected"] == [{"text": a, "lang": "ko"}]
+    r = client.post("/v1/dedupe", json={"records": [{"text": a, "id": "x"}]})
+    assert r.json()["selected"] == [{"text": a, "id": "x"}]

@@ -238,3 +238,32 @@ def test_dedupe_texts_or_records_as_the_schema_says(client):
     assert r.status_code == 200 and r.json()["selected"] == [{"text": "a b c", "k\u0000": "v\u0000"}]
     r = client.post("/v1/dedupe", json={"texts": []})
     assert r.status_code == 422 and r.json()["detail"] == "texts: List should have at least 1 item after validation, not 0"
+
+
+def test_the_stateless_routes_describe_every_field(client):
+    """A RAG author reading /docs for POST /v1/compare and /v1/dedupe found same, matched_id, guards,
+    a dropped input's stage, score and reasons, and compare's a and b with no description."""
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    seen: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref and ref.rsplit("/", 1)[-1] not in seen:
+                seen.add(ref.rsplit("/", 1)[-1])
+                walk(schemas[ref.rsplit("/", 1)[-1]])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    for path in ("/v1/compare", "/v1/dedupe"):
+        op = spec["paths"][path]["post"]
+        walk(op["requestBody"])
+        walk(op["responses"]["200"])
+    assert {"CompareRequest", "DedupeRequest", "DedupeRecord", "DecisionOut", "GuardVerdictOut", "DroppedOut"} <= seen
+    undescribed = [f"{name}.{field}" for name in sorted(seen)
+                   for field, prop in schemas[name].get("properties", {}).items() if not prop.get("description")]
+    assert undescribed == []

@@ -29,6 +29,9 @@ def _partition(labels: list[int]) -> set[frozenset[int]]:
 def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"nope\.jsonl: no such file"):
         read_records([tmp_path / "nope.jsonl"])
+    # a folder was "no such file" too
+    with pytest.raises(ValueError, match=r": a folder, not a file \(name the JSONL or Parquet files in it\)$"):
+        read_records([tmp_path])
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
@@ -51,6 +54,17 @@ def test_cli_errors(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as bad_level:  # argparse: usage and "invalid choice" on stderr
         main(["batch", str(src), "--out", str(tmp_path / "o"), "--level", "event", "--model", "none"])
     assert bad_level.value.code == 2
+
+
+def test_help_says_a_body_alone_is_a_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --help said "a record needs 'title' or 'text'", but a record with only a body is taken (docs/scale.md).
+    from service.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["batch", "--help"])
+    assert "a record needs 'title' (or 'text') or 'body'" in " ".join(capsys.readouterr().out.split())
+    src = write_jsonl(tmp_path / "bodies.jsonl", [{"body": "Fed raises rates by 25bp. Markets rallied."}])
+    assert [r.article.body for r in read_records([src])] == ["Fed raises rates by 25bp. Markets rallied."]
 
 
 def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: Path) -> None:
