@@ -17,9 +17,10 @@ Hits below the floor are not returned; the engine drops them anyway (its floor i
 an item with none keeps no nearest-cosine score (``score`` null where streaming reports the
 cosine of a group too far to merge: docs/scale.md). A query the stage never saw (embedded late)
 falls back to the wrapped index's own search; so does, with ``exact_scores``, a search the
-pairs answer with no hit (then even that score is streaming's), and a search whose hits tie
+pairs answer with no hit (then even that score is streaming's), a search whose hits tie
 (:data:`TIE_EPS`: two groups with one vector), as only the wrapped index knows the order in which
-streaming gets equals back.
+streaming gets equals back, and a bare item's search whose top ``k`` may hold a bodied group below
+the floor (``_headline_gap``: the engine re-scores those headline with headline).
 
 >>> from index.vectors import VectorIndex
 >>> v = np.eye(3, dtype=np.float32)
