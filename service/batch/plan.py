@@ -87,8 +87,10 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
         lead.append(f.lead)
         text.append(f.embed_text(config.copy.embed_body_lead))
         langs.append(primary_lang(f))
-        bodied[i] = bool(f.title.strip()) and text[-1] != f.headline
-        heads.append(f.headline if bodied[i] else "")
+        # as EmbeddingStage.has_body: the headline as the encoder reads it (Hanja in Hangul), so a
+        # bare headline with Hanja is not taken for a bodied item
+        bodied[i] = bool(f.title.strip()) and text[-1] != f.embed_headline
+        heads.append(f.embed_headline if bodied[i] else "")
         g = np.ascontiguousarray(f.grams, dtype=np.uint32)
         grams.append(g.tobytes())
         bands.append(np.asarray(mh.band_keys(g), dtype=np.uint64).tobytes() if g.size else b"")
