@@ -62,15 +62,57 @@ def differing_items(a: Sequence[Any], b: Sequence[Any]) -> list[int]:
     return [i for i in range(len(a)) if ma[i] != mb[i]]
 
 
-def corpus(size: int, *, seed: int = 0, data_dir: str | None = None) -> list[Record]:
-    """``size`` items of the benchmark stream as batch records (in stream order)."""
+# Where bodies come from (``corpus(bodied=...)``): NTREX-128's dev articles, Korean and English
+# sentence by sentence aligned, one sentence a line after the headline line.
+BODY_SET = "ntrex128-kor-eng"
+# Of a bodied group's items, the share that carry the body; the others are bare headlines, so
+# that (bare, bodied) pairs, which the embedding stage scores headline with headline, are common.
+BODY_ITEM_SHARE = 0.5
+
+
+def article_bodies(data_dir: str | None = None) -> list[dict[str, list[str]]]:
+    """The body sentences (the lines after the headline) of each NTREX dev article, by language,
+    in file order."""
+    from eval.data import eval_data_dir
+
+    docs: dict[str, dict[str, list[str]]] = {}
+    path = eval_data_dir(data_dir) / BODY_SET / "dev.clusters.jsonl"
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            docs.setdefault(r["cluster"], {})[r["lang"]] = r["text"].split("\n")[1:]
+    return [d for d in docs.values() if len(d.get("ko", ())) == len(d.get("en", ())) >= 4]
+
+
+def corpus(size: int, *, seed: int = 0, data_dir: str | None = None, bodied: float = 0.0) -> list[Record]:
+    """``size`` items of the benchmark stream as batch records (in stream order).
+
+    ``bodied``: the share of copy groups (the stream's ``group``) given a body: a run of body
+    sentences of one NTREX article from a seeded sentence on, in the item's language (a
+    translated copy carries the translated body), on about half of the group's items
+    (:data:`BODY_ITEM_SHARE`). The body is another story's, so a bare copy and its bodied
+    original often meet below the cosine threshold and only their headlines match: the regime
+    of the embedding stage's headline re-scoring. 0 keeps the stream's headlines only."""
+    import random
+
     from bench.stream import build_stream
     from service.types import Article
 
+    if not 0.0 <= bodied <= 1.0:
+        raise ValueError(f"bodied must be in [0, 1], got {bodied}")
     stream = build_stream(size, seed=seed, data_dir=data_dir)
+    docs = article_bodies(data_dir) if bodied else []
+    rng = random.Random(f"bodies:{seed}")
+    body_of: dict[int, tuple[int, int]] = {}  # group -> (article, first sentence)
     out = []
     for i, item in enumerate(stream.items):
         fields = item.article()
+        if bodied and item.kind == "original" and rng.random() < bodied:
+            d = rng.randrange(len(docs))
+            body_of[item.group] = (d, rng.randrange(len(docs[d]["en"]) - 3))
+        if item.group in body_of and item.lang in ("ko", "en") and rng.random() < BODY_ITEM_SHARE:
+            d, start = body_of[item.group]
+            fields["body"] = "\n".join(docs[d][item.lang][start:])
         out.append(Record(f"stream:{i}", Article.from_dict(dict(fields)), fields))
     return out
 

@@ -63,20 +63,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, help="keep streaming's labels and the vectors here")
     p.add_argument("--check-searches", action="store_true", help="compare every search with the index's own")
     p.add_argument("--show", type=int, default=5, help="differing searches to print (--check-searches)")
+    p.add_argument("--bodied", type=float, default=0.0, help="share of copy groups given a body (bench.batch_scale.corpus)")
+    p.add_argument("--show-items", type=int, default=0, help="differing items to print, with both runs' reasons")
     args = p.parse_args(argv)
-    records = corpus(args.size, seed=0, data_dir=args.data)
+    records = corpus(args.size, seed=0, data_dir=args.data, bodied=args.bodied)
     shared = PrecomputedEmbedder({}, functools.partial(load_embedder, "use"))
     if args.cache is not None and args.cache.exists():
         with args.cache.open("rb") as f:
             saved = pickle.load(f)  # a file this script wrote
         shared.vectors.update(saved["vectors"])
-        live = saved["live"]
+        live, details = saved["live"], saved["details"]
     else:
-        live, seconds = streaming(records, shared)
+        details: list[Any] = []
+        live, seconds = streaming(records, shared, details)
         print("streaming", round(seconds, 1), "s", flush=True)
         if args.cache is not None:
             with args.cache.open("wb") as f:
-                pickle.dump({"vectors": dict(shared.vectors), "live": live}, f)
+                pickle.dump({"vectors": dict(shared.vectors), "live": live, "details": details}, f)
     checked: dict[str, Any] = {}
     if args.check_searches:
         _check_searches(checked, args.show)
@@ -84,8 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     out = run_batch(records, engine="local", model="use", make_embedder=lambda: shared)
     got = [r["copy_group_id"] for r in out.results]
     s = out.summary
+    diff = differing_items(live, got)
+    for i in diff[: args.show_items]:
+        r = out.results[i]
+        print(i, "bodied" if records[i].article.body else "bare", "| streaming", details[i][:3], "| batch",
+              (r["status"], r["stage"], r["score"]), r["reasons"][:2], flush=True)
     print(json.dumps({"batch_s": round(time.perf_counter() - t0, 1),
-                      "items_in_differing_groups": len(differing_items(live, got)),
+                      "items": len(records), "bodied": sum(bool(r.article.body) for r in records),
+                      "items_in_differing_groups": len(diff),
                       "pair_agreement": pair_agreement(live, got), "embedded_in_plan": s["embedded_in_plan"],
                       "embedded_late_in_decide": s["embedded_late_in_decide"],
                       "settled_by_cheap_passes_in_plan": s["settled_by_cheap_passes_in_plan"],

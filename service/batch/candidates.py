@@ -17,9 +17,10 @@ Hits below the floor are not returned; the engine drops them anyway (its floor i
 an item with none keeps no nearest-cosine score (``score`` null where streaming reports the
 cosine of a group too far to merge: docs/scale.md). A query the stage never saw (embedded late)
 falls back to the wrapped index's own search; so does, with ``exact_scores``, a search the
-pairs answer with no hit (then even that score is streaming's), and a search whose hits tie
+pairs answer with no hit (then even that score is streaming's), a search whose hits tie
 (:data:`TIE_EPS`: two groups with one vector), as only the wrapped index knows the order in which
-streaming gets equals back.
+streaming gets equals back, and a bare item's search whose top ``k`` may hold a bodied group below
+the floor (``_headline_gap``: the engine re-scores those headline with headline).
 
 >>> from index.vectors import VectorIndex
 >>> v = np.eye(3, dtype=np.float32)
@@ -32,7 +33,7 @@ streaming gets equals back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import pairwise
 from typing import Any
 
@@ -70,15 +71,31 @@ class Neighbours:
     bytes a vector, not a second copy of the vectors.
     """
 
-    def __init__(self, vectors: np.ndarray, node_of: dict[int, int], indptr: np.ndarray, indices: np.ndarray) -> None:
+    def __init__(self, vectors: np.ndarray, node_of: dict[int, int], indptr: np.ndarray, indices: np.ndarray,
+                 headlines: Mapping[str, np.ndarray] | None = None, bare: np.ndarray | None = None) -> None:
         self.vectors = vectors
         self._node_of = node_of
         self.indptr = indptr
         self.indices = indices
+        # A bodied text's node by its headline's node (``neighbours.headline_links``), and the
+        # bodied nodes whose headline is no node (embedded late): what a bare search may re-score.
+        self.bodied_of_head: dict[int, list[int]] = {}
+        self.headless: list[int] = []
+        if headlines is not None:
+            for full, head in zip(headlines["full"].tolist(), headlines["head"].tolist(), strict=True):
+                if head < 0:
+                    self.headless.append(full)
+                else:
+                    self.bodied_of_head.setdefault(head, []).append(full)
+        # per node, an item without a body has its text (``neighbours.node_languages``); None:
+        # every node may be a bare item's (the safe side)
+        self.bare = bare
 
     @classmethod
-    def build(cls, vectors: np.ndarray, pairs: Mapping[str, np.ndarray], *, dim: int) -> Neighbours:
-        """From the vectors (row i = node i) and the stage's pairs (``a``, ``b``: node ids), both ways.
+    def build(cls, vectors: np.ndarray, pairs: Mapping[str, np.ndarray], *, dim: int,
+              headlines: Mapping[str, np.ndarray] | None = None, bare: np.ndarray | None = None) -> Neighbours:
+        """From the vectors (row i = node i) and the stage's pairs (``a``, ``b``: node ids), both
+        ways; ``headlines`` and ``bare``: the plan's ``headline_links`` and ``node_languages``.
 
         >>> nb = Neighbours.build(np.eye(3, dtype=np.float32), {"a": np.array([0]), "b": np.array([2])}, dim=3)
         >>> nb.of(0).tolist(), nb.of(1).tolist(), nb.of(2).tolist(), nb.node(np.eye(3, dtype=np.float32)[1])
@@ -94,7 +111,19 @@ class Neighbours:
         order = np.argsort(src, kind="stable")
         indptr = np.zeros(len(x) + 1, np.int64)
         np.add.at(indptr, src + 1, 1)
-        return cls(x, node_of, np.cumsum(indptr), dst[order])
+        return cls(x, node_of, np.cumsum(indptr), dst[order], headlines, bare)
+
+    def searched_bare(self, node: int) -> bool:
+        """An item without a body may search with this node's vector."""
+        return self.bare is None or bool(self.bare[node])
+
+    def bodied_near(self, node: int) -> list[int]:
+        """The bodied nodes whose headline is this node or one of its neighbours (cosine at or
+        above the stage's floor), and those whose headline is no node."""
+        out = list(self.headless)
+        for head in (node, *self.of(node).tolist()):
+            out.extend(self.bodied_of_head.get(head, ()))
+        return out
 
     def node(self, vector: np.ndarray) -> int | None:
         """The node whose vector is exactly ``vector`` (float32), or None."""
@@ -117,7 +146,7 @@ class CandidateVectors:
     :class:`Neighbours`; everything else (adds, removals, expiry, ``get``) is the wrapped index's."""
 
     def __init__(self, inner: VectorIndex, neighbours: Neighbours, *, floor: float, exact_scores: bool = False,
-                 band_floor: float | None = None) -> None:
+                 band_floor: float | None = None, bodied: Callable[[int], bool] | None = None) -> None:
         self.inner = inner
         self.neighbours = neighbours
         self.floor = floor  # the search stage's cosine floor: hits below it are not returned
@@ -133,6 +162,9 @@ class CandidateVectors:
         # item's score (the nearest group's cosine, far below any threshold) is streaming's; it
         # changes no decision, and costs streaming's search for every item no group came near
         self.exact_scores = exact_scores
+        # Whether a group's anchor has a body (``EmbeddingStage.stored_has_body``), asked of the
+        # groups whose vector the stage never saw; None: any of them may have one.
+        self.bodied = bodied
         self.groups_of: dict[int, set[int]] = {}  # node -> group ids whose vector it is
         self.node_of_group: dict[int, int] = {}
         # groups whose vector the stage never saw: scored on every search (few: late texts)
@@ -142,6 +174,7 @@ class CandidateVectors:
         self.for_score = 0  # searches with no hit from the pairs, sent to the wrapped index (exact_scores)
         self.for_ties = 0  # searches whose hits tie, sent to the wrapped index (its order of equals is streaming's)
         self.for_band = 0  # searches with a hit below band_floor, sent to the wrapped index (see above)
+        self.for_headlines = 0  # searches whose top k may hold a bodied group below the floor (_headline_gap)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -188,19 +221,52 @@ class CandidateVectors:
             t = rows.times[pos]
             pos = pos[(t >= window[0]) & (t <= window[1])]
         hits: list[tuple[int, float]] = []
+        scored: list[tuple[int, float]] = []
         if pos.size:
             q = _as_float_matrix(raw, self.dim, "vectors")
             # one beyond k: a tie at the k-th place decides which group is returned at all
             scored = score_direct(q, k + 1, pos, self.inner._decode(pos), rows.ids)[0]
             hits = [(g, s) for g, s in scored[:k] if s >= self.floor]
-            if self.band_floor is not None and hits and hits[-1][1] < self.band_floor:
-                self.for_band += 1
-                return self.inner.search(vectors, k, window=window)
-            if hits and _ties(scored[: len(hits) + 1]):
-                self.for_ties += 1
-                return self.inner.search(vectors, k, window=window)
+        if self.band_floor is not None and hits and hits[-1][1] < self.band_floor:
+            self.for_band += 1
+            return self.inner.search(vectors, k, window=window)
+        if len(hits) < k and self._headline_gap(node, {g for g, _ in hits}, window):
+            self.for_headlines += 1
+            return self.inner.search(vectors, k, window=window)
+        if hits and _ties(scored[: len(hits) + 1]):
+            self.for_ties += 1
+            return self.inner.search(vectors, k, window=window)
         self.answered += 1
         if not hits and self.exact_scores:
             self.for_score += 1
             return self.inner.search(vectors, k, window=window)
         return [hits]
+
+    def _headline_gap(self, node: int, hit_groups: set[int], window: tuple[float, float] | None) -> bool:
+        """A group the search stage cannot place may be in streaming's top k.
+
+        For an item without a body the embedding stage re-scores every hit of its top k whose
+        anchor has a body headline with headline (``EmbeddingStage._headline_scores``), however
+        low the hit's own cosine (the anchor's headline plus lead against a bare headline), and
+        may merge on that score. The pairs hold only hits at or above the floor; below it, a
+        top k that is not full (fewer than k hits) is filled by groups the pairs do not rank. So
+        the search goes to the wrapped index where such a group may be among them: one whose
+        anchor's text is bodied and whose headline is the query's neighbour (headline cosine at
+        or above the floor; the engine reads only re-scored hits at or above its own, higher,
+        floor), is alive in the window and is not a hit; or a bodied group the stage never saw.
+        """
+        if not self.neighbours.searched_bare(node):
+            return False
+        groups = {g for full in self.neighbours.bodied_near(node) for g in self.groups_of.get(full, ())}
+        groups.update(g for g in self.strangers if self.bodied is None or self.bodied(g))
+        groups -= hit_groups
+        if not groups:
+            return False
+        rows = self.inner._rows
+        for g in groups:
+            p = rows.pos.get(g)
+            if p is None or p < 0 or not rows.alive[p]:
+                continue
+            if window is None or window[0] <= rows.times[p] <= window[1]:
+                return True
+        return False

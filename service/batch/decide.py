@@ -80,6 +80,21 @@ class Decided:
     settled: dict[str, Any] | None = None  # the settling's report (``settle``), else None
 
 
+def _bodied_groups(engine: Any) -> Callable[[int], bool]:
+    """Whether a copy group's anchor has a body, as the engine's embedding stage tells it
+    (``EmbeddingStage.stored_has_body``); read at each call, as anchors change."""
+    from service.stages import EmbeddingStage
+
+    stage = next(s for s in engine.ctx.cascade.stages if isinstance(s, EmbeddingStage))
+
+    def bodied(group: int) -> bool:
+        state = engine.ctx.state
+        doc = state.reps.get(group)
+        return doc is not None and stage.stored_has_body(state.entries, doc)
+
+    return bodied
+
+
 def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embedder: Any,
            guards: bool = True, progress: bool = False, neighbours: Neighbours | None = None,
            floor: float = -1.0, exact_scores: bool = False, settle: bool = False,
@@ -106,13 +121,13 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         if neighbours is not None and engine.ctx.state.vectors is not None:
             # after warm-up: the groups an --into store already held are strangers, scored on every search
             wrapped = CandidateVectors(engine.ctx.state.vectors, neighbours, floor=floor, exact_scores=exact_scores,
-                                       band_floor=band_floor)
+                                       band_floor=band_floor, bodied=_bodied_groups(engine))
             engine.ctx.state.vectors = wrapped  # type: ignore[assignment]
         out = engine.ingest_many([r.article for r in records], progress=progress)
         if wrapped is not None:
             searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
                         "own_search_for_score": wrapped.for_score, "own_search_for_ties": wrapped.for_ties,
-                        "own_search_for_band": wrapped.for_band}
+                        "own_search_for_band": wrapped.for_band, "own_search_for_headlines": wrapped.for_headlines}
             engine.ctx.state.vectors = wrapped.inner
         late = int(getattr(embedder, "late", 0) or 0)  # the decide step's own; settling's are in its report
         settled = engine.settle(progress=progress).to_dict() if settle else None

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from service.batch.neighbours import SearchPlan, lists_for, node_languages, search_all
-from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group
+from service.batch.neighbours import SearchPlan, headline_links, lists_for, node_languages, search_all
+from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group, with_headlines
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
@@ -69,7 +69,8 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
     if make_embedder is not None:
         t0, c0 = time.perf_counter(), time.process_time()
         keep = ~feats["empty"] & ~np.isin(feats["row"], settled_rows)
-        todo = {c: v[keep] for c, v in feats.items()}
+        # a bodied survivor's headline too: the embedding stage embeds and searches it (with_headlines)
+        todo = with_headlines({c: v[keep] for c, v in feats.items()})
         # one text embedded once, however many items carry it
         _, first = np.unique(todo["embed_text"].astype(str), return_index=True)
         todo = {c: v[np.sort(first)] for c, v in todo.items()}
@@ -88,11 +89,13 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
         t0, c0 = time.perf_counter(), time.process_time()
         texts = list(vectors)
         nlist = lists_for(len(texts), search.list_size)
-        langs, bodied = node_languages(feats, texts) if search.same_language_floor is not None else (None, None)
+        langs, bare = node_languages(feats, texts)
         prepared.pairs = search_all(np.arange(len(texts)), np.stack([vectors[t] for t in texts]),
                                     floor=search.floor, nlist=nlist, nprobe=search.nprobe,
-                                    same_language_floor=search.same_language_floor, langs=langs, bodied=bodied)
-        prepared.search_texts = texts
+                                    same_language_floor=search.same_language_floor,
+                                    langs=langs if search.same_language_floor is not None else None)
+        prepared.search_texts, prepared.bare = texts, bare
+        prepared.headlines = headline_links(feats, texts)
         prepared.search = {"lists": nlist, "nprobe": min(search.nprobe, nlist), "pairs": len(prepared.pairs["a"])}
         timings["search_s"], timings["search_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
     return prepared

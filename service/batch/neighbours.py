@@ -80,7 +80,7 @@ class SearchPlan:
 
         >>> from service.config import EngineConfig
         >>> p = SearchPlan.for_engine(EngineConfig().for_model("use"))  # the verifier's rescue: 0.45
-        >>> p.floor, p.same_language_floor  # below 0.53, other-language (or bodied) pairs only
+        >>> p.floor, p.same_language_floor  # below 0.53, other-language pairs only
         (0.43, 0.53)
         >>> p = SearchPlan.for_engine(EngineConfig.of(verifier=False).for_model("use"))  # slot-confirmed: 0.55
         >>> p.floor, p.same_language_floor
@@ -133,31 +133,31 @@ def language_bits(langs_of_nodes: Sequence[Iterable[str]]) -> np.ndarray:
     return out
 
 
-def rescue_may_read(bits_a: np.ndarray, bits_b: np.ndarray, bodied_a: np.ndarray, bodied_b: np.ndarray) -> np.ndarray:
+def rescue_may_read(bits_a: np.ndarray, bits_b: np.ndarray) -> np.ndarray:
     """Per pair of nodes: some item behind one and some item behind the other are in different
-    languages in ``cascade.other_language``'s sense (both known, not equal), or a side is bodied.
+    languages in ``cascade.other_language``'s sense (both known, not equal).
 
-    Bodied: for an item without a body the embedding stage re-scores the hits whose anchor has
-    one headline with headline (``EmbeddingStage._headline_scores``), whatever their cosine, so
-    such a pair can become a proposal in one language; it is kept at the lower floor too.
+    Only such a pair is kept below the same-language floor. A bodied item's headline is a node
+    too (``plan.with_headlines``): for an item without a body the embedding stage re-scores the
+    hits whose anchor has a body headline with headline (``EmbeddingStage._headline_scores``),
+    and a bodied item searches with its headline; a same-language score below the floor is read
+    by nothing there either (not a proposal, not in the rescue), so the pair of a bare text and
+    a headline follows the same rule.
 
     >>> bits = language_bits([["en"], ["en"], ["ko"], ["en", "ko"], ["und"]])
-    >>> no = np.zeros(5, bool)
-    >>> rescue_may_read(bits[[0, 0, 0, 3, 0]], bits[[1, 2, 3, 3, 4]], no, no).tolist()
+    >>> rescue_may_read(bits[[0, 0, 0, 3, 0]], bits[[1, 2, 3, 3, 4]]).tolist()
     [False, True, True, True, False]
-    >>> rescue_may_read(bits[[0]], bits[[1]], np.array([True]), np.array([False])).tolist()
-    [True]
     """
     a, b = np.asarray(bits_a, np.int64), np.asarray(bits_b, np.int64)
     # equal bit sets still hold two languages when a has two bits (or the shared overflow bit)
     several = ((a & (a - 1)) != 0) | ((a & _OVERFLOW) != 0)
-    other = (a != 0) & (b != 0) & ((a != b) | several)
-    return other | np.asarray(bodied_a, bool) | np.asarray(bodied_b, bool)
+    return (a != 0) & (b != 0) & ((a != b) | several)
 
 
 def node_languages(feats: Mapping[str, np.ndarray], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Per embedded text (a node of the search): the language bits and the bodied flag of every
-    item the decide step may search with that vector or find a copy group by.
+    """Per embedded text (a node of the search): the language bits of every item the decide step
+    may search with that vector or find a copy group by, and whether an item without a body has
+    that text (searches with it, or anchors a group with it: ``bare``).
 
     A copy group's vector is its anchor's text's, and an item searches with its own text's; a
     bodied item also searches with its headline's (``EmbeddingStage._headline_scores``), so its
@@ -167,23 +167,44 @@ def node_languages(feats: Mapping[str, np.ndarray], texts: Sequence[str]) -> tup
     >>> f = {"embed_text": np.array(["a", "a", "b. x", "c"], dtype=object),
     ...      "primary_lang": np.array(["en", "ko", "ko", "en"], dtype=object),
     ...      "bodied": np.array([False, False, True, False]), "headline": np.array(["", "", "c", ""], dtype=object)}
-    >>> bits, bodied = node_languages(f, ["a", "b. x", "c"])
-    >>> bits.tolist(), bodied.tolist()
-    ([3, 2, 3], [False, True, False])
+    >>> bits, bare = node_languages(f, ["a", "b. x", "c"])
+    >>> bits.tolist(), bare.tolist()
+    ([3, 2, 3], [True, False, True])
     """
     node = {t: i for i, t in enumerate(texts)}
     langs: list[set[str]] = [set() for _ in texts]
-    bodied = np.zeros(len(texts), bool)
+    bare = np.zeros(len(texts), bool)
     for text, lang, body, head in zip(feats["embed_text"], feats["primary_lang"], feats["bodied"], feats["headline"],
                                       strict=True):
         i = node.get(str(text))
         if i is not None:
             langs[i].add(str(lang))
-            bodied[i] |= bool(body)
+            bare[i] |= not body
         j = node.get(str(head)) if body else None
         if j is not None:
             langs[j].add(str(lang))
-    return language_bits(langs), bodied
+    return language_bits(langs), bare
+
+
+def headline_links(feats: Mapping[str, np.ndarray], texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """``full`` -> ``head``: for each bodied item whose text is a node, that node and its
+    headline's node (-1 where the headline is no node: embedded late, if ever), one row per
+    distinct link; what ``CandidateVectors`` reads to tell which bodied groups a bare search may
+    re-score headline with headline.
+
+    >>> f = {"embed_text": np.array(["a. x", "a. x", "b. y", "c"], dtype=object),
+    ...      "bodied": np.array([True, True, True, False]), "headline": np.array(["a", "a", "b", ""], dtype=object)}
+    >>> {k: v.tolist() for k, v in headline_links(f, ["a. x", "a", "b. y", "c"]).items()}
+    {'full': [0, 2], 'head': [1, -1]}
+    """
+    node = {t: i for i, t in enumerate(texts)}
+    links: dict[tuple[int, int], None] = {}
+    for text, body, head in zip(feats["embed_text"], feats["bodied"], feats["headline"], strict=True):
+        i = node.get(str(text)) if body else None
+        if i is not None:
+            links[(i, node.get(str(head), -1))] = None
+    full = np.asarray([a for a, _ in links], np.int64)
+    return {"full": full, "head": np.asarray([b for _, b in links], np.int64)}
 
 
 def _objects(values: list[bytes]) -> np.ndarray:
@@ -229,12 +250,12 @@ def train_centroids(vectors: np.ndarray, nlist: int, *, seed: int = 0) -> np.nda
 
 def assign_lists(batch: Batch, *, centroids: np.ndarray, nprobe: int) -> Batch:
     """One row per (vector, probed list): ``list``, ``node``, ``vector`` (bytes) and ``home``
-    (True on the vector's nearest list, where it is stored; it probes all of them); ``langs`` and
-    ``bodied`` (``node_languages``) come along when the batch has them."""
+    (True on the vector's nearest list, where it is stored; it probes all of them); ``langs``
+    (``node_languages``) comes along when the batch has it."""
     nodes = np.asarray(batch["node"], np.int64)
     nlist, dim = centroids.shape
     probe = max(1, min(nprobe, nlist))
-    extra = [c for c in ("langs", "bodied") if c in batch]
+    extra = [c for c in ("langs",) if c in batch]
     if not len(nodes):
         return {"list": np.zeros(0, np.int64), "node": nodes, "vector": _objects([]), "home": np.zeros(0, bool),
                 **{c: np.asarray(batch[c])[:0] for c in extra}}
@@ -251,8 +272,8 @@ def assign_lists(batch: Batch, *, centroids: np.ndarray, nprobe: int) -> Batch:
 def search_list(group: Batch, *, floor: float, same_language_floor: float | None = None) -> Batch:
     """Pairs ``(a, b)``, ``a < b``, with cosine >= ``floor`` between a vector stored in this list
     (``home``) and any vector that probes it; ``cosine`` beside them. Every row of ``group`` shares
-    one ``list``. With ``same_language_floor`` and the ``langs`` and ``bodied`` columns, a pair
-    below that floor is kept only where :func:`rescue_may_read` it."""
+    one ``list``. With ``same_language_floor`` and the ``langs`` column, a pair below that floor
+    is kept only where :func:`rescue_may_read` it."""
     empty: Batch = {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64), "cosine": np.zeros(0, np.float32)}
     nodes = np.asarray(group["node"], np.int64)
     home = np.asarray(group["home"], bool)
@@ -266,9 +287,9 @@ def search_list(group: Batch, *, floor: float, same_language_floor: float | None
     keep = a != b
     if same_language_floor is not None and "langs" in group:
         cos = sims[qi, mi]
-        langs, bodied = np.asarray(group["langs"], np.int64), np.asarray(group["bodied"], bool)
+        langs = np.asarray(group["langs"], np.int64)
         hi = np.flatnonzero(home)
-        keep &= (cos >= same_language_floor) | rescue_may_read(langs[qi], langs[hi[mi]], bodied[qi], bodied[hi[mi]])
+        keep &= (cos >= same_language_floor) | rescue_may_read(langs[qi], langs[hi[mi]])
     a, b, cos = a[keep], b[keep], sims[qi[keep], mi[keep]]
     return {"a": np.minimum(a, b), "b": np.maximum(a, b), "cosine": cos.astype(np.float32)}
 
@@ -282,16 +303,16 @@ def unique_pairs(pairs: Batch) -> Batch:
 
 
 def search_all(nodes: np.ndarray, vectors: np.ndarray, *, floor: float, nlist: int, nprobe: int,
-               seed: int = 0, same_language_floor: float | None = None, langs: np.ndarray | None = None,
-               bodied: np.ndarray | None = None) -> Batch:
+               seed: int = 0, same_language_floor: float | None = None, langs: np.ndarray | None = None
+               ) -> Batch:
     """The whole stage in one process (what the local executor runs, and the reference the Ray
-    one is tested against): train, assign, group by list, search each list. ``langs`` and
-    ``bodied`` (per node, ``node_languages``) with ``same_language_floor``: see :func:`search_list`."""
+    one is tested against): train, assign, group by list, search each list. ``langs`` (per node,
+    ``node_languages``) with ``same_language_floor``: see :func:`search_list`."""
     x = np.ascontiguousarray(vectors, dtype=np.float32)
     centroids = train_centroids(x, nlist, seed=seed)
     cols: Batch = {"node": np.asarray(nodes, np.int64), "vector": _objects([r.tobytes() for r in x])}
-    if langs is not None and bodied is not None:
-        cols.update(langs=np.asarray(langs, np.int64), bodied=np.asarray(bodied, bool))
+    if langs is not None:
+        cols.update(langs=np.asarray(langs, np.int64))
     rows = assign_lists(cols, centroids=centroids, nprobe=nprobe)
     order = np.argsort(rows["list"], kind="stable")
     sorted_lists = rows["list"][order]

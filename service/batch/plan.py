@@ -87,8 +87,10 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
         lead.append(f.lead)
         text.append(f.embed_text(config.copy.embed_body_lead))
         langs.append(primary_lang(f))
-        bodied[i] = bool(f.title.strip()) and text[-1] != f.headline
-        heads.append(f.headline if bodied[i] else "")
+        # as EmbeddingStage.has_body: the headline as the encoder reads it (Hanja in Hangul), so a
+        # bare headline with Hanja is not taken for a bodied item
+        bodied[i] = bool(f.title.strip()) and text[-1] != f.embed_headline
+        heads.append(f.embed_headline if bodied[i] else "")
         g = np.ascontiguousarray(f.grams, dtype=np.uint32)
         grams.append(g.tobytes())
         bands.append(np.asarray(mh.band_keys(g), dtype=np.uint64).tobytes() if g.size else b"")
@@ -177,6 +179,31 @@ def settle_group(group: Batch, *, config: EngineConfig) -> Batch:
                 settled.append(row)
             index.add(row, lead, g, 0.0)
     return {"row": np.asarray(settled, np.int64)}
+
+
+def with_headlines(batch: Batch) -> Batch:
+    """``batch`` (featurized items to embed) with one more row per bodied item: its ``headline``
+    as ``embed_text`` and ``-1 - row`` as ``row``; the other columns copied.
+
+    The embedding stage embeds a bodied item's headline too, for its headline-with-headline
+    scores (``EmbeddingStage._headline_scores``): embedded here, not one at a time in the decide
+    step, and in the search stage, where its pairs with bare texts tell which bodied groups a
+    bare item's search may re-score (``CandidateVectors``).
+
+    >>> b = {"row": np.array([3, 4]), "embed_text": np.array(["a. x", "b"], dtype=object),
+    ...      "bodied": np.array([True, False]), "headline": np.array(["a", ""], dtype=object)}
+    >>> out = with_headlines(b)
+    >>> out["row"].tolist(), out["embed_text"].tolist()
+    ([3, 4, -4], ['a. x', 'b', 'a'])
+    """
+    bodied = np.asarray(batch["bodied"], bool)
+    if not bodied.any():
+        return batch
+    extra = {c: np.asarray(v)[bodied] for c, v in batch.items()}
+    extra["row"] = -1 - np.asarray(batch["row"], np.int64)[bodied]
+    extra["embed_text"] = np.asarray(batch["headline"], dtype=object)[bodied]
+    extra["bodied"] = np.zeros(int(bodied.sum()), bool)  # a headline row is a text, not an item
+    return {c: np.concatenate([np.asarray(batch[c]), extra[c]]) for c in batch}
 
 
 class Embed:

@@ -14,7 +14,8 @@ class Prepared:
     ``vectors``: embedding by embedded text (the survivors'); ``settled``: items a cheap pass
     settles against an earlier item (not embedded); ``embedded``: texts embedded ahead;
     ``timings``: seconds per stage; ``search_texts`` and ``pairs``: the sharded vector search's
-    candidate pairs (``a``, ``b``: positions in ``search_texts``), None when it did not run.
+    candidate pairs (``a``, ``b``: positions in ``search_texts``), None when it did not run;
+    ``headlines`` and ``bare`` beside them: ``neighbours.headline_links`` and ``node_languages``.
     """
 
     vectors: dict[str, np.ndarray]
@@ -24,4 +25,6 @@ class Prepared:
     search_texts: list[str] | None = None
     pairs: dict[str, np.ndarray] | None = None
     search: dict[str, int] = field(default_factory=dict)  # lists, probes, pairs found
+    headlines: dict[str, np.ndarray] | None = None
+    bare: np.ndarray | None = None
     shuffle_rows: int | None = None  # (item, key) rows the settling shuffle moved (local executor)

@@ -30,13 +30,14 @@ import numpy as np
 from service.batch.neighbours import (
     SearchPlan,
     assign_lists,
+    headline_links,
     lists_for,
     node_languages,
     search_list,
     train_centroids,
     unique_pairs,
 )
-from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group
+from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group, with_headlines
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
@@ -46,18 +47,19 @@ DRIVER_STDERR = "samestory-driver.err"
 
 
 def _drop_settled(batch: Batch, *, settled: np.ndarray) -> Batch:
+    """The items to embed, and a bodied one's headline beside it (``plan.with_headlines``)."""
     keep = ~batch["empty"] & ~np.isin(batch["row"], settled)
-    return {c: v[keep] for c, v in batch.items()}
+    return with_headlines({c: v[keep] for c, v in batch.items()})
 
 
-def _as_nodes(batch: Batch, *, node_of_text: dict[str, int] | None = None, langs: np.ndarray | None = None,
-              bodied: np.ndarray | None = None) -> Batch:
+def _as_nodes(batch: Batch, *, node_of_text: dict[str, int] | None = None, langs: np.ndarray | None = None
+              ) -> Batch:
     """The search stage's input from the embedding stage's output: an item's ``row`` is its node;
-    with ``langs`` and ``bodied`` (per text node, ``node_languages``) its text's beside it."""
+    with ``langs`` (per text node, ``node_languages``) its text's beside it."""
     out = {"node": np.asarray(batch["row"], np.int64), "vector": batch["vector"]}
-    if node_of_text is not None and langs is not None and bodied is not None:
+    if node_of_text is not None and langs is not None:
         at = np.asarray([node_of_text[str(t)] for t in batch["embed_text"]], np.int64)
-        out.update(langs=langs[at], bodied=bodied[at])
+        out.update(langs=langs[at])
     return out
 
 
@@ -234,12 +236,14 @@ def _stages(ray: Any, columns: Batch, *, config: EngineConfig, make_embedder: Ca
         # trained once, on the driver, from a sample (train_centroids takes an even sample)
         centroids = train_centroids(np.stack([vectors[t] for t in texts]), nlist)
         by_node: dict[str, Any] = {}
+        # every item's language counts for its text's node, not only the embedded ones' (node_languages)
+        cols = ["embed_text", "primary_lang", "bodied", "headline"]
+        parts = list(feats.select_columns(cols).iter_batches(batch_format="numpy", batch_size=None))
+        by_item = {c: np.concatenate([p[c] for p in parts]) for c in cols}
+        langs, prepared.bare = node_languages(by_item, texts)
+        prepared.headlines = headline_links(by_item, texts)
         if search.same_language_floor is not None:
-            # every item's language counts for its text's node, not only the embedded ones' (node_languages)
-            cols = ["embed_text", "primary_lang", "bodied", "headline"]
-            parts = list(feats.select_columns(cols).iter_batches(batch_format="numpy", batch_size=None))
-            langs, bodied = node_languages({c: np.concatenate([p[c] for p in parts]) for c in cols}, texts)
-            by_node = {"node_of_text": node_of_text, "langs": langs, "bodied": bodied}
+            by_node = {"node_of_text": node_of_text, "langs": langs}
         found = (out.map_batches(_as_nodes, fn_kwargs=by_node, batch_format="numpy", batch_size=batch_size)
                  .map_batches(assign_lists, fn_kwargs={"centroids": centroids, "nprobe": search.nprobe},
                               batch_format="numpy", batch_size=batch_size)

@@ -141,7 +141,8 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         embedder.vectors = prepared.vectors
         if plan is not None and prepared.pairs is not None and prepared.search_texts is not None:
             neighbours = Neighbours.build(np.stack([prepared.vectors[t] for t in prepared.search_texts]),
-                                          prepared.pairs, dim=embedder.dim)
+                                          prepared.pairs, dim=embedder.dim, headlines=prepared.headlines,
+                                          bare=prepared.bare)
     t0, c0 = time.perf_counter(), time.process_time()
     decided = decide(records, store=into, config=config, embedder=embedder, guards=guards, progress=progress,
                      neighbours=neighbours, floor=plan.floor if plan is not None else -1.0,

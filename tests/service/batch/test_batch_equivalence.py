@@ -59,7 +59,8 @@ def use_vectors() -> Any:
     return PrecomputedEmbedder({}, functools.partial(load_embedder, "use"))
 
 
-def _equivalent(size: int, shared: Any, tmp_path: Path, *, identical: bool, list_size: int | None = None) -> None:
+def _equivalent(size: int, shared: Any, tmp_path: Path, *, identical: bool, list_size: int | None = None,
+                bodied: float = 0.0, engines: tuple[str, ...] = ("local", "ray")) -> dict[str, Any]:
     """Streaming ingest, then the local batch, then the Ray batch (the module's cluster) on one
     corpus; each batch run's copy groups against streaming's.
 
@@ -71,12 +72,13 @@ def _equivalent(size: int, shared: Any, tmp_path: Path, *, identical: bool, list
     from service.batch.neighbours import LIST_SIZE
     from service.batch.run import run_batch
 
-    records = corpus(size, seed=0, data_dir=str(DATA))
+    records = corpus(size, seed=0, data_dir=str(DATA), bodied=bodied)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     live, _ = streaming(records, shared)
     seconds["streaming"] = time.perf_counter() - t0
-    for engine in ("local", "ray"):
+    summaries = {}
+    for engine in engines:
         make_embedder: Any = lambda: shared  # noqa: E731 - the driver only: the local plan embeds in this process
         if engine == "ray":  # the actors are other processes: they read the vectors from a file
             path = tmp_path / "vectors.npz"
@@ -92,18 +94,23 @@ def _equivalent(size: int, shared: Any, tmp_path: Path, *, identical: bool, list
         print(engine, f"agreement {agreement}", f"items in differing groups {len(diff)}", out.summary["timings"],
               out.summary["vector_search"])
         assert agreement >= MIN_AGREEMENT, (engine, agreement, diff[:20])
+        if identical:  # measured so at this size: every item in the same group as streaming put it
+            assert diff == [], (engine, agreement, diff[:20])
         # the plan embeds ahead what the engine will ask for; what it did not foresee is embedded
-        # in the decide step, and must stay a small share (else the parallel stage is not doing its job)
-        assert out.summary["embedded_late_in_decide"] <= 0.05 * size, out.summary
+        # in the decide step, and must stay a small share (else the parallel stage is not doing its job).
+        # Not foreseen yet: a bodied item's story text (the story level's vector: headline and
+        # body), one per bodied item (research/notes/scale.md, "bodies")
+        story_texts = sum(bool(r.article.body) for r in records)
+        assert out.summary["embedded_late_in_decide"] <= 0.05 * size + story_texts, out.summary
         assert out.summary["items"] == size
         # the sharded search stage answered the decide step's vector searches; only items whose
         # vector it never saw (texts embedded late) went to the engine's own index
         searches = out.summary["vector_search"]
         assert searches["answered_from_pairs"] > 0
         assert searches["own_search"] <= 0.05 * size, searches
-        if identical:  # measured so at this size: every item in the same group as streaming put it
-            assert diff == [], (engine, agreement, diff[:20])
+        summaries[engine] = out.summary
     print(size, "items: wall seconds", {k: round(v, 1) for k, v in seconds.items()}, "load", os.getloadavg())
+    return summaries
 
 
 def test_ray_executor_gives_the_local_result_on_a_small_feed(ray_cluster: None, tmp_path: Path) -> None:
@@ -127,6 +134,27 @@ def test_streaming_local_and_ray_batch_give_the_same_copy_groups(ray_cluster: No
     # lists of ~64 vectors: the search stage shuffles by list across several lists even on this
     # small corpus (~650 texts, 11 lists; the default 16 probes reach them all: still exact)
     _equivalent(1_000, use_vectors, tmp_path, identical=True, list_size=64)
+
+
+# Items of the corpus with bodies: before the fix, 14 items in other copy groups than streaming's
+# with the verifier off, 13 with it on (research/notes/scale.md, "bodies"); about 30 s a run.
+BODIED_SIZE = 1_000
+
+
+@pytest.mark.evaldata
+@has_data
+@pytest.mark.parametrize("verifier", ["true", "false"])
+def test_the_same_copy_groups_on_a_corpus_with_bodies(use_vectors: Any, tmp_path: Path, verifier: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies on half the items of half the copy groups (``corpus(bodied=0.5)``: another story's
+    NTREX body, so a bare copy and its bodied original often meet only headline with headline).
+    The embedding stage re-scores a bare item's bodied hits that way however low their own
+    cosine; the batch sends a search whose top k may hold such a hit below its floor to the
+    engine's index (``own_search_for_headlines``). Local executor only (the Ray one runs the
+    same plan; the slow tests run both)."""
+    monkeypatch.setenv("SAMESTORY_VERIFIER", verifier)
+    summary = _equivalent(BODIED_SIZE, use_vectors, tmp_path, identical=True, bodied=0.5, engines=("local",))["local"]
+    assert summary["vector_search"]["own_search_for_headlines"] > 0
 
 
 # slow: 11 minutes of the whole suite's 27 on 2 cores (2026-12-04); CI runs the 1,000-item

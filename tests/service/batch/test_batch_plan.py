@@ -79,6 +79,18 @@ def test_featurize_gives_the_streaming_engines_features() -> None:
     assert out["bands"][2] == b""
 
 
+def test_featurize_tells_bodied_items_as_the_embedding_stage_does() -> None:
+    """``bodied`` and ``headline`` are what ``EmbeddingStage.has_body`` and ``embed_headline``
+    read: a bare headline with Hanja (embedded in Hangul) is bare, and a bodied item's headline
+    is the one the stage embeds (the batch embeds it ahead and searches with it)."""
+    titles = ["美연준, 금리 동결", "美연준, 금리 동결", "Fed holds rates"]
+    bodies = ["", "연준은 수요일 기준금리를 동결했다.", ""]
+    out = featurize(columns(titles, bodies, ["ko", "ko", "en"]), config=CONFIG)
+    assert out["bodied"].tolist() == [False, True, False]
+    assert out["headline"].tolist() == ["", ItemFeatures.build(titles[1], bodies[1], "ko", 0.0).embed_headline, ""]
+    assert out["headline"][1].startswith("미국 연준")
+
+
 def test_featurize_exact_keys_ignore_case_spacing_and_outlet_suffix() -> None:
     out = featurize(columns(["Fed raises rates", "FED   raises RATES - Reuters", "Fed cuts rates"]), config=CONFIG)
     assert out["title_key"][0] == out["title_key"][1] != out["title_key"][2]

@@ -77,7 +77,9 @@ def test_searches_answered_from_pairs_equal_the_index_above_the_floor() -> None:
     seen = 300  # the stage saw the first 300 vectors; the rest are "embedded late"
     pairs = search_all(np.arange(seen), x[:seen], floor=floor, nlist=4, nprobe=4)
     nb = Neighbours.build(x[:seen], pairs, dim=x.shape[1])
-    plain, wrapped = VectorIndex(x.shape[1]), CandidateVectors(VectorIndex(x.shape[1]), nb, floor=floor)
+    # headlines only: no group has a body (a stranger that may have one sends searches to the index)
+    plain = VectorIndex(x.shape[1])
+    wrapped = CandidateVectors(VectorIndex(x.shape[1]), nb, floor=floor, bodied=lambda g: False)
     times = np.sort(rng.uniform(0, 100, len(x)))
     compared = 0
     for i in rng.permutation(len(x)):
@@ -144,34 +146,33 @@ def _fan(cosines: list[float], dim: int = 16) -> np.ndarray:
 
 def test_below_the_same_language_floor_only_pairs_the_rescue_may_read_are_kept() -> None:
     """With the verifier on the stage's floor is 0.43 for the rescue's other-language hits; a
-    same-language pair (neither side bodied) below 0.53 is dropped, as nothing reads it."""
-    x = _fan([0.60, 0.50, 0.50, 0.50, 0.40])
-    langs = language_bits([["en"], ["en"], ["en"], ["ko"], ["en"], ["ko"]])
-    bodied = np.array([False, False, False, False, True, False])
-    pairs = search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1, same_language_floor=0.53,
-                       langs=langs, bodied=bodied)
+    same-language pair below 0.53 is dropped, as nothing reads it (a bodied item's text and its
+    headline alike: a same-language headline score below 0.53 is no proposal either)."""
+    x = _fan([0.60, 0.50, 0.50, 0.40])
+    langs = language_bits([["en"], ["en"], ["en"], ["ko"], ["ko"]])
+    pairs = search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1, same_language_floor=0.53, langs=langs)
     got = {p for p in _pairs(pairs) if 0 in p}
     # 1: above 0.53, same language, kept; 2: same language at 0.50, dropped; 3: Korean at 0.50,
-    # kept; 4: same language but bodied (headline re-scoring reads it), kept; 5: below 0.43
-    assert got == {(0, 1), (0, 3), (0, 4)}
+    # kept; 4: below 0.43
+    assert got == {(0, 1), (0, 3)}
     unfiltered = _pairs(search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1))
     assert _pairs(pairs) <= unfiltered and (0, 2) in unfiltered
 
 
 def test_node_languages_count_every_item_behind_a_text() -> None:
     """Two items with one text (an English and a Korean feed's) make the node bilingual, so its
-    pair with an English node is kept; a bodied item's language counts for its headline's node."""
+    pair with an English node is kept; a bodied item's language counts for its headline's node.
+    A node is bare where an item without a body has its text."""
     feats = {"embed_text": np.array(["same", "same", "en only", "ko head. body", "ko head"], dtype=object),
              "primary_lang": np.array(["en", "ko", "en", "ko", "en"], dtype=object),
              "bodied": np.array([False, False, False, True, False]),
              "headline": np.array(["", "", "", "ko head", ""], dtype=object)}
-    bits, bodied = node_languages(feats, ["same", "en only", "ko head"])
-    no = np.zeros(1, bool)
-    assert rescue_may_read(bits[[0]], bits[[1]], no, no).tolist() == [True]
-    assert rescue_may_read(bits[[2]], bits[[1]], no, no).tolist() == [True]  # "ko head" is searched by a ko item
-    assert bodied.tolist() == [False, False, False]
+    bits, bare = node_languages(feats, ["same", "en only", "ko head", "ko head. body"])
+    assert rescue_may_read(bits[[0]], bits[[1]]).tolist() == [True]
+    assert rescue_may_read(bits[[2]], bits[[1]]).tolist() == [True]  # "ko head" is searched by a ko item
+    assert bare.tolist() == [True, True, True, False]
     en = language_bits([["en"], ["en"]])
-    assert rescue_may_read(en[[0]], en[[1]], no, no).tolist() == [False]
+    assert rescue_may_read(en[[0]], en[[1]]).tolist() == [False]
 
 
 def test_a_search_with_a_hit_below_the_same_language_floor_is_the_indexs_own() -> None:
@@ -181,7 +182,7 @@ def test_a_search_with_a_hit_below_the_same_language_floor_is_the_indexs_own() -
     x = _fan([0.70] + [0.50] * 8 + [0.46])
     langs = language_bits([["en"]] * 10 + [["ko"]])
     pairs = search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1, same_language_floor=0.53,
-                       langs=langs, bodied=np.zeros(len(x), bool))
+                       langs=langs)
     assert {p for p in _pairs(pairs) if 0 in p} == {(0, 1), (0, 10)}
     nb = Neighbours.build(x, pairs, dim=x.shape[1])
     plain = VectorIndex(x.shape[1])
@@ -195,3 +196,57 @@ def test_a_search_with_a_hit_below_the_same_language_floor_is_the_indexs_own() -
     wrapped.remove([10])
     assert wrapped.search(x[:1], 8) == [[(1, pytest.approx(0.70, abs=1e-6))]]
     assert wrapped.for_band == 1 and wrapped.answered == 1
+
+
+def test_a_bare_search_whose_top_k_may_hold_a_bodied_group_below_the_floor_is_the_indexs_own() -> None:
+    """For an item without a body the engine re-scores each hit of its top k whose anchor has a
+    body headline with headline, however low the hit's own cosine. Here the bodied group's text
+    (headline plus lead) is at 0.30 to the query, below the stage's floor, and its headline at
+    0.90: the engine's top 8 holds it and reads it as a copy; the pairs alone would not return
+    it. Such a search goes to the wrapped index; one whose top k is full above the floor, or
+    whose bodied neighbour's headline is far, is answered from the pairs."""
+    # nodes: 0 the bare query, 1 a group's text at 0.70, 2 a bodied group's text at 0.30,
+    # 3 that group's headline at 0.90, 4 another bodied text at 0.30 whose headline (5) is far
+    x = _fan([0.70, 0.30, 0.90, 0.30, 0.20])
+    pairs = search_all(np.arange(len(x)), x, floor=0.43, nlist=1, nprobe=1)
+    assert {p for p in _pairs(pairs) if 0 in p} == {(0, 1), (0, 3)}
+    links = {"full": np.array([2, 4]), "head": np.array([3, 5])}
+    bare = np.array([True, True, False, False, False, False])
+    nb = Neighbours.build(x, pairs, dim=x.shape[1], headlines=links, bare=bare)
+    plain = VectorIndex(x.shape[1])
+    wrapped = CandidateVectors(VectorIndex(x.shape[1]), nb, floor=0.43, bodied=lambda g: False)
+    for idx in (plain, wrapped):  # groups 11 (node 1) and 14 (node 4)
+        idx.add(np.array([11, 14]), x[[1, 4]], np.zeros(2))
+    # the far-headline bodied group alone: nothing the engine would re-score is missing
+    assert wrapped.search(x[:1], 8) == [[(11, pytest.approx(0.70, abs=1e-6))]]
+    assert wrapped.answered == 1 and wrapped.for_headlines == 0
+    for idx in (plain, wrapped):
+        idx.add(np.array([12]), x[2:3], np.zeros(1))
+    want = plain.search(x[:1], 8)
+    assert 12 in [g for g, _ in want[0]]  # streaming's top 8 holds the bodied group at 0.30
+    assert wrapped.search(x[:1], 8) == want and wrapped.for_headlines == 1
+    # outside the window, or a top k full above the floor: answered from the pairs
+    assert wrapped.search(x[:1], 8, window=(1.0, 2.0)) == [[]] and wrapped.for_headlines == 1
+    assert wrapped.search(x[:1], 1) == [[(11, pytest.approx(0.70, abs=1e-6))]] and wrapped.for_headlines == 1
+    # a query no bare item searches with (a bodied item's own text) reads no re-scored hit
+    other = CandidateVectors(VectorIndex(x.shape[1]), Neighbours.build(x, pairs, dim=x.shape[1], headlines=links,
+                                                                       bare=np.zeros(len(x), bool)),
+                             floor=0.43, bodied=lambda g: False)
+    other.add(np.array([11, 12]), x[1:3], np.zeros(2))
+    assert other.search(x[:1], 8) == [[(11, pytest.approx(0.70, abs=1e-6))]] and other.for_headlines == 0
+
+
+def test_a_stranger_with_a_body_sends_a_bare_search_to_the_index() -> None:
+    """A group whose vector the stage never saw (a text embedded late) has no headline node to
+    tell whether a bare search may re-score it: if its anchor has a body, the search is the
+    index's while its top k is not full."""
+    x = _fan([0.70, 0.30])
+    nb = Neighbours.build(x[:2], {"a": np.array([0]), "b": np.array([1])}, dim=x.shape[1],
+                          headlines={"full": np.zeros(0, np.int64), "head": np.zeros(0, np.int64)},
+                          bare=np.ones(2, bool))
+    for bodied, fell in ((False, 0), (True, 1)):
+        wrapped = CandidateVectors(VectorIndex(x.shape[1]), nb, floor=0.43, bodied=lambda g, b=bodied: b)
+        wrapped.add(np.array([11, 12]), x[1:3], np.zeros(2))  # 12: a stranger, at 0.30
+        got = wrapped.search(x[:1], 8)
+        assert wrapped.for_headlines == fell
+        assert [g for g, _ in got[0]] == ([11, 12] if bodied else [11])
