@@ -138,7 +138,8 @@ def register(subparsers: Any) -> None:
                        "on every pair file (what to put in [engine])",
                        description="Re-run the engine (cascade and guards) over labelled pair files at every "
                        "threshold of a grid, and pick the lowest one at which each file's precision reaches its "
-                       "floor: the most recall under your precision floors. Prints each file's precision and "
+                       "floor: the most recall under your precision floors; of several with that same recall, the "
+                       "highest (over-splitting is the safe failure). Prints each file's precision and "
                        "recall there and the [engine] line for --config. Use held-out pairs of your own feed "
                        "in the eval-data JSONL format.")
     k.add_argument("files", type=Path, nargs="+", help="pair files (eval-data JSONL)")
@@ -365,7 +366,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         warnings += sweep.sample_warnings(name, pairs)
         rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
                                                progress=_progress(args)))
-    best = sweep.lowest_meeting(rows_per_file, floors)
+    lowest = sweep.lowest_meeting(rows_per_file, floors)
+    # several thresholds with the same recall: the highest of them (over-splitting is the safe failure)
+    best = None if lowest is None else sweep.highest_same_recall(rows_per_file, floors, lowest)
     field = sweep.STAGE_FIELDS[args.stage]
     print(f"{args.stage} threshold calibration over {len(args.files)} pair file(s), grid {grid[0]}..{grid[-1]} "
           f"({len(grid)} values), guards {'off' if args.no_guards else 'on'}")
@@ -382,11 +385,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}):")
         for why in sweep.unreachable_floors(names, rows_per_file, floors, args.stage):
             print(f"  {why}")
-    elif not reliable:
-        print(f"lowest threshold meeting every floor on these pairs: {grid[best]} (not a recommendation)")
     else:
-        print(f"lowest threshold meeting every floor: {grid[best]} -> put this in the --config file:")
-        print(f"[engine]\n{field} = {grid[best]}")
+        assert lowest is not None
+        which = "lowest threshold"
+        if best != lowest:
+            print(f"every threshold from {grid[lowest]} to {grid[best]} meets every floor at the same recall: "
+                  "the highest is taken (a higher threshold over-splits, the safe failure)")
+            which = "threshold"
+        if not reliable:
+            print(f"{which} meeting every floor on these pairs: {grid[best]} (not a recommendation)")
+        else:
+            print(f"{which} meeting every floor: {grid[best]} -> put this in the --config file:")
+            print(f"[engine]\n{field} = {grid[best]}")
+    flat = [w for n, rows in zip(names, rows_per_file, strict=True) if (w := sweep.flat_recall(n, rows, args.stage))]
+    for w in flat:
+        print(f"WARNING: {w}")
     for w in warnings:
         print(f"UNRELIABLE: {w}")
     if not reliable:
@@ -396,6 +409,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"stage": args.stage, "field": field, "threshold": measured if reliable else None,
                           "measured_threshold": measured, "reliable": reliable, "warnings": warnings,
+                          "lowest_meeting": grid[lowest] if lowest is not None else None, "flat_recall": flat,
                           "files": files, "rows": [[r.to_dict() for r in rows] for rows in rows_per_file]}))
     return 0 if best is not None and reliable else 1
 

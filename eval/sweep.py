@@ -198,6 +198,58 @@ def lowest_meeting(rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence
     return None
 
 
+def highest_same_recall(rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence[float], lowest: int) -> int:
+    """Index of the highest threshold from ``lowest`` up (``lowest_meeting``'s answer) through which
+    every file still meets its floor at the same recall as at ``lowest``.
+
+    Recall counts whole pairs, so the same recall is the same number of true merges: a higher
+    threshold there buys nothing by going lower, and over-splitting is the safe failure (a lower
+    one only lets in merges a precision sample did not see). The recommendation is this one.
+
+    >>> r = lambda t, p, rec: SweepRow(t, 10, 5, 5, p, rec, 0.5)
+    >>> highest_same_recall([[r(0.4, 1.0, 0.5), r(0.5, 1.0, 0.5), r(0.6, 1.0, 0.4)]], [0.97], 0)
+    1
+    >>> highest_same_recall([[r(0.4, 1.0, 0.5), r(0.5, 0.9, 0.5)]], [0.97], 0)
+    0
+    """
+    def same(a: float | None, b: float | None) -> bool:
+        return a == b if a is None or b is None else abs(a - b) < 1e-9
+
+    best = lowest
+    for i in range(lowest + 1, len(rows_per_file[0])):
+        if not all(_meets(rows[i].precision, floor) and same(rows[i].recall, rows[lowest].recall)
+                   for rows, floor in zip(rows_per_file, floors, strict=True)):
+            break
+        best = i
+    return best
+
+
+# Recall that moves by no more than this across the whole grid is flat: the threshold is not what
+# limits the merges on those pairs. Calibrated on two `eval calibrate --sample 300` embedding runs
+# (USE): UCI dev, whose positives are story-level pairs, not copies, 0.026..0.020 over 0.4..0.9
+# (one of its 151 positive pairs), and koen-news-park, whose recall the threshold does move,
+# 0.786..0.755. Higher: a threshold that moves recall a little is called flat; lower: one pair's
+# change on a large file is enough to keep the warning quiet.
+FLAT_RECALL_SPREAD = 0.01
+
+
+def flat_recall(name: str, rows: Sequence[SweepRow], stage: str) -> str | None:
+    """A one-line warning when recall is flat across the whole sweep of one file, else None.
+
+    >>> r = lambda t, rec: SweepRow(t, 10, 5, 5, 1.0, rec, 0.5)
+    >>> flat_recall("uci", [r(0.4, 0.026), r(0.9, 0.020)], "embedding")  # doctest: +NORMALIZE_WHITESPACE
+    'uci: recall is flat (0.020..0.026) from 0.4 to 0.9: the embedding threshold is not what limits merges on these pairs (story-level pairs, not copies?)'
+    >>> flat_recall("news", [r(0.4, 0.786), r(0.9, 0.755)], "embedding") is None
+    True
+    """
+    recalls = [r.recall for r in rows if r.recall is not None]
+    if len(rows) < 2 or len(recalls) < len(rows) or max(recalls) - min(recalls) > FLAT_RECALL_SPREAD:
+        return None
+    return (f"{name}: recall is flat ({min(recalls):.3f}..{max(recalls):.3f}) from {rows[0].threshold} to "
+            f"{rows[-1].threshold}: the {stage} threshold is not what limits merges on these pairs "
+            "(story-level pairs, not copies?)")
+
+
 def unreachable_floors(names: Sequence[str], rows_per_file: Sequence[Sequence[SweepRow]], floors: Sequence[float],
                        stage: str) -> list[str]:
     """Why no threshold met the floors, one sentence per file below its floor at the grid's top.

@@ -27,6 +27,7 @@ from service.stages import (
     PairInputs,
     PairVectors,
     Probe,
+    Refs,
     Stage,
     Trace,
     VectorFn,
@@ -123,8 +124,11 @@ class Cascade:
     """The stages (``service.stages``) in order, and the guards that vet what they propose."""
 
     def __init__(self, config: EngineConfig, guards: GuardSet | None, scorer: EmbeddingScorer | None = None,
-                 stages: Sequence[Stage] | None = None, verifier: PairVerifierLike | None = None) -> None:
+                 stages: Sequence[Stage] | None = None, verifier: PairVerifierLike | None = None,
+                 refs: Refs | None = None) -> None:
         self.config = config
+        # How reasons name what an item matched: store ids, or input positions (stateless dedupe).
+        self.refs = refs or Refs()
         self.guards = guards
         # The figures the verifier reads written alike (``read_pair``): the quantity guard's units.
         self._quantities = next((g for g in getattr(guards, "guards", ()) if isinstance(g, QuantityGuard)), None)
@@ -227,8 +231,7 @@ class Cascade:
                 continue
             ok, why, verdicts = self.slot_confirm(probe.item, other)
             if ok:
-                trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with copy group {cluster} "
-                                     f"(anchor {doc}), {why}")
+                trace.reasons.append(f"{self._confirm_reason(sc.cosine)} with {self.refs.group(cluster, doc)}, {why}")
                 trace.reasons.extend(guard_notes(verdicts))
                 trace.guards = verdicts
                 if not self._confirmed(trace, confirm, doc):
@@ -385,7 +388,7 @@ class Cascade:
             if p < threshold:
                 continue
             trace.scores["verifier"] = p
-            reason = f"{self._rescue_reason(p, cosine, item, other)}, with copy group {cluster} (anchor {doc})"
+            reason = f"{self._rescue_reason(p, cosine, item, other)}, with {self.refs.group(cluster, doc)}"
             # the band holds no pair too far apart in time, so _propose asks the guards
             if not (self._propose(trace, reason, item, other) and self._confirmed(trace, confirm, doc)):
                 continue
@@ -423,7 +426,7 @@ class Cascade:
         best first, one per cluster, until the guards (and ``confirm``, when given) let one through.
         A candidate vetoed does not end the walk: the next one is tried, so an item finds the copy
         it is of even when another report of the same event came in first and scores higher."""
-        probe = Probe(f, state, vector_fn, window, exclude_doc)
+        probe = Probe(f, state, vector_fn, window, exclude_doc, refs=self.refs)
         trace, entries = probe.trace, state.entries
         last_stage: StageName = "minhash"
         for stage in self.stages:

@@ -178,7 +178,9 @@ def shorten(text: str, width: int = 60) -> str:
 def decided_by(r: IngestResult) -> str:
     """The stage that joined an item to what was stored, or "-" for a new item (no stage matched;
     its decision's ``stage`` is only the last stage the cascade ran)."""
-    return "-" if r.status == "new" else r.decision.stage
+    from service.types import matched_stage
+
+    return matched_stage(r.status, r.decision.stage) or "-"
 
 
 def ingest_line(article: Article, r: IngestResult) -> str:

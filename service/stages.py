@@ -85,6 +85,29 @@ class Trace:
             self.best = (stage, score)
 
 
+@dataclass(frozen=True)
+class Refs:
+    """How a reason names what an item matched: the store's documents and copy groups (ingest,
+    settling), or, with ``positions``, input positions as the passage kind of dedupe names them
+    (``#0``): the stateless headline dedupe's documents are its inputs, each group named by its
+    anchor, the first input in it.
+
+    >>> Refs().group(7, 12), Refs(positions=True).group(0, 0), Refs(positions=True).doc(3)
+    ('copy group 7 (anchor 12)', '#0', '#3')
+    """
+
+    positions: bool = False
+
+    def doc(self, doc: int) -> str:
+        return f"#{doc}" if self.positions else f"document {doc}"
+
+    def anchor(self, doc: int) -> str:
+        return f"#{doc}" if self.positions else f"anchor {doc}"
+
+    def group(self, cluster: int, doc: int) -> str:
+        return f"#{doc}" if self.positions else f"copy group {cluster} (anchor {doc})"
+
+
 @dataclass
 class Probe:
     """One item on its way through the stages against a candidate state.
@@ -103,6 +126,7 @@ class Probe:
     scored: dict[int, Scored] = field(default_factory=dict)
     # Representatives scored headline with headline (only one side has a body): their reason says so.
     headline_only: set[int] = field(default_factory=set)
+    refs: Refs = field(default_factory=Refs)
 
     def in_window(self, doc: int) -> bool:
         return self.window is None or self.window[0] <= self.state.entries.time_of(doc) <= self.window[1]
@@ -221,7 +245,7 @@ class ExactStage(Stage):
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         # A document found under the item's whole-text key was found there first.
         whole = doc in probe.state.exact.lookup(probe.item.content_key)
-        return f"exact: same normalised {'title and body' if whole else 'title'} as document {doc}"
+        return f"exact: same normalised {'title and body' if whole else 'title'} as {probe.refs.doc(doc)}"
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         # Any time: a copy outside the window is rare, and then embedded on its own later.
@@ -258,7 +282,7 @@ class NgramStage(ConfiguredStage):
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         return (f"ngram: weighted 3-gram Jaccard {score:.3f} >= {self.threshold} "
-                f"with anchor {doc} (lead '{probe.item.lead}')")
+                f"with {probe.refs.anchor(doc)} (lead '{probe.item.lead}')")
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         return bool(where.ngram.candidates(f.lead, f.grams, window=window, min_score=self.threshold))
@@ -284,7 +308,7 @@ class MinHashStage(ConfiguredStage):
         return probe.state.minhash.candidates(probe.item.grams, window=probe.window)
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
-        return f"minhash: 3-gram Jaccard {score:.3f} >= {self.threshold} with anchor {doc}"
+        return f"minhash: 3-gram Jaccard {score:.3f} >= {self.threshold} with {probe.refs.anchor(doc)}"
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         if where.minhash is None:
@@ -421,8 +445,8 @@ class EmbeddingStage(Stage):
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         like = HEADLINE_NOTE if doc in probe.headline_only else ""
-        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)}{like} with copy group "
-                f"{probe.state.entries.cluster_of(doc)} (anchor {doc})")
+        return (f"embedding: {probe.scored[doc].describe(self.threshold, self.scorer.learned)}{like} with "
+                f"{probe.refs.group(probe.state.entries.cluster_of(doc), doc)}")
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore | None:
         pair = inputs.vectors()

@@ -17,6 +17,7 @@ from service.cascade import Cascade
 from service.context import EngineContext
 from service.placement import enter_copy, place_copy
 from service.scoring import CosineScorer
+from service.stages import Refs
 from service.types import Article, Decision
 
 
@@ -96,7 +97,8 @@ def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: flo
     config = ctx.config if threshold is None else ctx.config.replace(embedding_threshold=threshold)
     # An explicit threshold is a cosine threshold: the caller re-thresholds plain similarity.
     scorer = ctx.scorer if threshold is None or ctx.scorer is None else CosineScorer(threshold)
-    cascade = Cascade(config, ctx.guards, scorer, verifier=ctx.verifier)
+    # Reasons name inputs by position (#0), as the passage kind does: each input is its own document.
+    cascade = Cascade(config, ctx.guards, scorer, verifier=ctx.verifier, refs=Refs(positions=True))
     state = ctx.new_state(config)  # headlines only: no body on either side, no encoder needed
     feats = [ItemFeatures.build(t, "", "und", 0.0) for t in texts]
     # The cascade's principle holds here too: only chunks the cheap passes cannot settle

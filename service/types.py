@@ -296,6 +296,17 @@ class Decision:
         }
 
 
+def matched_stage(status: str, stage: str) -> str | None:
+    """The stage that joined an item to what was stored, or None for a new item: no stage matched,
+    and a new item's decision ``stage`` is only the last stage the cascade ran (``embedding``, or
+    ``minhash`` without a model), which is no merge. One rule for the ingest CLI and batch's summary.
+
+    >>> matched_stage("duplicate", "exact"), matched_stage("reobserved", "url"), matched_stage("new", "embedding")
+    ('exact', 'url', None)
+    """
+    return None if status == "new" else stage
+
+
 @dataclass
 class IngestResult:
     """What ingesting one article did. Also the JSON line ``samestory ingest --json`` prints."""

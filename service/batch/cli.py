@@ -93,7 +93,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         # The statuses say how many rows were folded into an earlier document by their URL
         # (reobserved, new_version): a corpus with repeated URLs shows it here, not only in the rows.
         print(f"  statuses: {summary['statuses']}")
-        print(f"  stages: {summary['stages']}")
+        print(f"  stages that matched: {summary['stages'] or 'none'} (new items: {summary['statuses'].get('new', 0)})")
         print(f"  guard vetoes: {summary['guard_vetoes'] or 'none'}")
         print(f"  embedded ahead: {summary['embedded_in_plan']}, late in decide: {summary['embedded_late_in_decide']}")
         if summary["vector_search"]:

@@ -11,7 +11,7 @@
 >>> [(r["copy_group_id"], r["duplicate_of"], r["stage"]) for r in out.results]
 [(1, None, 'minhash'), (1, 0, 'exact'), (2, None, 'minhash')]
 >>> out.summary["stages"], out.summary["statuses"]
-({'minhash': 2, 'exact': 1}, {'new': 2, 'duplicate': 1})
+({'exact': 1}, {'new': 2, 'duplicate': 1})
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from service.batch.io import Record
 from service.batch.neighbours import LIST_SIZE, NPROBE, SearchPlan
 from service.batch.plan import Batch
 from service.config import EngineConfig
+from service.types import matched_stage
 
 ENGINES = ("local", "ray")
 LEVELS = ("copy", "story")
@@ -160,7 +161,8 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         "copy_groups": len({r["copy_group_id"] for r in results}),
         "stories": len({r["story_id"] for r in results if r["story_id"] is not None}),
         "groups": len({r["copy_group_id" if level == "copy" else "story_id"] for r in results}),
-        "stages": dict(Counter(r["stage"] for r in results)),
+        # the stage that joined each item to a copy group; new items (statuses' "new") matched none
+        "stages": dict(Counter(s for r in results if (s := matched_stage(r["status"], r["stage"])) is not None)),
         "statuses": dict(Counter(r["status"] for r in results)),
         "guard_vetoes": dict(vetoes),
         "settled_by_cheap_passes_in_plan": prepared.settled,

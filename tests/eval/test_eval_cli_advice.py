@@ -40,3 +40,27 @@ def test_sample_help_says_cluster_files_are_sampled_by_whole_gold_clusters(
         main(["eval", "clusters", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "cluster files: whole gold clusters" in help_text
+
+
+def test_calibrate_takes_the_highest_of_thresholds_with_the_same_recall_and_warns_when_recall_is_flat(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """UCI dev's recall was 0.026 at every embedding threshold 0.4..0.8 and calibrate recommended
+    0.4, the lowest: on the same recall a higher threshold over-splits (the safe failure). Here the
+    positives are exact copies, merged at any n-gram threshold: recall is flat across the sweep."""
+    f = tmp_path / "own.jsonl"
+    f.write_text("\n".join([_pair(i, f"Acme unit {i} posts record profit in quarter {i}",
+                                  f"ACME UNIT {i} POSTS RECORD PROFIT IN QUARTER {i}", 1) for i in range(30)]
+                           + [_pair(100 + i, f"Storm number {i} floods the northern valley towns",
+                                    f"Central bank {i} lifts its lending rate again", 0) for i in range(30)])
+                 + "\n", encoding="utf-8")
+    rc = main(["eval", "calibrate", str(f), "--stage", "ngram", "--thresholds", "0.3,0.4,0.5", "--no-progress",
+               "--json"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    obj = json.loads(out.strip().splitlines()[-1])
+    assert [r["recall"] for r in obj["rows"][0]] == [1.0, 1.0, 1.0]
+    assert obj["threshold"] == 0.5 and obj["lowest_meeting"] == 0.3
+    assert "every threshold from 0.3 to 0.5 meets every floor at the same recall: the highest is taken" in out
+    assert "[engine]\nngram_threshold = 0.5\n" in out
+    assert ("WARNING: own: recall is flat (1.000..1.000) from 0.3 to 0.5: the ngram threshold is not what limits "
+            "merges on these pairs") in out

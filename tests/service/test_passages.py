@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -227,6 +228,26 @@ def test_engine_dedupe_routes_passages_and_headlines() -> None:
     with pytest.raises(ValueError, match="kind must be"):
         d.dedupe(["a"], kind="tweet")
     d.close()
+
+
+def test_headline_dedupe_reasons_name_input_positions_as_the_passage_kind_does(make_client) -> None:
+    """The headline kind said "as document 1" and "with anchor 1" where it meant input positions
+    (the store's words for ingest); the passage kind says "#1". Only the words change."""
+    from service.engine import Deduper
+
+    texts = ["Samsung posts record quarterly profit", "Fed raises rates by 25 basis points",
+             "FED RAISES RATES BY 25 BASIS POINTS", "Fed raises interest rates by 25 basis points"]
+    d = Deduper.open(":memory:", model=None)
+    head = d.dedupe(texts, kind="headline")
+    d.close()
+    assert head.duplicate_of == [None, None, 1, 1]
+    assert [r.stage for r in head.decisions[2:]] == ["exact", "ngram"]
+    assert head.decisions[2].reasons[0] == "exact: same normalised title and body as #1"
+    assert re.fullmatch(r"ngram: weighted 3-gram Jaccard 0\.\d+ >= 0\.3 with #1 \(lead 'fed'\)", head.decisions[3].reasons[0])
+    reasons = [x for r in head.decisions for x in r.reasons]
+    assert not [x for x in reasons if "document" in x or "anchor" in x]
+    body = make_client().post("/v1/dedupe", json={"texts": texts, "kind": "headline"}).json()
+    assert [x["reasons"][0] for x in body["dropped"]] == [r.reasons[0] for r in head.decisions[2:]]
 
 
 def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:

@@ -184,6 +184,8 @@ def test_compare_and_stateless_dedupe_decide_as_ingest() -> None:
     assert "verifier: 0.00 < 0.50, unmatched: 'completes' / 'scraps'" in refused.reasons
     res = d.dedupe([KO, EN, FRAME_A, FRAME_B], kind="headline")
     assert res.clusters == [[0, 1], [2], [3]]
+    # the rescue names the input it joined by position, as the passage kind does (was "copy group 0 (anchor 0)")
+    assert res.decisions[1].reasons[0].startswith("verifier: 0.99") and res.decisions[1].reasons[0].endswith(", with #0")
 
 
 def test_the_threshold_is_the_configs_when_set_else_the_verifiers() -> None:

@@ -5,6 +5,7 @@ and a batch result seeding a live store. The cluster-scale equivalence (USE mode
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -89,11 +90,27 @@ def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: P
     assert table[5]["status"] == "reobserved" and table[5]["copy_group_id"] == table[0]["copy_group_id"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["items"] == len(FEED) and summary["guard_vetoes"]["quantity"] >= 1
-    assert sum(summary["stages"].values()) == len(FEED)
+    # stages count the items a stage joined to a copy group; a new item's last cascade stage is no merge
+    assert sum(summary["stages"].values()) + summary["statuses"]["new"] == len(FEED)
+    assert summary["stages"] == dict(Counter(r["stage"] for r in table if r["status"] != "new"))
 
     # the Parquet it wrote reads back as input, with the same result
     again = run_batch(read_records([tmp_path / "out" / "part-00000.parquet"]), model=None)
     assert [r["copy_group_id"] for r in again.results] == [r["copy_group_id"] for r in table]
+
+
+def test_summary_stages_count_no_merge_for_new_items(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Three different reports: every item is new, so no stage matched. summary.json said
+    {"minhash": 3} (each new item's last cascade stage with --model none), read as three merges."""
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", [{"title": "Fed raises rates by 25 basis points"},
+                                                {"title": "Samsung posts record quarterly profit"},
+                                                {"title": "Heavy rain floods the south coast"}])
+    assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--model", "none", "--quiet"]) == 0
+    assert "  stages that matched: none (new items: 3)" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["stages"] == {} and summary["statuses"] == {"new": 3}
 
 
 def test_batch_seeds_a_live_store(tmp_path: Path) -> None:
