@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
@@ -19,6 +19,7 @@ from index.text import detect_lang, has_hangul, same_letters
 from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
 from service.guards.quantity import QuantityGuard
+from service.guards.subject import SubjectGuard
 from service.scoring import CosineScorer, EmbeddingScorer
 from service.stages import (
     CheapIndices,
@@ -74,6 +75,22 @@ def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
     if a.title.strip() and b.title.strip():
         return a.headline, b.headline
     return a.body_lead_text or a.headline, b.body_lead_text or b.headline
+
+
+class PairRead(NamedTuple):
+    """What the pair verifier reads of a pair (:meth:`Cascade.read_pair`): the two texts in
+    :func:`verify_texts`' order, and what was rewritten in one of them to be read alike."""
+
+    a: str
+    b: str
+    figures: tuple[str, ...] = ()  # "0.25%p as 25 basis points"
+    names: tuple[str, ...] = ()  # "한은 as 한국은행"
+
+    def described(self) -> str:
+        """The rewrites as the verifier's reasons say them, then what of each side the other does
+        not match (``index.unmatched.describe``)."""
+        said = [f"{kind} read alike: {', '.join(done)}" for kind, done in (("figures", self.figures), ("names", self.names)) if done]
+        return "; ".join([*said, describe_unmatched(self.a, self.b)])
 
 
 def reading_order(a: str, b: str) -> tuple[str, str]:
@@ -132,6 +149,8 @@ class Cascade:
         self.guards = guards
         # The figures the verifier reads written alike (``read_pair``): the quantity guard's units.
         self._quantities = next((g for g in getattr(guards, "guards", ()) if isinstance(g, QuantityGuard)), None)
+        # ... and one entity's Hangul names: the subject guard's alias table.
+        self._subjects = next((g for g in getattr(guards, "guards", ()) if isinstance(g, SubjectGuard)), None)
         # The pair verifier (EngineConfig.copy.verifier): None, off. It decides every merge but
         # identity, and rescues Korean-English hits in [verifier_floor, embedding_threshold).
         self.verifier = verifier
@@ -291,43 +310,53 @@ class Cascade:
         """P(same report) for each pair, in one call of the verifier (:func:`verify_texts`)."""
         return self._score([self.read_pair(a, b) for a, b in pairs])
 
-    def _score(self, reads: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[float]:
+    def _score(self, reads: Sequence[PairRead]) -> list[float]:
         """The verifier's P for pairs as :meth:`read_pair` gives them, in one call, each in
         :func:`reading_order`."""
         assert self.verifier is not None
         if not reads:
             return []
-        texts = [reading_order(x, y) for x, y, _ in reads]
+        texts = [reading_order(r.a, r.b) for r in reads]
         p = self.verifier.score([t[0] for t in texts], [t[1] for t in texts])
         return [float(x) for x in p]
 
-    def read_pair(self, a: ItemFeatures, b: ItemFeatures) -> tuple[str, str, tuple[str, ...]]:
-        """What the verifier reads of a pair, in :func:`verify_texts`' order, and the figures it
-        reads rewritten: the quantity guard's equal figures written alike
-        (``QuantityGuard.written_alike``), in the text that comes first in :func:`reading_order`
-        (the Korean one) as the other writes them; in one language only figures written
-        otherwise than in English words ("3058명" / "3천58명", not "vehicles" / "cars"). The
-        verifier cannot convert units ("0.25%p" / "25 basis points" gave P 0.003); only figures the guard finds equal are
-        rewritten, so a changed figure still reads as changed. On the hand-written sets it finds
-        more copies (fresh 41 -> 45 of 75, the older 46 -> 49 of 69) and merges nothing more
-        (research/notes/verifier-runtime.md, "Figures written alike"). Without guards, as read."""
+    def read_pair(self, a: ItemFeatures, b: ItemFeatures) -> PairRead:
+        """What the verifier reads of a pair, in :func:`verify_texts`' order, with what the guards
+        know to be equal written alike in the text that comes first in :func:`reading_order` (the
+        Korean one), as the other writes it:
+
+        - figures (``QuantityGuard.written_alike``): the verifier cannot convert units ("0.25%p" /
+          "25 basis points" gave P 0.003); in one language only figures written otherwise than
+          in English words ("3058명" / "3천58명", not "vehicles" / "cars"). Only figures the guard
+          finds equal are rewritten, so a changed figure still reads as changed. Hand-written
+          sets: copies found fresh 41 -> 45 of 75, the older 46 -> 49 of 69, nothing more merged
+          (research/notes/verifier-runtime.md, "Figures written alike").
+        - Hangul names of one entity where one is a short form of the other
+          (``SubjectGuard.names_alike``: "한은" / "한국은행"), which the verifier, trained to refuse
+          substituted names, read as two institutions (P 0.00). Hand-written abbreviation set:
+          copies found 12 -> 14 of 43 with this alone, nothing more merged; no dev pair moves
+          (research/notes/verifier-runtime.md, "Names written alike").
+
+        Without guards, as read."""
         x, y = verify_texts(a, b)
-        if self._quantities is None:
-            return x, y, ()
         first, second = reading_order(x, y)
-        aligned, rewrites = self._quantities.written_alike(first, second, other_notation_only=not other_language(a, b))
-        if not rewrites:
-            return x, y, ()
-        return (aligned, y, rewrites) if (first, second) == (x, y) else (x, aligned, rewrites)
+        aligned = first
+        figures: tuple[str, ...] = ()
+        names: tuple[str, ...] = ()
+        if self._quantities is not None:
+            aligned, figures = self._quantities.written_alike(aligned, second, other_notation_only=not other_language(a, b))
+        if self._subjects is not None:
+            aligned, names = self._subjects.names_alike(aligned, second)
+        if not figures and not names:
+            return PairRead(x, y)
+        if (first, second) == (x, y):
+            return PairRead(aligned, y, figures, names)
+        return PairRead(x, aligned, figures, names)
 
     @staticmethod
-    def _unmatched(read: tuple[str, str, tuple[str, ...]]) -> str:
-        """What the verifier's reasons say of a pair as :meth:`read_pair` gives it: the rewritten
-        figures, if any, then what of each side the other does not match
-        (``index.unmatched.describe``)."""
-        x, y, rewrites = read
-        spans = describe_unmatched(x, y)
-        return f"figures read alike: {', '.join(rewrites)}; {spans}" if rewrites else spans
+    def _unmatched(read: PairRead) -> str:
+        """What the verifier's reasons say of a pair as :meth:`read_pair` gives it."""
+        return read.described()
 
     def _verified(self, trace: Trace, stage: StageName, new: ItemFeatures, other: ItemFeatures) -> bool:
         """A merge the guards let through, as the verifier judges it: identity (the exact stage)

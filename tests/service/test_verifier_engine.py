@@ -335,12 +335,30 @@ def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so()
     a, b = (ItemFeatures.build(t, "", lang, 0.0) for t, lang in ((en, "en"), (ko, "ko")))
     assert cascade.verify([(a, b)]) == pytest.approx([0.9])
     assert v.pairs == [("연준, 기준금리 25 basis points 인상", en)]
-    assert cascade.read_pair(a, b) == (en, "연준, 기준금리 25 basis points 인상", ("0.25%p as 25 basis points",))
+    assert cascade.read_pair(a, b) == (en, "연준, 기준금리 25 basis points 인상", ("0.25%p as 25 basis points",), ())
     assert cascade._unmatched(cascade.read_pair(a, b)).startswith("figures read alike: 0.25%p as 25 basis points; ")
     # a changed figure is read as written, and so is every pair without the guards
     changed = ItemFeatures.build("연준, 기준금리 0.5%p 인상", "", "ko", 0.0)
-    assert cascade.read_pair(a, changed)[2] == ()
-    assert Cascade(EngineConfig.of(verifier=True), None, verifier=v).read_pair(a, b) == (en, ko, ())
+    assert cascade.read_pair(a, changed).figures == ()
+    assert Cascade(EngineConfig.of(verifier=True), None, verifier=v).read_pair(a, b) == (en, ko, (), ())
+
+
+def test_the_verifier_reads_a_short_form_of_one_name_alike_and_the_reasons_say_so() -> None:
+    """"한은" against "한국은행" is one bank, which the verifier (trained to refuse substituted
+    names) read as two (the shipped artefact: P 0.00): with the guards on it reads the first
+    text's name as the other writes it. Another bank that shares the letters is not rewritten."""
+    from index.features import ItemFeatures
+    from service.cascade import Cascade
+    from service.guards import GuardSet
+
+    v = FakeVerifier(default=0.9)
+    cascade = Cascade(EngineConfig.of(verifier=True), GuardSet.default(), verifier=v)
+    short, full = (ItemFeatures.build(t, "", "ko", 0.0) for t in ("한은, 기준금리 3.25%로 인하", "한국은행, 기준금리 3.25%로 인하"))
+    read = cascade.read_pair(short, full)
+    assert read.names == ("한국은행 as 한은",) and read.b == "한은, 기준금리 3.25%로 인하" == read.a
+    assert cascade._unmatched(read).startswith("names read alike: 한국은행 as 한은; ")
+    other = ItemFeatures.build("한국수출입은행, 기준금리 3.25%로 인하", "", "ko", 0.0)
+    assert cascade.read_pair(short, other).names == ()
 
 
 def test_in_one_language_only_figures_written_otherwise_are_read_alike() -> None:

@@ -86,3 +86,26 @@ def test_same_subject_passes(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -
 def test_steps_aside(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
     (v,) = gs.check(GuardInput(title=ta, text=ta, lang=la), side(tb, lb))
     assert not v.blocked and not v.decided, v
+
+
+@pytest.mark.parametrize(("ta", "tb"), [
+    ("공정위, 쿠팡에 과징금 1628억원 부과", "공정거래위원회, 쿠팡에 과징금 1628억원 부과"),
+    ("국토교통부, 수도권 공공택지 3만가구 추가 공급", "국토부, 수도권 공공택지 3만가구 추가 공급"),
+])
+def test_a_korean_short_form_of_the_other_lead_is_not_another_subject(gs: GuardSet, ta: str, tb: str) -> None:
+    # Neither name is in the alias table: the short form takes its syllables in order from the
+    # full name, so the two are one subject, not a clash (tests/data/abbrev_pairs.jsonl).
+    (v,) = gs.check(side(ta, "ko"), side(tb, "ko"))
+    assert not v.blocked and v.decided and v.evidence.endswith("(short form)")
+
+
+def test_leads_that_are_not_short_forms_of_each_other_still_clash(gs: GuardSet) -> None:
+    (v,) = gs.check(side("공정위, 쿠팡에 과징금 부과", "ko"), side("금융위원회, 쿠팡에 과징금 부과", "ko"))
+    assert v.blocked
+
+
+def test_abbreviates_reads_syllables_in_order_from_the_first() -> None:
+    from service.guards.subject import abbreviates
+
+    assert abbreviates("과기정통부", "과학기술정보통신부") and abbreviates("현대자동차", "현대차")
+    assert not abbreviates("워싱턴", "미국") and not abbreviates("정부", "과기정통부") and not abbreviates("", "한은")
