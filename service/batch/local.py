@@ -14,7 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from service.batch.neighbours import SearchPlan, headline_links, lists_for, node_languages, search_all
-from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group, with_headlines
+from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group, to_embed
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
@@ -65,13 +65,14 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
     settled_rows = np.unique(np.concatenate(settled)) if settled else np.zeros(0, np.int64)
 
     vectors: dict[str, np.ndarray] = {}
+    story_vectors: dict[str, np.ndarray] = {}
     survivors = 0
     if make_embedder is not None:
         t0, c0 = time.perf_counter(), time.process_time()
-        keep = ~feats["empty"] & ~np.isin(feats["row"], settled_rows)
-        # a bodied survivor's headline too: the embedding stage embeds and searches it (with_headlines)
-        todo = with_headlines({c: v[keep] for c, v in feats.items()})
-        # one text embedded once, however many items carry it
+        # the survivors, a bodied survivor's headline (the embedding stage embeds and searches it)
+        # and the story texts (the story level's, kept out of the search): to_embed
+        todo = to_embed(feats, settled=settled_rows)
+        # one text embedded once, however many items carry it (a copy-level row first: to_embed's order)
         _, first = np.unique(todo["embed_text"].astype(str), return_index=True)
         todo = {c: v[np.sort(first)] for c, v in todo.items()}
         survivors = len(todo["row"])
@@ -79,12 +80,12 @@ def execute(columns: Batch, *, config: EngineConfig, make_embedder: Callable[[],
         with tqdm(total=survivors, disable=not progress, unit="item", desc="embed") as bar:
             for part in _slices(todo, batch_size):
                 out = embed(part)
-                for text, vec in zip(out["embed_text"], out["vector"], strict=True):
-                    vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)
+                for text, vec, story in zip(out["embed_text"], out["vector"], out["story"], strict=True):
+                    (story_vectors if story else vectors)[str(text)] = np.frombuffer(vec, dtype=np.float32)
                 bar.update(len(part["row"]))
         timings["embed_s"], timings["embed_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
     prepared = Prepared(vectors=vectors, settled=len(settled_rows), embedded=survivors, timings=timings,
-                        shuffle_rows=len(keys["key"]))
+                        shuffle_rows=len(keys["key"]), story_vectors=story_vectors)
     if search is not None and vectors:
         t0, c0 = time.perf_counter(), time.process_time()
         texts = list(vectors)

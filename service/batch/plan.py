@@ -44,6 +44,7 @@ from index.minhash import MinHashIndex, jaccard
 from index.ngram import GatedNgramIndex
 from service.cascade import primary_lang
 from service.config import EngineConfig
+from service.stories import story_text
 
 Batch = dict[str, np.ndarray]
 
@@ -73,16 +74,18 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
     and what the search stage needs to tell which pairs the verifier's rescue can read
     (``service.batch.neighbours.node_languages``): ``primary_lang`` (``cascade.primary_lang``),
     ``bodied`` (the embedding stage embeds more than the headline: ``EmbeddingStage.has_body``)
-    and ``headline`` (what that stage also searches for a bodied item; "" for the others).
+    and ``headline`` (what that stage also searches for a bodied item; "" for the others); and
+    ``story_text``: the text the story level embeds for the item when it is not ``embed_text``
+    (``StoryLevel.evidence``: headline and body lead, ``stories.story_text``), else "".
     """
     mh = MinHashIndex(threshold=config.copy.minhash_lsh_threshold, num_perm=config.copy.minhash_num_perm)
     n = len(batch["row"])
     content, title_key = np.zeros(n, np.int64), np.zeros(n, np.int64)
     lead, text, grams, bands, empty = [], [], [], [], np.zeros(n, bool)
-    langs, heads, bodied = [], [], np.zeros(n, bool)
+    langs, heads, bodied, stories = [], [], np.zeros(n, bool), []
     for i in range(n):
-        f = features_of(str(batch["title"][i]), str(batch["body"][i] or ""), str(batch["lang"][i] or ""),
-                        float(batch["time"][i]))
+        title, body = str(batch["title"][i]), str(batch["body"][i] or "")
+        f = features_of(title, body, str(batch["lang"][i] or ""), float(batch["time"][i]))
         content[i], title_key[i], empty[i] = f.content_key, f.title_key, f.empty
         lead.append(f.lead)
         text.append(f.embed_text(config.copy.embed_body_lead))
@@ -91,13 +94,16 @@ def featurize(batch: Batch, *, config: EngineConfig) -> Batch:
         # bare headline with Hanja is not taken for a bodied item
         bodied[i] = bool(f.title.strip()) and text[-1] != f.embed_headline
         heads.append(f.embed_headline if bodied[i] else "")
+        # as StoryLevel.evidence: the story level embeds its own text only where it is not the copy level's
+        story = story_text(title, body)
+        stories.append(story if story != text[-1] else "")
         g = np.ascontiguousarray(f.grams, dtype=np.uint32)
         grams.append(g.tobytes())
         bands.append(np.asarray(mh.band_keys(g), dtype=np.uint64).tobytes() if g.size else b"")
     return {"row": np.asarray(batch["row"], np.int64), "content_key": content, "title_key": title_key,
             "lead": _objects(lead), "embed_text": _objects(text), "grams": _objects(grams),
             "bands": _objects(bands), "empty": empty, "primary_lang": _objects(langs),
-            "bodied": bodied, "headline": _objects(heads)}
+            "bodied": bodied, "headline": _objects(heads), "story_text": _objects(stories)}
 
 
 def explode_keys(batch: Batch, *, exact_only: bool = False) -> Batch:
@@ -206,6 +212,40 @@ def with_headlines(batch: Batch) -> Batch:
     return {c: np.concatenate([np.asarray(batch[c]), extra[c]]) for c in batch}
 
 
+def to_embed(batch: Batch, *, settled: np.ndarray) -> Batch:
+    """The texts the embedding stage embeds for featurized ``batch``, with a ``story`` column:
+
+    - False: the items no cheap pass settled (not empty, not in ``settled``) and a bodied one's
+      headline (:func:`with_headlines`): the copy level's texts, the search stage's nodes;
+    - True: every item's ``story_text`` where it has one (settled items too: a copy that joins
+      its group brings its story evidence, ``StoryLevel.join``), one row per distinct text not
+      among the first kind's. The story level asks for them one at a time in the decide step
+      (1,595 of 1,628 late embeds on a 6,000-item corpus with bodies: research/notes/scale.md);
+      they are no nodes of the copy-level search, which must stay streaming's.
+
+    >>> b = {"row": np.array([0, 1]), "embed_text": np.array(["a. x", "b"], dtype=object),
+    ...      "empty": np.array([False, False]), "bodied": np.array([True, False]),
+    ...      "headline": np.array(["a", ""], dtype=object), "story_text": np.array(["a\\nx y", ""], dtype=object)}
+    >>> out = to_embed(b, settled=np.array([0]))
+    >>> out["embed_text"].tolist(), out["story"].tolist()
+    (['b', 'a\\nx y'], [False, True])
+    """
+    keep = ~np.asarray(batch["empty"], bool) & ~np.isin(batch["row"], settled)
+    copies = with_headlines({c: v[keep] for c, v in batch.items()})
+    known = {str(t) for t in copies["embed_text"]}
+    first: list[int] = []
+    for i, t in enumerate(str(t) for t in batch["story_text"]):
+        if t and t not in known:
+            known.add(t)
+            first.append(i)
+    stories = {c: np.asarray(v)[first] for c, v in batch.items()}
+    stories["embed_text"] = np.asarray(batch["story_text"], dtype=object)[first]
+    stories["bodied"] = np.zeros(len(first), bool)  # a story row is a text, not an item
+    out = {c: np.concatenate([np.asarray(copies[c]), stories[c]]) for c in batch}
+    out["story"] = np.concatenate([np.zeros(len(copies["row"]), bool), np.ones(len(first), bool)])
+    return out
+
+
 class Embed:
     """Embeds a batch's ``embed_text`` column: ``vector`` (float32 rows as bytes) beside ``row``.
 
@@ -219,5 +259,8 @@ class Embed:
     def __call__(self, batch: Batch) -> Batch:
         texts = [str(t) for t in batch["embed_text"]]
         vecs = np.asarray(self.embedder.encode(texts), dtype=np.float32) if texts else np.zeros((0, 1), np.float32)
-        return {"row": np.asarray(batch["row"], np.int64), "embed_text": batch["embed_text"],
-                "vector": _objects([v.tobytes() for v in vecs])}
+        out = {"row": np.asarray(batch["row"], np.int64), "embed_text": batch["embed_text"],
+               "vector": _objects([v.tobytes() for v in vecs])}
+        if "story" in batch:  # a story text (to_embed): kept out of the search stage
+            out["story"] = np.asarray(batch["story"], bool)
+        return out

@@ -15,7 +15,9 @@ class Prepared:
     settles against an earlier item (not embedded); ``embedded``: texts embedded ahead;
     ``timings``: seconds per stage; ``search_texts`` and ``pairs``: the sharded vector search's
     candidate pairs (``a``, ``b``: positions in ``search_texts``), None when it did not run;
-    ``headlines`` and ``bare`` beside them: ``neighbours.headline_links`` and ``node_languages``.
+    ``headlines`` and ``bare`` beside them: ``neighbours.headline_links`` and ``node_languages``;
+    ``story_vectors``: the story texts embedded ahead (``plan.to_embed``), no nodes of the search.
+    ``embedded`` counts both kinds.
     """
 
     vectors: dict[str, np.ndarray]
@@ -28,3 +30,4 @@ class Prepared:
     headlines: dict[str, np.ndarray] | None = None
     bare: np.ndarray | None = None
     shuffle_rows: int | None = None  # (item, key) rows the settling shuffle moved (local executor)
+    story_vectors: dict[str, np.ndarray] = field(default_factory=dict)

@@ -37,7 +37,7 @@ from service.batch.neighbours import (
     train_centroids,
     unique_pairs,
 )
-from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group, with_headlines
+from service.batch.plan import Batch, Embed, explode_keys, featurize, settle_group, to_embed
 from service.batch.prepared import Prepared
 from service.config import EngineConfig
 
@@ -46,19 +46,15 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DRIVER_STDERR = "samestory-driver.err"
 
 
-def _drop_settled(batch: Batch, *, settled: np.ndarray) -> Batch:
-    """The items to embed, and a bodied one's headline beside it (``plan.with_headlines``)."""
-    keep = ~batch["empty"] & ~np.isin(batch["row"], settled)
-    return with_headlines({c: v[keep] for c, v in batch.items()})
-
-
 def _as_nodes(batch: Batch, *, node_of_text: dict[str, int] | None = None, langs: np.ndarray | None = None
               ) -> Batch:
     """The search stage's input from the embedding stage's output: an item's ``row`` is its node;
-    with ``langs`` (per text node, ``node_languages``) its text's beside it."""
-    out = {"node": np.asarray(batch["row"], np.int64), "vector": batch["vector"]}
+    with ``langs`` (per text node, ``node_languages``) its text's beside it. Story texts
+    (``plan.to_embed``) are no nodes: left out."""
+    copy = ~np.asarray(batch["story"], bool)
+    out = {"node": np.asarray(batch["row"], np.int64)[copy], "vector": np.asarray(batch["vector"])[copy]}
     if node_of_text is not None and langs is not None:
-        at = np.asarray([node_of_text[str(t)] for t in batch["embed_text"]], np.int64)
+        at = np.asarray([node_of_text[str(t)] for t in np.asarray(batch["embed_text"])[copy]], np.int64)
         out.update(langs=langs[at])
     return out
 
@@ -209,12 +205,14 @@ def _stages(ray: Any, columns: Batch, *, config: EngineConfig, make_embedder: Ca
     settled_rows = np.unique(np.concatenate(settled)) if settled else np.zeros(0, np.int64)
 
     vectors: dict[str, np.ndarray] = {}
+    story_vectors: dict[str, np.ndarray] = {}
     embedded = 0
     text_of_row: dict[int, str] = {}
     out = None
     if make_embedder is not None:
         t0 = time.perf_counter()
-        todo = feats.map_batches(_drop_settled, fn_kwargs={"settled": settled_rows}, batch_format="numpy",
+        # the survivors, bodied ones' headlines and the story texts (no search nodes): to_embed
+        todo = feats.map_batches(to_embed, fn_kwargs={"settled": settled_rows}, batch_format="numpy",
                                  batch_size=batch_size)
         with _without_cpu_warning():
             out = todo.map_batches(Embed, fn_constructor_kwargs={"make_embedder": make_embedder},
@@ -222,12 +220,18 @@ def _stages(ray: Any, columns: Batch, *, config: EngineConfig, make_embedder: Ca
                                        size=n_workers if not num_gpus else max(1, int(ray.cluster_resources().get("GPU", 1)))),
                                    num_gpus=num_gpus or None).materialize()
         for b in out.iter_batches(batch_format="numpy", batch_size=None):
-            for row, text, vec in zip(b["row"], b["embed_text"], b["vector"], strict=True):
-                vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)
-                text_of_row[int(row)] = str(text)
+            for row, text, vec, story in zip(b["row"], b["embed_text"], b["vector"], b["story"], strict=True):
+                if story:
+                    story_vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)
+                else:
+                    vectors[str(text)] = np.frombuffer(vec, dtype=np.float32)
+                    text_of_row[int(row)] = str(text)
                 embedded += 1
+        # to_embed dedupes within a block: a story text another block embeds as an item's is that item's
+        story_vectors = {t: v for t, v in story_vectors.items() if t not in vectors}
         timings["embed_s"] = time.perf_counter() - t0
-    prepared = Prepared(vectors=vectors, settled=len(settled_rows), embedded=embedded, timings=timings)
+    prepared = Prepared(vectors=vectors, settled=len(settled_rows), embedded=embedded, timings=timings,
+                        story_vectors=story_vectors)
     if search is not None and out is not None and vectors:
         t0 = time.perf_counter()
         texts = list(vectors)

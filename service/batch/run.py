@@ -139,7 +139,8 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
                                       search=plan, quiet=quiet)
     neighbours = None
     if embedder is not None:
-        embedder.vectors = prepared.vectors
+        # the story texts too (the story level asks for them), where no copy-level text is the same
+        embedder.vectors = {**prepared.story_vectors, **prepared.vectors}
         if plan is not None and prepared.pairs is not None and prepared.search_texts is not None:
             neighbours = Neighbours.build(np.stack([prepared.vectors[t] for t in prepared.search_texts]),
                                           prepared.pairs, dim=embedder.dim, headlines=prepared.headlines,
@@ -168,6 +169,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         "settled_by_cheap_passes_in_plan": prepared.settled,
         "shuffle_rows": prepared.shuffle_rows,
         "embedded_in_plan": prepared.embedded,
+        "story_texts_embedded_in_plan": len(prepared.story_vectors),
         "embedded_late_in_decide": decided.late_embedded,
         # the sharded vector search: its lists and pairs, and how the decide step's searches were answered
         "vector_search": {**prepared.search, **({"floor": plan.floor, "same_language_floor": plan.same_language_floor} if plan is not None else {}),

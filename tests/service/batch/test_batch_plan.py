@@ -4,7 +4,7 @@ What is pinned here: featurize gives the streaming engine's own keys (ItemFeatur
 non-empty item explodes into its exact keys, one key per LSH band and its lead token; a key
 group settles the later members a cheap pass would match, in row order whatever order the
 group arrives in; a hot band verifies against at most MAX_GROUP_COMPARISONS earlier members;
-Embed moves float32 vectors as bytes.
+Embed moves float32 vectors as bytes; the story texts are embedded ahead, out of the search.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from service.batch.plan import (
     featurize,
     group_rows,
     settle_group,
+    to_embed,
 )
 from service.config import EngineConfig
+from service.stories import story_text
 
 CONFIG = EngineConfig()
 # Band and lead groups settle only with the pair verifier off (with it on, the verifier reads
@@ -243,3 +245,53 @@ def test_embed_of_an_empty_batch_does_not_call_the_model() -> None:
 
     out = Embed(Refuses)({"row": np.array([], dtype=np.int64), "embed_text": np.array([], dtype=object)})
     assert out["row"].tolist() == [] and len(out["vector"]) == 0
+
+
+# Bodied items: 0, its copy 1 in capitals (settled by its content key, its own story text) and
+# its raw copy 2 (0's story text); 3 bare (the story level reads its copy-level vector).
+BODY = "Fed raises rates by 25 basis points. Markets rallied."
+BODIED_TITLES = ["Fed raises rates", "FED RAISES RATES", "Fed raises rates", "Samsung posts record profit"]
+BODIED_BODIES = [BODY, BODY, BODY, ""]
+
+
+def test_to_embed_adds_each_story_text_once_settled_items_too_and_none_the_copy_level_embeds() -> None:
+    feats = featurize(columns(BODIED_TITLES, BODIED_BODIES), config=CONFIG)
+    stories = [story_text(t, b) for t, b in zip(BODIED_TITLES, BODIED_BODIES, strict=True)]
+    assert len(set(stories)) == 3 and feats["story_text"].tolist() == [*stories[:3], ""]
+    assert stories[3] == feats["embed_text"][3]
+    out = to_embed(feats, settled=np.array([1, 2]))
+    copies = out["embed_text"][~out["story"]].tolist()
+    assert copies == [feats["embed_text"][0], feats["embed_text"][3], feats["headline"][0]]
+    assert out["embed_text"][out["story"]].tolist() == [stories[0], stories[1]]
+    assert not out["bodied"][out["story"]].any()
+
+
+class HashEmbedder:
+    """Unit vectors from a hash of the text: any text, no model."""
+
+    name, dim = "hash", 8
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        import zlib
+
+        rows = [np.random.default_rng(zlib.crc32(t.encode())).normal(size=self.dim) for t in texts]
+        return np.asarray([r / np.linalg.norm(r) for r in rows], np.float32).reshape(len(texts), self.dim)
+
+
+def test_story_texts_are_embedded_ahead_and_kept_out_of_the_search() -> None:
+    from service.batch.io import Record
+    from service.batch.neighbours import SearchPlan
+    from service.batch.run import run_batch
+    from service.types import Article
+
+    cfg = EngineConfig.of(embedding_threshold=0.9).for_model("hash")
+    stories = {story_text(t, b) for t, b in zip(BODIED_TITLES, BODIED_BODIES, strict=True) if b}
+    prepared = local.execute(columns(BODIED_TITLES, BODIED_BODIES), config=cfg, make_embedder=HashEmbedder,
+                             search=SearchPlan.for_engine(cfg))
+    assert set(prepared.story_vectors) == stories
+    assert prepared.search_texts is not None and not stories & set(prepared.search_texts)
+    records = [Record(f"r:{i}", Article.from_dict({"title": t, "body": b, "lang": "en"}), {})
+               for i, (t, b) in enumerate(zip(BODIED_TITLES, BODIED_BODIES, strict=True))]
+    out = run_batch(records, config=cfg, make_embedder=HashEmbedder)
+    assert out.summary["story_texts_embedded_in_plan"] == 2
+    assert out.summary["embedded_late_in_decide"] == 0, out.summary
