@@ -115,6 +115,21 @@ def same_letters(a: str, b: str) -> bool:
     return bool(joined_a) and joined_a == "".join(tokens(b))
 
 
+def abbreviates(x: str, y: str) -> bool:
+    """One name is a short form of the other: the shorter one's letters appear in order in the
+    longer one, the first letters alike ("한은" / "한국은행", "과기정통부" / "과학기술정보통신부"; not
+    "워싱턴" / "미국" or "모스크바" / "러시아").
+
+    >>> abbreviates("한은", "한국은행"), abbreviates("현대자동차", "현대차"), abbreviates("워싱턴", "미국")
+    (True, True, False)
+    """
+    short, long = sorted(("".join(x.split()), "".join(y.split())), key=len)
+    if not short or short[0] != long[0]:
+        return False
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
 def strip_outlet_suffix(title: str) -> str:
     """Remove an aggregator's " - Outlet" / " | Outlet" tail from a title."""
     title = title.strip()

@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from index.text import abbreviates
 from service.guards.base import HANGUL_RE, prepare
 from service.guards.rules import Rules, number, str_list, table
 
@@ -951,7 +952,10 @@ class SlotAnalyzer:
         for idx, o in enumerate(other.mentions):
             if o.slot not in ("who", "where"):
                 continue
-            if o.script == "hangul" and (o.norm in m.norm or m.norm in o.norm) and min(len(o.norm), len(m.norm)) >= 2:
+            if o.script == "hangul" and min(len(o.norm), len(m.norm)) >= 2 and (
+                    o.norm in m.norm or m.norm in o.norm or abbreviates(o.norm, m.norm)):
+                # one inside the other, or a short form of it (대한상의 / 대한상공회의소: the
+                # syllables in order, the first alike; tests/data/abbrev_pairs.jsonl)
                 return o.surface
             # spelled differently (로어노크 / 로아노크) or in the other script: the phonetic key
             if any(self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):

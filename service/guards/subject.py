@@ -20,7 +20,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from index.text import strip_outlet_suffix
+from index.text import abbreviates, strip_outlet_suffix
 from service.guards.base import GuardInput, fast_tokens, is_hangul, prepare, step_aside
 from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
@@ -41,21 +41,6 @@ _KO_CLAUSE_END_RE = re.compile(r"(?:은|는|을|를|에서|에게|으로|면|고
 
 
 _LEAD_SPLIT_RE = re.compile(r"[\s,，·•:：]+")
-
-
-def abbreviates(x: str, y: str) -> bool:
-    """One name is a short form of the other: the shorter one's letters appear in order in the
-    longer one, the first letters alike ("한은" / "한국은행", "과기정통부" / "과학기술정보통신부"; not
-    "워싱턴" / "미국" or "모스크바" / "러시아").
-
-    >>> abbreviates("한은", "한국은행"), abbreviates("현대자동차", "현대차"), abbreviates("워싱턴", "미국")
-    (True, True, False)
-    """
-    short, long = sorted(("".join(x.split()), "".join(y.split())), key=len)
-    if not short or short[0] != long[0]:
-        return False
-    rest = iter(long)
-    return all(ch in rest for ch in short)
 
 
 def seed_lead_token(title: str) -> str:

@@ -279,3 +279,21 @@ def test_eval_report_counts_vetoes_per_slot() -> None:
 def test_what_happened_outcomes_are_vetoed_by_polarity(gs: GuardSet, a: str, b: str) -> None:
     la = "ko" if any("가" <= ch <= "힣" for ch in a) else "en"
     assert "polarity" in gs.blocked(gs.check(side(a, la), side(b, la)))
+
+
+@pytest.mark.parametrize(("ta", "tb"), [
+    ("대한상의 \"중소기업 62%, 내년 채용 줄일 계획\"", "대한상공회의소, 중소기업 62% \"내년 채용 축소\""),
+    ("카카오뱅크, 3분기 순이익 1114억원…역대 최대", "카뱅 3분기 순익 1114억원 사상 최대"),
+])
+def test_a_korean_short_form_names_the_same_who(gs: GuardSet, ta: str, tb: str) -> None:
+    # The short form takes its syllables in order from the full name (tests/data/abbrev_pairs.jsonl).
+    who = next(v for v in gs.check(GuardInput(title=ta, text=ta, lang="ko"), GuardInput(title=tb, text=tb, lang="ko"))
+               if v.guard == "who")
+    assert not who.blocked, who.evidence
+
+
+def test_another_institution_sharing_syllables_is_still_another_who(gs: GuardSet) -> None:
+    ta, tb = "카카오뱅크, 주담대 금리 0.2%p 인하", "케이뱅크, 주담대 금리 0.2%p 인하"
+    who = next(v for v in gs.check(GuardInput(title=ta, text=ta, lang="ko"), GuardInput(title=tb, text=tb, lang="ko"))
+               if v.guard == "who")
+    assert who.blocked, who.evidence

@@ -105,7 +105,7 @@ def test_leads_that_are_not_short_forms_of_each_other_still_clash(gs: GuardSet) 
 
 
 def test_abbreviates_reads_syllables_in_order_from_the_first() -> None:
-    from service.guards.subject import abbreviates
+    from index.text import abbreviates
 
     assert abbreviates("과기정통부", "과학기술정보통신부") and abbreviates("현대자동차", "현대차")
     assert not abbreviates("워싱턴", "미국") and not abbreviates("정부", "과기정통부") and not abbreviates("", "한은")
