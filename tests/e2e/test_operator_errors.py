@@ -162,20 +162,21 @@ def test_content_units_count_a_hangul_syllable_twice():
 
 
 # ingest prints the title and the story -----------------------------------------------------------------
-def test_ingest_lines_say_status_document_copy_group_story_stage_and_title(capsys):
+def _ingest_from_stdin(feed: list[dict], monkeypatch) -> None:
+    """``samestory ingest -`` (cheap passes only, in memory) on ``feed`` given as JSONL on stdin."""
+    import io
+
     from service.cli import main
 
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(json.dumps(x) + "\n" for x in feed)))
+    assert main(["ingest", "-", "--db", ":memory:", "--model", "none"]) == 0
+
+
+def test_ingest_lines_say_status_document_copy_group_story_stage_and_title(capsys, monkeypatch):
     long_title = "Fed raises rates by 25 basis points as inflation stays high across the economy"
     feed = [{"title": long_title, "url": "https://a.example/1"},
             {"title": long_title + " - Reuters", "url": "https://r.example/1"}]
-    stdin = sys.stdin
-    try:
-        import io
-
-        sys.stdin = io.StringIO("".join(json.dumps(x) + "\n" for x in feed))
-        assert main(["ingest", "-", "--db", ":memory:", "--model", "none"]) == 0
-    finally:
-        sys.stdin = stdin
+    _ingest_from_stdin(feed, monkeypatch)
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert len(lines) == 2
@@ -188,19 +189,10 @@ def test_ingest_lines_say_status_document_copy_group_story_stage_and_title(capsy
                                             "the store holds 1 copy group in 1 story")
 
 
-def test_ingest_lines_name_the_guards_that_kept_a_new_item_apart(capsys):
-    from service.cli import main
-
+def test_ingest_lines_name_the_guards_that_kept_a_new_item_apart(capsys, monkeypatch):
     feed = [{"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1"},
             {"title": "Fed raises rates by 50 basis points", "url": "https://b.example/1"}]
-    stdin = sys.stdin
-    try:
-        import io
-
-        sys.stdin = io.StringIO("".join(json.dumps(x) + "\n" for x in feed))
-        assert main(["ingest", "-", "--db", ":memory:", "--model", "none"]) == 0
-    finally:
-        sys.stdin = stdin
+    _ingest_from_stdin(feed, monkeypatch)
     second = capsys.readouterr().out.splitlines()[1]
     assert second.startswith("new") and " stage -  " in second
     assert second.endswith("(kept apart by: quantity, number)")

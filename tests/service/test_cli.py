@@ -234,21 +234,16 @@ def test_a_store_that_cannot_be_opened_is_named_without_its_password(command, mo
     from service.cli import main
     from service.store import StoreOpenError
 
-    def refuse(url, **_):
-        raise StoreOpenError("cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/news: refused")
+    refused = StoreOpenError("cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/news: refused")
+    for error, said in ((refused, str(refused)),
+                        (RuntimeError("boom"), "cannot open store postgresql://app:***@127.0.0.1:1/news: boom")):
+        def fail(url, error=error, **_):
+            raise error
 
-    monkeypatch.setattr("service.store.open_store", refuse)
-    with pytest.raises(SystemExit) as exc:
-        main([*command, "--db", "postgresql://app:s3cret@127.0.0.1:1/news"])
-    assert str(exc.value.code) == "cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/news: refused"
-
-    def crash(url, **_):
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr("service.store.open_store", crash)
-    with pytest.raises(SystemExit) as exc:
-        main([*command, "--db", "postgresql://app:s3cret@127.0.0.1:1/news"])
-    assert str(exc.value.code) == "cannot open store postgresql://app:***@127.0.0.1:1/news: boom"
+        monkeypatch.setattr("service.store.open_store", fail)
+        with pytest.raises(SystemExit) as exc:
+            main([*command, "--db", "postgresql://app:s3cret@127.0.0.1:1/news"])
+        assert str(exc.value.code) == said
 
 
 @pytest.mark.parametrize("command, what", [(["copy-groups"], "copy group"), (["stories"], "story")])
