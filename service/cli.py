@@ -9,7 +9,7 @@ import logging
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -198,18 +198,17 @@ def ingest_line(article: Article, r: IngestResult) -> str:
             f"stage {decided_by(r):<9} {shorten(article.headline)}{why}")
 
 
-def ingest_summary(results: Sequence[IngestResult], copy_groups: int, stories: int) -> str:
+def ingest_summary(by_status: Counter[str], copy_groups: int, stories: int) -> str:
     """The line ``samestory ingest`` ends with on stderr: what the run did and what the store holds.
 
-    >>> ingest_summary([], 0, 0)
+    >>> ingest_summary(Counter(), 0, 0)
     'ingested 0 items: 0 new, 0 duplicates, 0 re-observed, 0 new versions; the store holds 0 copy groups in 0 stories'
     """
-    by_status = Counter(r.status for r in results)
 
     def n(count: int, word: str, words: str) -> str:
         return f"{count} {word if count == 1 else words}"
 
-    return (f"ingested {n(len(results), 'item', 'items')}: {by_status['new']} new, "
+    return (f"ingested {n(by_status.total(), 'item', 'items')}: {by_status['new']} new, "
             f"{n(by_status['duplicate'], 'duplicate', 'duplicates')}, {by_status['reobserved']} re-observed, "
             f"{n(by_status['new_version'], 'new version', 'new versions')}; "
             f"the store holds {n(copy_groups, 'copy group', 'copy groups')} in {n(stories, 'story', 'stories')}")
@@ -243,13 +242,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{args.file}: article {lineno}: {exc}") from exc
         show_bar = args.progress or (not args.quiet and not args.json and sys.stderr.isatty())
         bar = tqdm(total=len(articles), disable=not show_bar, unit="item", desc="ingest", file=sys.stderr)
-        results: list[IngestResult] = []
+        by_status: Counter[str] = Counter()  # for the closing sentence: counts, not every result kept
         for start in range(0, len(articles), args.chunk_size):
             # Each chunk is one committed transaction; its results are printed (and flushed) only
             # after the commit, so every printed result survives a crash of this process.
             chunk = articles[start : start + args.chunk_size]
             for article, r in zip(chunk, engine.ingest_many(chunk, chunk_size=args.chunk_size), strict=True):
-                results.append(r)
+                by_status[r.status] += 1
                 if args.json:
                     print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
                 elif not args.quiet:
@@ -260,7 +259,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             # A sentence, not the engine's counters: `-v` logs those (the service's `/metrics`
             # counts the same items by stage, status and veto).
             stats = engine.stats()
-            print(ingest_summary(results, stats["copy_groups"], stats["stories"]), file=sys.stderr)
+            print(ingest_summary(by_status, stats["copy_groups"], stats["stories"]), file=sys.stderr)
             logging.getLogger("samestory").info("counters: %s", json.dumps(stats["counters"], ensure_ascii=False))
     finally:
         engine.close()
