@@ -299,6 +299,8 @@ def figure_value(figure: str) -> str:
             parts.append(numerals.scale(_SCALE_WORDS[part.casefold()]))
     # a bare unit counts one ("만명" is 10,000 people), and so, as it always has here, does "0만"
     value = numerals.read_numeral(parts, zero_group_is_one=True).value
+    if not math.isfinite(value):  # 309 digits or more (a pasted number, a hash): no float holds it
+        return figure.replace(",", "")
     return str(int(value)) if value == int(value) else f"{value:.6g}"
 
 

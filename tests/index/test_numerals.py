@@ -184,3 +184,13 @@ def test_slot_numeral_step_is_pinned(
 ) -> None:
     toks = tuple((form, tag, 0, 0) for form, tag in (t.split("/") for t in tokens))
     assert korean_numeral_step(toks, start) == read
+
+
+def test_a_figure_no_float_holds_is_read_as_written() -> None:
+    """A run of 309 digits or more is infinity as a float: ``figure_value`` raised OverflowError,
+    which failed the ingest of any item with such a number in its text."""
+    from service.stories import anchors_of
+
+    huge = "9" * 400
+    assert figure_value(huge) == huge and figure_value(f"{huge}조") == f"{huge}조"
+    assert huge in anchors_of(f"Lottery draws number {huge}")
