@@ -25,6 +25,7 @@ from service.context import EngineContext
 from service.placement import CopyPlacement, enter_copy, place_copy
 from service.recorder import Recorder
 from service.representative import Candidate, better
+from service.stages import exact_match_words
 from service.state import Entry
 from service.store.base import DocumentRow
 from service.story_level import StoryLevel
@@ -264,7 +265,7 @@ class CopyLevel:
         if calm:
             g = min(calm)
             return CopyPlacement(g, Decision(True, "exact", 1.0,
-                                             [f"exact: same normalised title and body as document {twins[g]}",
+                                             [f"exact: same normalised {exact_match_words(f, True)} as document {twins[g]}",
                                               f"{why}: joined copy group {g} of its identical copies instead "
                                               f"(cannot-link)"], list(dec.blocked_by),
                                              matched_id=twins[g], scores={**dec.scores, "exact": 1.0}), twins[g], p.vector)

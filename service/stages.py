@@ -218,6 +218,20 @@ class Stage(ABC):
         """The pair's score, or None when the stage cannot score it (no vectors)."""
 
 
+def exact_match_words(f: ItemFeatures, whole: bool) -> str:
+    """What an exact match of ``f`` matched on: its whole-text key (``whole``) or its title key.
+    An item with no body (a headline, ``dedupe --kind headline``) has a whole-text key that hashes
+    its title alone, so a match on it is "title", not "title and body".
+
+    >>> from index.features import ItemFeatures
+    >>> exact_match_words(ItemFeatures.build("Fed raises rates", "", "en", 0.0), whole=True)
+    'title'
+    >>> exact_match_words(ItemFeatures.build("Fed raises rates", "The Fed raised rates.", "en", 0.0), whole=True)
+    'title and body'
+    """
+    return "title and body" if whole and f.body_lead_text else "title"
+
+
 def same_words(a: ItemFeatures, b: ItemFeatures) -> bool:
     """The two say the same words: the same normalised title and body, or the same title (the
     exact stage's keys)."""
@@ -245,7 +259,7 @@ class ExactStage(Stage):
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         # A document found under the item's whole-text key was found there first.
         whole = doc in probe.state.exact.lookup(probe.item.content_key)
-        return f"exact: same normalised {'title and body' if whole else 'title'} as {probe.refs.doc(doc)}"
+        return f"exact: same normalised {exact_match_words(probe.item, whole)} as {probe.refs.doc(doc)}"
 
     def settles(self, f: ItemFeatures, where: CheapIndices, window: Window) -> bool:
         # Any time: a copy outside the window is rare, and then embedded on its own later.
@@ -253,7 +267,7 @@ class ExactStage(Stage):
 
     def score_pair(self, a: ItemFeatures, b: ItemFeatures, inputs: PairInputs) -> PairScore:
         if same_words(a, b):
-            what = "title and body" if a.content_key == b.content_key else "title"
+            what = exact_match_words(a, a.content_key == b.content_key)
             return PairScore(1.0, {"exact": 1.0}, f"exact: same normalised {what}")
         return PairScore(0.0, {"exact": 0.0}, None)
 

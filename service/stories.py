@@ -54,6 +54,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from index import numerals
 from index.blas import one_blas_thread
 from index.growable import room, too_many_dead
 from index.hanja import read_hanja
@@ -216,8 +217,6 @@ _FIGURE_ANCHOR_RE = re.compile(
     r"\d+(?:[.,]\d+)*(?:[십백천만억조]+\d+(?:[.,]\d+)*)*[십백천만억조]*"
     r"(?:\s?(?:thousand|million|billion|trillion|bn)(?![A-Za-z]))?", re.IGNORECASE)
 _FIGURE_PART_RE = re.compile(r"\d+(?:[.,]\d+)*|[십백천]|[만억조]|[A-Za-z]+")
-_SMALL_UNITS = {"십": 10.0, "백": 100.0, "천": 1e3}
-_LARGE_UNITS = {"만": 1e4, "억": 1e8, "조": 1e12}
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
 _STOP = frozenset({
@@ -284,26 +283,24 @@ def figure_value(figure: str) -> str:
     >>> [figure_value(f) for f in ("5만", "5억", "1만8천", "3조4천억", "1,200", "1.2 million", "120만", "0.25")]
     ['50000', '500000000', '18000', '3400000000000', '1200', '1200000', '1200000', '0.25']
     """
-    total = section = 0.0
-    current: float | None = None
+    parts: list[numerals.NumeralPart] = []
     for part in _FIGURE_PART_RE.findall(figure):
         if part[0].isdigit():
-            digits = part.replace(",", "")
             try:
-                current = float(digits)
+                stated = float(part.replace(",", ""))
             except ValueError:  # "1.2.3": a version or a date, read as written
                 return part.replace(",", "")
-        elif part in _SMALL_UNITS:
-            section += (1.0 if current is None else current) * _SMALL_UNITS[part]
-            current = None
-        elif part in _LARGE_UNITS:
-            total += (section + (current or 0.0) or 1.0) * _LARGE_UNITS[part]
-            section, current = 0.0, None
+            parts.append(numerals.number(stated))
+        elif part in numerals.SMALL_UNITS:
+            parts.append(numerals.small(numerals.SMALL_UNITS[part]))
+        elif part in numerals.LARGE_UNITS:
+            parts.append(numerals.large(numerals.LARGE_UNITS[part]))
         else:
-            scale = _SCALE_WORDS[part.casefold()]
-            total = (total + section + (current or 0.0)) * scale
-            section, current = 0.0, None
-    value = total + section + (current or 0.0)
+            parts.append(numerals.scale(_SCALE_WORDS[part.casefold()]))
+    # a bare unit counts one ("만명" is 10,000 people), and so, as it always has here, does "0만"
+    value = numerals.read_numeral(parts, zero_group_is_one=True).value
+    if not math.isfinite(value):  # 309 digits or more (a pasted number, a hash): no float holds it
+        return figure.replace(",", "")
     return str(int(value)) if value == int(value) else f"{value:.6g}"
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from service.types import matched_stage
+
 # Request latencies span a cached /healthz (sub-ms) to a 1000-item batch with embeddings (s).
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -19,8 +21,9 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.items = Counter("samestory_items", "Ingested items by the stage that settled them and the outcome",
-                             ["stage", "status"], registry=r)
+        self.items = Counter("samestory_items",
+                             "Ingested items by the stage that matched them to stored items (\"-\" for new items: "
+                             "none matched) and the outcome", ["stage", "status"], registry=r)
         self.merges = Counter("samestory_merges", "Items joined to an existing story (status duplicate), by stage",
                               ["stage"], registry=r)
         self.vetoes = Counter("samestory_guard_vetoes", "Merges vetoed by a guard", ["guard"], registry=r)
@@ -56,7 +59,9 @@ class Metrics:
         """Count a batch of ``IngestResult``."""
         for res in results:
             d = res.decision
-            self.items.labels(d.stage, res.status).inc()
+            # A new item's decision stage is only the last stage the cascade ran (usually
+            # embedding), not one that matched it: counted under "-", as the ingest CLI prints it.
+            self.items.labels(matched_stage(res.status, d.stage) or "-", res.status).inc()
             if res.status == "duplicate":
                 self.merges.labels(d.stage).inc()
             for guard in d.blocked_by:

@@ -17,6 +17,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from index import numerals
 from service.guards.base import GuardInput, compared, prepare, step_aside, trie_regex
 from service.guards.rules import Rules, load_rules, number, table
 from service.types import GuardVerdict
@@ -183,35 +184,24 @@ class QuantityGuard:
             return None
         if not raw[0].isdigit() and not any(t in self._unit_chars for t in toks):
             return None  # a lone Hangul digit ("이", "사") is a word, not a number
-        total = 0.0
-        section = 0.0  # the group below the next large unit (< 10^4 in a well-formed number)
-        cur: float | None = None
-        ulp = 1.0  # the place value of the finest digit stated so far
+        parts: list[numerals.NumeralPart] = []
         for tok in toks:
             if tok[0].isdigit():
                 parsed = parse_arabic(tok)
                 if parsed is None:
                     return None
-                cur, dec = parsed
-                ulp = 10.0**-dec
+                value, decimals = parsed
+                parts.append(numerals.number(value, 10.0**-decimals))
             elif tok in self.ko_digits:
-                cur, ulp = self.ko_digits[tok], 1.0
+                parts.append(numerals.number(self.ko_digits[tok]))
             elif tok in self.ko_small:
-                mult = self.ko_small[tok]
-                section += (1.0 if cur is None else cur) * mult
-                ulp = (ulp if cur is not None else 1.0) * mult
-                cur = None
-            else:  # large unit
-                mult = self.ko_large[tok]
-                if cur is not None:
-                    section += cur
-                total += (section or 1.0) * mult
-                ulp *= mult
-                section, cur = 0.0, None
-        if cur is not None:
-            section += cur
-        total += section
-        return total, ulp
+                parts.append(numerals.small(self.ko_small[tok]))
+            else:
+                parts.append(numerals.large(self.ko_large[tok]))
+        # A bare unit counts one ("천", "억"), and so does "0억", as it always has here. The
+        # precision is the last stated digit's place ("10조8천억" is stated to 10^11).
+        reading = numerals.read_numeral(parts, zero_group_is_one=True)
+        return reading.value, reading.last_step
 
     def _extract(self, text: str) -> tuple[Quantity, ...]:
         text = prepare(text)

@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from index import numerals
 from index.text import abbreviates
 from service.guards.base import HANGUL_RE, prepare
 from service.guards.rules import Rules, number, str_list, table
@@ -266,8 +267,8 @@ _FUNCTION = frozenset({"of", "de", "la", "von", "van", "del", "the", "and", "&"}
 # case particles kiwi sometimes leaves glued to an unknown proper noun, longest first
 _KO_PARTICLES = ("에서", "으로", "에", "의", "은", "는", "이", "가", "을", "를", "와", "과", "로", "서")
 
-_KO_SMALL = {"십": 10.0, "백": 100.0, "천": 1000.0}
-_KO_BIG = {"만": 1e4, "억": 1e8, "조": 1e12}
+_KO_SMALL = numerals.SMALL_UNITS
+_KO_BIG = numerals.LARGE_UNITS
 
 
 def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple[float | None, int]:
@@ -280,39 +281,38 @@ def korean_numeral(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple
 
 
 def korean_numeral_step(toks: tuple[tuple[str, str, int, int], ...], i: int) -> tuple[float | None, float, int]:
-    """:func:`korean_numeral` with the place value of its last stated digit: "3천5백만" is stated
-    to the million (step 1e6), "200만" to the ten thousand, "1.5" to the tenth."""
-    total = section = 0.0
-    steps: list[float] = []  # the finest step of each finished part
-    part: list[float] = []  # steps of the current section (before 만/억/조)
+    """:func:`korean_numeral` with the finest place value it states (``index.numerals``,
+    ``finest_step``): "3천5백만" is stated to the million (step 1e6), "200만" to the ten thousand,
+    "1.5" to the tenth."""
+    parts: list[numerals.NumeralPart] = []
     j = i
     while j < len(toks) and toks[j][1] == "SN":
         stated = number_value(toks[j][0])
         if stated is None:
             return None, 0.0, j + 1
-        num, step = stated
+        parts.append(numerals.number(*stated))
         j += 1
         scale = toks[j][0] if j < len(toks) and toks[j][1] in ("NR", "NNB", "NNG", "MM") else ""
         small = next((v for k, v in _KO_SMALL.items() if scale.startswith(k)), None) if scale else None
         big = _KO_BIG.get(scale[-1:]) if scale else None
         if scale and (small or big) and all(ch in _KO_SMALL or ch in _KO_BIG for ch in scale):
+            # kiwi glues a scale into one token ("백만", "천억"): its small units multiply one
+            # another, its last character closes the group if it is a large unit, and a large
+            # unit inside it is not read ("만억" reads as 억)
             mult = 1.0
             for ch in scale:
                 mult *= _KO_SMALL.get(ch, 1.0)
-            part.append(step * mult)
+            if mult != 1.0:
+                parts.append(numerals.small(mult))
             if big:
-                total += (section + num * mult) * big
-                steps.extend(s * big for s in part)
-                section, part = 0.0, []
-            else:
-                section += num * mult
+                parts.append(numerals.large(big))
             j += 1
         else:
-            section += num
-            part.append(step)
             break
-    steps.extend(part)
-    return total + section, min(steps) if steps else 1.0, j
+    # Every unit here follows a stated number, so a group that sums to zero is zero ("0만" is 0);
+    # the precision is the finest place value stated ("1.25만3천" is stated to the hundred).
+    reading = numerals.read_numeral(parts, zero_group_is_one=False)
+    return reading.value, reading.finest_step, j
 
 
 def digits_of(raw: str) -> str:

@@ -41,6 +41,9 @@ _KO_CLAUSE_END_RE = re.compile(r"(?:은|는|을|를|에서|에게|으로|면|고
 
 
 _LEAD_SPLIT_RE = re.compile(r"[\s,，·•:：]+")
+# the first character of every word: a table name's pattern can match only where its own first
+# character starts a word (it begins with the lookbehind (?<![\w]))
+_WORD_FIRST_CHAR_RE = re.compile(r"(?<!\w)\w")
 
 
 def seed_lead_token(title: str) -> str:
@@ -123,6 +126,7 @@ class SubjectGuard:
         for entries in self._alias_index.values():
             entries.sort(key=lambda e: len(e[0]), reverse=True)
         self._names_compiled: list[tuple[str, str, re.Pattern[str]]] | None = None
+        self._names_by_first_char: dict[str, list[int]] = {}
         self.lead = functools.lru_cache(maxsize=65536)(self._lead)
         self._view = functools.lru_cache(maxsize=65536)(self._make_view)
 
@@ -162,12 +166,23 @@ class SubjectGuard:
                         continue
                     body = r"\s?".join(re.escape(p) for p in name.split())
                     out.append((entity, name, re.compile(rf"(?<![\w]){body}(?={_KO_PARTICLES_OPT}(?![가-힣]))")))
+            by_first_char: dict[str, list[int]] = {}
+            for k, (_entity, name, _pat) in enumerate(out):
+                by_first_char.setdefault(name.lstrip()[0], []).append(k)
+            self._names_by_first_char = by_first_char
             self._names_compiled = out
         return self._names_compiled
 
     def _names_in(self, text: str) -> dict[str, list[re.Match[str]]]:
+        """Each entity's matches in ``text``, in :meth:`_name_res` order. Only the names whose first
+        character starts a word of ``text`` are searched (a few of the table's ~200; the others
+        cannot match), in their table order, so the result is the full scan's."""
+        names = self._name_res()
+        first_chars = set(_WORD_FIRST_CHAR_RE.findall(text))
+        candidates = sorted(k for ch in first_chars for k in self._names_by_first_char.get(ch, ()))
         found: dict[str, list[re.Match[str]]] = {}
-        for entity, _name, pat in self._name_res():
+        for k in candidates:
+            entity, _name, pat = names[k]
             m = pat.search(text)
             if m is not None:
                 found.setdefault(entity, []).append(m)

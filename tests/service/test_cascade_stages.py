@@ -135,6 +135,17 @@ def test_an_exact_copy_settles_at_the_first_stage_and_says_which_key():
     assert match(s, other).decision.reasons == ["exact: same normalised title as document 7"]
 
 
+def test_an_exact_headline_copy_says_title_not_title_and_body():
+    """A headline with no body is filed under its whole-text key too (the hash of its title and an
+    empty body); a match found there names only the title."""
+    s, f = FakeState(), feats("Fed raises rates")
+    s.add(7, 70, f)
+    s.exact.keys = {f.content_key: [7], f.title_key: [7]}
+    copy = feats("FED RAISES RATES!")
+    assert copy.content_key == f.content_key
+    assert match(s, copy).decision.reasons == ["exact: same normalised title as document 7"]
+
+
 def test_an_exact_copy_outside_the_window_is_not_a_candidate():
     s, f = FakeState(), feats("Fed raises rates")
     s.add(7, 70, feats("Fed raises rates", t=T0 - 30 * 86_400))

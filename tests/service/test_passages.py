@@ -242,7 +242,7 @@ def test_headline_dedupe_reasons_name_input_positions_as_the_passage_kind_does(m
     d.close()
     assert head.duplicate_of == [None, None, 1, 1]
     assert [r.stage for r in head.decisions[2:]] == ["exact", "ngram"]
-    assert head.decisions[2].reasons[0] == "exact: same normalised title and body as #1"
+    assert head.decisions[2].reasons[0] == "exact: same normalised title as #1"  # a headline has no body
     assert re.fullmatch(r"ngram: weighted 3-gram Jaccard 0\.\d+ >= 0\.3 with #1 \(lead 'fed'\)", head.decisions[3].reasons[0])
     reasons = [x for r in head.decisions for x in r.reasons]
     assert not [x for x in reasons if "document" in x or "anchor" in x]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from index.text import lead_token
 from service.guards import GuardInput, GuardSet
-from service.guards.subject import seed_lead_token
+from service.guards.rules import load_rules
+from service.guards.subject import SubjectGuard, seed_lead_token
+from tests.helpers.labelled_pairs import read_pairs
+from tests.paths import DATA_DIR, EVAL_DATA
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +114,50 @@ def test_abbreviates_reads_syllables_in_order_from_the_first() -> None:
 
     assert abbreviates("과기정통부", "과학기술정보통신부") and abbreviates("현대자동차", "현대차")
     assert not abbreviates("워싱턴", "미국") and not abbreviates("정부", "과기정통부") and not abbreviates("", "한은")
+
+
+def _hand_and_dev_pairs() -> list[tuple[str, str]]:
+    """Both orders of every hand-set pair (tests/data/*pairs*.jsonl) and of the first 200 Korean
+    pairs of two dev sets (when the dev data is here)."""
+    pairs: list[tuple[str, str]] = []
+    for path in sorted(DATA_DIR.glob("*pairs*.jsonl")):
+        for r in read_pairs(path):
+            a, b = (r[k]["text"] if isinstance(r[k], dict) else r[k] for k in "ab")
+            pairs += [(a, b), (b, a)]
+    for name in ("koen-news-park", "korsts-stsb-koen"):
+        path = EVAL_DATA / name / "dev.jsonl"
+        if not path.is_file():
+            continue
+        korean = [r for r in read_pairs(path) if r["a"]["lang"] == r["b"]["lang"] == "ko"][:200]
+        pairs += [(r["a"]["text"], r["b"]["text"]) for r in korean] + [(r["b"]["text"], r["a"]["text"]) for r in korean]
+    return pairs
+
+
+def test_names_alike_prefilter_is_the_full_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SubjectGuard._names_in`` searches only the names whose first character starts a word of the
+    text; every match, its order, and every ``names_alike`` rewrite is the scan of all names'."""
+    g = SubjectGuard.from_rules(load_rules()["subject"])
+
+    def full_scan(text: str) -> dict[str, list[re.Match[str]]]:
+        found: dict[str, list[re.Match[str]]] = {}
+        for entity, _name, pat in g._name_res():
+            m = pat.search(text)
+            if m is not None:
+                found.setdefault(entity, []).append(m)
+        return found
+
+    def spans(found: dict[str, list[re.Match[str]]]) -> list[tuple[str, list[tuple[int, int, str]]]]:
+        return [(e, [(m.start(), m.end(), m.group(0)) for m in ms]) for e, ms in found.items()]
+
+    pairs = _hand_and_dev_pairs()
+    texts = {t for pair in pairs for t in pair}
+    with_names = 0
+    for text in texts:
+        got = g._names_in(text)
+        assert spans(got) == spans(full_scan(text)), text
+        with_names += bool(got)
+    assert with_names >= 50  # the hand sets alone: 194 texts name a table entity in Hangul, 12 pairs rewrite
+    prefiltered = [g.names_alike(a, b) for a, b in pairs]
+    monkeypatch.setattr(g, "_names_in", full_scan)
+    assert prefiltered == [g.names_alike(a, b) for a, b in pairs]
+    assert sum(bool(rewrites) for _text, rewrites in prefiltered) >= 10
