@@ -6,7 +6,9 @@ Two measurements, each printing one JSON line:
   SQLite store with the bundled encoder: items/s, the process CPU seconds, and a digest of
   every item's (status, cluster, stage), so two versions can be shown to decide identically;
   ``results_sha256`` digests every item's whole result (representative, duplicate_of, story,
-  matched copy, and the decision's reasons, scores, vetoes and guard verdicts) as well.
+  matched copy, and the decision's reasons, scores, vetoes and guard verdicts) as well. The pair
+  verifier is off unless ``--verifier`` (the shipped one, as the engine runs it, loaded before
+  the clock starts).
 * ``dedupe``: ``Deduper.dedupe`` of the 100 RAG-style chunks of the benchmark; the wall-clock
   p50 of ``--calls`` calls, and the CPU milliseconds of the engine's own work (the encoder's
   output is cached after the first call, so only the cascade, the indices and the guards are
@@ -42,12 +44,19 @@ from bench.harness import _engine, load_model, median, rag_chunks
 from bench.stream import build_stream
 
 
-def measure_ingest(size: int, data_dir: str | None, dup_share: float = 0.4) -> dict[str, Any]:
+def measure_ingest(size: int, data_dir: str | None, dup_share: float = 0.4,
+                   verifier: bool = False) -> dict[str, Any]:
     stream = build_stream(size, dup_share=dup_share, data_dir=data_dir)
     articles = [it.article() for it in stream.items]
     embedder = load_model("use")
+    pair_verifier = None
+    if verifier:
+        from service.config import EngineConfig
+        from service.context import engine_verifier
+
+        pair_verifier = engine_verifier(EngineConfig.load()).load()
     with tempfile.TemporaryDirectory() as tmp:
-        engine = _engine(f"sqlite:///{Path(tmp) / 'ab.db'}", embedder, True)
+        engine = _engine(f"sqlite:///{Path(tmp) / 'ab.db'}", embedder, True, pair_verifier)
         t0, c0 = time.perf_counter(), time.process_time()
         results = engine.ingest_many(articles)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -57,7 +66,8 @@ def measure_ingest(size: int, data_dir: str | None, dup_share: float = 0.4) -> d
                                         getattr(r, "story_id", None), getattr(r, "matched_copy", None),
                                         r.decision.to_dict()) for r in results],
                                       sort_keys=True, default=str).encode())
-    return {"measure": "ingest", "items": len(articles), "dup_share": dup_share, "items_per_s": round(len(articles) / wall, 1),
+    return {"measure": "ingest", "items": len(articles), "dup_share": dup_share, "verifier": verifier,
+            "items_per_s": round(len(articles) / wall, 1),
             "cpu_s": round(cpu, 2), "decisions_sha256": digest.hexdigest()[:16],
             "results_sha256": whole.hexdigest()[:16]}
 
@@ -98,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--label", default="", help="a name for this checkout, echoed in the output")
     p.add_argument("--size", type=int, default=10_000, help="stream size; dedupe takes its chunks from it (default 10000)")
     p.add_argument("--dup-share", type=float, default=0.4, help="ingest: the stream's share of copies (default 0.4)")
+    p.add_argument("--verifier", action="store_true", help="ingest: with the shipped pair verifier (default off)")
     p.add_argument("--calls", type=int, default=30, help="dedupe: calls timed (default 30)")
     p.add_argument("--low", type=float, default=0.05, help="dedupe: CPU-time quantile reported (default 0.05)")
     p.add_argument("--eval-data", default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or ../shared/eval-data)")
@@ -106,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--size must be >= 100")
     if args.calls < 1 or not 0.0 <= args.low <= 1.0:
         p.error("--calls must be >= 1 and --low in [0, 1]")
-    out = (measure_ingest(args.size, args.eval_data, args.dup_share) if args.measure == "ingest"
+    out = (measure_ingest(args.size, args.eval_data, args.dup_share, args.verifier) if args.measure == "ingest"
            else measure_dedupe(args.size, args.calls, args.low, args.eval_data))
     print(json.dumps({"label": args.label, **out}))
     return 0

@@ -430,8 +430,15 @@ class SlotAnalyzer:
         self._gaz_lock = threading.Lock()
         self.analyse = functools.lru_cache(maxsize=65536)(self._analyse)
         self.close = functools.lru_cache(maxsize=262144)(self._close)  # keys recur across pairs
-        # one alignment per (slot, pair of headlines): the four guards and a re-proposal share it
-        self.compare = functools.lru_cache(maxsize=16384)(self._compare)
+        # One alignment per (slot, pair of headlines), reused by the slot confirmation and the
+        # story veto right after the guards ask, and by a pair proposed again soon after. Sized on
+        # the 10k bench stream (research/notes/throughput.md, 2026-12-06): of 19,183 calls, 1,904 hit
+        # with 16,384 entries and 1,153 with 1,024; but 16,384 full entries held 123k objects the
+        # garbage collector walks (36 % of the process's at the end of the stream, each about eight:
+        # a SlotComparison and its lists), where the recomputed misses cost ~0.05 s. Larger keeps
+        # more of those objects for few more hits; smaller recomputes more (64 entries: 685 hits).
+        # Decisions do not depend on it (a cache of a pure function).
+        self.compare = functools.lru_cache(maxsize=1024)(self._compare)
 
     # -- gazetteer and aliases ------------------------------------------------------------------
 

@@ -98,6 +98,10 @@ def test_ab_script_reports_decisions_and_times(capsys: pytest.CaptureFixture[str
     assert runs[0]["label"] == "x" and runs[0]["items"] == 150 and runs[0]["items_per_s"] > 0
     assert runs[0]["decisions_sha256"] == runs[1]["decisions_sha256"]  # the same engine decides the same
     assert runs[0]["results_sha256"] == runs[1]["results_sha256"]  # with the same reasons
+    assert ab(["ingest", "--size", "150", "--verifier", "--eval-data", str(DATA)]) == 0
+    verified = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert runs[0]["verifier"] is False and verified["verifier"] is True
+    assert verified["results_sha256"] != runs[0]["results_sha256"]  # the verifier's reasons are in the results
     assert ab(["dedupe", "--size", "300", "--calls", "2", "--eval-data", str(DATA)]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["texts"] == 100 and out["wall_p50_ms"] > 0 and out["engine_cpu_ms"] >= 0
