@@ -22,6 +22,7 @@ from service.guards.confirm import Confirmation, SlotConfirmer
 from service.guards.date import DateGuard
 from service.guards.polarity import PolarityGuard
 from service.guards.quantity import QuantityGuard
+from service.guards.result import name_matcher
 from service.guards.role import RoleGuard
 from service.guards.rules import GUARD_NAMES, Rules, env_rule_dirs, load_rules
 from service.guards.slotguards import SlotGuard
@@ -71,14 +72,17 @@ class GuardSet:
                 raise ValueError(f"unknown guard name(s) {unknown}; known: {', '.join(GUARD_NAMES)}")
         rules = load_rules(extra_dirs)
         # the slot guards share one analyser: each text is analysed once for all four slots
-        analyzer = SlotAnalyzer(rules) if any(name in SLOTS for name in wanted) else None
+        analyzer = SlotAnalyzer(rules) if any(name in SLOTS or name == "role" for name in wanted) else None
         guards: list[Guard] = []
         for name in GUARD_NAMES:
             if name not in wanted:
                 continue
             guards.append(SlotGuard(name, analyzer) if name in SLOTS and analyzer is not None
                           else _FACTORIES[name](rules[name]))
-        return cls(guards, SlotConfirmer(rules, analyzer) if analyzer is not None else None)
+            if isinstance(guards[-1], RoleGuard) and analyzer is not None:
+                guards[-1].same_name = name_matcher(analyzer)  # a result's names across scripts
+        slots_on = any(name in SLOTS for name in wanted)
+        return cls(guards, SlotConfirmer(rules, analyzer) if analyzer is not None and slots_on else None)
 
     @classmethod
     def default(cls) -> GuardSet:

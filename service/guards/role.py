@@ -25,10 +25,12 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.guards.base import GuardInput, is_hangul, prepare, step_aside
 from service.guards.order import OrderRules, OrderTest
+from service.guards.result import ResultFrames
 from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
 
@@ -154,6 +156,10 @@ class RoleGuard:
         self.en_passive_by = frozenset(w.casefold() for w in str_list(en.get("passive_by", []), f"{where}: en.passive_by"))
         # the fourth Korean test: word order where both texts use the same bag of words
         self.order = OrderTest(OrderRules.from_table(table(rules, "order", where), where))
+        # Across languages: a match result's winner and loser (result.py), compared by a name
+        # matcher the guard set gives it (``result.name_matcher`` over the slot guards' gazetteer).
+        self.results = ResultFrames.from_table(rules["result"]) if "result" in rules else None
+        self.same_name: Callable[[str, str], bool | None] | None = None
         self.ko_parse = functools.lru_cache(maxsize=65536)(self._ko_parse)
         self.en_triples = functools.lru_cache(maxsize=65536)(self._en_triples)
 
@@ -279,6 +285,7 @@ class RoleGuard:
                 words.append(Word(key, stem, role, clause, content, brk))
             if sentence_end and words and words[-1].clause == clause:
                 clause += 1
+        self._headline_topic(raws, words)
         # Coordination: "X와 (흰) Y가" - X shares Y's role.
         if self.comitative is not None:
             for i, w in enumerate(words):
@@ -333,6 +340,17 @@ class RoleGuard:
         content_keys = frozenset(w.key for w in words if w.content)
         return KoParse(tuple(words), dict(counts), {k: frozenset(v) for k, v in roles.items()}, shown,
                        content_keys, clause_of, heads, n_clauses)
+
+    @staticmethod
+    def _headline_topic(raws: list[str], words: list[Word]) -> None:
+        """A headline's topic: "한국, 일본에 2-1 승리" drops the particle a sentence would carry
+        ("한국이 일본에"), so a bare first word closed by a comma is the subject. Only that word
+        changes; a sentence opening with "그러나," gains nothing (a stop stem, not content)."""
+        if not words or not raws or not raws[0].endswith((",", "，")) or len(_PIECE_RE.findall(raws[0])) != 1:
+            return
+        topic = words[0]
+        if topic.role is None and topic.content:
+            words[0] = Word(topic.key, topic.shown, "subject", topic.clause, True, topic.break_after)
 
     def _role_exchange(self, pa: KoParse, pb: KoParse) -> str | None:
         shared = [k for k in pa.roles if k in pb.roles and not (pa.roles[k] & pb.roles[k])]
@@ -473,10 +491,25 @@ class RoleGuard:
         ta, tb = a.content, b.content
         ko_a, ko_b = is_hangul(ta), is_hangul(tb)
         if ko_a != ko_b:
-            return step_aside(self.name, "Korean on one side only: roles are not compared across languages")
+            return self._check_result(tb, ta) if ko_a else self._check_result(ta, tb)
         if ko_a:
             return self._check_ko(ta, tb)
         return self._check_en(ta, tb)
+
+
+    def _check_result(self, latin: str, korean: str) -> GuardVerdict:
+        """Across languages only a match result is compared: winner and loser swapped blocks
+        ("South Korea beat Japan" / "일본, 한국에 승리"), both matched passes; else step aside."""
+        en = self.results.english(latin) if self.results is not None and self.same_name is not None else None
+        ko = self.results.korean(korean) if en is not None and self.results is not None else None
+        if en is None or ko is None or self.same_name is None:
+            return step_aside(self.name, "Korean on one side only: roles are not compared across languages")
+        same = self.same_name
+        if same(en.winner, ko.loser) is True and same(en.loser, ko.winner) is True:
+            return GuardVerdict(self.name, True, True, f"{self.name}: {en.shown} vs {ko.shown}")
+        if same(en.winner, ko.winner) is True and same(en.loser, ko.loser) is True:
+            return GuardVerdict(self.name, False, True, f"{self.name}: {en.shown} ~ {ko.shown}")
+        return step_aside(self.name, "a result on both sides whose names could not be matched")
 
 
 def _list(value: object, where: str) -> list:

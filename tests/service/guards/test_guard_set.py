@@ -58,10 +58,10 @@ def test_guard_input_validation() -> None:
 
 
 def test_user_polarity_axis_and_alias_take_effect(tmp_path: Path) -> None:
-    a, b = side("피고인 유죄 판결", "ko"), side("피고인 무죄 판결", "ko")
+    a, b = side("신형 스마트폰 다음달 출시", "ko"), side("신형 스마트폰 다음달 연기", "ko")
     assert GuardSet.default().blocked(GuardSet.default().check(a, b)) == []
-    (tmp_path / "polarity.verdicts.toml").write_text(
-        '[axes.verdict.guilty]\nterms = ["유죄", "guilty"]\n[axes.verdict.acquitted]\nterms = ["무죄", "acquitted"]\n',
+    (tmp_path / "polarity.launch.toml").write_text(
+        '[axes.launch.launched]\nterms = ["출시", "launches"]\n[axes.launch.delayed]\nterms = ["연기", "delays"]\n',
         encoding="utf-8",
     )
     (tmp_path / "subject.toml").write_text(

@@ -34,6 +34,8 @@ def verdict(gs: GuardSet, ta: str, tb: str, la: str = "ko", lb: str | None = Non
         ("삼성이 애플을 제소했다", "애플이 삼성을 제소했다", "role: 삼성(subject) vs 삼성(object); 애플(object) vs 애플(subject)"),
         ("한빛전자가 누리소프트를 인수했다", "누리소프트가 한빛전자를 인수했다", "한빛전자(subject) vs 한빛전자(object)"),
         ("대표팀이 일본을 3대1로 꺾었다", "일본이 대표팀을 3대1로 꺾었다", "대표팀(subject) vs 대표팀(object)"),
+        # A headline's comma topic is its subject: "A, B에 승리" / "B, A에 승리".
+        ("대표팀, 일본에 2-1 역전승", "일본, 대표팀에 2-1 역전승", "대표팀(subject) vs 대표팀(locative)"),
         ("화물선은 인천에서 부산으로 향했다", "화물선은 부산에서 인천으로 향했다", "인천(locative) vs 인천(direction)"),
         ("김민수는 박지현의 제자였다", "박지현은 김민수의 제자였다", "김민수(subject) vs 김민수(genitive)"),
         ("민수는 지현의 소설을 번역했다", "지현은 민수의 소설을 번역했다", "민수(subject) vs 민수(genitive)"),
@@ -84,6 +86,8 @@ def test_english_swaps_block(gs: GuardSet, ta: str, tb: str, ev: str) -> None:
         ("민수는 지현과 결혼했다", "지현은 민수와 결혼했다"),  # symmetric act: the comitative never decides
         ("건축가는 김민수였다", "김민수는 건축가였다"),  # copula identity: subject/complement never decides
         ("지원금을 통해 연구소는 장비를 샀다", "연구소는 지원금으로 장비를 샀다"),  # a postposition is no object
+        ("대표팀, 일본에 2-1 역전승", "대표팀이 일본에 2-1로 역전승했다"),  # the comma topic is the subject
+        ("그러나, 대표팀이 일본에 졌다", "대표팀이 일본에 졌다"),  # an opening conjunction is no topic
     ],
 )
 def test_korean_reorderings_pass(gs: GuardSet, ta: str, tb: str) -> None:
@@ -167,3 +171,28 @@ def test_bad_rule_file_is_a_precise_error(tmp_path: Path) -> None:
     (tmp_path / "role.toml").write_text('[ko]\nnon_deciding_roles = ["colour"]\n', encoding="utf-8")
     with pytest.raises(ValueError, match="unknown role"):
         GuardSet.from_rules([tmp_path])
+
+
+@pytest.mark.parametrize(
+    ("en", "ko", "blocked"),
+    [
+        # a match result across languages: winner and loser swapped blocks, the same result passes
+        ("Brazil beat Argentina 2-1 in World Cup qualifier", "아르헨티나, 월드컵 예선서 브라질에 2-1 승리", True),
+        ("Brazil beat Argentina 2-1 in World Cup qualifier", "브라질, 월드컵 예선서 아르헨티나에 2-1 승리", False),
+        ("Japan falls to South Korea in Asian Games final", "日, 아시안게임 결승서 韓 꺾어", True),
+        ("Japan falls to South Korea in Asian Games final", "한국이 아시안게임 결승서 일본을 꺾었다", False),
+        ("Argentina beat Brazil 2-1", "아르헨티나, 브라질에 1-2 패배", True),
+    ],
+)
+def test_a_result_is_read_across_languages(gs: GuardSet, en: str, ko: str, blocked: bool) -> None:
+    v = verdict(gs, en, ko, "en", "ko")
+    assert v.decided and v.blocked == blocked, v
+    v = verdict(gs, ko, en, "ko", "en")  # either order
+    assert v.decided and v.blocked == blocked, v
+
+
+def test_a_result_whose_names_are_unknown_steps_aside(gs: GuardSet) -> None:
+    v = verdict(gs, "Hanbit Rovers beat Nuri United 2-1", "누리 유나이티드, 한빛 로버스에 2-1 승리", "en", "ko")
+    assert not v.blocked
+    v = verdict(gs, "Samsung sues Apple over patents", "애플, 삼성 상대로 특허 소송", "en", "ko")
+    assert not v.blocked and not v.decided  # no result frame: roles are not compared across languages
