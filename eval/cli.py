@@ -426,12 +426,15 @@ def _seeds(text: str) -> list[int]:
 
 
 def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
-    from eval.report import losses, run_report, write_report
+    from eval.report import load_sets, losses, run_report, write_report
 
     _need_model(args)
     _check_output(args.out, "--out", folder=True)
     only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
-    report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
+    # Every set's files read first: a wrong --data or --sets, or a malformed line in the last set,
+    # is one line now, not a traceback after the sets before it have run.
+    loaded = _read(lambda data: load_sets(data, only), args.data)
+    report = run_report(args.data, loaded=loaded, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
                         tokenizer=args.tokenizer, progress=_progress(args), stories=not args.no_stories,
                         story_orders=_seeds(args.orders), verifier=args.verifier)

@@ -244,7 +244,10 @@ def discover_sets(data_dir: str | os.PathLike[str] | None = None) -> list[EvalSe
             sets.append(EvalSet(sub.name, pairs if pairs.is_file() else None,
                                 clusters if clusters.is_file() else None))
     if not sets:
-        raise FileNotFoundError(f"no eval sets (dev.jsonl / dev.clusters.jsonl) under {root}")
+        if (root / "dev.jsonl").is_file() or (root / "dev.clusters.jsonl").is_file():
+            raise FileNotFoundError(f"{root} is one eval set, not a folder of them: pass its parent as --data "
+                                    f"and --sets {root.resolve().name}")
+        raise FileNotFoundError(f"no eval sets (<set>/dev.jsonl or <set>/dev.clusters.jsonl) under {root}")
     return sets
 
 
