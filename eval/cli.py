@@ -179,7 +179,7 @@ def _read(loader: Callable[[Path], T], path: Path) -> T:
     (the loaders name the file, and the line where it is malformed)."""
     try:
         return loader(path)
-    except (FileNotFoundError, ValueError, UnicodeDecodeError) as exc:
+    except (FileNotFoundError, IsADirectoryError, ValueError, UnicodeDecodeError) as exc:
         raise SystemExit(str(exc)) from exc
 
 

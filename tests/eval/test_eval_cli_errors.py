@@ -55,3 +55,23 @@ def test_report_input_errors_are_one_line_before_any_set_runs(tmp_path: Path,
         main(["eval", "report", "--data", str(data), "--out", out, "--no-progress"])
     assert _one_line(exc) == f"{data / 'b' / 'dev.jsonl'}:3: expected a JSON object, got list"
     assert not (tmp_path / "out" / "RESULTS.md").exists()
+
+
+def test_a_folder_or_a_file_of_the_other_kind_says_so(tmp_path: Path) -> None:
+    # A folder was "no such file"; a cluster file given to `eval pairs` was "field 'label' must be 0
+    # or 1, got None", a pair file given to `eval clusters` "field 'cluster' must be ...".
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "pairs", str(tmp_path), "--no-progress"])
+    assert _one_line(exc) == f"{tmp_path}: a folder, not a file"
+    clusters = tmp_path / "items.jsonl"
+    clusters.write_text(json.dumps({"id": "i1", "cluster": "c1", "text": "Fed raises rates", "lang": "en"}) + "\n",
+                        encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "pairs", str(clusters), "--no-progress"])
+    assert _one_line(exc) == (f"{clusters}:1: a cluster file's item (id, cluster, text), not a labelled pair: "
+                              "eval clusters reads cluster files")
+    pairs = _data_folder(tmp_path / "data") / "a" / "dev.jsonl"
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "clusters", str(pairs), "--no-progress"])
+    assert _one_line(exc) == (f"{pairs}:1: a labelled pair (id, a, b, label), not a cluster file's item: "
+                              "eval pairs reads pair files")
