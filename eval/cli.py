@@ -112,7 +112,7 @@ def register(subparsers: Any) -> None:
                        "or published_at when present) and score the engine's copy groups (--level copy: the "
                        "same report again) or stories (--level story: the same event) against the gold "
                        "clusters: pairwise P/R/F1, B-cubed and ARI.")
-    c.add_argument("file", type=Path)
+    c.add_argument("file", type=Path, help="a cluster file (eval-data JSONL: id, cluster, text, lang)")
     c.add_argument("--level", choices=["copy", "story"], default="copy",
                    help="copy groups (default) or stories; the baselines differ per level")
     c.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
@@ -124,13 +124,17 @@ def register(subparsers: Any) -> None:
     _common(c)
     c.set_defaults(func=cmd_clusters)
 
-    s = sub.add_parser("sweep", help="re-run the engine at each threshold of one stage (table + PNG)")
+    s = sub.add_parser("sweep", help="re-run the engine at each threshold of one stage (table + PNG)",
+                       description="Re-run the engine (cascade and guards) over a pair file or a cluster file "
+                       "at every threshold of one stage, the other stages at their configured thresholds, and "
+                       "print P, R and F1 (and ARI for a cluster file) at each, with a plot of the curve.")
     s.add_argument("file", type=Path, help="a pair file or a *.clusters.jsonl file")
-    s.add_argument("--stage", required=True, choices=["ngram", "embedding", "minhash"])
+    s.add_argument("--stage", required=True, choices=["ngram", "embedding", "minhash"],
+                   help="the stage whose threshold is swept")
     s.add_argument("--thresholds", default=None, help="comma-separated thresholds (default: a grid per stage)")
     s.add_argument("--plot", type=Path, default=None, help="PNG path (default sweep-<stage>.png)")
-    s.add_argument("--no-guards", action="store_true")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--no-guards", action="store_true", help="the engine with guards off")
+    s.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
     _common(s)
     s.set_defaults(func=cmd_sweep)
 
@@ -154,7 +158,12 @@ def register(subparsers: Any) -> None:
     _common(k)
     k.set_defaults(func=cmd_calibrate)
 
-    r = sub.add_parser("report", help="every set of an eval-data folder into one Markdown report")
+    r = sub.add_parser("report", help="every set of an eval-data folder into one Markdown report",
+                       description="Evaluate every set of an eval-data folder (<set>/dev.jsonl pairs, "
+                       "<set>/dev.clusters.jsonl clusters) with samestory, samestory without guards and, with "
+                       "--baselines, the seeds' baselines, and write OUT/RESULTS.md, its figures and "
+                       "OUT/results.json. Wrong verdicts are cited by pair id, never by text. Every file is "
+                       "read before any set runs.")
     r.add_argument("--data", type=Path, default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or "
                    "../shared/eval-data)")
     r.add_argument("--out", type=Path, required=True, help="folder for RESULTS.md, figures/ and results.json")
@@ -169,7 +178,7 @@ def register(subparsers: Any) -> None:
                    "default), on the pair sets: a 'samestory (no verifier)' column")
     r.add_argument("--orders", default="1,2,3", help="shuffle seeds the story level is also ingested in, streamed "
                                                      "and settled (the Arrival order table; empty: file order only)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help="last stdout line: one JSON object (F1 per set and method)")
     _common(r)
     r.set_defaults(func=cmd_report)
 
