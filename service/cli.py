@@ -175,6 +175,15 @@ def shorten(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _one_line(text: str | None) -> str:
+    """A title on one line, whole (an item sent as ``text`` may hold line breaks)."""
+    return " ".join((text or "").split())
+
+
+#: Characters of a title in the copy-groups and stories tables (``--id`` and ``--json`` show it whole).
+LISTING_TITLE_WIDTH = 100
+
+
 def decided_by(r: IngestResult) -> str:
     """The stage that joined an item to what was stored, or "-" for a new item (no stage matched;
     its decision's ``stage`` is only the last stage the cascade ran)."""
@@ -553,8 +562,9 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
             return 0
         print(" ".join(f"{heading:>{width}}" for _, heading, width in columns) + "  title")
         for row in page[rows_key]:
+            # One line a row: a multi-line title (an item sent as `text`) broke the table; --id shows it whole.
             print(" ".join(f"{'-' if row[key] is None else row[key]:>{width}}" for key, _, width in columns)
-                  + f"  {row['title']}")
+                  + f"  {shorten(row['title'] or '', LISTING_TITLE_WIDTH)}")
         if page["next_offset"] is not None:
             print(f"(more: --offset {page['next_offset']})")
         return 0
@@ -572,13 +582,14 @@ def _print_copy_group(view: dict[str, Any]) -> None:
         # A member that matched nothing founded the copy group; its stage is where the search ended.
         how = (m["stage"] or "-") if decision.get("same", True) else "founded"
         score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
-        print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {m['title']}"
+        print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {_one_line(m['title'])}"
               f"  <{m['source'] or m['url'] or '-'}>")
         reasons = decision.get("reasons", [])
         for r in reasons:
             print(f"        - {r}")
     for e in view["events"]:
-        print(f"  representative {e['old_representative']} -> {e['new_representative']}: {e['reason']}")
+        old, new = (e[k] if e[k] is not None else "none" for k in ("old_representative", "new_representative"))
+        print(f"  representative {old} -> {new}: {e['reason']}")
 
 
 def cmd_copy_groups(args: argparse.Namespace) -> int:
@@ -600,7 +611,7 @@ def _print_story(view: dict[str, Any]) -> None:
           f"{view['start']} .. {view['end']}")
     for g in view["copy_groups"]:
         print(f"  copy group {g['id']} ({_count(g['size'], 'item')}; {', '.join(g['languages'])}; "
-              f"{', '.join(g['outlets']) or '-'}): {g['title']}")
+              f"{', '.join(g['outlets']) or '-'}): {_one_line(g['title'])}")
         print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
         print(f"      {g['story_reason']}")
 

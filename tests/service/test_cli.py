@@ -255,3 +255,25 @@ def test_an_unknown_id_names_the_store_without_its_password(command, what, monke
     with pytest.raises(SystemExit) as exc:
         main([*command, "--id", "7", "--db", "postgresql://app:s3cret@db:5432/news"])
     assert str(exc.value.code) == f"{what} 7 does not exist in postgresql://app:***@db:5432/news"
+
+
+def test_listings_keep_each_row_on_one_line_and_say_none_not_none(tmp_path):
+    # An item sent with a multi-line title (a `text` record) broke the copy-groups and stories
+    # tables across lines, and a copy group's first representative event read "representative None -> 1".
+    db = f"sqlite:///{tmp_path}/s.db"
+    lines = [{"title": "Volcano spews ash on Mexico City\nAsh from Popocatepetl reached the capital's south",
+              "url": "https://a.example/1"},
+             {"title": "ECB holds rates", "url": "https://c.example/1"}]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    assert run("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed).returncode == 0
+    for command in ("copy-groups", "stories"):
+        rows = run(command, "--db", db).stdout.decode().splitlines()
+        assert len(rows) == 3, rows  # the heading and one row a copy group / story
+        assert any(r.endswith("Volcano spews ash on Mexico City Ash from Popocatepetl reached the capital's south")
+                   for r in rows)
+    shown = run("copy-groups", "--db", db, "--id", "1").stdout.decode()
+    assert "representative none -> 1: " in shown and "None" not in shown
+    assert "] Volcano spews ash on Mexico City Ash from Popocatepetl" in shown
+    story = run("stories", "--db", db, "--id", "1").stdout.decode()
+    assert "): Volcano spews ash on Mexico City Ash from Popocatepetl" in story
+
