@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import logging
@@ -767,6 +768,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose >= 2:
             raise
         raise SystemExit(f"samestory {args.command}: {exc}") from None
+    except BrokenPipeError:
+        # The reader closed the pipe (`samestory stories --id 3 | head`): stop as cat does, with no
+        # traceback. Python flushes stdout again at exit and would fail there too: point it at devnull.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE: the status a shell reports for cat stopped the same way
 
 
 if __name__ == "__main__":

@@ -277,3 +277,22 @@ def test_listings_keep_each_row_on_one_line_and_say_none_not_none(tmp_path):
     story = run("stories", "--db", db, "--id", "1").stdout.decode()
     assert "): Volcano spews ash on Mexico City Ash from Popocatepetl" in story
 
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    # `samestory copy-groups --json | head -c 10` ended in a BrokenPipeError traceback.
+    import random
+
+    db = f"sqlite:///{tmp_path}/s.db"
+    words = ["rates", "volcano", "election", "council", "harbour", "strike", "budget", "storm", "merger", "court"]
+    rng = random.Random(7)
+    lines = [{"title": f"report {i} " + " ".join(rng.choice(words) + str(rng.randrange(10**6)) for _ in range(120)),
+              "url": f"https://a.example/{i}"} for i in range(100)]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    assert run("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed).returncode == 0
+    reader = subprocess.Popen([sys.executable, "-m", "service.cli", "copy-groups", "--db", db, "--json",
+                               "--limit", "100"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.read(10) == b'{"copy_gro'
+    reader.stdout.close()  # the page is far over a pipe's buffer: the next write finds no reader
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=120) == 141 and "Traceback" not in err, err
