@@ -162,7 +162,9 @@ def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}") from exc
+            from service.batch.io import csv_hint
+
+            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}{csv_hint(name, parquet=False)}") from exc
         yield lineno, obj
 
 

@@ -48,6 +48,11 @@ def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
     bad.write_text('{"title": "ok"}\n{"title": \n', encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
     assert res.returncode != 0 and b"bad.jsonl:2: not valid JSON" in res.stderr
+    csv = tmp_path / "feed.csv"  # a CSV feed said only "not valid JSON" on its header line
+    csv.write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
+    res = run("ingest", str(csv), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and res.stderr.decode().strip().endswith(
+        "feed.csv:1: not valid JSON: Expecting value; CSV is not read: convert it to JSON Lines (one JSON object a line)")
     bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n{"title": "x", "url": "ftp://nope"}\n',
                    encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
