@@ -583,7 +583,9 @@ def _print_copy_group(view: dict[str, Any]) -> None:
         mark = "*" if m["document_id"] == view["representative_id"] else " "
         decision = m["decision"] if isinstance(m["decision"], dict) else {}
         # A member that matched nothing founded the copy group; its stage is where the search ended.
-        how = (m["stage"] or "-") if decision.get("same", True) else "founded"
+        # One an editor moved matched nothing either, but its stage says who put it here ("editor").
+        founded = not decision.get("same", True) and m["stage"] != "editor"
+        how = "founded" if founded else (m["stage"] or "-")
         score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
         print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {_one_line(m['title'])}"
               f"  <{m['source'] or m['url'] or '-'}>")
