@@ -87,7 +87,9 @@ def register(subparsers: Any) -> None:
     from service.cli import positive_int
 
     ev = subparsers.add_parser("eval", help="evaluate against labelled eval data (pairs, clusters, sweeps, "
-                               "calibration, report)")
+                               "calibration, report)",
+                               description="Score the engine on labelled pair files and cluster files in the "
+                               "eval-data JSONL format, sweep or calibrate a stage's threshold, or write a report.")
     sub = ev.add_subparsers(dest="eval_command", required=True)
 
     p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file",

@@ -657,10 +657,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run two texts through the copy level's cascade and guards and explain the "
                                    "verdict: SAME is the same report again (one copy group), not merely the same "
                                    "event (a story).")
-    p.add_argument("a")
-    p.add_argument("b")
-    p.add_argument("--lang-a")
-    p.add_argument("--lang-b")
+    p.add_argument("a", help="the first text (a headline)")
+    p.add_argument("b", help="the second text")
+    p.add_argument("--lang-a", help="language tag of a, e.g. ko or en (default: detected)")
+    p.add_argument("--lang-b", help="language tag of b (default: detected)")
     p.add_argument("--json", action="store_true", help="print the Decision as JSON")
     _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_compare)
@@ -739,7 +739,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
     p.set_defaults(func=cmd_settle)
 
-    p = sub.add_parser("stats", help="store and index counts of a store")
+    p = sub.add_parser("stats", help="store and index counts of a store",
+                       description="Open a store as serve does (its candidate indices warmed up, the model loaded "
+                                   "unless --model none) and print as JSON its row counts, the indexed documents and "
+                                   "copy groups, and the warm-up report.")
     _add_engine_args(p)
     p.set_defaults(func=cmd_stats)
 

@@ -76,20 +76,3 @@ def test_a_folder_or_a_file_of_the_other_kind_says_so(tmp_path: Path) -> None:
     assert _one_line(exc) == (f"{pairs}:1: a labelled pair (id, a, b, label), not a cluster file's item: "
                               "eval pairs reads pair files")
 
-
-def test_every_eval_command_and_argument_says_what_it_is() -> None:
-    # `eval report --help` had no description and a bare --json; `eval clusters` a bare file
-    # argument; `eval sweep` no description and bare --stage, --no-guards, --json.
-    import argparse
-
-    from eval.cli import register
-
-    parser = argparse.ArgumentParser(prog="samestory")
-    register(parser.add_subparsers(dest="command"))
-    evaluate = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["eval"]
-    commands = next(a for a in evaluate._actions if isinstance(a, argparse._SubParsersAction)).choices
-    assert set(commands) == {"pairs", "clusters", "sweep", "calibrate", "report"}
-    for name, command in commands.items():
-        assert command.description, f"eval {name} has no description"
-        bare = [a.dest for a in command._actions if not isinstance(a, argparse._HelpAction) and not a.help]
-        assert bare == [], f"eval {name}: {bare} have no help"
