@@ -235,7 +235,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         try:
             stream = open(args.file, encoding="utf-8", errors="strict")  # noqa: SIM115
         except OSError as exc:
-            raise SystemExit(f"cannot read {args.file}: {exc}") from exc
+            # the reason alone, as dedupe says it ("[Errno 2] No such file or directory: 'x'" repeated the name)
+            raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
     try:
         articles = []
         for lineno, obj in _read_jsonl(stream, args.file):

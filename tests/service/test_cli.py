@@ -48,6 +48,10 @@ def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
     bad.write_text('{"title": "ok"}\n{"title": \n', encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
     assert res.returncode != 0 and b"bad.jsonl:2: not valid JSON" in res.stderr
+    res = run("ingest", str(tmp_path / "nope.jsonl"), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and res.stderr.decode().strip().endswith("nope.jsonl: No such file or directory")
+    res = run("ingest", str(tmp_path), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.stderr.decode().strip() == f"cannot read {tmp_path}: Is a directory"
     csv = tmp_path / "feed.csv"  # a CSV feed said only "not valid JSON" on its header line
     csv.write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
     res = run("ingest", str(csv), "--db", f"sqlite:///{db}", "--model", "none")
