@@ -306,7 +306,8 @@ def cmd_clusters(args: argparse.Namespace) -> int:
                      _default_baselines(args.model))
         for b in baselines:
             results.append(cluster_eval.evaluate(b.name, items, cluster_eval.predict_baseline(b, items, progress)))
-    print(f"{args.file}: {len(items)} items, {len({it.cluster for it in items})} gold clusters")
+    gold = len({it.cluster for it in items})
+    print(f"{args.file}: {len(items)} item{'s' * (len(items) != 1)}, {gold} gold cluster{'s' * (gold != 1)}")
     print(f"{'':34} {'pred':>6} {'pairP':>6} {'pairR':>6} {'pairF1':>6} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'ARI':>6}")
     for r in results:
         s = r.scores

@@ -76,3 +76,16 @@ def test_a_folder_or_a_file_of_the_other_kind_says_so(tmp_path: Path) -> None:
     assert _one_line(exc) == (f"{pairs}:1: a labelled pair (id, a, b, label), not a cluster file's item: "
                               "eval pairs reads pair files")
 
+
+
+def test_clusters_counts_one_gold_cluster_in_the_singular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # a file of one gold cluster (a hand-made check) printed "5 items, 1 gold clusters"
+    import eval.clusters
+
+    monkeypatch.setattr(eval.clusters, "predict_samestory", lambda items, **kwargs: list(range(len(items))))
+    one = tmp_path / "one.clusters.jsonl"
+    one.write_text("".join(json.dumps({"id": f"i{i}", "cluster": "c1", "text": f"Fed raises rates by {i} points",
+                                       "lang": "en"}) + "\n" for i in range(5)), encoding="utf-8")
+    assert main(["eval", "clusters", str(one), "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"{one}: 5 items, 1 gold cluster"
