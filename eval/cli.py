@@ -87,7 +87,9 @@ def register(subparsers: Any) -> None:
     from service.cli import positive_int
 
     ev = subparsers.add_parser("eval", help="evaluate against labelled eval data (pairs, clusters, sweeps, "
-                               "calibration, report)")
+                               "calibration, report)",
+                               description="Score the engine on labelled pair files and cluster files in the "
+                               "eval-data JSONL format, sweep or calibrate a stage's threshold, or write a report.")
     sub = ev.add_subparsers(dest="eval_command", required=True)
 
     p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file",
@@ -112,7 +114,7 @@ def register(subparsers: Any) -> None:
                        "or published_at when present) and score the engine's copy groups (--level copy: the "
                        "same report again) or stories (--level story: the same event) against the gold "
                        "clusters: pairwise P/R/F1, B-cubed and ARI.")
-    c.add_argument("file", type=Path)
+    c.add_argument("file", type=Path, help="a cluster file (eval-data JSONL: id, cluster, text, lang)")
     c.add_argument("--level", choices=["copy", "story"], default="copy",
                    help="copy groups (default) or stories; the baselines differ per level")
     c.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
@@ -124,13 +126,17 @@ def register(subparsers: Any) -> None:
     _common(c)
     c.set_defaults(func=cmd_clusters)
 
-    s = sub.add_parser("sweep", help="re-run the engine at each threshold of one stage (table + PNG)")
+    s = sub.add_parser("sweep", help="re-run the engine at each threshold of one stage (table + PNG)",
+                       description="Re-run the engine (cascade and guards) over a pair file or a cluster file "
+                       "at every threshold of one stage, the other stages at their configured thresholds, and "
+                       "print P, R and F1 (and ARI for a cluster file) at each, with a plot of the curve.")
     s.add_argument("file", type=Path, help="a pair file or a *.clusters.jsonl file")
-    s.add_argument("--stage", required=True, choices=["ngram", "embedding", "minhash"])
+    s.add_argument("--stage", required=True, choices=["ngram", "embedding", "minhash"],
+                   help="the stage whose threshold is swept")
     s.add_argument("--thresholds", default=None, help="comma-separated thresholds (default: a grid per stage)")
     s.add_argument("--plot", type=Path, default=None, help="PNG path (default sweep-<stage>.png)")
-    s.add_argument("--no-guards", action="store_true")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--no-guards", action="store_true", help="the engine with guards off")
+    s.add_argument("--json", action="store_true", help="last stdout line: one JSON object")
     _common(s)
     s.set_defaults(func=cmd_sweep)
 
@@ -154,7 +160,12 @@ def register(subparsers: Any) -> None:
     _common(k)
     k.set_defaults(func=cmd_calibrate)
 
-    r = sub.add_parser("report", help="every set of an eval-data folder into one Markdown report")
+    r = sub.add_parser("report", help="every set of an eval-data folder into one Markdown report",
+                       description="Evaluate every set of an eval-data folder (<set>/dev.jsonl pairs, "
+                       "<set>/dev.clusters.jsonl clusters) with samestory, samestory without guards and, with "
+                       "--baselines, the seeds' baselines, and write OUT/RESULTS.md, its figures and "
+                       "OUT/results.json. Wrong verdicts are cited by pair id, never by text. Every file is "
+                       "read before any set runs.")
     r.add_argument("--data", type=Path, default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or "
                    "../shared/eval-data)")
     r.add_argument("--out", type=Path, required=True, help="folder for RESULTS.md, figures/ and results.json")
@@ -169,7 +180,7 @@ def register(subparsers: Any) -> None:
                    "default), on the pair sets: a 'samestory (no verifier)' column")
     r.add_argument("--orders", default="1,2,3", help="shuffle seeds the story level is also ingested in, streamed "
                                                      "and settled (the Arrival order table; empty: file order only)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help="last stdout line: one JSON object (F1 per set and method)")
     _common(r)
     r.set_defaults(func=cmd_report)
 
@@ -179,7 +190,7 @@ def _read(loader: Callable[[Path], T], path: Path) -> T:
     (the loaders name the file, and the line where it is malformed)."""
     try:
         return loader(path)
-    except (FileNotFoundError, ValueError, UnicodeDecodeError) as exc:
+    except (FileNotFoundError, IsADirectoryError, ValueError, UnicodeDecodeError) as exc:
         raise SystemExit(str(exc)) from exc
 
 
@@ -295,7 +306,8 @@ def cmd_clusters(args: argparse.Namespace) -> int:
                      _default_baselines(args.model))
         for b in baselines:
             results.append(cluster_eval.evaluate(b.name, items, cluster_eval.predict_baseline(b, items, progress)))
-    print(f"{args.file}: {len(items)} items, {len({it.cluster for it in items})} gold clusters")
+    gold = len({it.cluster for it in items})
+    print(f"{args.file}: {len(items)} item{'s' * (len(items) != 1)}, {gold} gold cluster{'s' * (gold != 1)}")
     print(f"{'':34} {'pred':>6} {'pairP':>6} {'pairR':>6} {'pairF1':>6} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'ARI':>6}")
     for r in results:
         s = r.scores
@@ -426,12 +438,15 @@ def _seeds(text: str) -> list[int]:
 
 
 def cmd_report(args: argparse.Namespace, argv: Sequence[str] | None = None) -> int:
-    from eval.report import losses, run_report, write_report
+    from eval.report import load_sets, losses, run_report, write_report
 
     _need_model(args)
     _check_output(args.out, "--out", folder=True)
     only = [s.strip() for s in args.sets.split(",") if s.strip()] if args.sets else None
-    report = run_report(args.data, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
+    # Every set's files read first: a wrong --data or --sets, or a malformed line in the last set,
+    # is one line now, not a traceback after the sets before it have run.
+    loaded = _read(lambda data: load_sets(data, only), args.data)
+    report = run_report(args.data, loaded=loaded, with_baselines=args.baselines, sample=args.sample, limit=args.limit,
                         cluster_sample=args.cluster_sample, seed=args.seed, model=args.model, only=only,
                         tokenizer=args.tokenizer, progress=_progress(args), stories=not args.no_stories,
                         story_orders=_seeds(args.orders), verifier=args.verifier)

@@ -91,6 +91,8 @@ def eval_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 def _iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: a folder, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     with path.open(encoding="utf-8") as fh:
@@ -157,6 +159,10 @@ def _load_records(path: str | os.PathLike[str], what: str, plural: str,
 
 
 def _pair(p: Path, number: int, obj: dict[str, Any], pid: str, meta: dict[str, Any]) -> Pair:
+    if "label" not in obj and "cluster" in obj:
+        # "field 'label' must be 0 or 1, got None" did not say that the whole file is of the other kind
+        raise ValueError(f"{p}:{number}: a cluster file's item (id, cluster, text), not a labelled pair: "
+                         "eval clusters reads cluster files")
     label = obj.get("label")
     # bool is an int subclass; True/False in a label column is a conversion bug upstream.
     if isinstance(label, bool) or label not in (0, 1):
@@ -190,6 +196,9 @@ def load_pairs(path: str | os.PathLike[str]) -> list[Pair]:
 
 
 def _cluster_item(p: Path, number: int, obj: dict[str, Any], iid: str, meta: dict[str, Any]) -> ClusterItem:
+    if "cluster" not in obj and "a" in obj and "b" in obj:
+        raise ValueError(f"{p}:{number}: a labelled pair (id, a, b, label), not a cluster file's item: "
+                         "eval pairs reads pair files")
     cluster = obj.get("cluster")
     if isinstance(cluster, bool) or not isinstance(cluster, (str, int)) or cluster == "":
         raise ValueError(f"{p}:{number}: field 'cluster' must be a non-empty string or integer")
@@ -244,7 +253,10 @@ def discover_sets(data_dir: str | os.PathLike[str] | None = None) -> list[EvalSe
             sets.append(EvalSet(sub.name, pairs if pairs.is_file() else None,
                                 clusters if clusters.is_file() else None))
     if not sets:
-        raise FileNotFoundError(f"no eval sets (dev.jsonl / dev.clusters.jsonl) under {root}")
+        if (root / "dev.jsonl").is_file() or (root / "dev.clusters.jsonl").is_file():
+            raise FileNotFoundError(f"{root} is one eval set, not a folder of them: pass its parent as --data "
+                                    f"and --sets {root.resolve().name}")
+        raise FileNotFoundError(f"no eval sets (<set>/dev.jsonl or <set>/dev.clusters.jsonl) under {root}")
     return sets
 
 

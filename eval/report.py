@@ -176,37 +176,58 @@ def run_set_stories(rep: SetReport, items: Sequence[ClusterItem], baselines: Seq
         rep.story_seconds[b.name] = time.perf_counter() - t0
 
 
-def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = True, sample: int | None = None,
-               limit: int | None = None, cluster_sample: int | None = None, seed: int = 0,
-               model: str = "use", only: Sequence[str] | None = None, tokenizer: str = "okt",
-               progress: bool = True, stories: bool = True, story_orders: Sequence[int] = (1, 2, 3),
-               verifier: bool = False) -> Report:
-    """Evaluate every set of ``data_dir`` (or the ``only`` ones); ``stories``: also the story level
-    on every cluster file, in file order and the ``story_orders`` shuffles; ``verifier``: also the
-    engine with the pair verifier off, on the pair sets."""
-    from eval.engine import make_config
+@dataclass(frozen=True)
+class LoadedSet:
+    """One eval set with its files read (``None`` where the set has no such file)."""
 
-    t_start = time.perf_counter()
-    config = make_config().for_model(model)
+    set: EvalSet
+    pairs: list[Pair] | None
+    clusters: list[ClusterItem] | None
+
+
+def load_sets(data_dir: str | Path | None = None, only: Sequence[str] | None = None) -> list[LoadedSet]:
+    """Every set of ``data_dir`` (or the ``only`` ones) with its files read, before any set is
+    evaluated: a missing folder, an unknown set name or a malformed line raises at once
+    (``FileNotFoundError`` / ``ValueError`` naming it), not after the sets before it have run."""
     sets: list[EvalSet] = discover_sets(data_dir)
     if only:
         unknown = set(only) - {s.name for s in sets}
         if unknown:
-            raise ValueError(f"unknown set(s): {', '.join(sorted(unknown))}")
+            raise ValueError(f"unknown set(s) {', '.join(sorted(unknown))}; the sets under "
+                             f"{eval_data_dir(data_dir)}: {', '.join(s.name for s in sets)}")
         sets = [s for s in sets if s.name in only]
+    return [LoadedSet(s, load_pairs(s.pairs_path) if s.pairs_path is not None else None,
+                      load_clusters(s.clusters_path) if s.clusters_path is not None else None) for s in sets]
+
+
+def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = True, sample: int | None = None,
+               limit: int | None = None, cluster_sample: int | None = None, seed: int = 0,
+               model: str = "use", only: Sequence[str] | None = None, tokenizer: str = "okt",
+               progress: bool = True, stories: bool = True, story_orders: Sequence[int] = (1, 2, 3),
+               verifier: bool = False, loaded: Sequence[LoadedSet] | None = None) -> Report:
+    """Evaluate every set of ``data_dir`` (or the ``only`` ones; ``loaded``: those sets already
+    read by :func:`load_sets`); ``stories``: also the story level on every cluster file, in file
+    order and the ``story_orders`` shuffles; ``verifier``: also the engine with the pair verifier
+    off, on the pair sets."""
+    from eval.engine import make_config
+
+    t_start = time.perf_counter()
+    config = make_config().for_model(model)
+    sets = list(loaded) if loaded is not None else load_sets(data_dir, only)
     baselines = default_baselines(config.copy.embedding_threshold, model=model, tokenizer=tokenizer) if with_baselines else []
     methods = [SAMESTORY, SAMESTORY_NO_GUARDS, *([SAMESTORY_NO_VERIFIER] if verifier else [])] + [b.name for b in baselines]
     story_baselines = cluster_eval.story_baselines(model=model, tokenizer=tokenizer) if with_baselines else []
     out: list[SetReport] = []
-    for s in tqdm(sets, desc="eval sets", disable=not progress):
+    for loaded_set in tqdm(sets, desc="eval sets", disable=not progress):
+        s = loaded_set.set
         rep = SetReport(s.name, s.is_news)
-        if s.pairs_path is not None:
-            all_pairs = load_pairs(s.pairs_path)
+        if loaded_set.pairs is not None:
+            all_pairs = loaded_set.pairs
             rep.pairs_total = len(all_pairs)
             rep.pairs = subsample_pairs(all_pairs, sample=sample, limit=limit, seed=seed)
             rep.runs = run_set_pairs(rep.pairs, baselines, model=model, progress=progress, verifier=verifier)
-        if s.clusters_path is not None:
-            items = load_clusters(s.clusters_path)
+        if loaded_set.clusters is not None:
+            items = loaded_set.clusters
             rep.cluster_items_total = len(items)
             items = subsample_clusters(items, sample=cluster_sample, limit=limit, seed=seed)
             rep.cluster_items = len(items)

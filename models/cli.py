@@ -129,12 +129,16 @@ def positive_int(value: str) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``models`` command (``list``, ``build e5-small``, ``train-verifier``) to an argparse subparsers object."""
-    parser = subparsers.add_parser("models", help="build and list embedding models")
+    parser = subparsers.add_parser("models", help="build and list embedding models",
+                                   description="List the embedder specs and whether each is built, build e5-small "
+                                               "into the cache, or train the pair verifier.")
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="cache root (default: $SAMESTORY_CACHE or ~/.cache/samestory)")
     sub = parser.add_subparsers(dest="models_command", required=True)
 
-    build = sub.add_parser("build", help="materialise a model offline into the cache")
+    build = sub.add_parser("build", help="materialise a model offline into the cache",
+                           description="Build a model into the cache (e5-small: its weights and, unless --no-onnx, "
+                                       "an ONNX export), so that later runs need no download.")
     build.add_argument("model", choices=["e5-small"], help="model to build")
     build.add_argument("--out", default=None, help="output directory (default: <cache>/models/e5-small)")
     build.add_argument("--no-onnx", action="store_true", help="skip the ONNX export (no torch needed)")
@@ -149,11 +153,12 @@ def register(subparsers: Any) -> None:
                     "are printed. 45 minutes on 2 CPU cores by default (--minutes); --device cuda on a GPU. "
                     "Needs torch and the e5 build (pip install torch==2.13.0 && pip install 'samestory[st,e5]').")
     tv.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
-    tv.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "verifier" / "verifier.npz")
+    tv.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "verifier" / "verifier.npz",
+                    help="the trained artefact (default: the shipped models/verifier/verifier.npz, replaced)")
     tv.add_argument("--report", type=Path, default=None, help="also write the JSON report here")
     tv.add_argument("--minutes", type=float, default=45.0, help="training time budget (default 45)")
     tv.add_argument("--layers", type=positive_int, default=6, help="how many of e5-small's 12 layers to keep (default 6)")
-    tv.add_argument("--seed", type=int, default=0)
+    tv.add_argument("--seed", type=int, default=0, help="random seed of the pair building and the training (default 0)")
     tv.add_argument("--threads", type=positive_int, default=2, help="torch CPU threads (default 2)")
     tv.add_argument("--device", default="cpu", help="torch device (default cpu; cuda on a GPU machine)")
     tv.add_argument("--init", type=Path, default=None,
@@ -180,7 +185,8 @@ def register(subparsers: Any) -> None:
                     help="train from a --prepare-only FILE instead of --data (needs --init)")
     tv.set_defaults(func=_cmd_train_verifier)
 
-    lst = sub.add_parser("list", help="list model specs and whether they are built")
+    lst = sub.add_parser("list", help="list model specs and whether they are built",
+                         description="List the embedder specs --model takes and whether each is built in the cache.")
     lst.set_defaults(func=_cmd_list)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import logging
@@ -161,7 +162,9 @@ def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}") from exc
+            from service.batch.io import csv_hint
+
+            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}{csv_hint(name, parquet=False)}") from exc
         yield lineno, obj
 
 
@@ -173,6 +176,15 @@ def shorten(text: str, width: int = 60) -> str:
     """
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _one_line(text: str | None) -> str:
+    """A title on one line, whole (an item sent as ``text`` may hold line breaks)."""
+    return " ".join((text or "").split())
+
+
+#: Characters of a title in the copy-groups and stories tables (``--id`` and ``--json`` show it whole).
+LISTING_TITLE_WIDTH = 100
 
 
 def decided_by(r: IngestResult) -> str:
@@ -223,7 +235,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         try:
             stream = open(args.file, encoding="utf-8", errors="strict")  # noqa: SIM115
         except OSError as exc:
-            raise SystemExit(f"cannot read {args.file}: {exc}") from exc
+            # the reason alone, as dedupe says it ("[Errno 2] No such file or directory: 'x'" repeated the name)
+            raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
     try:
         articles = []
         for lineno, obj in _read_jsonl(stream, args.file):
@@ -553,8 +566,9 @@ def _show_listing(args: argparse.Namespace, what: str, view_of: Callable[[Store,
             return 0
         print(" ".join(f"{heading:>{width}}" for _, heading, width in columns) + "  title")
         for row in page[rows_key]:
+            # One line a row: a multi-line title (an item sent as `text`) broke the table; --id shows it whole.
             print(" ".join(f"{'-' if row[key] is None else row[key]:>{width}}" for key, _, width in columns)
-                  + f"  {row['title']}")
+                  + f"  {shorten(row['title'] or '', LISTING_TITLE_WIDTH)}")
         if page["next_offset"] is not None:
             print(f"(more: --offset {page['next_offset']})")
         return 0
@@ -570,15 +584,18 @@ def _print_copy_group(view: dict[str, Any]) -> None:
         mark = "*" if m["document_id"] == view["representative_id"] else " "
         decision = m["decision"] if isinstance(m["decision"], dict) else {}
         # A member that matched nothing founded the copy group; its stage is where the search ended.
-        how = (m["stage"] or "-") if decision.get("same", True) else "founded"
+        # One an editor moved matched nothing either, but its stage says who put it here ("editor").
+        founded = not decision.get("same", True) and m["stage"] != "editor"
+        how = "founded" if founded else (m["stage"] or "-")
         score = "" if m["score"] is None or how == "founded" else f" {m['score']:.3f}"
-        print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {m['title']}"
+        print(f"  {mark} doc {m['document_id']:<6} [{how:<9}{score}] {_one_line(m['title'])}"
               f"  <{m['source'] or m['url'] or '-'}>")
         reasons = decision.get("reasons", [])
         for r in reasons:
             print(f"        - {r}")
     for e in view["events"]:
-        print(f"  representative {e['old_representative']} -> {e['new_representative']}: {e['reason']}")
+        old, new = (e[k] if e[k] is not None else "none" for k in ("old_representative", "new_representative"))
+        print(f"  representative {old} -> {new}: {e['reason']}")
 
 
 def cmd_copy_groups(args: argparse.Namespace) -> int:
@@ -600,7 +617,7 @@ def _print_story(view: dict[str, Any]) -> None:
           f"{view['start']} .. {view['end']}")
     for g in view["copy_groups"]:
         print(f"  copy group {g['id']} ({_count(g['size'], 'item')}; {', '.join(g['languages'])}; "
-              f"{', '.join(g['outlets']) or '-'}): {g['title']}")
+              f"{', '.join(g['outlets']) or '-'}): {_one_line(g['title'])}")
         print(f"      representative {g['representative_id']}: {g['representative_reason'] or '-'}")
         print(f"      {g['story_reason']}")
 
@@ -641,10 +658,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run two texts through the copy level's cascade and guards and explain the "
                                    "verdict: SAME is the same report again (one copy group), not merely the same "
                                    "event (a story).")
-    p.add_argument("a")
-    p.add_argument("b")
-    p.add_argument("--lang-a")
-    p.add_argument("--lang-b")
+    p.add_argument("a", help="the first text (a headline)")
+    p.add_argument("b", help="the second text")
+    p.add_argument("--lang-a", help="language tag of a, e.g. ko or en (default: detected)")
+    p.add_argument("--lang-b", help="language tag of b (default: detected)")
     p.add_argument("--json", action="store_true", help="print the Decision as JSON")
     _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_compare)
@@ -723,7 +740,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action="store_true", help="force a progress bar on stderr")
     p.set_defaults(func=cmd_settle)
 
-    p = sub.add_parser("stats", help="store and index counts of a store")
+    p = sub.add_parser("stats", help="store and index counts of a store",
+                       description="Open a store as serve does (its candidate indices warmed up, the model loaded "
+                                   "unless --model none) and print as JSON its row counts, the indexed documents and "
+                                   "copy groups, and the warm-up report.")
     _add_engine_args(p)
     p.set_defaults(func=cmd_stats)
 
@@ -756,6 +776,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose >= 2:
             raise
         raise SystemExit(f"samestory {args.command}: {exc}") from None
+    except BrokenPipeError:
+        # The reader closed the pipe (`samestory stories --id 3 | head`): stop as cat does, with no
+        # traceback. Python flushes stdout again at exit and would fail there too: point it at devnull.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE: the status a shell reports for cat stopped the same way
 
 
 if __name__ == "__main__":

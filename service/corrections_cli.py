@@ -70,11 +70,15 @@ def register(sub: Any) -> None:
                                    "labelled pairs (eval-data JSONL: split and not-same are label 0, merge 1) for "
                                    "'samestory eval calibrate'.")
     inner = p.add_subparsers(dest="corrections_command", metavar="ACTION", required=True)
-    q = inner.add_parser("list", help="every correction, oldest first, with who and when")
+    q = inner.add_parser("list", help="every correction, oldest first, with who and when",
+                         description="Every editor's correction of the store, oldest first: its kind, the documents "
+                                     "and stories it moved, who made it and when, and the note.")
     q.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
     q.add_argument("--json", action="store_true", help="one JSON object per correction (as GET /v1/corrections)")
     q.set_defaults(func=cmd_list)
-    q = inner.add_parser("export", help="the corrections as labelled pairs (JSONL) for eval calibrate")
+    q = inner.add_parser("export", help="the corrections as labelled pairs (JSONL) for eval calibrate",
+                         description="Write the corrections as labelled pairs in the eval-data JSONL format (split "
+                                     "and not-same: label 0; merge: label 1) for 'samestory eval calibrate'.")
     q.add_argument("--db", default=DEFAULT_DB, help="store URL (env SAMESTORY_DB; default %(default)s)")
     q.add_argument("--out", help="file to write (default: stdout)")
     q.set_defaults(func=cmd_export)

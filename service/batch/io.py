@@ -53,6 +53,18 @@ def _article(fields: dict[str, Any], where: str) -> Article:
         raise ValueError(f"{where}: {exc}") from exc
 
 
+def csv_hint(name: str, *, parquet: bool = True) -> str:
+    """What to add to a JSON error in a file named ``*.csv`` / ``*.tsv``: a CSV corpus read as
+    JSON Lines said only "not valid JSON" on its header line. ``parquet``: the reader takes Parquet too.
+
+    >>> csv_hint("feed.csv"), csv_hint("feed.jsonl"), csv_hint("feed.TSV", parquet=False)
+    ('; CSV is not read: convert it to JSON Lines (one JSON object a line) or Parquet', '', '; CSV is not read: convert it to JSON Lines (one JSON object a line)')
+    """
+    if Path(name).suffix.lower() in (".csv", ".tsv"):
+        return "; CSV is not read: convert it to JSON Lines (one JSON object a line)" + (" or Parquet" if parquet else "")
+    return ""
+
+
 def _jsonl(path: Path) -> Iterator[Record]:
     try:
         with path.open(encoding="utf-8") as f:
@@ -63,7 +75,8 @@ def _jsonl(path: Path) -> Iterator[Record]:
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
+                    raise ValueError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})"
+                                     f"{csv_hint(path.name)}") from exc
                 yield Record(where, _article(obj, where), obj)
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc

@@ -48,6 +48,15 @@ def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
     bad.write_text('{"title": "ok"}\n{"title": \n', encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
     assert res.returncode != 0 and b"bad.jsonl:2: not valid JSON" in res.stderr
+    res = run("ingest", str(tmp_path / "nope.jsonl"), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and res.stderr.decode().strip().endswith("nope.jsonl: No such file or directory")
+    res = run("ingest", str(tmp_path), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.stderr.decode().strip() == f"cannot read {tmp_path}: Is a directory"
+    csv = tmp_path / "feed.csv"  # a CSV feed said only "not valid JSON" on its header line
+    csv.write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
+    res = run("ingest", str(csv), "--db", f"sqlite:///{db}", "--model", "none")
+    assert res.returncode != 0 and res.stderr.decode().strip().endswith(
+        "feed.csv:1: not valid JSON: Expecting value; CSV is not read: convert it to JSON Lines (one JSON object a line)")
     bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n{"title": "x", "url": "ftp://nope"}\n',
                    encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
@@ -255,3 +264,44 @@ def test_an_unknown_id_names_the_store_without_its_password(command, what, monke
     with pytest.raises(SystemExit) as exc:
         main([*command, "--id", "7", "--db", "postgresql://app:s3cret@db:5432/news"])
     assert str(exc.value.code) == f"{what} 7 does not exist in postgresql://app:***@db:5432/news"
+
+
+def test_listings_keep_each_row_on_one_line_and_say_none_not_none(tmp_path):
+    # An item sent with a multi-line title (a `text` record) broke the copy-groups and stories
+    # tables across lines, and a copy group's first representative event read "representative None -> 1".
+    db = f"sqlite:///{tmp_path}/s.db"
+    lines = [{"title": "Volcano spews ash on Mexico City\nAsh from Popocatepetl reached the capital's south",
+              "url": "https://a.example/1"},
+             {"title": "ECB holds rates", "url": "https://c.example/1"}]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    assert run("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed).returncode == 0
+    for command in ("copy-groups", "stories"):
+        rows = run(command, "--db", db).stdout.decode().splitlines()
+        assert len(rows) == 3, rows  # the heading and one row a copy group / story
+        assert any(r.endswith("Volcano spews ash on Mexico City Ash from Popocatepetl reached the capital's south")
+                   for r in rows)
+    shown = run("copy-groups", "--db", db, "--id", "1").stdout.decode()
+    assert "representative none -> 1: " in shown and "None" not in shown
+    assert "] Volcano spews ash on Mexico City Ash from Popocatepetl" in shown
+    story = run("stories", "--db", db, "--id", "1").stdout.decode()
+    assert "): Volcano spews ash on Mexico City Ash from Popocatepetl" in story
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    # `samestory copy-groups --json | head -c 10` ended in a BrokenPipeError traceback.
+    import random
+
+    db = f"sqlite:///{tmp_path}/s.db"
+    words = ["rates", "volcano", "election", "council", "harbour", "strike", "budget", "storm", "merger", "court"]
+    rng = random.Random(7)
+    lines = [{"title": f"report {i} " + " ".join(rng.choice(words) + str(rng.randrange(10**6)) for _ in range(120)),
+              "url": f"https://a.example/{i}"} for i in range(100)]
+    feed = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    assert run("ingest", "-", "--db", db, "--model", "none", "--quiet", stdin=feed).returncode == 0
+    reader = subprocess.Popen([sys.executable, "-m", "service.cli", "copy-groups", "--db", db, "--json",
+                               "--limit", "100"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.read(10) == b'{"copy_gro'
+    reader.stdout.close()  # the page is far over a pipe's buffer: the next write finds no reader
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=120) == 141 and "Traceback" not in err, err

@@ -326,3 +326,19 @@ def test_cli_lists_and_exports_the_corrections(tmp_path, capsys):
     assert [p.label for p in load_pairs(out)] == [0]
     with pytest.raises(SystemExit, match="no SQLite store at"):
         main(["corrections", "list", "--db", f"sqlite:///{tmp_path / 'missing.db'}"])
+
+
+def test_the_copy_groups_view_shows_a_member_an_editor_moved_as_editor(tmp_path, capsys):
+    # `samestory copy-groups --id N` printed "[founded  ]" for it, while its JSON (and docs/api.md)
+    # say stage "editor".
+    from service.cli import main
+
+    db = f"sqlite:///{tmp_path}/s.db"
+    engine = _engine(db)
+    _story_id, docs = _story(engine)
+    Editor(engine).split(docs[1], who="alice")
+    group = _group_of(engine.store, docs[1])
+    engine.close()
+    assert main(["copy-groups", "--db", db, "--id", str(group)]) == 0
+    shown = capsys.readouterr().out
+    assert f"doc {docs[1]:<6} [editor   ]" in shown and "founded" not in shown, shown

@@ -20,8 +20,9 @@ def dedupe(request: DedupeRequest, service: ServiceDep) -> DedupeResponse:
     items = request.items
     limit = service.settings.max_dedupe_texts
     if len(items) > limit:
+        what = "texts" if request.texts is not None else "records"  # name what was sent
         raise HTTPException(status.HTTP_413_CONTENT_TOO_LARGE,
-                            f"{len(items)} texts exceed the limit of {limit} (setting max_dedupe_texts)")
+                            f"{len(items)} {what} exceed the limit of {limit} (setting max_dedupe_texts)")
     # Stateless: it does not wait for (or hold up) an ingest batch holding the engine.
     res = service.call_stateless("dedupe", service.engine.dedupe, items, text_field="text",
                                  kind=request.kind, threshold=request.threshold)

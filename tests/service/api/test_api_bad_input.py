@@ -99,6 +99,9 @@ def test_oversize_batches(client):
     assert r.json()["detail"] == "batch of 4 articles exceeds the limit of 3 (setting max_batch)"
     r = client.post("/v1/dedupe", json={"texts": ["a"] * 5})
     assert r.status_code == 413 and r.json()["detail"] == "5 texts exceed the limit of 4 (setting max_dedupe_texts)"
+    # records were counted as "texts" too
+    r = client.post("/v1/dedupe", json={"records": [{"text": "a"}] * 5})
+    assert r.status_code == 413 and r.json()["detail"] == "5 records exceed the limit of 4 (setting max_dedupe_texts)"
     r = client.get("/v1/copy-groups", params={"limit": 51})
     assert r.status_code == 422 and "page limit of 50" in r.json()["detail"]
     assert stored(client) == 0

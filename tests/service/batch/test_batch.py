@@ -37,6 +37,11 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
         read_records([bad])
+    # a CSV corpus said only "not valid JSON" on its header line
+    (tmp_path / "feed.csv").write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^feed\.csv:1: not valid JSON: .*; CSV is not read: convert it to JSON "
+                       r"Lines \(one JSON object a line\) or Parquet$"):
+        read_records([tmp_path / "feed.csv"])
     write_jsonl(tmp_path / "notitle.jsonl", [{"title": "ok"}, {"body": "b", "url": "https://x.example/1"},
                                         {"url": "https://x.example/2", "colour": "red"}])
     with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body$"):

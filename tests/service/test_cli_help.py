@@ -1,0 +1,30 @@
+"""`samestory ... --help` explains every command and argument (a newcomer reads nothing else)."""
+
+from __future__ import annotations
+
+import argparse
+
+from service.cli import build_parser
+
+
+def _commands(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every (sub-)command under ``parser``, with its full name."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                found.append((f"{path} {name}", command))
+                found += _commands(command, f"{path} {name}")
+    return found
+
+
+def test_every_command_has_a_description_and_every_argument_a_help_line() -> None:
+    # Bare before: `compare` a, b, --lang-a, --lang-b; `eval report --json`, `eval clusters FILE`, `eval sweep
+    # --stage/--no-guards/--json`, `models train-verifier --out/--seed`; no description: `stats`, `eval`,
+    # `eval report`, `eval sweep`, `models`, `models build`, `models list`, `corrections list`, `corrections export`.
+    commands = _commands(build_parser(), "samestory")
+    assert {"samestory compare", "samestory eval report", "samestory corrections export"} <= {n for n, _ in commands}
+    undescribed = [name for name, command in commands if not command.description]
+    bare = [f"{name} {a.dest}" for name, command in commands for a in command._actions
+            if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)) and not a.help]
+    assert (undescribed, bare) == ([], [])
