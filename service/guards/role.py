@@ -493,7 +493,14 @@ class RoleGuard:
         if ko_a != ko_b:
             return self._check_result(tb, ta) if ko_a else self._check_result(ta, tb)
         if ko_a:
-            return self._check_ko(ta, tb)
+            verdict = self._check_ko(ta, tb)
+            if verdict.blocked or self.results is None:
+                return verdict
+            # "울산, 포항 꺾고 우승" / "포항, 울산 꺾고 우승": a headline result carries no particles
+            ra, rb = self.results.korean(ta), self.results.korean(tb)
+            if ra is not None and rb is not None and (ra.winner, ra.loser) == (rb.loser, rb.winner):
+                return GuardVerdict(self.name, True, True, f"{self.name}: {ra.shown} vs {rb.shown}")
+            return verdict
         return self._check_en(ta, tb)
 
 

@@ -36,6 +36,7 @@ def verdict(gs: GuardSet, ta: str, tb: str, la: str = "ko", lb: str | None = Non
         ("대표팀이 일본을 3대1로 꺾었다", "일본이 대표팀을 3대1로 꺾었다", "대표팀(subject) vs 대표팀(object)"),
         # A headline's comma topic is its subject: "A, B에 승리" / "B, A에 승리".
         ("대표팀, 일본에 2-1 역전승", "일본, 대표팀에 2-1 역전승", "대표팀(subject) vs 대표팀(locative)"),
+        ("울산, 포항 꺾고 K리그 우승", "포항, 울산 꺾고 K리그 우승", "울산, 포항 꺾고 vs 포항, 울산 꺾고"),
         ("화물선은 인천에서 부산으로 향했다", "화물선은 부산에서 인천으로 향했다", "인천(locative) vs 인천(direction)"),
         ("김민수는 박지현의 제자였다", "박지현은 김민수의 제자였다", "김민수(subject) vs 김민수(genitive)"),
         ("민수는 지현의 소설을 번역했다", "지현은 민수의 소설을 번역했다", "민수(subject) vs 민수(genitive)"),
