@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from service.guards.base import GuardInput, is_hangul, prepare, step_aside
 from service.guards.order import OrderRules, OrderTest
-from service.guards.result import ResultFrames
+from service.guards.result import Result, ResultFrames
 from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
 
@@ -497,11 +497,21 @@ class RoleGuard:
             if verdict.blocked or self.results is None:
                 return verdict
             # "울산, 포항 꺾고 우승" / "포항, 울산 꺾고 우승": a headline result carries no particles
-            ra, rb = self.results.korean(ta), self.results.korean(tb)
-            if ra is not None and rb is not None and (ra.winner, ra.loser) == (rb.loser, rb.winner):
-                return GuardVerdict(self.name, True, True, f"{self.name}: {ra.shown} vs {rb.shown}")
+            return self._swapped_result(verdict, self.results.korean(ta), self.results.korean(tb))
+        verdict = self._check_en(ta, tb)
+        if verdict.blocked or self.results is None:
             return verdict
-        return self._check_en(ta, tb)
+        # "Japan beat South Korea" / "Japan falls to South Korea": two verbs, one result each
+        return self._swapped_result(verdict, self.results.english(ta), self.results.english(tb))
+
+    def _swapped_result(self, verdict: GuardVerdict, ra: Result | None, rb: Result | None) -> GuardVerdict:
+        """Block when two results of one language name the same two sides, winner and loser swapped."""
+        if ra is None or rb is None:
+            return verdict
+        fold = str.casefold
+        if (fold(ra.winner), fold(ra.loser)) == (fold(rb.loser), fold(rb.winner)):
+            return GuardVerdict(self.name, True, True, f"{self.name}: {ra.shown} vs {rb.shown}")
+        return verdict
 
 
     def _check_result(self, latin: str, korean: str) -> GuardVerdict:

@@ -192,6 +192,18 @@ def test_a_result_is_read_across_languages(gs: GuardSet, en: str, ko: str, block
     assert v.decided and v.blocked == blocked, v
 
 
+@pytest.mark.parametrize(
+    ("ta", "tb", "blocked"),
+    [
+        ("Japan beat South Korea 2-1 in Asian Cup", "Japan falls to South Korea in Asian Cup", True),
+        ("Japan beat South Korea 2-1 in Asian Cup", "South Korea falls to Japan in Asian Cup", False),
+        ("Celtics rout Lakers 120-98", "Celtics lose to Lakers 98-120", True),
+    ],
+)
+def test_an_english_result_with_two_verbs(gs: GuardSet, ta: str, tb: str, blocked: bool) -> None:
+    assert verdict(gs, ta, tb, "en").blocked == blocked
+
+
 def test_a_result_whose_names_are_unknown_steps_aside(gs: GuardSet) -> None:
     v = verdict(gs, "Hanbit Rovers beat Nuri United 2-1", "누리 유나이티드, 한빛 로버스에 2-1 승리", "en", "ko")
     assert not v.blocked
