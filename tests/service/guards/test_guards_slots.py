@@ -297,3 +297,20 @@ def test_another_institution_sharing_syllables_is_still_another_who(gs: GuardSet
     who = next(v for v in gs.check(GuardInput(title=ta, text=ta, lang="ko"), GuardInput(title=tb, text=tb, lang="ko"))
                if v.guard == "who")
     assert who.blocked, who.evidence
+
+
+@pytest.mark.parametrize(
+    ("ko", "en", "who_blocks"),
+    [
+        # Korean news leaves the home country unsaid; the English version's possessive names it
+        ("12월 수출 3.2% 증가…무역수지 25억달러 흑자", "South Korea's December exports rise 3.2%, trade surplus at $2.5 billion",
+         False),
+        # an actor, not a possessive: "Korea approves" is the government, which the Korean side does not name
+        ("한전, 전기요금 kWh당 5원 인상 요청", "Korea approves 5-won electricity rate hike", True),
+        # the Korean side names another country: another country's news, the clash stands
+        ("일본 10월 수입 5.1% 감소", "South Korea's October imports fall 5.1%", True),
+    ],
+)
+def test_the_home_country_unsaid_in_korean(gs: GuardSet, ko: str, en: str, who_blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(ko, "ko"), side(en, "en")))
+    assert ("who" in blocked or "where" in blocked) == who_blocks, blocked
