@@ -443,15 +443,17 @@ def _jaccard_many(a: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
     """``jaccard(a, b)`` for every ``b`` of ``others``, as float64 (the same values).
 
     ``a`` must be sorted and unique (as every gram array is); each ``b`` unique. A ``b``'s
-    elements found in ``a`` are counted by binary search into ``a``, all ``b`` at once.
+    elements found in ``a`` (``_member``) are counted for all ``b`` at once.
     """
     if a.size and not bool((a[1:] > a[:-1]).all()):
         return np.array([jaccard(a, b) for b in others], dtype=np.float64)
-    sizes = np.fromiter((b.size for b in others), dtype=np.int64, count=len(others))
+    sizes = np.array([b.size for b in others], dtype=np.int64)
     flat = np.concatenate(others)
     if a.size == 0 or flat.size == 0:
         inter = np.zeros(len(others), dtype=np.int64)
-    else:
+    elif sizes.all():  # one pass: each b's count of found elements
+        inter = np.add.reduceat(_member(a, flat).astype(np.int64), np.cumsum(sizes) - sizes)
+    else:  # reduceat reads an empty segment as its next element: counts from the running sum
         found = np.concatenate([[0], np.cumsum(_member(a, flat), dtype=np.int64)])
         ends = np.cumsum(sizes)
         inter = found[ends] - found[ends - sizes]
