@@ -412,6 +412,8 @@ class MinHashIndex:
         slots = self._table.query(self.band_keys(grams))
         if not slots.size:
             return []
+        if slots.size <= _PAIRWISE_HITS:
+            return self._verify_pairwise(grams, slots.tolist(), window, exclude, floor)
         docs = self._doc[slots]
         keep = np.ones(slots.size, dtype=bool)
         if exclude:
@@ -422,9 +424,7 @@ class MinHashIndex:
         others: list[np.ndarray] = []
         kept_docs: list[int] = []
         for slot, doc_id in zip(slots[keep].tolist(), docs[keep].tolist(), strict=True):
-            other = self._grams[slot]
-            if other is _ELSEWHERE and self._grams_of is not None:  # held by the owner's table
-                other = self._grams_of(doc_id)
+            other = self._grams_at(slot, doc_id)
             if other is not None:
                 others.append(other)
                 kept_docs.append(doc_id)
@@ -437,6 +437,39 @@ class MinHashIndex:
             # The hits at or above the floor come first; keep them and the next (best below).
             order = order[: int(np.count_nonzero(jac >= floor)) + 1]
         return list(zip(ids[order].tolist(), jac[order].tolist(), strict=True))
+
+    def _grams_at(self, slot: int, doc_id: int) -> np.ndarray | None:
+        other = self._grams[slot]
+        if other is _ELSEWHERE and self._grams_of is not None:  # held by the owner's table
+            other = self._grams_of(doc_id)
+        return other  # type: ignore[return-value]
+
+    def _verify_pairwise(self, grams: np.ndarray, slots: list[int], window: tuple[float, float] | None,
+                         exclude: set[int] | None, floor: float | None) -> list[tuple[int, float]]:
+        """``candidates`` for a few hits, one ``jaccard`` each (cheaper than the vectorised pass's
+        fixed cost there: real chunks get a handful of hits)."""
+        out = []
+        for slot in slots:
+            doc_id = int(self._doc[slot])
+            if exclude and doc_id in exclude:
+                continue
+            t = self._time[slot]
+            if window is not None and not (window[0] <= t <= window[1]):
+                continue
+            other = self._grams_at(slot, doc_id)
+            if other is not None:
+                out.append((doc_id, jaccard(grams, other)))
+        out.sort(key=lambda x: (-x[1], x[0]))
+        if floor is not None:
+            out = out[: sum(1 for _, jac in out if jac >= floor) + 1]
+        return out
+
+
+# Up to this many LSH hits are verified one ``jaccard`` call each: about 8 us a pair against the
+# vectorised pass's ~50 us fixed cost (numpy calls, the sort), measured on 2,000 rag-chunks-ntrex
+# chunks (7 hits a chunk on average), where the vectorised pass alone was ~5 % slower than
+# before. Any value gives the same candidates; only the time moves.
+_PAIRWISE_HITS = 8
 
 
 def _jaccard_many(a: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
