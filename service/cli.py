@@ -372,7 +372,10 @@ def cmd_dedupe(args: argparse.Namespace) -> int:
     records, positions, jsonl, lines = _read_dedupe_input(args.file, args.field)
     engine = open_engine(args, db=":memory:")
     try:
-        res = engine.dedupe(records, text_field=args.field or "text", kind=args.kind, threshold=args.threshold)
+        # A bar on a terminal (stderr), as ingest draws one: a long input is otherwise silent for minutes.
+        show_bar = args.progress or (not args.quiet and sys.stderr.isatty())
+        res = engine.dedupe(records, text_field=args.field or "text", kind=args.kind, threshold=args.threshold,
+                            progress=show_bar)
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
     decisions = res.decisions
@@ -684,7 +687,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the dropped records here, one JSON line each: index, duplicate_of, stage, score, "
                    "reasons, record")
     p.add_argument("--json", action="store_true", help="one JSON object: keep, copy_groups, dropped, decisions")
-    p.add_argument("--quiet", action="store_true", help="no 'kept N, dropped M' line on stderr")
+    p.add_argument("--quiet", action="store_true",
+                   help="no 'kept N, dropped M' line and no progress bar on stderr")
+    p.add_argument("--progress", action="store_true",
+                   help="force a progress bar on stderr (default: drawn when stderr is a terminal)")
     _add_engine_args(p, db=False)
     p.set_defaults(func=cmd_dedupe)
 

@@ -244,7 +244,7 @@ class Deduper:
         return compare_pairs(self.ctx, pairs, progress=progress, all_scores=all_scores, batch_size=batch_size)
 
     def dedupe(self, records: Sequence[str | Mapping[str, Any]], *, text_field: str = "text", kind: str = "passage",
-               threshold: float | None = None) -> PassageDedupeResult | DedupeResult:
+               threshold: float | None = None, progress: bool = False) -> PassageDedupeResult | DedupeResult:
         """Drop near-duplicate texts or records (e.g. retrieved RAG chunks); stores nothing.
 
         ``kind="passage"`` (chunks, article bodies): ``service.passages`` decides, and the result
@@ -253,14 +253,15 @@ class Deduper:
         Records are strings or mappings with a ``text_field``; ``threshold`` overrides the
         embedding-stage threshold for this call. It reads neither the candidate state nor the
         store, so it may run beside an ingest in another thread (the HTTP service does).
+        ``progress``: a progress bar on stderr (the command line's, on a terminal).
         """
         if kind == "passage":
-            return self.ctx.passages.dedupe(records, text_field=text_field, threshold=threshold)
+            return self.ctx.passages.dedupe(records, text_field=text_field, threshold=threshold, progress=progress)
         if kind != "headline":
             raise ValueError(f"kind must be 'passage' or 'headline', got {kind!r}")
         from service.passages import texts_of
 
-        return dedupe_headlines(self.ctx, texts_of(records, text_field)[0], threshold=threshold)
+        return dedupe_headlines(self.ctx, texts_of(records, text_field)[0], threshold=threshold, progress=progress)
 
     # stories and settling ------------------------------------------------------------------------------
     def settle(self, *, hours: float | None = None, copies: bool = True, progress: bool = False) -> SettleReport:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from index.align import Alignment, align
 from index.minhash import MinHashIndex
@@ -266,8 +267,9 @@ class PassageDeduper:
 
     # the call ----------------------------------------------------------------------------------------
     def dedupe(self, records: Sequence[Any], *, text_field: str = "text", lang_field: str = "lang",
-               threshold: float | None = None) -> PassageDedupeResult:
-        """Drop the records that copy an earlier kept one; ``threshold`` overrides ``alignment_score``."""
+               threshold: float | None = None, progress: bool = False) -> PassageDedupeResult:
+        """Drop the records that copy an earlier kept one; ``threshold`` overrides ``alignment_score``.
+        ``progress``: a progress bar on stderr for each stage that goes chunk by chunk."""
         texts, langs = texts_of(records, text_field, lang_field)
         cfg = self.config if threshold is None else replace(self.config, alignment_score=float(threshold))
         if not 0.0 <= cfg.alignment_score <= 1.0:
@@ -275,8 +277,8 @@ class PassageDeduper:
         passages = [Passage.build(t, lang) for t, lang in zip(texts, langs, strict=True)]
         verdicts: list[PassageVerdict | None] = [None] * len(passages)
         notes: dict[int, list[str]] = {}
-        self._lexical(passages, verdicts, notes, cfg)
-        self._crosslingual(passages, verdicts, notes, cfg)
+        self._lexical(passages, verdicts, notes, cfg, progress)
+        self._crosslingual(passages, verdicts, notes, cfg, progress)
         final = []
         for i, v in enumerate(verdicts):
             if v is None:
@@ -287,12 +289,12 @@ class PassageDeduper:
         return PassageDedupeResult(list(records), final)
 
     def _lexical(self, passages: list[Passage], verdicts: list[PassageVerdict | None], notes: dict[int, list[str]],
-                 cfg: PassageConfig) -> None:
+                 cfg: PassageConfig, progress: bool = False) -> None:
         by_exact: dict[str, int] = {}
         by_norm: dict[str, int] = {}
         by_sentence: dict[str, list[int]] = {}  # a kept chunk's normalised sentences -> the chunk
         lsh = MinHashIndex(threshold=cfg.lsh_threshold, num_perm=cfg.num_perm)
-        for i, p in enumerate(passages):
+        for i, p in enumerate(tqdm(passages, desc="dedupe", unit="chunk", disable=not progress)):
             if p.empty:
                 verdicts[i] = PassageVerdict(i, None, "none", None, ("kept: empty text (nothing to compare)",))
                 continue
@@ -314,7 +316,8 @@ class PassageDeduper:
                     {"containment": 1.0})
                 continue
             merged = False
-            for j, jac in lsh.candidates(p.shingles):
+            # The loop stops at the first candidate under the bar: the index hands over only that head.
+            for j, jac in lsh.candidates(p.shingles, floor=cfg.shingle_jaccard):
                 q = passages[j]
                 if jac < cfg.shingle_jaccard:
                     # The note counts the absent words without the typo analysis: below the
@@ -431,7 +434,7 @@ class PassageDeduper:
         return [i for k, i in enumerate(open_) if needed[k]], skipped
 
     def _crosslingual(self, passages: list[Passage], verdicts: list[PassageVerdict | None],
-                      notes: dict[int, list[str]], cfg: PassageConfig) -> None:
+                      notes: dict[int, list[str]], cfg: PassageConfig, progress: bool = False) -> None:
         open_ = [i for i, v in enumerate(verdicts) if v is None and passages[i].sentences]
         langs = {passages[i].lang for i in open_} - {"und"}
         if self.encode is None or len(langs) < 2:
@@ -460,7 +463,7 @@ class PassageDeduper:
         # Candidate lists: earlier chunks in another language, best cosine first.
         cands = [[(open_[t], c) for t, c in row] for row in
                  self._pairs_above(means, lang_code, cfg.candidate_cosine, cfg.block_rows, 4 * cfg.max_candidates)]
-        for k, i in enumerate(open_):
+        for k, i in enumerate(tqdm(open_, desc="dedupe: translations", unit="chunk", disable=not progress)):
             p = passages[i]
             tried = 0
             # Every candidate (up to max_candidates kept ones) is aligned and the best passing

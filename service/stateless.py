@@ -89,9 +89,10 @@ def compare_pairs(ctx: EngineContext, pairs: Sequence[tuple[Article | str, Artic
     return out
 
 
-def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: float | None = None) -> DedupeResult:
+def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: float | None = None,
+                     progress: bool = False) -> DedupeResult:
     """Each text is matched, in order, against the groups formed so far, through the same
-    cascade and guards as ``ingest``."""
+    cascade and guards as ``ingest`` (``progress``: a bar on stderr)."""
     if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
         raise ValueError("texts must be a list of strings")
     config = ctx.config if threshold is None else ctx.config.replace(embedding_threshold=threshold)
@@ -106,7 +107,7 @@ def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: flo
     vecs = ctx.prefetch_vectors(feats, state, cascade)
     decisions: list[Decision] = []
     dup: list[int | None] = []
-    for i, f in enumerate(feats):
+    for i, f in enumerate(tqdm(feats, desc="dedupe", unit="item", disable=not progress)):
         text = cascade.embed_text(f)
 
         def vector_fn(text: str = text) -> np.ndarray | None:

@@ -9,7 +9,7 @@ import pytest
 from datasketch import MinHash, MinHashLSH
 
 from index.features import gram_ids
-from index.minhash import BandTable, MinHashIndex, _identity_hash, lsh_params
+from index.minhash import BandTable, MinHashIndex, _identity_hash, _member, jaccard, lsh_params
 from index.text import char_ngrams
 
 
@@ -116,3 +116,56 @@ def test_slots_are_compacted_and_answers_survive_churn() -> None:
     assert len(churned._grams) <= 2 * len(churned) + 4096 + 1
     for g in grams:
         assert churned.candidates(g) == fresh.candidates(g)
+
+
+def _pairwise_candidates(idx: MinHashIndex, grams: np.ndarray, window: tuple[float, float] | None = None,
+                         exclude: set[int] | None = None) -> list[tuple[int, float]]:
+    """``candidates`` as it was before the vectorised pass: ``jaccard`` hit by hit, then sorted."""
+    out = []
+    for slot in idx._table.query(idx.band_keys(grams)).tolist():
+        doc = int(idx._doc[slot])
+        t = idx._time[slot]
+        if (exclude and doc in exclude) or (window is not None and not window[0] <= t <= window[1]):
+            continue
+        other = idx._grams[slot]
+        if isinstance(other, np.ndarray):
+            out.append((doc, jaccard(grams, other)))
+    return sorted(out, key=lambda x: (-x[1], x[0]))
+
+
+def test_vectorised_verification_gives_the_pairwise_answer_and_floor_cuts_its_head() -> None:
+    """Every hit's Jaccard in one pass is the same float, in the same order, as hit by hit; with
+    ``floor`` the list stops after its first entry below it (what the passage dedupe reads)."""
+    rng = np.random.default_rng(3)
+    shared = rng.integers(0, 2**32, 60, dtype=np.uint64).astype(np.uint32)
+    # Templated sets: a random part of one shared pool plus grams of their own (a spread of Jaccards
+    # around the LSH threshold, and ties), and some long sets past _member's hash-table size.
+    sets = []
+    for k in range(500):
+        own = rng.integers(0, 2**32, int(rng.integers(0, 30)) + (300 if k % 50 == 0 else 0), dtype=np.uint64)
+        sets.append(np.unique(np.concatenate([rng.choice(shared, int(rng.integers(5, 60)), replace=False),
+                                              own.astype(np.uint32)])))
+    idx = MinHashIndex(threshold=0.5)
+    hits = 0
+    for i, g in enumerate(sets):
+        want = _pairwise_candidates(idx, g)
+        assert idx.candidates(g) == want, i
+        hits += len(want)
+        window, exclude = (0.3 * i, 0.7 * i), {1, 5, 7}
+        assert idx.candidates(g, window=window, exclude=exclude) == _pairwise_candidates(idx, g, window, exclude)
+        for floor in (0.3, 0.6, 0.71, 1.0):
+            head = next((k for k, (_, jac) in enumerate(want) if jac < floor), len(want) - 1)
+            assert idx.candidates(g, floor=floor) == want[: head + 1], (i, floor)
+        idx.add(i, g, float(i))
+        if i % 7 == 0:
+            idx.remove(i // 2)
+    assert hits > 5_000  # the LSH did propose many pairs
+
+
+def test_member_hash_table_agrees_with_binary_search() -> None:
+    rng = np.random.default_rng(4)
+    for size in (1, 2, 17, 44, 255, 256, 257, 600):
+        a = np.unique(rng.integers(0, 2**32, size, dtype=np.uint64).astype(np.uint32))
+        values = np.concatenate([rng.choice(a, 500), rng.integers(0, 2**32, 500, dtype=np.uint64).astype(np.uint32),
+                                 np.array([0, 2**32 - 1], dtype=np.uint32)])
+        assert np.array_equal(_member(a, values), np.isin(values, a)), size

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,25 @@ def test_a_lang_that_is_no_language_tag_is_refused_naming_its_line(tmp_path: Pat
     src.write_text(json.dumps({"text": KO_A, "lang": None}) + "\n" + json.dumps({"text": KO_B, "lang": " "}) + "\n",
                    encoding="utf-8")
     assert len(_read_dedupe_input(str(src), None)[0]) == 2
+
+
+def test_progress_bar_on_stderr_when_asked_or_on_a_terminal_and_never_in_the_output(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # A 20,000-line dedupe ran for minutes with nothing on the screen (the fourth tour).
+    lines = "".join(f"item {i} about topic {i % 7}\n" for i in range(40))
+    out, err = _dedupe(lines, "--json", "--progress", monkeypatch=monkeypatch, capsys=capsys)
+    assert "dedupe: 100%" in err and "40/40" in err, err
+    assert len(json.loads(out)["keep"]) == 40  # stdout is the JSON alone
+    _, err = _dedupe(lines, monkeypatch=monkeypatch, capsys=capsys)  # captured stderr: no terminal, no bar
+    assert "100%" not in err and err.strip() == "40 lines: kept 40, dropped 0"
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for quiet, drawn in ((False, True), (True, False)):
+        monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+        monkeypatch.setattr("sys.stderr", Terminal())
+        assert main(["dedupe", "-", "--model", "none", *(["--quiet"] if quiet else [])]) == 0
+        assert ("dedupe: 100%" in sys.stderr.getvalue()) == drawn, (quiet, sys.stderr.getvalue())
+    capsys.readouterr()
