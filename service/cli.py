@@ -188,16 +188,16 @@ LISTING_TITLE_WIDTH = 100
 
 
 def decided_by(r: IngestResult) -> str:
-    """The stage that joined an item to what was stored, or "-" for a new item (no stage matched;
+    """The stage that joined an item to what was stored, or "none" for a new item (no stage matched;
     its decision's ``stage`` is only the last stage the cascade ran)."""
     from service.types import matched_stage
 
-    return matched_stage(r.status, r.decision.stage) or "-"
+    return matched_stage(r.status, r.decision.stage)
 
 
 def ingest_line(article: Article, r: IngestResult) -> str:
     """One ingested item as a line: status, document, copy group, story, the stage that matched
-    ("-" for a new item), the title (shortened), then what it duplicates or which guards kept it
+    ("none" for a new item), the title (shortened), then what it duplicates or which guards kept it
     apart from a candidate."""
     if r.duplicate_of:
         why = f" (duplicate of {r.duplicate_of})"

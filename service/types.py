@@ -296,15 +296,18 @@ class Decision:
         }
 
 
-def matched_stage(status: str, stage: str) -> str | None:
-    """The stage that joined an item to what was stored, or None for a new item: no stage matched,
-    and a new item's decision ``stage`` is only the last stage the cascade ran (``embedding``, or
-    ``minhash`` without a model), which is no merge. One rule for the ingest CLI and batch's summary.
+def matched_stage(status: str, stage: StageName) -> StageName:
+    """The stage that joined an item to what was stored, or ``"none"`` for a new item: no stage
+    matched, and a new item's decision ``stage`` is only the last stage the cascade ran
+    (``embedding``, or ``minhash`` without a model) or the stage of a merge a guard vetoed, which is
+    no merge. ``"none"`` is the passage kind's word for a kept chunk and a value of the API's
+    ``StageName``. One rule for every ``stage`` a user reads: the ingest CLI's lines and JSON,
+    ``POST /v1/articles``, ``/metrics``, batch's rows and summary, the headline kind of dedupe.
 
     >>> matched_stage("duplicate", "exact"), matched_stage("reobserved", "url"), matched_stage("new", "embedding")
-    ('exact', 'url', None)
+    ('exact', 'url', 'none')
     """
-    return None if status == "new" else stage
+    return "none" if status == "new" else stage
 
 
 @dataclass
@@ -342,5 +345,7 @@ class IngestResult:
             "representative_id": self.representative_id,
             "status": self.status,
             "duplicate_of": self.duplicate_of,
-            "decision": self.decision.to_dict(),
+            # a new item's stage is "none" (matched_stage), as in batch rows and dedupe; its score,
+            # reasons and blocked_by still say what the stages saw
+            "decision": {**self.decision.to_dict(), "stage": matched_stage(self.status, self.decision.stage)},
         }

@@ -194,7 +194,7 @@ def test_ingest_lines_name_the_guards_that_kept_a_new_item_apart(capsys, monkeyp
             {"title": "Fed raises rates by 50 basis points", "url": "https://b.example/1"}]
     _ingest_from_stdin(feed, monkeypatch)
     second = capsys.readouterr().out.splitlines()[1]
-    assert second.startswith("new") and " stage -  " in second
+    assert second.startswith("new") and " stage none " in second
     assert second.endswith("(kept apart by: quantity, number)")
 
 
