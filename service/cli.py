@@ -234,7 +234,7 @@ def ingest_summary(by_status: Counter[str], copy_groups: int, stories: int) -> s
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from service.types import Article, ArticleError
+    from service.types import Article, ArticleError, duplicate_id_warning
 
     if args.file == "-":
         stream = sys.stdin
@@ -253,6 +253,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise SystemExit(f"{args.file}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    repeated = duplicate_id_warning(articles)
+    if repeated:  # once, before the work; --quiet hides the per-item lines, not this
+        print(repeated, file=sys.stderr)
     engine = open_engine(args)
     try:
         for lineno, article in enumerate(articles, 1):  # every URL checked before anything is stored

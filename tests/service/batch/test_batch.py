@@ -264,3 +264,22 @@ def test_the_printed_summary_counts_stories_and_rows_folded_by_their_url(tmp_pat
     out = capsys.readouterr().out
     assert out.startswith("3 items -> 1 copy groups, 1 stories in ")
     assert "  statuses: {'new': 1, 'new_version': 1, 'reobserved': 1}" in out
+
+
+def test_batch_warns_once_about_repeated_ids_and_keeps_every_row(tmp_path: Path, capsys) -> None:
+    from service.cli import main
+
+    rows = [{"title": "Fed raises rates by 25 basis points", "id": "x"},
+            {"title": "Volcano erupts in southwest Iceland", "id": "y"},
+            {"title": "Samsung posts record quarterly profit", "id": "y"}]
+    src = write_jsonl(tmp_path / "ids.jsonl", rows)
+    assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--model", "none", "--quiet", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1
+    assert "warning: 1 record repeats an earlier record's id (the first: 'y'); 1 has no url" in err
+    table = pq.read_table(tmp_path / "out" / "part-00000.parquet").to_pylist()
+    # no url: the id keys the document, so the repeat is a new version of row 1's (as the warning says)
+    assert [(r["row"], r["id"], r["status"]) for r in table] == [(0, "x", "new"), (1, "y", "new"),
+                                                                 (2, "y", "new_version")]
+    assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--overwrite", "--model", "none", "--quiet"]) == 0
+    assert "warning" in capsys.readouterr().err  # --quiet does not hide it
