@@ -234,7 +234,8 @@ class _DecisionFields(BaseModel):
 class DecisionOut(_DecisionFields):
     """Why an item was joined to another or kept apart (``service.types.Decision``)."""
 
-    stage: StageName = Field(description="the stage that settled the item")
+    stage: StageName = Field(description="the stage that settled the item; \"none\" for an ingested or "
+                             "deduplicated item that joined nothing")
 
 
 class StoredDecisionOut(_DecisionFields):

@@ -180,8 +180,8 @@ def test_ingest_lines_say_status_document_copy_group_story_stage_and_title(capsy
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert len(lines) == 2
-    # A new item matched no stage: "-", not the last stage the cascade ran.
-    assert lines[0].split()[:10] == ["new", "doc", "1", "copy", "group", "1", "story", "1", "stage", "-"]
+    # A new item matched no stage: "none", not the last stage the cascade ran.
+    assert lines[0].split()[:10] == ["new", "doc", "1", "copy", "group", "1", "story", "1", "stage", "none"]
     assert lines[1].split()[:8] == ["duplicate", "doc", "2", "copy", "group", "1", "story", "1"]
     assert "stage exact" in lines[1] and lines[1].endswith("(duplicate of 1)")
     assert "Fed raises rates by 25 basis points" in lines[0] and "…" in lines[0] and long_title not in lines[0]
