@@ -29,6 +29,7 @@ from typing import Any
 
 from bench.harness import print_report
 from service.batch.io import Record
+from service.types import matched_stage
 
 
 def _pairs(n: int) -> int:
@@ -130,7 +131,9 @@ def streaming(records: Sequence[Record], model: str | Any | None,
     finally:
         engine.close()
     if details is not None:
-        details.extend((r.status, r.decision.stage, r.decision.score, r.story_id) for r in results)
+        # the stage as batch's rows report it: "none" for a new item (matched_stage)
+        details.extend((r.status, matched_stage(r.status, r.decision.stage), r.decision.score, r.story_id)
+                       for r in results)
     return [r.cluster_id for r in results], time.perf_counter() - t0
 
 

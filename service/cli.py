@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from service.engine import Deduper
+    from service.settle import CopySettleReport, SettleReport
     from service.store.base import Store
     from service.types import Article, IngestResult
 
@@ -188,16 +189,16 @@ LISTING_TITLE_WIDTH = 100
 
 
 def decided_by(r: IngestResult) -> str:
-    """The stage that joined an item to what was stored, or "-" for a new item (no stage matched;
+    """The stage that joined an item to what was stored, or "none" for a new item (no stage matched;
     its decision's ``stage`` is only the last stage the cascade ran)."""
     from service.types import matched_stage
 
-    return matched_stage(r.status, r.decision.stage) or "-"
+    return matched_stage(r.status, r.decision.stage)
 
 
 def ingest_line(article: Article, r: IngestResult) -> str:
     """One ingested item as a line: status, document, copy group, story, the stage that matched
-    ("-" for a new item), the title (shortened), then what it duplicates or which guards kept it
+    ("none" for a new item), the title (shortened), then what it duplicates or which guards kept it
     apart from a candidate."""
     if r.duplicate_of:
         why = f" (duplicate of {r.duplicate_of})"
@@ -210,16 +211,22 @@ def ingest_line(article: Article, r: IngestResult) -> str:
             f"stage {decided_by(r):<9} {shorten(article.headline)}{why}")
 
 
+def counted(count: int, word: str, words: str) -> str:
+    """A count with its noun in the singular for one, else the plural.
+
+    >>> counted(1, "copy group", "copy groups"), counted(0, "new story", "new stories")
+    ('1 copy group', '0 new stories')
+    """
+    return f"{count} {word if count == 1 else words}"
+
+
 def ingest_summary(by_status: Counter[str], copy_groups: int, stories: int) -> str:
     """The line ``samestory ingest`` ends with on stderr: what the run did and what the store holds.
 
     >>> ingest_summary(Counter(), 0, 0)
     'ingested 0 items: 0 new, 0 duplicates, 0 re-observed, 0 new versions; the store holds 0 copy groups in 0 stories'
     """
-
-    def n(count: int, word: str, words: str) -> str:
-        return f"{count} {word if count == 1 else words}"
-
+    n = counted
     return (f"ingested {n(by_status.total(), 'item', 'items')}: {by_status['new']} new, "
             f"{n(by_status['duplicate'], 'duplicate', 'duplicates')}, {by_status['reobserved']} re-observed, "
             f"{n(by_status['new_version'], 'new version', 'new versions')}; "
@@ -227,7 +234,7 @@ def ingest_summary(by_status: Counter[str], copy_groups: int, stories: int) -> s
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from service.types import Article, ArticleError
+    from service.types import Article, ArticleError, duplicate_id_warning
 
     if args.file == "-":
         stream = sys.stdin
@@ -246,6 +253,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise SystemExit(f"{args.file}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    repeated = duplicate_id_warning(articles)
+    if repeated:  # once, before the work; --quiet hides the per-item lines, not this
+        print(repeated, file=sys.stderr)
     engine = open_engine(args)
     try:
         for lineno, article in enumerate(articles, 1):  # every URL checked before anything is stored
@@ -487,22 +497,49 @@ def cmd_settle(args: argparse.Namespace) -> int:
         return 0
     c = report.copies
     if c is not None:
-        held = f", {c.held} items of groups reaching outside the window held as they are" if c.held else ""
-        print(f"copy groups: replayed {c.items} items of {c.groups_before} copy groups{held}: {c.groups_before} -> "
-              f"{c.groups_after} groups, {c.moved} items moved, {c.anchors} anchors changed, {c.new_groups} new "
-              f"groups, {c.embedded} items embedded, {c.seconds:.1f} s")
+        print(settle_copies_line(c))
         _print_moves([f"  document {mv['document_id']}: copy group {mv['from_copy_group']} -> {mv['to_copy_group']} "
                       f"({mv['stage']} {mv['score'] if mv['score'] is not None else '-'})" for mv in c.moves], args.show)
-    held = f", {report.held} older items held as context" if report.held else ""
-    if report.corrected:
-        held += f", {report.corrected} editors' corrections honoured (their groups held)"
-    print(f"stories: settled {report.items} items in {report.groups} copy groups ({report.untimed} without a "
-          f"publication time, replayed after the timed ones by copy group{held}): {report.stories_before} -> "
-          f"{report.stories_after} stories, {report.moved} copy groups moved, {report.new_stories} new stories, "
-          f"{report.embedded} items embedded, {report.seconds - (c.seconds if c is not None else 0.0):.1f} s")
+    print(settle_stories_line(report))
     _print_moves([f"  copy group {mv['copy_group_id']}: story {mv['from_story']} -> {mv['to_story']} "
                   f"(score {mv['score']:.3f})" for mv in report.moves], args.show)
     return 0
+
+
+def settle_copies_line(c: CopySettleReport) -> str:
+    """``samestory settle``'s line for the copy level, every count with its noun in the right number.
+
+    >>> from service.settle import CopySettleReport
+    >>> settle_copies_line(CopySettleReport(items=1, groups_before=1, groups_after=1, new_groups=1))
+    'copy groups: replayed 1 item of 1 copy group: 1 -> 1 group, 0 items moved, 0 anchors changed, 1 new group, 0 items embedded, 0.0 s'
+    """
+    held = f", {counted(c.held, 'item', 'items')} of groups reaching outside the window held as they are" if c.held else ""
+    return (f"copy groups: replayed {counted(c.items, 'item', 'items')} of "
+            f"{counted(c.groups_before, 'copy group', 'copy groups')}{held}: {c.groups_before} -> "
+            f"{counted(c.groups_after, 'group', 'groups')}, {counted(c.moved, 'item', 'items')} moved, "
+            f"{counted(c.anchors, 'anchor', 'anchors')} changed, {counted(c.new_groups, 'new group', 'new groups')}, "
+            f"{counted(c.embedded, 'item', 'items')} embedded, {c.seconds:.1f} s")
+
+
+def settle_stories_line(report: SettleReport) -> str:
+    """``samestory settle``'s line for the story level (its seconds without the copy level's).
+
+    >>> from service.settle import SettleReport
+    >>> settle_stories_line(SettleReport(items=2, groups=2, stories_before=2, stories_after=2, moved=1, new_stories=1))
+    'stories: settled 2 items in 2 copy groups (0 without a publication time, replayed after the timed ones by copy group): 2 -> 2 stories, 1 copy group moved, 1 new story, 0 items embedded, 0.0 s'
+    """
+    c = report.copies
+    held = f", {counted(report.held, 'older item', 'older items')} held as context" if report.held else ""
+    if report.corrected:
+        corrections = counted(report.corrected, "editor's correction", "editors' corrections")
+        held += f", {corrections} honoured (their groups held)"
+    return (f"stories: settled {counted(report.items, 'item', 'items')} in "
+            f"{counted(report.groups, 'copy group', 'copy groups')} ({report.untimed} without a "
+            f"publication time, replayed after the timed ones by copy group{held}): {report.stories_before} -> "
+            f"{counted(report.stories_after, 'story', 'stories')}, {counted(report.moved, 'copy group', 'copy groups')} "
+            f"moved, {counted(report.new_stories, 'new story', 'new stories')}, "
+            f"{counted(report.embedded, 'item', 'items')} embedded, "
+            f"{report.seconds - (c.seconds if c is not None else 0.0):.1f} s")
 
 
 def _print_moves(lines: list[str], show: int) -> None:

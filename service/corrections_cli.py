@@ -43,6 +43,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from service.cli import counted
     from service.corrections import labelled_pairs
 
     store = _store(args.db)
@@ -53,13 +54,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     text = "".join(line + "\n" for line in lines)
     if args.out in (None, "-"):
         sys.stdout.write(text)
+        if not lines:  # an empty stdout alone does not tell "none" from "failed"
+            print("no corrections to export", file=sys.stderr)
     else:
         try:
             with open(args.out, "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as exc:
             raise SystemExit(f"cannot write {args.out}: {exc.strerror}") from exc
-        print(f"{len(lines)} labelled pairs -> {args.out}", file=sys.stderr)
+        none = "" if lines else " (no corrections to export)"
+        print(f"{counted(len(lines), 'labelled pair', 'labelled pairs')} -> {args.out}{none}", file=sys.stderr)
     return 0
 
 

@@ -259,9 +259,8 @@ class StateRestart:
         if source == "store":  # no checkpoint on disk matches this state: the first due write makes one
             self.checkpoint_cursor = 0
         self.warmup_report = {"documents": loaded, "seconds": round(_time.monotonic() - started, 3),
-                              # "clusters": the deprecated alias of "copy_groups", as in samestory stats.
-                              "timed_out": timed_out, "copy_groups": len(self.state.reps),
-                              "clusters": len(self.state.reps), "state": source,
+                              # copy_groups: those loaded into the candidate state, as documents
+                              "timed_out": timed_out, "copy_groups": len(self.state.reps), "state": source,
                               "vector_index": "file" if self._vectors_loaded else "store",
                               "replayed": replayed,
                               "replay_pending": max(0, self.store.max_change() - self.cursor)}

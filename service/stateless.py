@@ -5,6 +5,7 @@ through the same cascade and guards as ``ingest``, without the store or the cand
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -129,6 +130,9 @@ def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: flo
         group = enter_copy(state, p, doc_id=i, version_id=i, features=f, url=None, source=None,
                            new_group=functools.partial(int, i), vector=None if p.joins else vector_fn())
         dup.append(state.reps[group] if p.joins else None)
-        decisions.append(p.decision)
+        # A text that joined nothing is kept: its stage is "none", as the passage kind and the ingest
+        # say it (service.types.matched_stage), not the last stage the cascade ran; score, reasons
+        # and blocked_by still say what the stages saw.
+        decisions.append(p.decision if p.joins else dataclasses.replace(p.decision, stage="none"))
     return _group(dup, decisions)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -296,15 +297,60 @@ class Decision:
         }
 
 
-def matched_stage(status: str, stage: str) -> str | None:
-    """The stage that joined an item to what was stored, or None for a new item: no stage matched,
-    and a new item's decision ``stage`` is only the last stage the cascade ran (``embedding``, or
-    ``minhash`` without a model), which is no merge. One rule for the ingest CLI and batch's summary.
+def duplicate_id_warning(articles: Iterable[Article]) -> str | None:
+    """The one warning ``samestory ingest`` and ``batch`` give when records repeat an ``id``, or
+    None when none does: how many records repeat an earlier one's id, the first id repeated, and
+    what the repeat does. Not an error, and nothing is lost: a record with a ``url`` only echoes
+    its id; a record without one is keyed by it (``CopyLevel.doc_key``), so the same (channel, id)
+    again is that document again (re-observed, or a new version when its text differs) rather
+    than a document of its own, which is what a caller joining results back by ``id`` must know.
+
+    >>> a = [Article(title="t1", id="a"), Article(title="t2", id="b", url="https://x.example/1"),
+    ...      Article(title="t3", id="a"), Article(title="t4", id="b", url="https://x.example/2"), Article(title="t5")]
+    >>> duplicate_id_warning(a)
+    "warning: 2 records repeat an earlier record's id (the first: 'a'); 1 has no url, so the id names its document: the earlier record's document again (a new version if the text differs), not a new one"
+    >>> duplicate_id_warning(a[1:4:2])
+    "warning: 1 record repeats an earlier record's id (the first: 'b'); the id is only echoed back for these"
+    >>> duplicate_id_warning(a[:2]) is None
+    True
+    """
+    seen: set[str] = set()
+    keyed_seen: set[tuple[str, str]] = set()  # (channel, id) of records keyed by their id
+    repeats = keyed = 0
+    first: str | None = None
+    for a in articles:
+        if a.id is None:
+            continue
+        if a.id in seen:
+            repeats += 1
+            first = a.id if first is None else first
+        seen.add(a.id)
+        if not a.url:
+            keyed += (a.channel, a.id) in keyed_seen
+            keyed_seen.add((a.channel, a.id))
+    if not repeats:
+        return None
+    what = "1 record repeats" if repeats == 1 else f"{repeats} records repeat"
+    head = f"warning: {what} an earlier record's id (the first: {first!r})"
+    if not keyed:
+        return f"{head}; the id is only echoed back for these"
+    return (f"{head}; {keyed} {'has' if keyed == 1 else 'have'} no url, so the id names "
+            f"{'its' if keyed == 1 else 'their'} document: the earlier record's document again (a new version "
+            "if the text differs), not a new one")
+
+
+def matched_stage(status: str, stage: StageName) -> StageName:
+    """The stage that joined an item to what was stored, or ``"none"`` for a new item: no stage
+    matched, and a new item's decision ``stage`` is only the last stage the cascade ran
+    (``embedding``, or ``minhash`` without a model) or the stage of a merge a guard vetoed, which is
+    no merge. ``"none"`` is the passage kind's word for a kept chunk and a value of the API's
+    ``StageName``. One rule for every ``stage`` a user reads: the ingest CLI's lines and JSON,
+    ``POST /v1/articles``, ``/metrics``, batch's rows and summary, the headline kind of dedupe.
 
     >>> matched_stage("duplicate", "exact"), matched_stage("reobserved", "url"), matched_stage("new", "embedding")
-    ('exact', 'url', None)
+    ('exact', 'url', 'none')
     """
-    return None if status == "new" else stage
+    return "none" if status == "new" else stage
 
 
 @dataclass
@@ -342,5 +388,7 @@ class IngestResult:
             "representative_id": self.representative_id,
             "status": self.status,
             "duplicate_of": self.duplicate_of,
-            "decision": self.decision.to_dict(),
+            # a new item's stage is "none" (matched_stage), as in batch rows and dedupe; its score,
+            # reasons and blocked_by still say what the stages saw
+            "decision": {**self.decision.to_dict(), "stage": matched_stage(self.status, self.decision.stage)},
         }

@@ -22,7 +22,7 @@ class Metrics:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.items = Counter("samestory_items",
-                             "Ingested items by the stage that matched them to stored items (\"-\" for new items: "
+                             "Ingested items by the stage that matched them to stored items (\"none\" for new items: "
                              "none matched) and the outcome", ["stage", "status"], registry=r)
         self.merges = Counter("samestory_merges", "Items joined to an existing story (status duplicate), by stage",
                               ["stage"], registry=r)
@@ -60,8 +60,8 @@ class Metrics:
         for res in results:
             d = res.decision
             # A new item's decision stage is only the last stage the cascade ran (usually
-            # embedding), not one that matched it: counted under "-", as the ingest CLI prints it.
-            self.items.labels(matched_stage(res.status, d.stage) or "-", res.status).inc()
+            # embedding), not one that matched it: counted under "none", as the ingest CLI prints it.
+            self.items.labels(matched_stage(res.status, d.stage), res.status).inc()
             if res.status == "duplicate":
                 self.merges.labels(d.stage).inc()
             for guard in d.blocked_by:

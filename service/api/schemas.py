@@ -234,7 +234,8 @@ class _DecisionFields(BaseModel):
 class DecisionOut(_DecisionFields):
     """Why an item was joined to another or kept apart (``service.types.Decision``)."""
 
-    stage: StageName = Field(description="the stage that settled the item")
+    stage: StageName = Field(description="the stage that settled the item; \"none\" for an ingested or "
+                             "deduplicated item that joined nothing")
 
 
 class StoredDecisionOut(_DecisionFields):
@@ -346,12 +347,12 @@ class DedupeRequest(BaseModel):
         ]})
 
     # SkipJsonSchema[None]: absent is allowed, null is not (the schema says array, not array|null).
-    # The length before the text check: after it, pydantic would count the text's "items".
-    texts: Annotated[list[Annotated[str, Field(max_length=MAX_BODY_CHARS), AfterValidator(_clean),
-                                    Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]],
-                     Field(min_length=1)] | SkipJsonSchema[
+    # An empty list is a 200 with an empty result, as Deduper.dedupe([]) and the CLI on an empty
+    # file: a RAG pipeline whose retrieval found nothing is no client error.
+    texts: list[Annotated[str, Field(max_length=MAX_BODY_CHARS), AfterValidator(_clean),
+                          Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]] | SkipJsonSchema[
         None] = Field(None, description="e.g. retrieved RAG chunks")
-    records: Annotated[list[DedupeRecord], Field(min_length=1)] | SkipJsonSchema[None] = Field(
+    records: list[DedupeRecord] | SkipJsonSchema[None] = Field(
         None, description="records with their text in ``text``; kept and dropped records come back "
         "whole, other fields untouched")
     kind: Literal["passage", "headline"] = Field(

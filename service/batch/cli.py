@@ -58,6 +58,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from service.batch.run import run_batch
     from service.cli import check_model, guards_wanted
     from service.config import EngineConfig
+    from service.types import duplicate_id_warning
 
     model = None if args.model in ("none", "") else args.model
     try:
@@ -66,6 +67,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
         check_model(model, args.device)
         require_pyarrow()  # the output is Parquet: say so before any work, not after it
         records = read_records(args.inputs)
+        repeated = duplicate_id_warning(r.article for r in records)
+        if repeated:  # once, before the work (--quiet hides progress, not this)
+            print(repeated, file=sys.stderr)
         config = EngineConfig.load(args.config)
         out = run_batch(records, engine=args.engine, model=model, device=args.device, config=config,
                         guards=guards_wanted(args), into=args.into, level=args.level, batch_size=args.batch_size,

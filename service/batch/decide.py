@@ -29,6 +29,7 @@ import numpy as np
 from service.batch.candidates import CandidateVectors, Neighbours
 from service.batch.io import Record
 from service.config import EngineConfig
+from service.types import matched_stage
 
 
 class PrecomputedEmbedder:
@@ -147,7 +148,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             "story_id": stories[row],
             "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
             "status": r.status,
-            "stage": d.stage,
+            "stage": matched_stage(r.status, d.stage),  # "none" for a new item, as ingest says it
             "score": None if d.score is None else float(d.score),
             "document_id": r.document_id,
             # the store's id of that representative: also set when it is a document the --into store

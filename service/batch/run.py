@@ -163,7 +163,7 @@ def run_batch(records: Sequence[Record], *, engine: str = "local", model: str | 
         "stories": len({r["story_id"] for r in results if r["story_id"] is not None}),
         "groups": len({r["copy_group_id" if level == "copy" else "story_id"] for r in results}),
         # the stage that joined each item to a copy group; new items (statuses' "new") matched none
-        "stages": dict(Counter(s for r in results if (s := matched_stage(r["status"], r["stage"])) is not None)),
+        "stages": dict(Counter(s for r in results if (s := matched_stage(r["status"], r["stage"])) != "none")),
         "statuses": dict(Counter(r["status"] for r in results)),
         "guard_vetoes": dict(vetoes),
         "settled_by_cheap_passes_in_plan": prepared.settled,

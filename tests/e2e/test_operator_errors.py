@@ -180,8 +180,8 @@ def test_ingest_lines_say_status_document_copy_group_story_stage_and_title(capsy
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert len(lines) == 2
-    # A new item matched no stage: "-", not the last stage the cascade ran.
-    assert lines[0].split()[:10] == ["new", "doc", "1", "copy", "group", "1", "story", "1", "stage", "-"]
+    # A new item matched no stage: "none", not the last stage the cascade ran.
+    assert lines[0].split()[:10] == ["new", "doc", "1", "copy", "group", "1", "story", "1", "stage", "none"]
     assert lines[1].split()[:8] == ["duplicate", "doc", "2", "copy", "group", "1", "story", "1"]
     assert "stage exact" in lines[1] and lines[1].endswith("(duplicate of 1)")
     assert "Fed raises rates by 25 basis points" in lines[0] and "…" in lines[0] and long_title not in lines[0]
@@ -194,7 +194,7 @@ def test_ingest_lines_name_the_guards_that_kept_a_new_item_apart(capsys, monkeyp
             {"title": "Fed raises rates by 50 basis points", "url": "https://b.example/1"}]
     _ingest_from_stdin(feed, monkeypatch)
     second = capsys.readouterr().out.splitlines()[1]
-    assert second.startswith("new") and " stage -  " in second
+    assert second.startswith("new") and " stage none " in second
     assert second.endswith("(kept apart by: quantity, number)")
 
 
@@ -291,3 +291,24 @@ def test_ui_js_asks_with_the_chosen_documents_and_stops_on_cancel():
                          text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout) == {"asked": ["Mark documents 3 and 7 not the same? {missing}"], "prevented": True}
+
+
+def test_ingest_warns_once_about_repeated_ids_and_ingests_every_record(capsys, monkeypatch):
+    """Records repeating an ``id`` passed silently. A record without a url is keyed by its id, so
+    a repeat is the earlier record's document again (a new version): one warning says how many
+    repeat, the first id repeated and that; with a url the id is only echoed. Nothing is refused."""
+    feed = [{"title": "Fed raises rates by 25 basis points", "id": "a"},
+            {"title": "Volcano erupts in southwest Iceland", "id": "b"},
+            {"title": "Korean Air completes its merger with Asiana", "id": "a"},
+            {"title": "Samsung posts record quarterly profit", "id": "b", "url": "https://b.example/1"},
+            {"title": "ECB holds rates steady", "id": "a"}, {"title": "Apple unveils a new phone"}]
+    _ingest_from_stdin(feed, monkeypatch)
+    got = capsys.readouterr()
+    statuses = [line.split()[0] for line in got.out.splitlines()]
+    assert statuses == ["new", "new", "new_version", "new", "new_version", "new"]  # every record ingested
+    warnings = [x for x in got.err.splitlines() if x.startswith("warning:")]
+    assert warnings == ["warning: 3 records repeat an earlier record's id (the first: 'a'); 2 have no url, so the "
+                        "id names their document: the earlier record's document again (a new version if the text "
+                        "differs), not a new one"]
+    _ingest_from_stdin(feed[:2], monkeypatch)
+    assert "warning" not in capsys.readouterr().err

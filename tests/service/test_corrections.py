@@ -316,13 +316,17 @@ def test_cli_lists_and_exports_the_corrections(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 's.db'}"
     engine = _engine(db)
     _, docs = _story(engine)
+    # none yet: the export says so on stderr (it printed nothing at all), and still succeeds
+    assert main(["corrections", "export", "--db", db]) == 0
+    got = capsys.readouterr()
+    assert (got.out, got.err) == ("", "no corrections to export\n")
     Editor(engine).split(docs[1], who="alice", note="mirror")
     engine.close()
     assert main(["corrections", "list", "--db", db]) == 0
     assert f"#1 split    documents {docs[1]}/" in capsys.readouterr().out
     out = tmp_path / "pairs.jsonl"
     assert main(["corrections", "export", "--db", db, "--out", str(out)]) == 0
-    assert "1 labelled pairs ->" in capsys.readouterr().err
+    assert "1 labelled pair ->" in capsys.readouterr().err
     assert [p.label for p in load_pairs(out)] == [0]
     with pytest.raises(SystemExit, match="no SQLite store at"):
         main(["corrections", "list", "--db", f"sqlite:///{tmp_path / 'missing.db'}"])

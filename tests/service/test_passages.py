@@ -250,6 +250,27 @@ def test_headline_dedupe_reasons_name_input_positions_as_the_passage_kind_does(m
     assert [x["reasons"][0] for x in body["dropped"]] == [r.reasons[0] for r in head.decisions[2:]]
 
 
+def test_a_kept_headline_says_stage_none_as_a_kept_passage_and_a_new_ingested_item_do(make_client) -> None:
+    """The headline kind reported a kept text under the last stage the cascade ran ("minhash"
+    without a model, "embedding" with one); the passage kind and the ingest say "none"."""
+    from service.engine import Deduper
+
+    texts = ["Fed raises rates by 25 basis points", "FED RAISES RATES BY 25 BASIS POINTS",
+             "Fed raises rates by 50 basis points", "Samsung posts record quarterly profit"]
+    d = Deduper.open(":memory:", model=None)
+    head = d.dedupe(texts, kind="headline")
+    passage = d.dedupe(texts)
+    ingested = [r.to_dict()["decision"]["stage"] for r in d.ingest_many([{"title": t} for t in texts])]
+    d.close()
+    assert head.duplicate_of == [None, 0, None, None]  # decisions unchanged: the 50bp one is vetoed
+    assert [x.stage for x in head.decisions] == ["none", "exact", "none", "none"]
+    assert "quantity" in head.decisions[2].blocked_by and head.decisions[2].score is not None  # what the stages saw
+    assert passage.keep == [0, 2, 3] and [passage.decisions[i].stage for i in passage.keep] == ["none"] * 3
+    assert ingested == ["none", "exact", "none", "none"]
+    body = make_client().post("/v1/dedupe", json={"texts": texts, "kind": "headline"}).json()
+    assert [x["stage"] for x in body["decisions"]] == ["none", "exact", "none", "none"]
+
+
 def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:
     import json
 

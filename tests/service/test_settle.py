@@ -574,3 +574,23 @@ def test_settle_help_says_corrections_are_honoured() -> None:
     # it said "Stores with editors' corrections are not settled", which the code and docs contradict
     assert "not settled" not in text
     assert "Editors' corrections are honoured: their splits, merges and 'not the same' pairs hold" in text
+
+
+def test_settle_lines_count_in_the_singular_and_the_plural() -> None:
+    """`samestory settle` printed "1 copy groups moved, 1 new stories"."""
+    from service.cli import settle_copies_line, settle_stories_line
+    from service.settle import CopySettleReport, SettleReport
+
+    copies = CopySettleReport(items=1, held=1, groups_before=1, groups_after=1, moved=1, anchors=1, new_groups=1,
+                              embedded=1)
+    line = settle_copies_line(copies)
+    assert ("replayed 1 item of 1 copy group, 1 item of groups reaching outside the window held as they are: "
+            "1 -> 1 group, 1 item moved, 1 anchor changed, 1 new group, 1 item embedded") in line
+    one = SettleReport(items=1, held=1, groups=1, stories_before=1, stories_after=1, moved=1, new_stories=1,
+                       embedded=1, corrected=1)
+    assert ("settled 1 item in 1 copy group (0 without a publication time, replayed after the timed ones by copy "
+            "group, 1 older item held as context, 1 editor's correction honoured (their groups held)): 1 -> 1 story, "
+            "1 copy group moved, 1 new story, 1 item embedded") in settle_stories_line(one)
+    two = SettleReport(items=2, groups=2, stories_before=2, stories_after=2, moved=2, new_stories=2, corrected=2)
+    assert "2 editors' corrections honoured" in settle_stories_line(two)
+    assert "2 -> 2 stories, 2 copy groups moved, 2 new stories, 0 items embedded" in settle_stories_line(two)

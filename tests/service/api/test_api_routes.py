@@ -152,9 +152,9 @@ def test_metrics_counts_stages_merges_and_latency(client):
     text = client.get("/metrics").text
     assert 'samestory_merges_total{stage="exact"} 1.0' in text
     assert 'samestory_items_total{stage="exact",status="duplicate"} 1.0' in text
-    # new items are counted under "-" (no stage matched them), not under the last stage tried
+    # new items are counted under "none" (no stage matched them), not under the last stage tried
     new_lines = [line for line in text.splitlines() if line.startswith("samestory_items_total{") and 'status="new"' in line]
-    assert new_lines == ['samestory_items_total{stage="-",status="new"} 2.0']
+    assert new_lines == ['samestory_items_total{stage="none",status="new"} 2.0']
     assert 'samestory_request_seconds_count{code="200",method="POST",route="/v1/articles"} 1.0' in text
     assert 'samestory_index_size{index="clusters"} 2.0' in text
     assert 'samestory_store_rows{table="documents"} 3.0' in text

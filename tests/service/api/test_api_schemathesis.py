@@ -7,7 +7,7 @@ cores) and repeatable. Every check must pass: no 5xx, every status documented, e
 content type as declared, schema-valid requests accepted and schema-violating ones refused,
 405 with an ``Allow`` header for methods a path lacks, the key enforced where it is declared.
 
-The counts of the last run are in docs/api.md ("Contract testing"); reproduce with
+The counts of the last run are in research/notes/api.md ("Contract testing"); reproduce with
 ``python -m pytest tests/service/api/test_api_schemathesis.py -s``.
 """
 

@@ -87,7 +87,9 @@ def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: P
     live.close()
     assert _partition([r["copy_group_id"] for r in table]) == _partition([r.cluster_id for r in streamed])
     assert _partition([r["story_id"] for r in table]) == _partition([r.story_id for r in streamed])
-    assert [r["stage"] for r in table] == [r.decision.stage for r in streamed]
+    # a new item's stage is "none" in the rows as in the ingest's JSON, not the last stage the cascade ran
+    assert [r["stage"] for r in table] == [r.to_dict()["decision"]["stage"] for r in streamed]
+    assert {r["stage"] for r in table if r["status"] == "new"} == {"none"}
     assert [r["status"] for r in table] == [r.status for r in streamed]
     # what the engine decides, stated: the 25bp/50bp pair is vetoed, the re-crawl is a url re-observation
     assert table[1]["duplicate_of"] == 0 and table[1]["stage"] == "exact"
@@ -98,6 +100,7 @@ def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: P
     # stages count the items a stage joined to a copy group; a new item's last cascade stage is no merge
     assert sum(summary["stages"].values()) + summary["statuses"]["new"] == len(FEED)
     assert summary["stages"] == dict(Counter(r["stage"] for r in table if r["status"] != "new"))
+    assert "none" not in summary["stages"]
 
     # the Parquet it wrote reads back as input, with the same result
     again = run_batch(read_records([tmp_path / "out" / "part-00000.parquet"]), model=None)
@@ -261,3 +264,22 @@ def test_the_printed_summary_counts_stories_and_rows_folded_by_their_url(tmp_pat
     out = capsys.readouterr().out
     assert out.startswith("3 items -> 1 copy groups, 1 stories in ")
     assert "  statuses: {'new': 1, 'new_version': 1, 'reobserved': 1}" in out
+
+
+def test_batch_warns_once_about_repeated_ids_and_keeps_every_row(tmp_path: Path, capsys) -> None:
+    from service.cli import main
+
+    rows = [{"title": "Fed raises rates by 25 basis points", "id": "x"},
+            {"title": "Volcano erupts in southwest Iceland", "id": "y"},
+            {"title": "Samsung posts record quarterly profit", "id": "y"}]
+    src = write_jsonl(tmp_path / "ids.jsonl", rows)
+    assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--model", "none", "--quiet", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1
+    assert "warning: 1 record repeats an earlier record's id (the first: 'y'); 1 has no url" in err
+    table = pq.read_table(tmp_path / "out" / "part-00000.parquet").to_pylist()
+    # no url: the id keys the document, so the repeat is a new version of row 1's (as the warning says)
+    assert [(r["row"], r["id"], r["status"]) for r in table] == [(0, "x", "new"), (1, "y", "new"),
+                                                                 (2, "y", "new_version")]
+    assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--overwrite", "--model", "none", "--quiet"]) == 0
+    assert "warning" in capsys.readouterr().err  # --quiet does not hide it
