@@ -9,7 +9,7 @@
 ...     '{"title": "Samsung posts record quarterly profit", "url": "https://c.example/3"}\\n')
 >>> out = run_batch(read_records([d / "feed.jsonl"]), model=None)
 >>> [(r["copy_group_id"], r["duplicate_of"], r["stage"]) for r in out.results]
-[(1, None, 'minhash'), (1, 0, 'exact'), (2, None, 'minhash')]
+[(1, None, 'none'), (1, 0, 'exact'), (2, None, 'none')]
 >>> out.summary["stages"], out.summary["statuses"]
 ({'exact': 1}, {'new': 2, 'duplicate': 1})
 """
