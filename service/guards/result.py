@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,6 +80,9 @@ class ResultFrames:
                     (re.compile(rf"{loser}(?P<v>{_alternation(ko_lose)})"), False)]
         self._ko_topic = re.compile(r"^(?P<x>[^,，…]+)[,，]")
         self._ko_subject = re.compile(rf"^(?P<x>{_KO_TOKEN}){_KO_SUBJECT_PARTICLES}\s")
+        # read once per text, as the other guards' extractions are: the role guard asks on every pair
+        self.english = functools.lru_cache(maxsize=65536)(self._english)
+        self.korean = functools.lru_cache(maxsize=65536)(self._korean)
 
     @classmethod
     def from_table(cls, table: object) -> ResultFrames:
@@ -87,7 +91,7 @@ class ResultFrames:
         where = "role rules: result"
         return cls(*(str_list(table.get(key, []), f"{where}.{key}") for key in ("en_win", "en_lose", "ko_win", "ko_lose")))
 
-    def english(self, text: str) -> Result | None:
+    def _english(self, text: str) -> Result | None:
         """The first result frame of an English text, or None."""
         clean = " ".join(prepare(text).split())
         for pattern, wins in self._en:
@@ -97,7 +101,7 @@ class ResultFrames:
                 return Result(x if wins else y, y if wins else x, f"{x} {m.group('v')} {y}")
         return None
 
-    def korean(self, text: str) -> Result | None:
+    def _korean(self, text: str) -> Result | None:
         """The result of a Korean headline whose winner is its comma topic or its subject, or None."""
         clean = " ".join(read_hanja(prepare(text)).split())
         topic = self._ko_topic.match(clean) or self._ko_subject.match(clean)

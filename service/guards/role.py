@@ -517,11 +517,11 @@ class RoleGuard:
     def _check_result(self, latin: str, korean: str) -> GuardVerdict:
         """Across languages only a match result is compared: winner and loser swapped blocks
         ("South Korea beat Japan" / "일본, 한국에 승리"), both matched passes; else step aside."""
-        en = self.results.english(latin) if self.results is not None and self.same_name is not None else None
-        ko = self.results.korean(korean) if en is not None and self.results is not None else None
-        if en is None or ko is None or self.same_name is None:
+        same, results = self.same_name, self.results
+        en = results.english(latin) if results is not None and same is not None else None
+        ko = results.korean(korean) if en is not None and results is not None else None
+        if en is None or ko is None or same is None:
             return step_aside(self.name, "Korean on one side only: roles are not compared across languages")
-        same = self.same_name
         if same(en.winner, ko.loser) is True and same(en.loser, ko.winner) is True:
             return GuardVerdict(self.name, True, True, f"{self.name}: {en.shown} vs {ko.shown}")
         if same(en.winner, ko.winner) is True and same(en.loser, ko.loser) is True:
