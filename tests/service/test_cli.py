@@ -305,3 +305,20 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     reader.stdout.close()  # the page is far over a pipe's buffer: the next write finds no reader
     err = reader.stderr.read().decode()
     assert reader.wait(timeout=120) == 141 and "Traceback" not in err, err
+
+
+def test_the_command_line_collects_young_objects_less_often(tmp_path, monkeypatch, capsys):
+    """`samestory` raises the collector's young threshold (service/cli.py's GC_YOUNG says why); the
+    older generations' thresholds stay as they were."""
+    import gc
+
+    from service import cli
+
+    before = gc.get_threshold()
+    monkeypatch.chdir(tmp_path)
+    try:
+        gc.set_threshold(700, 11, 12)
+        assert cli.main(["compare", "Fed cuts rates", "Fed cuts rates", "--model", "none"]) == 0
+        assert gc.get_threshold() == (cli.GC_YOUNG, 11, 12)
+    finally:
+        gc.set_threshold(*before)
