@@ -7,8 +7,9 @@ Without ``--input`` the inputs are the fourth tour's one-line items from one tem
 ``item {i} headline number {i*7919} about topic {i%97}`` (every line kept, each sharing about half
 its 5-grams with every other, so the MinHash LSH proposes about a third of the earlier lines);
 ``--template long`` uses a long sentence that differs only by its number (every earlier line is
-above the Jaccard bar and is named in the reasons). Each size is timed around
-``Deduper.dedupe`` alone (imports and the model load excluded, the product's guards on) and
+above the Jaccard bar: the nearest five are named in the reasons, the rest counted). Each size
+is timed around ``Deduper.dedupe`` alone (imports and the model load excluded, the product's
+guards on) and
 printed with the SHA-256 of every verdict's ``to_dict`` (``digest``: two checkouts that decide
 alike, reasons included, print the same one) and of the decisions alone (``decisions``: the
 same without the kept chunks' reasons, which are notes on why nothing took them), the number of
