@@ -466,7 +466,7 @@ def test_a_line_repeated_with_its_number_changed_gets_five_notes_and_a_count(mon
 
 def test_decisions_are_the_same_with_and_without_the_cap_on_templated_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     """Templated lines with copies among them: exact repeats, one-typo copies, a one-typo copy of
-    a line with an extra sentence (its original ranks 50th or so among the candidates, behind
+    a line with an extra sentence (its original ranks past the fifth candidate, behind
     the lines that lack its number, so the number index finds it), and lines with an earlier
     line's number and a new word (kept). Capped and uncapped: the same verdicts but for the kept
     lines' notes, whose first five are the same."""
