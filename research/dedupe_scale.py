@@ -7,10 +7,13 @@ Without ``--input`` the inputs are the fourth tour's one-line items from one tem
 ``item {i} headline number {i*7919} about topic {i%97}`` (every line kept, each sharing about half
 its 5-grams with every other, so the MinHash LSH proposes about a third of the earlier lines);
 ``--template long`` uses a long sentence that differs only by its number (every earlier line is
-above the Jaccard bar and is named in the reasons). Each size is timed around
-``Deduper.dedupe`` alone (imports and the model load excluded, the product's guards on) and
-printed with the SHA-256 of every verdict's ``to_dict``: two checkouts that decide alike, reasons
-included, print the same digest. Run it with each checkout's ``PYTHONPATH``, alternating, to
+above the Jaccard bar: the nearest five are named in the reasons, the rest counted). Each size
+is timed around ``Deduper.dedupe`` alone (imports and the model load excluded, the product's
+guards on) and
+printed with the SHA-256 of every verdict's ``to_dict`` (``digest``: two checkouts that decide
+alike, reasons included, print the same one) and of the decisions alone (``decisions``: the
+same without the kept chunks' reasons, which are notes on why nothing took them), the number of
+reasons, the most on one verdict, and the verdicts' JSON size. Run it with each checkout's ``PYTHONPATH``, alternating, to
 compare them. Not part of the product: nothing in service/ imports it
 (research/notes/throughput.md, "passage dedupe on templated lines").
 """
@@ -43,10 +46,18 @@ def run(records: list[Any], model: str | None) -> dict[str, Any]:
     res = engine.dedupe(records)
     seconds = time.perf_counter() - start
     assert isinstance(res, PassageDedupeResult)  # kind="passage", the default
-    verdicts = json.dumps([v.to_dict() for v in res.verdicts], ensure_ascii=False).encode("utf-8")
+    rows = [v.to_dict() for v in res.verdicts]
+    verdicts = json.dumps(rows, ensure_ascii=False).encode("utf-8")
+    # The decisions alone: a kept chunk's reasons are its notes (why no earlier chunk took it),
+    # which a change to the notes may change; what was kept, what dropped as a copy of what, at
+    # which stage and score, and a dropped chunk's reason must not.
+    decisions = json.dumps([{k: val for k, val in r.items() if not (r["kept"] and k == "reasons")} for r in rows],
+                           ensure_ascii=False).encode("utf-8")
     return {"inputs": len(records), "kept": len(res.keep), "seconds": round(seconds, 3),
             "reasons": sum(len(v.reasons) for v in res.verdicts),
-            "digest": hashlib.sha256(verdicts).hexdigest()[:16]}
+            "most_reasons": max((len(v.reasons) for v in res.verdicts), default=0), "json_bytes": len(verdicts),
+            "digest": hashlib.sha256(verdicts).hexdigest()[:16],
+            "decisions": hashlib.sha256(decisions).hexdigest()[:16]}
 
 
 def main(argv: list[str] | None = None) -> int:

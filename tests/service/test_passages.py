@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from index.passages import Passage, split_sentences, strip_boilerplate
-from service.passages import PassageConfig, PassageDeduper, texts_of
+from service.passages import PassageConfig, PassageDeduper, PassageDedupeResult, texts_of
 
 EN = [
     "The central bank raised its policy rate by a quarter point on Thursday.",
@@ -419,3 +419,106 @@ def test_templated_lines_are_verified_in_one_pass_per_chunk_not_pair_by_pair(mon
     assert max(heads) == 1  # every line is kept below the bar: only the nearest comes back
     assert res.verdicts[299].reasons[0].startswith("kept: nearest same-language chunk #")
 
+
+
+LONG = ("Daily report {i}: the committee met in the main hall and discussed the budget, the schedule and the "
+        "staffing plan for the coming quarter.")  # research/dedupe_scale.py's ``--template long``
+
+
+def _decisions(res: PassageDedupeResult) -> list[dict[str, object]]:
+    """The verdicts without a kept chunk's reasons (its notes, which the cap shortens)."""
+    return [{k: v for k, v in d.items() if not (d["kept"] and k == "reasons")} for d in (v.to_dict() for v in res.verdicts)]
+
+
+def test_a_line_repeated_with_its_number_changed_gets_five_notes_and_a_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every earlier line is over the Jaccard bar and lacks this line's number: the reasons named
+    each (999 on the 1,000th line, 42 MB of JSON for 1,000 lines). Now the nearest MAX_NOTES in
+    full, as before, and one line counting the rest; past those the word check is skipped for
+    the lines without this line's number."""
+    import service.passages as sp
+
+    calls = 0
+    real_new_words = Passage.new_words
+
+    def counting_new_words(self: Passage, other: Passage) -> tuple[list[str], list[str]]:
+        nonlocal calls
+        calls += 1
+        return real_new_words(self, other)
+
+    monkeypatch.setattr(Passage, "new_words", counting_new_words)
+    lines = [LONG.format(i=i) for i in range(200)]
+    res = PassageDeduper.with_default_guards().dedupe(lines)
+    assert res.keep == list(range(200)) and sp.MAX_NOTES == 5
+    assert calls <= 5 * 200, calls  # uncapped: one a pair, 19,900
+    last = res.verdicts[199].reasons
+    assert len(last) == 6 and all(re.fullmatch(r"kept: #\d+ has 5-gram Jaccard 0\.\d{3} but 1 word\(s\) not in it "
+                                               r"\(new content\): '199'", r) for r in last[:5]), last
+    assert re.fullmatch(r"kept: and 194 more earlier chunks with 5-gram Jaccard 0\.\d{3} to 0\.\d{3} lack a word or "
+                        r"number of this one", last[5]), last[5]
+    assert max(len(v.reasons) for v in res.verdicts) == 6
+    assert [len(res.verdicts[i].reasons) for i in range(7)] == [1, 1, 2, 3, 4, 5, 6]  # "no candidate", then one a line
+    # Uncapped (the behaviour before): the same first five notes, and 194 more.
+    monkeypatch.setattr(sp, "MAX_NOTES", 10**9)
+    full = PassageDeduper.with_default_guards().dedupe(lines)
+    assert full.verdicts[199].reasons[:5] == last[:5] and len(full.verdicts[199].reasons) == 199
+    assert _decisions(full) == _decisions(res)
+
+
+def test_decisions_are_the_same_with_and_without_the_cap_on_templated_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Templated lines with copies among them: exact repeats, one-typo copies, a one-typo copy of
+    a line with an extra sentence (its original ranks past the fifth candidate, behind
+    the lines that lack its number, so the number index finds it), and lines with an earlier
+    line's number and a new word (kept). Capped and uncapped: the same verdicts but for the kept
+    lines' notes, whose first five are the same."""
+    import service.passages as sp
+
+    lines: list[str] = []
+    for i in range(120):
+        lines.append(LONG.format(i=i) + (" Minutes follow by mail." if i % 10 == 0 else ""))
+        if i >= 20 and i % 7 == 0:
+            lines.append(LONG.format(i=(i - 20) // 10 * 10).replace("committee", "comittee"))  # of a line with "Minutes"
+            lines.append(LONG.format(i=i - 3).replace("schedule", "schedlue"))  # a line without the extra sentence
+            lines.append(lines[i // 2])  # an exact repeat
+            lines.append(LONG.format(i=i - 5).replace("budget", "budget surplus"))  # a new word: kept
+    res = PassageDeduper.with_default_guards().dedupe(lines)
+    monkeypatch.setattr(sp, "MAX_NOTES", 10**9)
+    full = PassageDeduper.with_default_guards().dedupe(lines)
+    assert _decisions(full) == _decisions(res)
+    stages = [v.stage for v in res.verdicts if not v.kept]
+    assert stages.count("minhash") >= 20 and stages.count("exact") >= 10, stages
+    # The copies of the extra-sentence lines were found past the named candidates.
+    late = [(v.index, v.duplicate_of) for v in res.verdicts
+            if v.stage == "minhash" and v.duplicate_of is not None and "Minutes" in lines[v.duplicate_of]]
+    assert len(late) >= 10, late
+    for i, j in late:
+        p = Passage.build(lines[i])
+        ranked = sorted((Passage.build(lines[k]).jaccard(p), -k) for k in res.keep if k < i)[::-1]
+        assert [-k for _, k in ranked].index(j) >= 5, (i, j)
+    for new, old in zip(res.verdicts, full.verdicts, strict=True):
+        if new.kept and new.reasons != old.reasons:
+            assert new.reasons[:5] == old.reasons[:5] and len(new.reasons) == 6
+            n = int(re.match(r"kept: and (\d+) more", new.reasons[5]).group(1))  # type: ignore[union-attr]
+            assert n == sum(1 for r in old.reasons[5:] if re.match(r"kept: #\d+ has 5-gram Jaccard", r))
+
+
+def test_the_count_says_how_many_were_vetoed_and_by_which_guards() -> None:
+    """Past the five named chunks a guard's veto is counted apart from a missing word or number."""
+    from types import SimpleNamespace
+
+    class VetoAll:
+        def check(self, a: object, b: object) -> list[SimpleNamespace]:
+            return [SimpleNamespace(blocked=True, guard="quantity", evidence="3 != 4")]
+
+    base = LONG.format(i=7)
+    typos = [("committee", "comittee"), ("discussed", "discused"), ("schedule", "schedlue"), ("staffing", "stafing"),
+             ("quarter", "quartr"), ("budget", "budgte"), ("coming", "comming")]
+    lines = [base, *(base.replace(a, b) for a, b in typos), LONG.format(i=8)]
+    res = PassageDeduper(guards=VetoAll()).dedupe(lines)
+    assert res.keep == list(range(9))
+    last_typo = res.verdicts[7].reasons  # seven earlier lines, all vetoed
+    assert len(last_typo) == 6 and all("vetoed: quantity: 3 != 4" in r for r in last_typo[:5]), last_typo
+    assert re.fullmatch(r"kept: and 2 more earlier chunks with 5-gram Jaccard 0\.\d{3}( to 0\.\d{3})?: vetoed "
+                        r"\(quantity\)", last_typo[5]), last_typo[5]
+    # The line with another number lacks it in all eight, and no guard is asked past the five named.
+    assert re.fullmatch(r"kept: and 3 more earlier chunks with 5-gram Jaccard 0\.\d{3}( to 0\.\d{3})? lack a word "
+                        r"or number of this one", res.verdicts[8].reasons[5]), res.verdicts[8].reasons
