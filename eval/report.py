@@ -704,10 +704,11 @@ def _verifier_note(report: Report) -> str:
 def settings_section(report: Report) -> list[str]:
     """The data, samples and engine settings of the run, how the tables rank, and the baselines."""
     st = report.settings
-    sample_note = (f"a seeded sample of {st['sample']} pairs per set, stratified by kind (seed {st['seed']})"
+    # a set with no more pairs than --sample runs whole (its "pairs" cell reads 8/8)
+    whole = st["sample"] and any(0 < s.pairs_total <= st["sample"] for s in report.sets)
+    sample_note = (f"a seeded sample of {st['sample']} pairs per set, stratified by kind (seed {st['seed']}"
+                   + ("; every pair of a set that has no more" if whole else "") + ")"
                    if st["sample"] else "every pair")
-    if st["sample"] and any(0 < s.pairs_total <= st["sample"] for s in report.sets):
-        sample_note += " (every pair of a set that has no more)"
     if st["limit"]:
         sample_note += f", at most {st['limit']} per set"
     csample = (f"seeded whole gold clusters up to about {st['cluster_sample']} items per set"
