@@ -165,7 +165,8 @@ def register(subparsers: Any) -> None:
                        "<set>/dev.clusters.jsonl clusters) with samestory, samestory without guards and, with "
                        "--baselines, the seeds' baselines, and write OUT/RESULTS.md, its figures and "
                        "OUT/results.json. Wrong verdicts are cited by pair id, never by text. Every file is "
-                       "read before any set runs.")
+                       "read before any set runs. A folder of your own labelled sets works the same: a set "
+                       "that is not a public eval-data set is described from its rows.")
     r.add_argument("--data", type=Path, default=None, help="eval-data folder (default $SAMESTORY_EVAL_DATA or "
                    "../shared/eval-data)")
     r.add_argument("--out", type=Path, required=True, help="folder for RESULTS.md, figures/ and results.json")

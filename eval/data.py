@@ -37,6 +37,12 @@ ENV_VAR = "SAMESTORY_EVAL_DATA"
 # "samestory beats or matches every baseline on each news set" is checked on these. KorSTS is
 # only partly news (its 'main-news' genre), so it is not counted as a news set.
 NEWS_SETS = frozenset({"ntrex128-kor-eng", "koen-news-park", "uci-news-aggregator-subset"})
+# The public sets of ../shared/eval-data (its README describes each). The report words and links
+# these by what the README says; a set of any other name is an operator's own, described only by
+# what its files hold.
+PUBLIC_SETS = frozenset({"tatoeba-kor-eng", "ntrex128-kor-eng", "koen-news-park", "korsts-stsb-koen", "klue-sts-dev",
+                         "pawsx-ko", "parakqc-ko", "ko-question-pair", "uci-news-aggregator-subset",
+                         "rag-chunks-ntrex"})
 
 T = TypeVar("T")
 
@@ -237,6 +243,11 @@ class EvalSet:
     def is_news(self) -> bool:
         return self.name in NEWS_SETS
 
+    @property
+    def is_public(self) -> bool:
+        """One of the public eval-data sets (by folder name), not an operator's own."""
+        return self.name in PUBLIC_SETS
+
 
 def discover_sets(data_dir: str | os.PathLike[str] | None = None) -> list[EvalSet]:
     """Every sub-folder of the data dir with a ``dev.jsonl`` or ``dev.clusters.jsonl``, sorted by name."""
@@ -256,7 +267,11 @@ def discover_sets(data_dir: str | os.PathLike[str] | None = None) -> list[EvalSe
         if (root / "dev.jsonl").is_file() or (root / "dev.clusters.jsonl").is_file():
             raise FileNotFoundError(f"{root} is one eval set, not a folder of them: pass its parent as --data "
                                     f"and --sets {root.resolve().name}")
-        raise FileNotFoundError(f"no eval sets (<set>/dev.jsonl or <set>/dev.clusters.jsonl) under {root}")
+        # a folder of one's own sets with other file names: say which files were passed over
+        other = sorted(f"{f.parent.name}/{f.name}" for f in root.glob("*/*.jsonl"))
+        hint = (f"; found {', '.join(other[:3])}{', ...' if len(other) > 3 else ''}: name a set's pairs dev.jsonl "
+                "and its cluster items dev.clusters.jsonl") if other else ""
+        raise FileNotFoundError(f"no eval sets (<set>/dev.jsonl or <set>/dev.clusters.jsonl) under {root}{hint}")
     return sets
 
 

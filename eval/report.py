@@ -18,7 +18,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import platform
+import shlex
 import sys
 import time
 from collections import Counter
@@ -34,6 +36,7 @@ from eval import pairs as pair_eval
 from eval.baselines import default_baselines
 from eval.baselines.base import Baseline
 from eval.data import (
+    REPO_ROOT,
     ClusterItem,
     EvalSet,
     Pair,
@@ -70,6 +73,10 @@ class SetReport:
 
     name: str
     is_news: bool
+    # False: an operator's own set (not one of eval.data.PUBLIC_SETS). The report then describes
+    # it by ``profile`` (what its files hold) and words nothing after the public sets' README.
+    public: bool = True
+    profile: dict[str, Any] = field(default_factory=dict)
     pairs_total: int = 0
     pairs: list[Pair] = field(default_factory=list)
     runs: dict[str, MethodRun] = field(default_factory=dict)
@@ -88,7 +95,8 @@ class SetReport:
     story_orders: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "is_news": self.is_news, "pairs_total": self.pairs_total,
+        own = {} if self.public else {"public": False, "profile": self.profile}
+        return {"name": self.name, "is_news": self.is_news, **own, "pairs_total": self.pairs_total,
                 "pairs_used": len(self.pairs),
                 "pairs": {m: {**r.result.to_dict(), "seconds": round(r.seconds, 2)} for m, r in self.runs.items()},
                 "cluster_items_total": self.cluster_items_total, "cluster_items_used": self.cluster_items,
@@ -220,7 +228,9 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
     out: list[SetReport] = []
     for loaded_set in tqdm(sets, desc="eval sets", disable=not progress):
         s = loaded_set.set
-        rep = SetReport(s.name, s.is_news)
+        rep = SetReport(s.name, s.is_news, public=s.is_public)
+        if not s.is_public:
+            rep.profile = describe_set(loaded_set.pairs, loaded_set.clusters)
         if loaded_set.pairs is not None:
             all_pairs = loaded_set.pairs
             rep.pairs_total = len(all_pairs)
@@ -254,6 +264,33 @@ def run_report(data_dir: str | Path | None = None, *, with_baselines: bool = Tru
     return Report(settings, out, methods, {b.name: b.description for b in baselines})
 
 
+def _tally(values: Sequence[str]) -> dict[str, int]:
+    """How often each value occurs, most frequent first (ties by name)."""
+    return dict(sorted(Counter(values).items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def describe_set(pairs: Sequence[Pair] | None, clusters: Sequence[ClusterItem] | None) -> dict[str, Any]:
+    """What an operator's own set holds, read from every row of its files (before any sample):
+    the report's only description of a set it does not know.
+
+    >>> from eval.data import Side
+    >>> ps = [Pair("1", Side("a", "ko"), Side("b", "en"), 1, "xl"), Pair("2", Side("a", "ko"), Side("c", "ko"), 0, "ko")]
+    >>> describe_set(ps, None)
+    {'pairs': 2, 'positives': 1, 'negatives': 1, 'kinds': {'ko': 1, 'xl': 1}, 'langs': {'ko-en': 1, 'ko-ko': 1}}
+    >>> describe_set(None, [ClusterItem("i1", "x", "t", "en"), ClusterItem("i2", "x", "u", "ko")])
+    {'cluster_items': 2, 'gold_clusters': 1, 'cluster_langs': {'en': 1, 'ko': 1}}
+    """
+    out: dict[str, Any] = {}
+    if pairs:
+        positives = sum(p.label for p in pairs)
+        out.update(pairs=len(pairs), positives=positives, negatives=len(pairs) - positives,
+                   kinds=_tally([p.kind for p in pairs]), langs=_tally([f"{p.a.lang}-{p.b.lang}" for p in pairs]))
+    if clusters:
+        out.update(cluster_items=len(clusters), gold_clusters=len({it.cluster for it in clusters}),
+                   cluster_langs=_tally([it.lang for it in clusters]))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Markdown
 
@@ -273,6 +310,34 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str | No
 
 #: Issue 8's goals: recall at precision 0.99 on NTREX-, Park- and Tatoeba-style pairs.
 XLING_GOALS = (0.95, 0.85, 0.85)
+
+
+EVAL_DIR = Path(__file__).resolve().parent
+
+
+def _in_checkout(out_dir: str | Path | None) -> bool:
+    """Whether a report written to ``out_dir`` (default ``eval/``) lies in the source checkout."""
+    return (Path(out_dir).resolve() if out_dir is not None else EVAL_DIR).is_relative_to(REPO_ROOT)
+
+
+def _doc_link(label: str, target: str, out_dir: str | Path | None = None) -> str:
+    """A link from a report written to ``out_dir`` (default ``eval/``, where the committed report
+    lives) to ``target`` (a source-checkout path, ``#anchor`` allowed); ``label`` in code, unlinked,
+    where the report lies outside the checkout or the file is not there (an installed package,
+    a report written to /tmp): a relative link would point at nothing.
+
+    >>> _doc_link("docs/guards.md", "docs/guards.md#slots")
+    '[docs/guards.md](../docs/guards.md#slots)'
+    >>> _doc_link("docs/guards.md", "docs/guards.md#slots", "/tmp/report")
+    '`docs/guards.md`'
+    """
+    file, _, anchor = target.partition("#")
+    out = Path(out_dir).resolve() if out_dir is not None else EVAL_DIR
+    dest = REPO_ROOT / file
+    if not dest.is_file() or not _in_checkout(out_dir):
+        return label if label.startswith("`") else f"`{label}`"
+    rel = Path(os.path.relpath(dest, out)).as_posix()
+    return f"[{label}]({rel}{'#' + anchor if anchor else ''})"
 
 
 def _cell(text: str) -> str:
@@ -295,8 +360,9 @@ def _approaches_module() -> Any:
     return module
 
 
-def _xling_section() -> list[str]:
-    """The register of cross-lingual approaches (research/xling/approaches.json) as a table.
+def _xling_section(out_dir: str | Path | None = None) -> list[str]:
+    """The register of cross-lingual approaches (research/xling/approaches.json) as a table;
+    its links lead from ``out_dir`` (see :func:`_doc_link`).
 
     These figures are not re-measured by this report: each comes from its row's command, on
     every dev pair of the three sets (research/notes/xling.md has the protocol and the full tables).
@@ -308,7 +374,7 @@ def _xling_section() -> list[str]:
     rows = []
     for a in approaches.load_approaches():
         cells = [f"{v:.3f}" for v in a.r_at_p99]
-        name = f"[`{a.name}`](../research/notes/xling.md#{a.section})"
+        name = _doc_link(f"`{a.name}`", f"research/notes/xling.md#{a.section}", out_dir)
         if a.protocol != "5-fold OOF":
             name += f" ({a.protocol})"
         rows.append([_cell(name), _cell(a.what), _cell(a.trained_on), *cells, _cell(a.cost), _cell(a.status)])
@@ -317,7 +383,8 @@ def _xling_section() -> list[str]:
             "Recall at precision 0.99 of every Korean-English scoring approach tried, on all dev pairs of "
             "NTREX, Park and Tatoeba (every negative kind), pooled out-of-fold over 5 group folds unless the "
             f"row says otherwise. Issue 8's goals: {goals}. These are not re-measured by this report: "
-            "`research/xling/approaches.json` keeps the command that measured each row, and the linked section of "
+            "`research/xling/approaches.json` keeps the command that measured each row, and the "
+            + ("linked section" if _in_checkout(out_dir) else "row's section") + " of "
             "research/notes/xling.md its full table.", "",
             *_table(["approach", "what", "trained on", "NTREX", "Park", "Tatoeba", "cost beyond USE", "status"],
                     rows, "lllrrrll"), ""]
@@ -455,8 +522,9 @@ def _guard_table(s: SetReport) -> list[str]:
 SLOT_GUARDS = ("who", "where", "which", "number")
 
 
-def _slot_veto_section(report: Report) -> list[str]:
-    """Vetoes per slot guard (who / where / which / number) on every set: issue 19's counts.
+def _slot_veto_section(report: Report, out_dir: str | Path | None = None) -> list[str]:
+    """Vetoes per slot guard (who / where / which / number) on every set: issue 19's counts
+    (links from ``out_dir``, see :func:`_doc_link`).
 
     A pair counts once per slot guard that blocked its proposed merge; the polarity guard is the
     "what happened" slot and is listed beside them.
@@ -471,9 +539,15 @@ def _slot_veto_section(report: Report) -> list[str]:
         return []
     return ["## Slot vetoes (who, where, which, number, what happened)", "",
             "Proposed merges each slot guard vetoed, as gold-different (saved) / gold-same (cost); "
-            "`polarity` is the what-happened slot. Rules: [docs/guards.md](../docs/guards.md#slots-who-where-which-number); "
-            "measured: [research/notes/guards.md](../research/notes/guards.md#slots-measured).",
+            "`polarity` is the what-happened slot. Rules: "
+            f"{_doc_link('docs/guards.md', 'docs/guards.md#slots-who-where-which-number', out_dir)}; measured: "
+            f"{_doc_link('research/notes/guards.md', 'research/notes/guards.md#slots-measured', out_dir)}.",
             "", *_table(["set", "who", "where", "which", "number", "polarity"], rows), ""]
+
+
+#: What the gold clusters of a public cluster file are, for the stories section's reading note.
+GOLD_CLUSTERS = {"uci-news-aggregator-subset": "UCI: Google News stories",
+                 "ntrex128-kor-eng": "NTREX: one article, Korean + English"}
 
 
 def stories_section(report: Report) -> list[str]:
@@ -490,8 +564,8 @@ def stories_section(report: Report) -> list[str]:
              "joined into stories, `samestory eval clusters FILE --level story`; \"settled\": the same ingest, "
              "then `samestory settle`, `--settle`) against seed 000's greedy "
              "representatives, seed 003's K-means and a plain USE centroid stream (seed 000 and 003 have a "
-             "single grouping: the cluster table's run, scored again here). Gold: the files' clusters (UCI: "
-             "Google News stories; NTREX: one article, Korean + English).", ""]
+             "single grouping: the cluster table's run, scored again here). Gold: the files' clusters"
+             + _gold_note(st) + ".", ""]
     rows = []
     verdicts = []
     for s in st:
@@ -507,12 +581,21 @@ def stories_section(report: Report) -> list[str]:
     lines += _table(["set", "method", "items", "gold", "predicted", "pair P", "pair R", "pair F1", "ARI"], rows,
                     "ll" + "r" * 7)
     lines += ["", *verdicts, ""] if verdicts else [""]
-    return lines + _orders_section(st)
+    return lines + _orders_section(st, None if all(s.public for s in st) else report.settings["data_dir"])
 
 
-def _orders_section(sets: Sequence[SetReport]) -> list[str]:
+def _gold_note(sets: Sequence[SetReport]) -> str:
+    """`` (UCI: ...; NTREX: ...)``: what gold means in the public cluster files among ``sets``."""
+    names = {s.name for s in sets if s.public}
+    notes = [note for name, note in GOLD_CLUSTERS.items() if name in names]
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _orders_section(sets: Sequence[SetReport], data_dir: str | None = None) -> list[str]:
     """Issue 17's order independence: the same items in file order and shuffled, streamed and
-    settled (``samestory settle``: both levels re-decided in publication order)."""
+    settled (``samestory settle``: both levels re-decided in publication order). ``data_dir``:
+    the folder the command that re-runs them must name (sets of one's own; the public ones are
+    its default)."""
     sets = [s for s in sets if len(s.story_orders) > 1]
     if not sets:
         return []
@@ -520,7 +603,7 @@ def _orders_section(sets: Sequence[SetReport]) -> list[str]:
     names = ["file order" if k == "0" else f"shuffle {k}" for k in seeds]
     lines = ["### Arrival order", "",
              "The same items ingested in file order and in shuffled orders (`random.Random(seed)`, seeds "
-             f"{', '.join(k for k in seeds if k != '0')}; `python -m eval.stories engine --settle` runs the whole "
+             f"{', '.join(k for k in seeds if k != '0')}; `{_stories_command(sets, data_dir)}` runs the whole "
              "files), story ARI as streamed and once settled; 'same': the settled copy groups and stories are "
              "exactly file order's.", ""]
     rows = []
@@ -536,6 +619,18 @@ def _orders_section(sets: Sequence[SetReport]) -> list[str]:
             rows.append([s.name, what, *[_f(a) for a in aris], _f(max(present) - min(present)), same])
     lines += _table(["set", "stories", *names, "spread", "same in every order"], rows, "ll" + "r" * (len(names) + 1) + "l")
     return [*lines, ""]
+
+
+def _stories_command(sets: Sequence[SetReport], data_dir: str | None) -> str:
+    """The command that runs the arrival-order check on the whole files of ``sets``.
+
+    >>> _stories_command([SetReport("mine", False, public=False)], "/data/own labels")
+    "python -m eval.stories engine --settle --data '/data/own labels' --sets mine"
+    """
+    cmd = "python -m eval.stories engine --settle"
+    if data_dir is None:
+        return cmd
+    return f"{cmd} --data {shlex.quote(data_dir)} --sets {shlex.quote(','.join(s.name for s in sets))}"
 
 
 def _error_rows(errs: Sequence[pair_eval.PairError]) -> list[list[str]]:
@@ -569,25 +664,62 @@ def header_section(report: Report, command: str) -> list[str]:
             "re-run the command.", ""]
 
 
+def _public(report: Report) -> int:
+    """How many of the report's sets are public eval-data sets (their README's wording applies)."""
+    return sum(s.public for s in report.sets)
+
+
+def _own(report: Report) -> list[SetReport]:
+    """The operator's own sets of the report (described from their files)."""
+    return [s for s in report.sets if not s.public]
+
+
+def _data_line(report: Report) -> str:
+    """The settings' Data line: the public sets by their README, one's own sets by the Your sets
+    section (a folder of one's own has no README that describes them, and no public set)."""
+    st, own, public = report.settings, len(_own(report)), _public(report)
+    name = Path(st["data_dir"]).name
+    if not own:
+        return f"- Data: the dev splits of `{name}` ({_count(public, 'public set')}; see its README). "
+    yours = f"{_count(own, 'set')} of your own (described under \"Your sets\" from their files)"
+    if not public:
+        return f"- Data: `{st['data_dir']}`, {yours}. "
+    return f"- Data: `{name}`: the dev splits of {_count(public, 'public set')} (see its README) and {yours}. "
+
+
+def _verifier_note(report: Report) -> str:
+    """Where the pair verifier's training rows are: in-sample figures flatter it, on the public
+    sets only (it never saw an operator's own)."""
+    where = "research/notes/verifier.md"
+    if not _own(report):
+        return (" The default engine runs the pair verifier, trained on 4 of 5 folds of these dev rows: its "
+                f"figures flatter it (out-of-fold figures: {where}).")
+    if not _public(report):
+        return (" The default engine runs the pair verifier, trained on the public eval-data dev sets and "
+                f"synthetic pairs ({where}), not on sets of your own.")
+    return (" The default engine runs the pair verifier, trained on 4 of 5 folds of the public sets' dev rows: "
+            f"their figures flatter it (out-of-fold figures: {where}); it was not trained on sets of your own.")
+
+
 def settings_section(report: Report) -> list[str]:
     """The data, samples and engine settings of the run, how the tables rank, and the baselines."""
     st = report.settings
-    sample_note = (f"a seeded sample of {st['sample']} pairs per set, stratified by kind (seed {st['seed']})"
+    # a set with no more pairs than --sample runs whole (its "pairs" cell reads 8/8)
+    whole = st["sample"] and any(0 < s.pairs_total <= st["sample"] for s in report.sets)
+    sample_note = (f"a seeded sample of {st['sample']} pairs per set, stratified by kind (seed {st['seed']}"
+                   + ("; every pair of a set that has no more" if whole else "") + ")"
                    if st["sample"] else "every pair")
     if st["limit"]:
         sample_note += f", at most {st['limit']} per set"
     csample = (f"seeded whole gold clusters up to about {st['cluster_sample']} items per set"
                if st["cluster_sample"] else "every item")
     lines = ["## Settings", "",
-             f"- Data: the dev splits of `{Path(st['data_dir']).name}` ({_count(len(report.sets), 'public set')}; "
-             "see its README). "
-             f"Pairs: {sample_note}. Clusters: {csample}, ingested in file order.",
+             _data_line(report) + f"Pairs: {sample_note}. Clusters: {csample}, ingested in file order.",
              f"- samestory: `Deduper.open(':memory:', model={st['model']!r})`, default `EngineConfig` "
              f"(ngram {st['ngram_threshold']}, minhash {st['minhash_threshold']}, embedding "
              f"{st['embedding_threshold']}); pair verdicts from `compare_pairs` (the `compare` decision), "
              "clusters from `ingest`. \"samestory (no guards)\" is the same engine with `guards=None`."
-             + " The default engine runs the pair verifier, trained on 4 of 5 folds of these dev rows: its "
-               "figures flatter it (out-of-fold figures: research/notes/verifier.md)."
+             + _verifier_note(report)
              + (" \"samestory (no verifier)\" is the same engine with `verifier = false` (pair sets only)."
                 if st.get("verifier") else ""),
              "- AP and R@P (recall at precision 0.95 / 0.99) rank the embedding cosine; a pair a guard vetoed "
@@ -606,6 +738,32 @@ def settings_section(report: Report) -> list[str]:
     return lines
 
 
+def _tallied(counts: dict[str, int] | None) -> str:
+    """``{"ko-en": 6, "ko-ko": 2}`` as ``ko-en 6, ko-ko 2`` (a table cell)."""
+    return _cell(", ".join(f"{k} {v}" for k, v in counts.items())) if counts else "–"
+
+
+def own_sets_section(report: Report) -> list[str]:
+    """The operator's own sets, described by what their files hold (every row, before any sample):
+    the report knows nothing else about them. Empty when every set is a public one."""
+    own = _own(report)
+    if not own:
+        return []
+    rows = []
+    for s in own:
+        pr = s.profile
+        rows.append([s.name, str(pr.get("pairs", "–")),
+                     f"{pr['positives']}/{pr['negatives']}" if "pairs" in pr else "–",
+                     _tallied(pr.get("kinds")), _tallied(pr.get("langs")), str(pr.get("cluster_items", "–")),
+                     str(pr.get("gold_clusters", "–")), _tallied(pr.get("cluster_langs"))])
+    return ["## Your sets", "",
+            "Sets that are not public eval-data sets, as their files hold them (every row, before any sample): "
+            "pairs from `<set>/dev.jsonl` (+/-: gold-same / gold-different; languages: `a.lang-b.lang`), "
+            "items from `<set>/dev.clusters.jsonl`.", "",
+            *_table(["set", "pairs", "+/-", "kinds", "languages", "cluster items", "gold clusters",
+                     "item languages"], rows, "lrrllrrl"), ""]
+
+
 def summary_section(report: Report, figures: Figures) -> list[str]:
     """Pooled pair F1 of every method on every pair set (and its bar chart, written to ``figures``)."""
     from eval import plots
@@ -613,7 +771,7 @@ def summary_section(report: Report, figures: Figures) -> list[str]:
     methods = report.methods
     lines = ["## Summary: pair F1 per set", "",
              "Pooled over the set's kinds (read the per-kind tables before acting on these). "
-             "**Bold**: the best F1 of the row. News sets are marked ★.", ""]
+             "**Bold**: the best F1 of the row." + (" News sets are marked ★." if _public(report) else ""), ""]
     rows = []
     f1_map: dict[str, dict[str, float | None]] = {}
     for s in report.sets:
@@ -666,14 +824,17 @@ def losses_section(report: Report) -> list[str]:
         return [*lines, "Nowhere: on every set samestory's F1 (pairs, and pairwise F1 on cluster sets) is at least "
                 "every baseline's.", ""]
     real = [x for x in lost if x.gap > MATCH_TOLERANCE]
+    on_news = (f"; {len({x.set for x in real if x.set in news})} of those are on news sets (★)"
+               if _public(report) else "")
     lines += [f"Every case where samestory's F1 is below a baseline's, however small. {len(real)} of "
-              f"{len(lost)} exceed the {MATCH_TOLERANCE} tie margin; "
-              f"{len({x.set for x in real if x.set in news})} of those are on news sets (★).", ""]
+              f"{len(lost)} exceed the {MATCH_TOLERANCE} tie margin{on_news}.", ""]
     lines += _table(["set", "eval", "baseline", "samestory F1", "baseline F1", "gap", "verdict"],
                     [[("★ " if x.set in news else "") + x.set, x.what, x.baseline, _f(x.ours), _f(x.theirs),
                       _f(x.gap), "loss" if x.gap > MATCH_TOLERANCE else "tie (within margin)"] for x in lost],
                     "lllrrrl")
-    lines += ["", "The per-kind tables below show which kinds a pair gap comes from.", ""]
+    lines += [""]
+    if any(x.what == "pairs" for x in lost):
+        lines += ["The per-kind tables below show which kinds a pair gap comes from.", ""]
     return lines
 
 
@@ -783,6 +944,24 @@ CAVEATS: tuple[str, ...] = ("## Caveats", "",
            "- UCI stories are Google News clusters: a few hard negatives are arguably the same event.",
            "- Pair verdicts are stateless (`compare`); ingest-time behaviour (representatives, windows) is "
            "measured only by the cluster sets.", "")
+#: The caveats of a report on sets of one's own only: nothing about a holdout, NTREX or UCI.
+OWN_CAVEATS: tuple[str, ...] = (
+    "## Caveats", "",
+    "- A threshold chosen from these figures needs pairs held out from that choice before it is trusted.",
+    "- Small sets and sampled runs: the `+/-` column gives the counts behind every cell; where a kind has few "
+    "pairs one pair moves its cell far (one of ten is 0.1 of recall).",
+    CAVEATS[-2], "")
+
+
+def caveats_section(report: Report) -> list[str]:
+    """The public sets' caveats where the report has a public set (plus a line for one's own
+    sets beside them), else :data:`OWN_CAVEATS`."""
+    if not _public(report):
+        return list(OWN_CAVEATS)
+    if not _own(report):
+        return list(CAVEATS)
+    return [*CAVEATS[:-1], "- Sets of your own: a threshold chosen from their figures needs pairs held out from "
+            "that choice before it is trusted.", ""]
 
 
 def render_markdown(report: Report, out_dir: str | Path, command: str, figures_dir: str = "figures",
@@ -793,17 +972,19 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
     sections: list[Sequence[str]] = [
         header_section(report, command),
         settings_section(report),
+        own_sets_section(report),
         summary_section(report, figures),
         detail_section(report),
         losses_section(report),
         guards_section(report),
-        _slot_veto_section(report),
+        _slot_veto_section(report, out_dir),
         clusters_section(report),
         stories_section(report),
         per_set_section(report, figures, worst),
-        _xling_section(),
-        rag_chunks_section(),
-        CAVEATS,
+        # measured once on the public sets, not by this run: only beside a public set's figures
+        _xling_section(out_dir) if _public(report) else [],
+        rag_chunks_section() if _public(report) else [],
+        caveats_section(report),
     ]
     return "\n".join(line for section in sections for line in section)
 

@@ -57,6 +57,16 @@ def test_report_input_errors_are_one_line_before_any_set_runs(tmp_path: Path,
     assert not (tmp_path / "out" / "RESULTS.md").exists()
 
 
+def test_a_folder_of_own_sets_under_other_file_names_names_what_it_found(tmp_path: Path) -> None:
+    # "no eval sets ... under DIR" alone left an operator with mine/pairs.jsonl guessing.
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "pairs.jsonl").write_text(_pair_line(1) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "report", "--data", str(tmp_path), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert _one_line(exc) == (f"no eval sets (<set>/dev.jsonl or <set>/dev.clusters.jsonl) under {tmp_path}; found "
+                              "mine/pairs.jsonl: name a set's pairs dev.jsonl and its cluster items dev.clusters.jsonl")
+
+
 def test_a_folder_or_a_file_of_the_other_kind_says_so(tmp_path: Path) -> None:
     # A folder was "no such file"; a cluster file given to `eval pairs` was "field 'label' must be 0
     # or 1, got None", a pair file given to `eval clusters` "field 'cluster' must be ...".

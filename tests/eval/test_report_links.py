@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from eval import report
 from eval.report import _xling_section
 from tests.helpers.markdown import headings_of
 from tests.paths import REPO_ROOT
@@ -38,11 +37,33 @@ def test_the_register_rows_link_to_sections_of_the_research_notes() -> None:
     assert _broken(targets, RESULTS.parent) == []
 
 
-def test_every_fixed_link_in_the_generator_resolves_from_eval() -> None:
-    source = Path(report.__file__).read_text(encoding="utf-8")
-    targets = [t for t in _LINK.findall(source) if "{" not in t and not t.startswith(("http:", "https:"))]
+def _slot_section(out_dir: Path) -> list[str]:
+    """The slot-veto section (the generator's fixed links to docs/) of a one-pair report."""
+    from eval.data import Pair, Side
+    from eval.pairs import Prediction, evaluate
+    from eval.report import SAMESTORY, MethodRun, Report, SetReport, _slot_veto_section
+
+    pairs = [Pair("p0", Side("a", "en"), Side("b", "en"), 0, "k")]
+    preds = [Prediction("p0", False, 0.9, "ngram", ("who",), 0.0)]
+    rep = SetReport("s", False, pairs_total=1, pairs=pairs,
+                    runs={SAMESTORY: MethodRun(evaluate(SAMESTORY, pairs, preds), preds, 0.0)})
+    return _slot_veto_section(Report({}, [rep], [SAMESTORY], {}), out_dir)
+
+
+def test_every_fixed_link_in_the_generator_resolves_from_where_the_report_is(tmp_path: Path) -> None:
+    """From eval/ (the committed report) or any folder of the checkout the links resolve; a report
+    written outside the checkout (/tmp, an installed package) names the files unlinked, as a
+    relative link from there would point at nothing."""
+    targets = [t for line in _slot_section(RESULTS.parent) for t in _LINK.findall(line)]
     assert "../docs/guards.md#slots-who-where-which-number" in targets
     assert _broken(targets, RESULTS.parent) == []
+    deeper = REPO_ROOT / "var" / "reports" / "mine"
+    targets = [t for line in _slot_section(deeper) for t in _LINK.findall(line)]
+    assert targets and all(t.startswith("../../../") for t in targets) and _broken(targets, deeper) == []
+    outside = "\n".join(_slot_section(tmp_path))
+    assert "`docs/guards.md`" in outside and _LINK.findall(outside) == []
+    register = "\n".join(_xling_section(tmp_path))
+    assert "`use_cos`" in register and _LINK.findall(register) == []
 
 
 def test_the_committed_report_carries_the_register_as_rendered_now() -> None:
