@@ -108,6 +108,7 @@ def test_steps_aside(gs: GuardSet, ta: str, tb: str) -> None:
         ("아시아나 여객기, 엔진 이상으로 회항", "ko", "Asiana jet makes emergency landing after engine trouble", "en",
          "회항 vs emergency landing"),
         # pressure to resign is the setting, the outcome is the other word
+        ("與 \"30조 추경 편성 추진\"", "ko", "野 \"30조 추경 편성 추진\"", "ko", "與 vs 野"),
         ("카카오 대표, 사퇴 압박 속 유임", "ko", "Kakao CEO resigns amid pressure", "en", "유임 vs resigns"),
         ("Minister refuses to resign despite calls to quit", "en", "장관, 결국 사퇴", "ko", "refuses to resign vs 사퇴"),
     ],
