@@ -60,6 +60,14 @@ class PolarityGuard:
                              f"{where}: markers.{marker}.terms")
             self.markers += (marker,)
             self._add(regex_sources, f"markers.{marker}", "@marker", marker, terms, where)
+        # Context: phrases that hold a pole's word but state no outcome ("사퇴 압박 속 유임": the
+        # pressure to resign is the setting, the outcome is 유임). They consume their words and count
+        # for nothing; their regexes go first so that they win over a pole's word at the same place.
+        context_sources: list[str] = []
+        for name, spec in table(rules, "context", where).items():
+            terms = str_list(table({"t": spec}, "t", f"{where}: context.{name}").get("terms"),
+                             f"{where}: context.{name}.terms")
+            self._add(context_sources, f"context.{name}", "@context", name, terms, where)
         kinds: dict[tuple[bool, bool], list[str]] = {}
         for term in self._literal:
             kinds.setdefault((bool(_ALNUM_RE.match(term)), bool(_ALNUM_RE.match(term[-1]))), []).append(term)
@@ -67,7 +75,11 @@ class PolarityGuard:
         for (left, right), words in sorted(kinds.items()):
             src = trie_regex(words)
             sources.append(("(?<![a-z0-9])" if left else "") + f"(?:{src})" + ("(?![a-z0-9])" if right else ""))
-        self._re = re.compile("|".join(sources + regex_sources), re.IGNORECASE) if sources or regex_sources else None
+        # At one position the first alternative that matches wins: context first, then the "re:"
+        # phrases ("rejects ... resignation", "accepts ... application"), then the plain words
+        # ("rejects", "accepts"), longest first within the tries.
+        alternatives = context_sources + regex_sources + sources
+        self._re = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
         self.extract = functools.lru_cache(maxsize=65536)(self._extract)
 
     def _add(self, regex_sources: list[str], label: str, axis: str, pole: str, terms: list[str], where: str) -> None:
@@ -110,6 +122,8 @@ class PolarityGuard:
             group = m.lastgroup
             labels = self._groups[group] if group is not None else self._literal.get(m.group(0), [])
             for axis, pole in labels:
+                if axis == "@context":
+                    continue  # "사퇴 압박": the words are taken, and say nothing
                 if axis != "@marker" and self._negated(text, m.start(), m.end(), m.group(0)):
                     continue  # "인상하지 않기로": negated, so no evidence either way
                 hits.append(Hit(axis, pole, m.group(0)))

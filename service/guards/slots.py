@@ -394,6 +394,10 @@ class SlotAnalyzer:
         self.demonyms: dict[str, str] = {k: str(v) for k, v in table(en, "demonyms", f"{where}: english").items()}
         ko = table(r, "korean", where)
         self.ko_not_names = frozenset(str_list(ko.get("not_names", []), f"{where}: korean.not_names"))
+        # "김해공항", "부산항", "서울역": a place read with its facility noun as one proper noun is also
+        # looked up without it, longest suffix first (slots.toml [korean] place_suffixes)
+        self.ko_place_suffixes = tuple(sorted(str_list(ko.get("place_suffixes", []), f"{where}: korean.place_suffixes"),
+                                              key=len, reverse=True))
         self.surnames: dict[str, list[str]] = {
             k: str_list(v, f"{where}: korean.surnames.{k}") for k, v in table(ko, "surnames", f"{where}: korean").items()}
         nums = table(r, "numbers", where)
@@ -632,6 +636,8 @@ class SlotAnalyzer:
                         # kiwi reads some names with their particle as one proper noun ("조지아에")
                         alt += [surface[: -len(p)] for p in _KO_PARTICLES
                                 if len(run) == 1 and surface.endswith(p) and len(surface) - len(p) >= 2]
+                        alt += [surface[: -len(p)] for p in self.ko_place_suffixes
+                                if surface.endswith(p) and len(surface) - len(p) >= 2]
                         mentions.append(self._name_mention(surface, "hangul", True, alt))
                 # product words after a name, code or number: "갤럭시 탭", "아이폰 16 프로"
                 for k in range(i, j + 1):

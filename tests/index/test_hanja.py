@@ -64,4 +64,4 @@ def test_the_shipped_engine_on_the_hanja_pairs() -> None:
     encoder reading the Hangul (19 and 6 without); the verifier reading it too found 24 but made 10
     false merges, so it reads the headlines as written (research/notes/xling.md)."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 6 and sum(found.values()) >= 21, (found, false_merges)
+    assert sum(false_merges.values()) <= 5 and sum(found.values()) >= 21, (found, false_merges)  # 6 -> 5: 與 / 野 (guards.md, "General frames")

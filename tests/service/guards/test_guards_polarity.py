@@ -79,3 +79,77 @@ def test_same_direction_passes(gs: GuardSet, ta: str, la: str, tb: str, lb: str)
 def test_steps_aside(gs: GuardSet, ta: str, tb: str) -> None:
     (v,) = gs.check(side(ta, "ko"), side(tb, "ko"))
     assert not v.blocked and not v.decided, v
+
+
+# Frames from the hand sets' last false merges (research/notes/guards.md, "General frames"): each
+# with other words and names than the pair it came from, in both languages where it applies.
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb", "ev"),
+    [
+        # the governing against the opposition side
+        ("Japan's ruling party picks new leader in runoff vote", "en",
+         "Japan's main opposition party picks new leader in runoff vote", "en", "ruling party vs main opposition"),
+        ("여당, 새 원내대표 선출", "ko", "야당, 새 원내대표 선출", "ko", "여당 vs 야당"),
+        ("집권당 대표 선출", "ko", "UK opposition party elects new leader", "en", "집권당 vs opposition party"),
+        # an application filed against the approval
+        ("FDA accepts Eli Lilly application for obesity pill", "en", "FDA approves Eli Lilly obesity pill", "en",
+         "application vs approves"),
+        ("식약처, 셀트리온 신약 허가 신청 접수", "ko", "식약처, 셀트리온 신약 허가", "ko", "vs 허가"),
+        ("Pfizer files for approval of RSV vaccine", "en", "화이자 RSV 백신, 식약처 승인", "ko", "vs 승인"),
+        # a rumour against a signed, disclosed deal
+        ("SK하이닉스, 엔비디아에 HBM4 독점 공급설", "ko", "SK하이닉스, 엔비디아와 HBM4 공급계약 체결 공시", "ko", "공급설 vs 체결"),
+        ("Samsung reportedly in talks to buy Harman rival", "en", "삼성전자, 하만 경쟁사 인수 계약 체결", "ko", "vs 체결"),
+        ("LG엔솔, GM과 합작설", "ko", "LG Energy signs joint venture deal with GM", "en", "vs signs"),
+        # growth against a fall, and a flight's incidents
+        ("China's exports slow to 2.1% growth in October", "en", "中 10월 수출 2.1% 감소", "ko", "2.1% growth vs 감소"),
+        ("3분기 GDP 0.6% 성장", "ko", "Q3 GDP shrinks 0.6%", "en", "vs shrinks"),
+        ("Jeju Air plane skids off runway at Muan airport", "en", "제주항공 여객기, 무안공항 비상착륙 성공", "ko",
+         "skids off runway vs 비상착륙"),
+        ("아시아나 여객기, 엔진 이상으로 회항", "ko", "Asiana jet makes emergency landing after engine trouble", "en",
+         "회항 vs emergency landing"),
+        # pressure to resign is the setting, the outcome is the other word
+        ("與 \"30조 추경 편성 추진\"", "ko", "野 \"30조 추경 편성 추진\"", "ko", "與 vs 野"),
+        ("카카오 대표, 사퇴 압박 속 유임", "ko", "Kakao CEO resigns amid pressure", "en", "유임 vs resigns"),
+        ("Minister refuses to resign despite calls to quit", "en", "장관, 결국 사퇴", "ko", "refuses to resign vs 사퇴"),
+    ],
+)
+def test_general_frames_block(gs: GuardSet, ta: str, la: str, tb: str, lb: str, ev: str) -> None:
+    (v,) = gs.check(side(ta, la), side(tb, lb))
+    assert v.blocked and v.decided, v
+    assert ev in v.evidence, v
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        ("Japan's ruling party picks new leader", "en", "일본 집권 여당, 새 총재 선출", "ko"),
+        ("여야, 내년 예산 합의", "ko", "Ruling and opposition parties agree on budget", "en"),  # both sides: no clash
+        ("FDA approves Eli Lilly obesity pill", "en", "FDA, 일라이 릴리 비만약 승인", "ko"),
+        ("SK하이닉스, 엔비디아와 HBM4 공급계약 체결", "ko", "SK Hynix signs HBM4 supply deal with Nvidia", "en"),
+        ("China's exports grew 2.1% in October", "en", "中 10월 수출 2.1% 증가", "ko"),
+        ("카카오 대표, 사퇴 압박 속 유임", "ko", "Kakao CEO stays on despite pressure to resign", "en"),
+    ],
+)
+def test_general_frames_pass_the_same_report(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    (v,) = gs.check(side(ta, la), side(tb, lb))
+    assert not v.blocked and v.decided, v
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        ("삼성전자, 보도자료 배포", "ko", "삼성전자, 공급계약 체결", "ko"),  # a press release is no rumour
+        ("Economy shows signs of recovery", "en", "경기 회복 보도", "ko"),  # "signs of" is no signature
+        ("현대차, 계약 체결 임박", "ko", "현대차 인수설", "ko"),  # a deal pending is not a deal signed
+        ("의원들, 장관 사퇴 촉구", "ko", "장관 유임 결정", "ko"),  # calls to resign state no outcome
+    ],
+)
+def test_context_words_are_no_outcome(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    (v,) = gs.check(side(ta, la), side(tb, lb))
+    assert not v.blocked, v
+
+
+def test_a_regex_phrase_wins_over_a_plain_word_at_the_same_place(gs: GuardSet) -> None:
+    # "rejects" alone is a vote or an offer refused; "rejects ... resignation" keeps the office
+    (v,) = gs.check(side("Board rejects CEO's resignation", "en"), side("CEO steps down", "en"))
+    assert v.blocked and "rejects ceo's resignation vs steps down" in v.evidence, v

@@ -314,3 +314,22 @@ def test_another_institution_sharing_syllables_is_still_another_who(gs: GuardSet
 def test_the_home_country_unsaid_in_korean(gs: GuardSet, ko: str, en: str, who_blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(ko, "ko"), side(en, "en")))
     assert ("who" in blocked or "where" in blocked) == who_blocks, blocked
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb", "blocks"), [
+    # a place read with its facility noun ("김해공항", "부산항") is looked up without it
+    ("Jeju Air plane skids off runway at Muan airport", "제주항공 여객기, 김해공항 활주로 이탈", "en", "ko", True),
+    ("Jeju Air plane skids off runway at Muan airport", "제주항공 여객기, 무안공항 활주로 이탈", "en", "ko", False),
+    ("김포공항 국내선 결항", "Domestic flights cancelled at Gimpo airport", "ko", "en", False),
+    ("김포공항 국내선 결항", "Domestic flights cancelled at Yangyang airport", "ko", "en", True),
+    ("부산항 컨테이너 물동량 감소", "인천항 컨테이너 물동량 감소", "ko", "ko", True),
+])
+def test_airports_and_ports_name_their_city(gs: GuardSet, a: str, b: str, la: str, lb: str, blocks: bool) -> None:
+    assert ("where" in gs.blocked(gs.check(side(a, la), side(b, lb)))) is blocks
+
+
+def test_korean_airlines_are_translated_names(sa: SlotAnalyzer) -> None:
+    a, b = sa.analyse("제주항공 여객기 회항"), sa.analyse("Jeju Air flight diverted")
+    assert compare_slot(sa, "who", a, b).matched  # 제주항공 == Jeju Air by the alias table
+    a, b = sa.analyse("대한항공 여객기 회항"), sa.analyse("Jeju Air flight diverted")
+    assert not compare_slot(sa, "who", a, b).matched
