@@ -29,7 +29,7 @@ def test_the_shipped_engine_on_the_outcome_pairs() -> None:
     outcome axes written from the earlier hand sets (the blind reading); 3 and 17 with the terms
     its misses showed and the role guard's result frame; 3 and 19 with the home country unsaid in
     Korean read as matched (research/notes/guards.md, "Outcome frames"); 0 and 19 with the general
-    frames of 2026-12-07 ("General frames": context phrases, filed / approved, rumour / signed). Same-language rewordings stay
+    frames of 2026-12-06 ("General frames": context phrases, filed / approved, rumour / signed). Same-language rewordings stay
     the weak class (2 of 20 found): the pair verifier refuses them."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
     assert sum(false_merges.values()) == 0 and sum(found.values()) >= 19, (found, false_merges)
