@@ -247,19 +247,20 @@ def test_verifier_threads_is_checked() -> None:
         EngineConfig.of(verifier_threads=0)
 
 
-JEJU_EN = "Jeju Air plane skids off runway at Muan airport"
-JEJU_KO = "제주항공 여객기, 무안공항 활주로 이탈"
+# (Jeju Air / 제주항공 was the example until the airlines' names joined the slot data.)
+JEJU_EN = "Jeju Bank raises deposit rates"
+JEJU_KO = "제주은행, 예금 금리 인상"
 
 
 def test_a_cross_script_clash_between_unknown_names_is_left_to_the_verifier() -> None:
-    """The who guard reads "Jeju" (a place it knows) against "제주항공" (a name it does not):
+    """The who guard reads "Jeju Bank" against "제주은행", a name it does not know in both scripts:
     across scripts that clash is a guess, so with a verifier on the verifier decides (both ways),
     and without one the guard's veto stands as before."""
     from service.engine import DEFAULT_GUARDS
     from service.guards import GuardSet
 
     verdict = {v.guard: v for v in GuardSet.default().check(*[guard_side(t) for t in (JEJU_EN, JEJU_KO)])}["who"]
-    assert verdict.blocked and verdict.soft and verdict.evidence == "who: Jeju != 제주항공"
+    assert verdict.blocked and verdict.soft and verdict.evidence == "who: Jeju Bank != 제주은행"
 
     VECTORS[JEJU_EN], VECTORS[JEJU_KO] = VECTORS[KO], VECTORS[KO]  # cosine 1.0: the embedding stage proposes
 
