@@ -334,7 +334,7 @@ def _doc_link(label: str, target: str, out_dir: str | Path | None = None) -> str
     file, _, anchor = target.partition("#")
     out = Path(out_dir).resolve() if out_dir is not None else EVAL_DIR
     dest = REPO_ROOT / file
-    if not dest.is_file() or not _in_checkout(out_dir):
+    if not dest.is_file() or not out.is_relative_to(REPO_ROOT):  # _in_checkout, on the path resolved above
         return label if label.startswith("`") else f"`{label}`"
     rel = Path(os.path.relpath(dest, out)).as_posix()
     return f"[{label}]({rel}{'#' + anchor if anchor else ''})"

@@ -807,8 +807,8 @@ def build_parser() -> argparse.ArgumentParser:
 # caches, the stories' evidence), and with the default a 10,000-item ingest ran 1,038 young, 94
 # middle and 8 full collections, 1.77-1.87 s of its 38-40 s CPU (4.6 %); with 10,000, 67 / 6 / 1
 # and 0.59-0.60 s, every decision and result the same (digest of the whole results; research/notes/
-# throughput.md, "the collector"). Higher: fewer collections still, more unreachable cycles kept
-# between them (a few MB at most); lower: back to the default's cost. Process-wide, so only the
+# throughput.md, "the collector"). Higher: fewer collections still, and unreachable cycles wait
+# longer to be freed (up to GC_YOUNG new objects' worth; not measured); lower: back to the default's cost. Process-wide, so only the
 # command line sets it (`serve`, `ingest`, `batch`, `bench`, ...); a program that imports the
 # engine keeps its own collector settings.
 GC_YOUNG = 10_000

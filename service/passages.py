@@ -399,7 +399,7 @@ class PassageDeduper:
         if p.numbers:
             holders = sorted((by_number.get(n, set()) for n in p.numbers), key=len)
             have = holders[0].intersection(*holders[1:])
-            todo = [c for c in rest if c[0] in have] if have else []
+            todo = [c for c in rest if c[0] in have]
         vetoed: list[list[str]] = []
         for j, jac in todo:
             kind, what = self._check(p, passages[j], cfg)

@@ -91,6 +91,7 @@ def test_steps_aside(gs: GuardSet, ta: str, tb: str) -> None:
          "Japan's main opposition party picks new leader in runoff vote", "en", "ruling party vs main opposition"),
         ("여당, 새 원내대표 선출", "ko", "야당, 새 원내대표 선출", "ko", "여당 vs 야당"),
         ("집권당 대표 선출", "ko", "UK opposition party elects new leader", "en", "집권당 vs opposition party"),
+        ("與 \"30조 추경 편성 추진\"", "ko", "野 \"30조 추경 편성 추진\"", "ko", "與 vs 野"),
         # an application filed against the approval
         ("FDA accepts Eli Lilly application for obesity pill", "en", "FDA approves Eli Lilly obesity pill", "en",
          "application vs approves"),
@@ -108,7 +109,6 @@ def test_steps_aside(gs: GuardSet, ta: str, tb: str) -> None:
         ("아시아나 여객기, 엔진 이상으로 회항", "ko", "Asiana jet makes emergency landing after engine trouble", "en",
          "회항 vs emergency landing"),
         # pressure to resign is the setting, the outcome is the other word
-        ("與 \"30조 추경 편성 추진\"", "ko", "野 \"30조 추경 편성 추진\"", "ko", "與 vs 野"),
         ("카카오 대표, 사퇴 압박 속 유임", "ko", "Kakao CEO resigns amid pressure", "en", "유임 vs resigns"),
         ("Minister refuses to resign despite calls to quit", "en", "장관, 결국 사퇴", "ko", "refuses to resign vs 사퇴"),
     ],
