@@ -728,7 +728,9 @@ def settings_section(report: Report) -> list[str]:
              "score (-inf where their gate rules the pair out).",
              f"- \"Beats or matches\" = samestory F1 >= baseline F1 - {MATCH_TOLERANCE}.", ""]
     if report.baseline_descriptions:
-        lines += ["Baselines (re-implemented from the seeds; see `eval/baselines/`):", ""]
+        lines += ["Baselines (the methods of the four design write-ups this project started from, \"seeds\" "
+                  "000-003, rebuilt in `eval/baselines/` so they run on the same pairs; and embedding every "
+                  "text):", ""]
         lines += [f"- **{n}**: {d}." for n, d in report.baseline_descriptions.items()]
         lines += ["", "For pairs, streaming methods see `a` then `b` in a fresh state; batch methods (seed 000's "
                   "in-batch IDF, seed 003's K-means) run once over a batch made of every distinct text of the "
@@ -951,17 +953,31 @@ OWN_CAVEATS: tuple[str, ...] = (
     "- Small sets and sampled runs: the `+/-` column gives the counts behind every cell; where a kind has few "
     "pairs one pair moves its cell far (one of ten is 0.1 of recall).",
     CAVEATS[-2], "")
+#: A public set's own caveat line in :data:`CAVEATS`, said only where that set is in the report.
+_SET_CAVEATS = {"ntrex128-kor-eng": CAVEATS[4], "uci-news-aggregator-subset": CAVEATS[5]}
+#: The sets the sections measured once on the public data (not by the run) were measured on.
+XLING_SETS = frozenset({"ntrex128-kor-eng", "koen-news-park", "tatoeba-kor-eng"})
+RAG_CHUNK_SET = "rag-chunks-ntrex"
+
+
+def _public_names(report: Report) -> set[str]:
+    return {s.name for s in report.sets if s.public}
 
 
 def caveats_section(report: Report) -> list[str]:
-    """The public sets' caveats where the report has a public set (plus a line for one's own
-    sets beside them), else :data:`OWN_CAVEATS`."""
+    """The public sets' caveats where the report has a public set (a set's own line only where
+    that set is in it, plus a line for one's own sets beside them), else :data:`OWN_CAVEATS`."""
     if not _public(report):
         return list(OWN_CAVEATS)
-    if not _own(report):
-        return list(CAVEATS)
-    return [*CAVEATS[:-1], "- Sets of your own: a threshold chosen from their figures needs pairs held out from "
-            "that choice before it is trusted.", ""]
+    names = _public_names(report)
+    lines = [line for line in CAVEATS[:-1]
+             if not any(line == said and name not in names for name, said in _SET_CAVEATS.items())]
+    if "ntrex128-kor-eng" not in names:
+        lines = [line.replace(" (e.g. NTREX document pairs)", "") for line in lines]
+    if _own(report):
+        lines.append("- Sets of your own: a threshold chosen from their figures needs pairs held out from "
+                     "that choice before it is trusted.")
+    return [*lines, ""]
 
 
 def render_markdown(report: Report, out_dir: str | Path, command: str, figures_dir: str = "figures",
@@ -981,9 +997,10 @@ def render_markdown(report: Report, out_dir: str | Path, command: str, figures_d
         clusters_section(report),
         stories_section(report),
         per_set_section(report, figures, worst),
-        # measured once on the public sets, not by this run: only beside a public set's figures
-        _xling_section(out_dir) if _public(report) else [],
-        rag_chunks_section() if _public(report) else [],
+        # measured once on the public sets, not by this run: only beside the figures of a set
+        # they were measured on
+        _xling_section(out_dir) if _public_names(report) & XLING_SETS else [],
+        rag_chunks_section() if RAG_CHUNK_SET in _public_names(report) else [],
         caveats_section(report),
     ]
     return "\n".join(line for section in sections for line in section)

@@ -31,6 +31,7 @@ from index.text import detect_lang, strip_outlet_suffix, tokens
 
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")
+_POSSESSIVE_RE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 
 
 def _number(token: str) -> str:
@@ -84,6 +85,8 @@ def unmatched(a: str, b: str, limit: int = 3) -> tuple[list[str], list[str], boo
     ([], [], False)
     >>> unmatched("대한항공, 아시아나항공 합병 완료", "대한항공, 아시아나항공과 합병 무산")
     (['완료'], ['무산'], False)
+    >>> unmatched("Samsung's profit rises", "Samsung profit rises")
+    ([], [], False)
     """
     if limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
@@ -93,6 +96,8 @@ def unmatched(a: str, b: str, limit: int = 3) -> tuple[list[str], list[str], boo
         na, nb = numbers(a), numbers(b)
         return ([n for n in dict.fromkeys(na) if n not in nb][:limit],
                 [n for n in dict.fromkeys(nb) if n not in na][:limit], True)
+    # an English possessive is no word of its own: "Samsung's profit" says what "Samsung profit" does
+    a, b = _POSSESSIVE_RE.sub("", a), _POSSESSIVE_RE.sub("", b)
     wa, wb = tokens(a), tokens(b)
     return (_missing(wa, {_key(w) for w in wb}, limit), _missing(wb, {_key(w) for w in wa}, limit), False)
 

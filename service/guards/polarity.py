@@ -35,7 +35,7 @@ class PolarityGuard:
         where = "polarity rules"
         neg = table(rules, "negation", where)
         try:
-            self._ko_neg = re.compile(str(neg.get("ko_after", r"^.{0,6}?(?:않|안\s|못|없|아니)")))
+            self._ko_neg = re.compile(str(neg.get("ko_after", r"^.{0,6}?(?:않|(?<=\s)안\s|못|없|아니)")))
             self._en_neg = re.compile(str(neg.get("en_before", r"(?:\bnot|n't|\bno|\bnever)\s+$")), re.IGNORECASE)
         except re.error as exc:
             raise ValueError(f"{where}: invalid negation pattern: {exc}") from exc

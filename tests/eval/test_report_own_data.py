@@ -12,6 +12,7 @@ import pytest
 
 from eval.cli import main
 from eval.data import PUBLIC_SETS
+from tests.paths import EVAL_DATA
 
 # Made-up pairs and items, written for this test.
 PAIRS = {
@@ -72,3 +73,29 @@ def test_report_on_own_sets_names_them_and_nothing_public(tmp_path: Path, capsys
     assert sets["acme-en"]["public"] is False
     assert sets["acme-en"]["profile"] == {"pairs": 2, "positives": 1, "negatives": 1, "kinds": {"rewrite": 2},
                                           "langs": {"en-en": 2}}
+
+
+@pytest.mark.heavy
+@pytest.mark.skipif(not (EVAL_DATA / "tatoeba-kor-eng" / "dev.jsonl").is_file(), reason="eval-data not here")
+def test_report_on_a_public_set_beside_ones_own_says_only_what_holds_for_each(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # one public set (its first 40 rows, copied at test time, never into the repository) beside one
+    # of one's own: each is described in its own words, and the sections and caveats measured on
+    # other public sets (NTREX, UCI, the RAG chunks) stay out
+    data, out = _own_folder(tmp_path / "labels"), tmp_path / "out"
+    rows = (EVAL_DATA / "tatoeba-kor-eng" / "dev.jsonl").read_text(encoding="utf-8").splitlines()[:40]
+    (data / "tatoeba-kor-eng").mkdir()
+    (data / "tatoeba-kor-eng" / "dev.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rc = main(["eval", "report", "--data", str(data), "--out", str(out), "--sample", "50", "--cluster-sample", "50",
+               "--orders", "1", "--no-progress", "--sets", "tatoeba-kor-eng,acme-en"])
+    assert rc == 0 and f"wrote {out / 'RESULTS.md'}" in capsys.readouterr().out
+    text = (out / "RESULTS.md").read_text(encoding="utf-8")
+    assert "the dev splits of 1 public set (see its README) and 1 set of your own" in text
+    assert "| acme-en | 2 | 1/1 | rewrite 2 | en-en 2 | – | – | – |" in text
+    assert "| tatoeba-kor-eng | 40 |" not in text  # a public set is described by its README, not profiled
+    assert "### acme-en" in text and "### tatoeba-kor-eng" in text
+    # the register of cross-lingual scorers was measured on Tatoeba (among others): it stays
+    assert "## Cross-lingual scorers tried" in text
+    for absent in ("## RAG chunk dedupe", "NTREX `xl_same_doc_negative`", "UCI stories are", "NTREX document"):
+        assert absent not in text, absent
+    assert "- Dev splits only; the 30 % holdout" in text and "- Sets of your own: a threshold" in text

@@ -27,6 +27,9 @@ def side(text: str, lang: str) -> GuardInput:
         ("삼성, 인수설 공식 발표했다", "ko", "삼성, 인수설 부인", "ko", "vs 부인"),
         ("[정정] 삼성전자 영업이익 10조", "ko", "삼성전자 영업이익 10조", "ko", "[정정]"),
         ("국회, 예산안 가결", "ko", "Parliament rejects budget", "en", "vs rejects"),
+        # "안" glued to a noun is a bill or proposal (案), not the negation "안 ": the outcome stands
+        ("정부, 전기요금 인상안 발표", "ko", "정부, 전기요금 인하안 발표", "ko", "인상 vs 인하"),
+        ("여야, 예산안 통과 합의", "ko", "여야, 예산안 부결", "ko", "통과 vs 부결"),
         # outcomes and stages (research/notes/guards.md, "Outcome frames")
         ("법원, 전 대표 배임 혐의 무죄", "ko", "Court convicts ex-CEO of breach of trust", "en", "무죄 vs convicts"),
         ("Jury finds ex-mayor guilty of bribery", "en", "Jury finds ex-mayor not guilty of bribery", "en", "guilty vs"),
@@ -70,6 +73,7 @@ def test_same_direction_passes(gs: GuardSet, ta: str, la: str, tb: str, lb: str)
     ("ta", "tb"),
     [
         ("금리 인상하지 않기로", "금리 인하"),  # negated: no evidence
+        ("금리 인상 안 한다", "금리 인하"),  # "안" as a word of its own negates
         ("인하대 입학식", "금리 인상"),  # Inha University is not a rate cut
         ("첫인상이 중요하다", "금리 인하"),
         ("Apple ships iPhone", "Samsung ships Galaxy"),
