@@ -100,6 +100,8 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
         argv.append("--mined")
     if args.paraphrase:
         argv.append("--paraphrase")
+    if args.reword:
+        argv.append("--reword")
     for spec in args.oversample:
         argv += ["--oversample", spec]
     return train_main(argv)
@@ -171,6 +173,9 @@ def register(subparsers: Any) -> None:
                     help="the teacher's share of each target with --teacher (default 0.7)")
     tv.add_argument("--mined", action="store_true",
                     help="add Korean-English negatives mined from the engine's rescue band (needs USE)")
+    tv.add_argument("--reword", action="store_true",
+                    help="add same-language rewordings of real headlines (synonym sets, dropped articles and particles) "
+                         "as positives, each with a once-perturbed twin as a negative")
     tv.add_argument("--paraphrase", action="store_true",
                     help="add same-language paraphrase positives (UCI strict same-report pairs, NTREX headline "
                          "+ lead, Korean headline rewrites); not used by the shipped artefact (DATA.md)")

