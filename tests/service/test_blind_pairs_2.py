@@ -1,7 +1,10 @@
 """The second blind hand-written set (tests/data/blind_pairs_2.md): 170 headline pairs written on
 2026-12-06 before any scoring, by a writer who read neither the engine's code, its rules, its notes,
 the other hand-written sets nor the first blind set. Kept as written: no rule is to be tuned on it
-(a frame written from one of its pairs makes that pair no longer blind; say so here if it happens)."""
+(a frame written from one of its pairs makes that pair no longer blind; say so here if it happens).
+
+Spent: `blind2/number_date/8` (a Korean score, "2-1" / "3-1", which kiwipiepy reads as one serial
+token: the number guard now reads its two numbers, a bug fix made after its first scoring)."""
 
 from __future__ import annotations
 
