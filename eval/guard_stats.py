@@ -94,8 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="dev", help="pair file stem (default: dev)")
     parser.add_argument("--show-ids", type=int, default=0, help="print up to N blocked label-1 pair ids per set")
     parser.add_argument("--rules-dir", action="append", default=[], help="extra guard rule folder (repeatable)")
-    parser.add_argument("--word-align", action="store_true",
-                        help="the slot guards align names across scripts (index/word_align.py; an experiment)")
     args = parser.parse_args(argv)
     if args.show_ids < 0:
         parser.error("--show-ids must be >= 0")
@@ -104,10 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"eval data folder {root} not found; nothing to do", file=sys.stderr)
         return 2
     gs = GuardSet.from_rules([Path(d) for d in args.rules_dir]) if args.rules_dir else GuardSet.default()
-    if args.word_align:
-        from index.word_align import WordAligner
-
-        gs.use_aligner(WordAligner.shared())
     header = f"{'set':<28} {'label1 blocked':>16} {'label0 blocked':>16} {'us/pair':>8}  per-guard (label1 | label0)"
     print(header)
     print("-" * len(header))

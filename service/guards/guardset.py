@@ -26,7 +26,7 @@ from service.guards.result import name_matcher
 from service.guards.role import RoleGuard
 from service.guards.rules import GUARD_NAMES, Rules, env_rule_dirs, load_rules
 from service.guards.slotguards import SlotGuard
-from service.guards.slots import SLOTS, SlotAnalyzer, WordAlignerLike
+from service.guards.slots import SLOTS, SlotAnalyzer
 from service.guards.subject import SubjectGuard
 from service.guards.version import VersionGuard
 from service.types import GuardVerdict
@@ -88,13 +88,6 @@ class GuardSet:
     def default(cls) -> GuardSet:
         """The packaged rules, with ``$SAMESTORY_RULES_DIR`` (if set) merged on top."""
         return cls.from_rules(env_rule_dirs())
-
-    def use_aligner(self, aligner: WordAlignerLike | None) -> None:
-        """Let the slot guards align names across scripts with ``aligner`` (None: off;
-        ``EngineConfig.copy.slot_alignment``, index/word_align.py)."""
-        for g in self.guards:
-            if isinstance(g, SlotGuard):
-                g.analyzer.aligner = aligner
 
     def check(self, a: GuardInput, b: GuardInput) -> list[GuardVerdict]:
         """One verdict per guard, in ``names`` order.

@@ -76,41 +76,10 @@ class SlotGuard:
         words = max(ta.words, tb.words)
         return len(only_a) == 1 and len(only_b) == 1 and words <= self.analyzer.cross_max_words
 
-    def _align(self, text_a: str, text_b: str, only_a: list[Mention], only_b: list[Mention]
-               ) -> tuple[list[Mention], list[Mention], list[tuple[Mention, str]], bool]:
-        """The leftover names of a cross-script clash, through the word aligner: (still only in
-        a, still only in b, aligned as (mention, "span (aligned 0.83)"), whether no leftover
-        name of either side reaches ``align_none`` on the other side)."""
-        sa = self.analyzer
-        assert sa.aligner is not None
-        keep_a: list[Mention] = []
-        keep_b: list[Mention] = []
-        aligned: list[tuple[Mention, str]] = []
-        best = 0.0
-        for ms, keep, this, other in ((only_a, keep_a, text_a, text_b), (only_b, keep_b, text_b, text_a)):
-            for m in ms:
-                span, sim = sa.aligner.best_counterpart(m.surface, this, other)
-                best = max(best, sim)
-                if span and sim >= sa.align_match:
-                    aligned.append((m, f"{span} (aligned {sim:.2f})"))
-                else:
-                    keep.append(m)
-        return keep_a, keep_b, aligned, bool(keep_a and keep_b) and best < sa.align_none
-
     def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
         sa = self.analyzer
         ta, tb, c = sa.compare(self.slot, a.headline, b.headline)
         only_a, only_b = list(c.only_a), list(c.only_b)
-        matched = list(c.matched)
-        # Across scripts, a leftover name may be the other side's name translated (홋카이도 /
-        # Hokkaido as the tables do not know it): word alignment over e5 token vectors decides
-        # (slots.toml align_match / align_none; index/word_align.py). Only a clash is aligned:
-        # a name on one side only vetoes nothing, and aligning it would cost a model pass.
-        unaligned = False
-        if (self.slot in ("who", "where") and only_a and only_b and sa.aligner is not None
-                and self._cross(ta, tb)):
-            only_a, only_b, more, unaligned = self._align(a.headline, b.headline, only_a, only_b)
-            matched += more
         if self.slot == "number":
             # numbers are compared only with numbers of a compatible unit ("15" with "51명", not with "3%")
             # bare numbers in long texts are noise (scores, times, a count the other side drops):
@@ -133,10 +102,8 @@ class SlotGuard:
             cross = self._cross(ta, tb)
             # a Latin name against a Hangul one inside two Korean texts (PAWS-X's "Slanta" /
             # "슬라티나") is a spelling choice more often than another name: known values only
-            # unaligned: across scripts, no leftover name of either side is like anything on the
-            # other side (align_none): two different names, whatever the tables know
-            if known or unaligned or (headline and ((same_script and not cross)
-                                                    or (cross and self._cross_confident(ta, tb, only_a, only_b)))):
+            if known or (headline and ((same_script and not cross)
+                                       or (cross and self._cross_confident(ta, tb, only_a, only_b)))):
                 # Two Korean group-and-member headlines ("블랙핑크 리사, 11월 솔로 컴백" / "BTS 지민, 11월
                 # 솔로 앨범 발매"): the clash is the member in a shared frame, and the verdict says so,
                 # so the story level's veto takes it too (issue 36: 리사 joined 지민's story at 0.732).
@@ -146,7 +113,7 @@ class SlotGuard:
                 # across scripts, between names no table knows that may be one name spelt in two
                 # scripts with a word more ("Jeju" / "제주항공"), the clash is a guess (soft)
                 return GuardVerdict(self.name, True, True, f"{self.name}: {_names(only_a)} != {_names(only_b)}",
-                                    soft=cross and not known and not unaligned and _spelled_alike(only_a, only_b))
+                                    soft=cross and not known and _spelled_alike(only_a, only_b))
         if self.slot == "who":
             # the English test needs a capitalised lead left over; the Korean one is a tuple compare
             swap = korean_same_frame(ta, tb) or (
@@ -154,7 +121,7 @@ class SlotGuard:
                 korean_member_swap(ta, tb, sa.name_max_words))
             if swap is not None:
                 return GuardVerdict(self.name, True, True, f"{self.name}: {swap[0]} != {swap[1]} (same frame)")
-        parts = [f"{m.surface} == {hit}" for m, hit in matched[:_SHOWN]]
+        parts = [f"{m.surface} == {hit}" for m, hit in c.matched[:_SHOWN]]
         lonely = only_a + only_b + c.weak_a + c.weak_b
         if lonely:
             parts.append(f"{_names(lonely)} not aligned with anything on the other side")

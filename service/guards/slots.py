@@ -36,7 +36,7 @@ import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from index import numerals
 from index.text import abbreviates
@@ -187,12 +187,6 @@ def korean_tokens(text: str) -> tuple[tuple[str, str, int, int], ...]:
 
 # ---------------------------------------------------------------------------------------------
 # Results
-
-
-class WordAlignerLike(Protocol):
-    """What the slot guards ask of a word aligner (index.word_align.WordAligner)."""
-
-    def best_counterpart(self, span_a: str, text_a: str, text_b: str) -> tuple[str, float]: ...
 
 
 @dataclass(frozen=True)
@@ -394,14 +388,6 @@ class SlotAnalyzer:
         self.title_share = number(settings.get("title_case_share", 0.7), f"{where}: title_case_share")
         self.cross_max_words = int(number(settings.get("cross_max_words", 12), f"{where}: cross_max_words"))
         self.name_max_words = int(number(settings.get("name_max_words", 16), f"{where}: name_max_words"))
-        # Word alignment across scripts (index/word_align.py; slots.toml align_match / align_none):
-        # the aligner is set by the engine's config (CopyConfig.slot_alignment), None: off.
-        self.align_match = number(settings.get("align_match", 0.8), f"{where}: align_match")
-        self.align_none = number(settings.get("align_none", 0.0), f"{where}: align_none")
-        if not 0.0 <= self.align_none <= self.align_match <= 1.0:
-            raise ValueError(f"{where}: need 0 <= align_none <= align_match <= 1, got "
-                             f"{self.align_none}, {self.align_match}")
-        self.aligner: WordAlignerLike | None = None
         en = table(r, "english", where)
         self.en_not_names = frozenset(str_list(en.get("not_names", []), f"{where}: english.not_names"))
         self.en_not_names_folded = frozenset(w.casefold() for w in self.en_not_names)

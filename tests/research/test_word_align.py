@@ -1,4 +1,4 @@
-"""index/word_align.py: e5 token vectors and a name's counterpart across scripts.
+"""research/word_align.py: e5 token vectors and a name's counterpart across scripts.
 
 The headlines are made up here; the figures they give at layer 8 are in research/notes/guards.md
 ("Word alignment across scripts").
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from index.word_align import LAYER, WordAligner
+from research.word_align import LAYER, WordAligner
 
 
 @pytest.fixture(scope="module")
