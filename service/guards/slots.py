@@ -189,6 +189,10 @@ def korean_tokens(text: str) -> tuple[tuple[str, str, int, int], ...]:
 # Results
 
 
+# a match score as kiwipiepy tokenises it (W_SERIAL): "2-1", "3:0"
+_SCORE_RE = re.compile(r"^\d{1,3}[-:]\d{1,3}$")
+
+
 @dataclass(frozen=True)
 class Mention:
     """One slot value as read from one text.
@@ -651,6 +655,12 @@ class SlotAnalyzer:
             if tag == "SN":
                 i = self._korean_number(toks, i, text, mentions)
                 continue
+            if tag == "W_SERIAL" and _SCORE_RE.match(form):
+                # kiwipiepy reads a score ("2-1 역전승") as one serial token: its two numbers, bare,
+                # as the English side's "2-1" reads (a 3-1 win is another match report)
+                for m in re.finditer(r"\d+", form):
+                    mentions.append(Mention("number", m.group(0), m.group(0), "hangul", digits=m.group(0),
+                                            value=float(m.group(0)), step=1.0))
             if form in self.ord_words and tag in ("MM", "NNG", "XPN") and i + 1 < n \
                     and self.after.get(toks[i + 1][0].casefold()) == "ordinal":
                 mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",

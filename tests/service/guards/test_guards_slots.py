@@ -104,6 +104,9 @@ def test_different_numbers_do_not_match(sa: SlotAnalyzer, a: str, b: str) -> Non
     ("Son Heung-min scores 10th goal of season", "손흥민 시즌 11호골", "en", "ko"),
     ("손흥민 시즌 1호골", "손흥민 시즌 10호골", "ko", "ko"),
     ("Blast injures 5 people in Busan", "Blast injures 50 people in Busan", "en", "en"),
+    # a score kiwipiepy reads as one serial token
+    ("대전, 광주에 2-1 승리", "대전, 광주에 3-1 승리", "ko", "ko"),
+    ("Daejeon beat Gwangju 2-1", "대전, 광주에 3:1 승리", "en", "ko"),
 ])
 def test_a_different_number_is_vetoed_whatever_its_zeros(gs: GuardSet, a: str, b: str, la: str, lb: str) -> None:
     assert "number" in gs.blocked(gs.check(side(a, la), side(b, lb)))
@@ -119,6 +122,9 @@ def test_numbers_are_compared_by_their_digits(sa: SlotAnalyzer) -> None:
     # dates and years belong to the date guard, dotted versions to the version guard
     assert sa.analyse("2024년 3월 5일 발표").slot("number") == []
     assert sa.analyse("Python 3.13.2 released in 2025").slot("number") == []
+    # a score's two numbers, bare, in Korean as in English; other serials are no score
+    assert [m.digits for m in sa.analyse("대전, 광주에 2-1 승리").slot("number")] == ["2", "1"]
+    assert sa.analyse("2025-26 시즌 개막").slot("number") == []
 
 
 def test_places_come_from_cldr_and_the_rule_tables(sa: SlotAnalyzer) -> None:
