@@ -24,6 +24,7 @@ from models.verifier_data import (
     lead_pairs,
     load_labelled,
     mine_negatives,
+    reword,
     strict_same_report,
     strict_uci,
     swap_entities_en,
@@ -345,3 +346,27 @@ def test_synthesise_adds_korean_headline_positives_only_with_the_paraphrase_reci
     assert all(p.label == 1 and p.a in {k for k, _ in tr} and p.b != p.a for p in heads)
     assert all(p.label == 0 for p in more if p.source.startswith("synthetic/ko_") and p.source.endswith("_headline")
                and p.source != "synthetic/ko_headline")
+
+
+def test_rewordings_are_positives_with_a_perturbed_twin_and_leave_the_default_pairs_alone() -> None:
+    mono = ["Samsung's third-quarter operating profit jumps 30 percent to a record high",
+            "정부는 내년 예산 계획을 발표했다", "Toyota recalls 1 million cars"]
+    plain = synthesise([], mono, 1, seed=0)
+    more = synthesise([], mono, 1, seed=0, rewording=True)
+    assert [(p.a, p.b) for p in plain] == [(p.a, p.b) for p in more if "reword" not in p.source]
+    positives = [p for p in more if p.source.endswith("_reword") and p.label == 1]
+    assert positives and all(p.a in mono and p.b != p.a for p in positives)
+    # each positive's text, changed once more (a number, an outcome, a name), is a negative
+    twins = [p for p in more if "_reword" in p.source and p.label == 0]
+    assert twins and all(p.a in mono for p in twins)
+
+
+def test_reword_swaps_whole_korean_nouns_and_needs_two_edits() -> None:
+    from models.verifier_data import KoreanNouns
+
+    text = "정부는 공개적으로 계획을 발표했다"
+    (toks,) = KoreanNouns().tokens([text])
+    out = reword(text, random.Random(0), toks)
+    assert out is not None and "공개적으로" in out  # "공개" inside "공개적으로" is no 발표
+    assert reword("Fed holds rates", random.Random(0)) is None  # one edit at most
+    assert reword("Oil rises", random.Random(0), min_edits=1) in {"Oil climbs", "Oil increases", "Oil goes up", None}
