@@ -430,6 +430,10 @@ class SlotAnalyzer:
         self._places_rules = table(r, "places", where)
         self._subdivisions_rules = table(r, "subdivisions", where)
         self._aliases_rules = {"aliases": table(r, "aliases", where)}
+        # the alias tables' Hangul names, read off the text as written as well (see _korean_aliases)
+        self._ko_alias_names = frozenset(
+            n.replace(" ", "") for names in self._aliases_rules["aliases"].values()
+            for n in str_list(names, f"{where}: aliases") if HANGUL_RE.search(n))
         self._subject_rules = rules.get("subject", {})
         self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
         # "German", "Dutch": adjectives of nationality align with a country but never veto
@@ -589,6 +593,7 @@ class SlotAnalyzer:
         eojeols: tuple[tuple[str, bool, bool], ...] = ()
         if HANGUL_RE.search(clean):
             self._korean(clean, mentions, hangul_keys)
+            self._korean_aliases(clean, mentions)
             eojeols = self._eojeols(clean)
         latin_seq, latin_keys, title_case = self._latin(clean, mentions, korean=bool(HANGUL_RE.search(clean)))
         all_ids = frozenset().union(*(m.ids for m in mentions)) if mentions else frozenset()
@@ -596,6 +601,21 @@ class SlotAnalyzer:
         return TextSlots(tuple(mentions), "".join(clean.casefold().split()), frozenset(t for t, _ in latin_seq),
                          tuple(latin_seq), tuple(dict.fromkeys(latin_keys)), tuple(dict.fromkeys(hangul_keys)),
                          all_ids, all_within, title_case, len(clean.split()), eojeols)
+
+    def _korean_aliases(self, text: str, mentions: list[Mention]) -> None:
+        """A name of the alias tables written in the text is a mention whatever kiwipiepy made of
+        it: it splits some by context ("국민의힘, 당대표 선출": 국민 / 의 / 힘; "조국혁신당": 조국혁 /
+        신 / 당). Each Hangul word, as written or without a trailing particle, is looked up; the
+        pieces of it the token pass took for names give way to it."""
+        for m in re.finditer(r"[\uac00-\ud7a3]+", text):
+            word = m.group(0)
+            name = word if word in self._ko_alias_names else next(
+                (word[: -len(p)] for p in _KO_PARTICLES if word.endswith(p) and word[: -len(p)] in self._ko_alias_names),
+                None)
+            if name is None or any(x.surface == name for x in mentions):
+                continue
+            mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in name)]
+            mentions.append(self._name_mention(name, "hangul", True))
 
     def _name_mention(self, surface: str, script: str, strong: bool, alt: Iterable[str] = ()) -> Mention:
         # the name as written; its last word ("Powell" of "Jerome Powell") only when the whole is unknown

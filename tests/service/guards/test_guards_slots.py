@@ -339,3 +339,15 @@ def test_korean_airlines_are_translated_names(sa: SlotAnalyzer) -> None:
     assert compare_slot(sa, "who", a, b).matched  # 제주항공 == Jeju Air by the alias table
     a, b = sa.analyse("대한항공 여객기 회항"), sa.analyse("Jeju Air flight diverted")
     assert not compare_slot(sa, "who", a, b).matched
+
+
+def test_a_korean_alias_name_is_read_as_written_whatever_the_tokenizer_splits(sa: SlotAnalyzer, gs: GuardSet) -> None:
+    # kiwipiepy splits "국민의힘," into 국민 / 의 / 힘 and "조국혁신당" into 조국혁 / 신 / 당 here
+    (party,) = sa.analyse("국민의힘, 당대표 선출").slot("who")
+    assert party.surface == "국민의힘" and "alias:people_power" in party.ids
+    assert [m.surface for m in sa.analyse("조국혁신당, 창당 1주년").slot("who")] == ["조국혁신당"]
+    # two parties across languages clash; one party in both languages does not
+    blocked = gs.blocked(gs.check(side("국민의힘, 당대표 선출", "ko"), side("Democratic Party elects new leader")))
+    assert "who" in blocked
+    assert "who" not in gs.blocked(gs.check(side("민주당, 당대표 선출", "ko"), side("Democratic Party elects new leader")))
+    assert "who" not in gs.blocked(gs.check(side("국민의힘 당대표 선출", "ko"), side("People Power Party elects leader")))
