@@ -32,6 +32,7 @@ _LATIN_RE = re.compile(r"[A-Za-z]")
 
 # Outlet suffixes that aggregators append to titles: "Title - 전자신문", "Title | Reuters".
 # Only a short tail after a spaced dash / bar is removed, so a hyphenated word stays intact.
+_POSSESSIVE_RE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _OUTLET_SUFFIX_RE = re.compile(r"\s+[-|–—]\s+([^-|–—]{1,40})$")
 # An outlet name has at most four words ("The Wall Street Journal", "South China Morning Post");
 # a longer tail is a subtitle that carries content ("Game review - a shooter with giant robots"
@@ -128,6 +129,15 @@ def abbreviates(x: str, y: str) -> bool:
         return False
     rest = iter(long)
     return all(ch in rest for ch in short)
+
+
+def strip_possessives(text: str) -> str:
+    """English possessive endings removed from a text ("Samsung's" -> "Samsung"): no word of their own.
+
+    >>> strip_possessives("Samsung’s third-quarter profit, Apple's too")
+    'Samsung third-quarter profit, Apple too'
+    """
+    return _POSSESSIVE_RE.sub("", text)
 
 
 def strip_outlet_suffix(title: str) -> str:

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import re
 
-from index.text import detect_lang, strip_outlet_suffix, tokens
+from index.text import detect_lang, strip_outlet_suffix, strip_possessives, tokens
 
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")
-_POSSESSIVE_RE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 
 
 def _number(token: str) -> str:
@@ -97,7 +96,7 @@ def unmatched(a: str, b: str, limit: int = 3) -> tuple[list[str], list[str], boo
         return ([n for n in dict.fromkeys(na) if n not in nb][:limit],
                 [n for n in dict.fromkeys(nb) if n not in na][:limit], True)
     # an English possessive is no word of its own: "Samsung's profit" says what "Samsung profit" does
-    a, b = _POSSESSIVE_RE.sub("", a), _POSSESSIVE_RE.sub("", b)
+    a, b = strip_possessives(a), strip_possessives(b)
     wa, wb = tokens(a), tokens(b)
     return (_missing(wa, {_key(w) for w in wb}, limit), _missing(wb, {_key(w) for w in wa}, limit), False)
 

@@ -46,6 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
+from index.text import strip_possessives
+
 N_FOLDS = 5
 TEST_FOLD = 0
 
@@ -503,17 +505,17 @@ def _synonym_spots(text: str, table: list[tuple[str, tuple[str, ...]]], latin: b
     """Non-overlapping (start, end, alternatives) of the table's words in ``text``, longest first.
     In Korean, with ``tokens``, a word must start and end where kiwipiepy's tokens do, and not run
     on into a suffix ("공개" in "공개적으로" is no 발표)."""
-    starts = {t[2] for t in tokens} if tokens else None
-    ends = {t[2] + t[3]: i for i, t in enumerate(tokens)} if tokens else None
+    toks = tokens or []
+    starts = {t[2] for t in toks}
+    ends = {t[2] + t[3]: i for i, t in enumerate(toks)}
     spots: list[tuple[int, int, tuple[str, ...]]] = []
     for w, group in table:
         pattern = (r"(?<![A-Za-z0-9])" + re.escape(w) + r"(?![A-Za-z0-9])") if latin else re.escape(w)
         for m in re.finditer(pattern, text, flags=re.IGNORECASE if latin else 0):
-            if starts is not None and ends is not None and _HANGUL.match(w):
+            if toks and _HANGUL.match(w):
                 i = ends.get(m.end())
                 if m.start() not in starts or i is None or (
-                        i + 1 < len(tokens or []) and (tokens or [])[i + 1][1].startswith("XS")
-                        and (tokens or [])[i + 1][0] not in ("하", "되")):
+                        i + 1 < len(toks) and toks[i + 1][1].startswith("XS") and toks[i + 1][0] not in ("하", "되")):
                     continue
             alts = tuple(g for g in group if g.lower() != m.group(0).lower())
             if alts and not any(s < m.end() and m.start() < e for s, e, _ in spots):
@@ -545,7 +547,7 @@ def reword(text: str, rng: random.Random, tokens: list[KoToken] | None = None, m
         new = new[:s] + alt + new[e:]
     count = len(edits)
     if latin:
-        dropped = re.sub(r"(?<=[A-Za-z])['\u2019]s\b", "", _EN_FILLER.sub("", new))
+        dropped = strip_possessives(_EN_FILLER.sub("", new))
     else:
         dropped = _KO_RUN.sub(r"\1째", new)
         if rng.random() < 0.5:  # a clause joined by "…" where a sentence has a comma (never inside a number)
@@ -558,7 +560,7 @@ def reword(text: str, rng: random.Random, tokens: list[KoToken] | None = None, m
 
 
 def _lang(text: str) -> str:
-    return "ko" if re.search(r"[\uac00-\ud7a3]", text) else "en"
+    return "ko" if _HANGUL.search(text) else "en"
 
 
 def synthesise(translations: list[tuple[str, str]], mono: list[str], fold: int, seed: int = 0,

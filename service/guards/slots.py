@@ -271,6 +271,12 @@ _FUNCTION = frozenset({"of", "de", "la", "von", "van", "del", "the", "and", "&"}
 # case particles kiwi sometimes leaves glued to an unknown proper noun, longest first
 _KO_PARTICLES = ("에서", "으로", "에", "의", "은", "는", "이", "가", "을", "를", "와", "과", "로", "서")
 
+
+def _particle_stems(word: str) -> list[str]:
+    """``word`` less each trailing particle it may carry, keeping two syllables or more
+    ("조지아에" -> ["조지아"]; "국민의힘의" -> ["국민의힘"])."""
+    return [word[: -len(p)] for p in _KO_PARTICLES if word.endswith(p) and len(word) - len(p) >= 2]
+
 _KO_SMALL = numerals.SMALL_UNITS
 _KO_BIG = numerals.LARGE_UNITS
 
@@ -610,8 +616,7 @@ class SlotAnalyzer:
         for m in re.finditer(r"[\uac00-\ud7a3]+", text):
             word = m.group(0)
             name = word if word in self._ko_alias_names else next(
-                (word[: -len(p)] for p in _KO_PARTICLES if word.endswith(p) and word[: -len(p)] in self._ko_alias_names),
-                None)
+                (stem for stem in _particle_stems(word) if stem in self._ko_alias_names), None)
             if name is None or any(x.surface == name for x in mentions):
                 continue
             mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in name)]
@@ -658,8 +663,7 @@ class SlotAnalyzer:
                     if not (prev_latin and len(run) == 1 and form.casefold() in self.product_words):
                         alt = [f for f in nnps if f != surface]
                         # kiwi reads some names with their particle as one proper noun ("조지아에")
-                        alt += [surface[: -len(p)] for p in _KO_PARTICLES
-                                if len(run) == 1 and surface.endswith(p) and len(surface) - len(p) >= 2]
+                        alt += _particle_stems(surface) if len(run) == 1 else []
                         alt += [surface[: -len(p)] for p in self.ko_place_suffixes
                                 if surface.endswith(p) and len(surface) - len(p) >= 2]
                         mentions.append(self._name_mention(surface, "hangul", True, alt))
