@@ -10,6 +10,8 @@
 >>> at = datetime(2025, 3, 9, 8, tzinfo=timezone.utc)
 >>> g.check(side("어제 코스피 급락", at=at), side("KOSPI plunges on March 8", "en")).evidence
 'date: month Mar == Mar; date Mar 8 == Mar 8'
+>>> g.check(side("올해 수출 7% 증가"), side("Exports rose 7% last year", "en")).evidence
+'date: relative year this year != last year'
 """
 
 from __future__ import annotations
@@ -26,8 +28,14 @@ from service.types import GuardVerdict
 __all__ = ["SLOTS", "DateGuard", "load_rules"]
 
 # Slots in evidence order. A slot value is an int (year, month, quarter, half, weekday) or a
-# (month, day) tuple.
-SLOTS = ("year", "month", "quarter", "half", "date", "weekday")
+# (month, day) tuple. The relative slots hold offsets ("지난해" -1, "this month" 0) of a text
+# read without a publication time: two such texts are taken as written at the same time.
+SLOTS = ("year", "month", "quarter", "half", "date", "weekday", "relative year", "relative month", "relative day")
+_RELATIVE_WORDS = {
+    "relative year": {-1: "last year", 0: "this year", 1: "next year"},
+    "relative month": {-1: "last month", 0: "this month", 1: "next month"},
+    "relative day": {-1: "yesterday", 0: "today", 1: "tomorrow"},
+}
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 SlotValue = int | tuple[int, int]
 
@@ -47,6 +55,8 @@ def _fmt(slot: str, value: SlotValue) -> str:
         return f"H{value}"
     if slot == "weekday":
         return _WEEKDAYS[value]
+    if slot in _RELATIVE_WORDS:
+        return _RELATIVE_WORDS[slot].get(value, f"{value:+d} {slot.split()[1]}s")
     return str(value)
 
 
@@ -74,6 +84,11 @@ class DateGuard:
         self.rel_years = {k.casefold(): int(number(v, f"{where}: relative_years.{k}")) for k, v in table(rules, "relative_years", where).items()}
         self.ambiguous = frozenset(s.casefold() for s in str_list(settings.get("ambiguous_months", []), f"{where}: ambiguous_months"))
         preps = str_list(settings.get("month_prepositions", ["in"]), f"{where}: month_prepositions")
+        units = str_list(settings.get("relative_untimed", []), f"{where}: relative_untimed")
+        for unit in units:
+            if unit not in ("year", "month", "day"):
+                raise ValueError(f"{where}: relative_untimed takes year, month, day; got {unit!r}")
+        self.relative_untimed = frozenset(f"relative {unit}" for unit in units)
         self.min_year = int_setting(settings, "min_year", 1900, where)
         self.max_year = int_setting(settings, "max_year", 2099, where)
 
@@ -173,16 +188,22 @@ class DateGuard:
                 out["half"].add(h)
         for m in self._weekday.finditer(text):
             out["weekday"].add(self.weekdays[re.sub(r"\s+", " ", m.group(0)).casefold()])
-        if published is not None and self._relative is not None:
-            for m in self._relative.finditer(text):
-                phrase = re.sub(r"\s+", " ", m.group(0)).casefold()
-                if phrase in self.rel_days:
-                    day = published + timedelta(days=self.rel_days[phrase])
-                    add_date(day.month, day.day)
-                elif phrase in self.rel_months:
-                    out["month"].add(_add_months(published, self.rel_months[phrase])[1])
-                elif phrase in self.rel_years:
-                    out["year"].add(published.year + self.rel_years[phrase])
+        for m in self._relative.finditer(text) if self._relative is not None else ():
+            phrase = re.sub(r"\s+", " ", m.group(0)).casefold()
+            if published is None:
+                # No publication time on this side: keep the offset itself (``relative_untimed``),
+                # so "올해 수출 7% 증가" / "지난해 수출 7% 증가" differ in a stateless compare.
+                for slot, offsets in (("relative day", self.rel_days), ("relative month", self.rel_months),
+                                      ("relative year", self.rel_years)):
+                    if phrase in offsets and slot in self.relative_untimed:
+                        out[slot].add(offsets[phrase])
+            elif phrase in self.rel_days:
+                day = published + timedelta(days=self.rel_days[phrase])
+                add_date(day.month, day.day)
+            elif phrase in self.rel_months:
+                out["month"].add(_add_months(published, self.rel_months[phrase])[1])
+            elif phrase in self.rel_years:
+                out["year"].add(published.year + self.rel_years[phrase])
         return {slot: frozenset(v) for slot, v in out.items() if v}
 
     @staticmethod

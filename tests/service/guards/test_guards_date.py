@@ -63,3 +63,30 @@ def test_relative_phrases_use_published_at(gs: GuardSet) -> None:
 def test_may_the_verb_is_not_a_month(gs: GuardSet) -> None:
     (v,) = gs.check(side("Fed May Have to Accelerate Tapering", "en"), side("Fed to act in June", "en"))
     assert not v.blocked and not v.decided
+
+def test_untimed_relative_years_and_months_compare_as_offsets(gs: GuardSet) -> None:
+    # Neither side has a time (a stateless compare): "this year" and "last year" name different
+    # years whenever both were written at once.
+    (v,) = gs.check(side("올해 수출 7% 증가", "ko"), side("지난해 수출 7% 증가", "ko"))
+    assert v.blocked and "relative year this year != last year" in v.evidence
+    (v,) = gs.check(side("올해 수출 7% 증가", "ko"), side("Exports rise 7% this year", "en"))
+    assert not v.blocked and v.decided
+    (v,) = gs.check(side("지난달 물가 3% 상승", "ko"), side("Prices rose 3% this month", "en"))
+    assert v.blocked and "relative month last month != this month" in v.evidence
+    # Days stay out: a report of "today" rewritten a day later says "yesterday" (KorSTS, MSRpar).
+    (v,) = gs.check(side("FTC asked Congress today for more power", "en"),
+                    side("FTC asked Congress yesterday for more power", "en"))
+    assert not v.decided
+    # One side timed: its phrase becomes a calendar year, the other's an offset; no evidence.
+    at = datetime(2025, 3, 9, 3, tzinfo=timezone.utc)
+    (v,) = gs.check(side("올해 수출 7% 증가", "ko", at), side("지난해 수출 7% 증가", "ko"))
+    assert not v.decided
+
+
+def test_relative_untimed_rejects_an_unknown_unit() -> None:
+    from service.guards.date import DateGuard, load_rules
+
+    rules = load_rules()["date"]
+    rules = {**rules, "settings": {**rules["settings"], "relative_untimed": ["week"]}}
+    with pytest.raises(ValueError, match="relative_untimed takes year, month, day; got 'week'"):
+        DateGuard.from_rules(rules)
