@@ -17,6 +17,7 @@ from index.text import (
     ngrams_of_normalized,
     normalize,
     strip_outlet_suffix,
+    unescape_html,
 )
 
 # Gram ids are a hash of the gram's code points: up to three code points (21 bits each) pack
@@ -153,7 +154,10 @@ class ItemFeatures:
         News Agency" is never a "who" against "... - The Korea Herald". The identity hash
         (``content_sha``) still reads the title as given.
         """
-        raw_title = title
+        raw_title, raw_body = title, body
+        # What the stages and guards read has its HTML references decoded; the identity hash
+        # (``content_sha``) still reads the text as given.
+        title, body = unescape_html(title), unescape_html(body)
         title = cut_outlet(title, source, url) if title.strip() else title
         headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(strip_dateline(body))
         # Each text is normalised once: hashes and grams all derive from these strings.
@@ -165,7 +169,7 @@ class ItemFeatures:
         norm_exact = normalize(title) if title.strip() else norm_title
         if content_sha is None:
             norm_full_title = normalize(raw_title) if headline != raw_title else norm_title
-            content_sha = hash_normalized(norm_full_title, normalize(body))
+            content_sha = hash_normalized(norm_full_title, normalize(raw_body))
         return cls(
             title=title,
             body_lead_text=_body_lead(raw_title, body, LEAD_CHARS),

@@ -16,6 +16,8 @@ True
 from __future__ import annotations
 
 import hashlib
+import html
+import html.entities
 import math
 import re
 import unicodedata
@@ -84,6 +86,33 @@ def content_units(text: str) -> int:
     (1, 3, 2, 4)
     """
     return len(_WORD_CHAR_RE.findall(text)) + len(_HANGUL_SYLLABLE_RE.findall(text))
+
+
+# An HTML character reference with its semicolon ("&amp;", "&#39;", "&#x2014;"): scraped feeds
+# leave them in titles, and unread they become words and numbers ("&#8212;" a number 8212 to
+# the number guard). A bare "&" ("R&D", "AT&T") is no reference and stays.
+_HTML_REF_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def unescape_html(text: str) -> str:
+    """``text`` with its HTML character references read as the characters they name.
+
+    >>> unescape_html("Trump&#39;s tariffs &amp; Samsung&#8230; R&D")
+    "Trump's tariffs & Samsung… R&D"
+    >>> unescape_html("&notareference; AT&T")
+    '&notareference; AT&T'
+    """
+    if "&" not in text:
+        return text
+    return _HTML_REF_RE.sub(_read_reference, text)
+
+
+def _read_reference(m: re.Match[str]) -> str:
+    ref = m.group(0)
+    if ref[1] == "#":
+        return html.unescape(ref)
+    # A name only as a whole: html.unescape reads "&notareference;" as "¬areference;".
+    return html.entities.html5.get(ref[1:], ref)
 
 
 def normalize(text: str) -> str:

@@ -58,7 +58,7 @@ from index import numerals
 from index.blas import one_blas_thread
 from index.growable import room, too_many_dead
 from index.hanja import read_hanja
-from index.text import nfkc, strip_outlet_suffix, tokens
+from index.text import nfkc, strip_outlet_suffix, tokens, unescape_html
 
 DAY = 86_400.0
 
@@ -251,6 +251,7 @@ def story_text(title: str, body: str) -> str:
     >>> story_text("Title", "Title\\nFirst sentence. Second.")
     'Title\\nFirst sentence. Second.'
     """
+    title, body = unescape_html(title), unescape_html(body)  # as ItemFeatures reads them
     headline = strip_outlet_suffix(title) if title.strip() else ""
     body = body.strip()
     if not body:

@@ -143,3 +143,18 @@ def test_features_know_when_nothing_is_left_to_compare():
     assert ItemFeatures.build("!!! ...", "", "und", 0.0).empty
     assert not ItemFeatures.build("Fed raises rates", "", "en", 0.0).empty
     assert not ItemFeatures.build("", "연준이 금리를 올렸다.", "ko", 0.0).empty
+
+
+def test_html_references_are_read_as_their_characters_but_identity_keeps_the_text_as_given():
+    from index.features import ItemFeatures
+    from index.text import content_hash
+
+    escaped = ItemFeatures.build("Samsung &amp; LG: profits up 12%&#8230;", "Seoul&#39;s market rose.", "en", 0.0)
+    plain = ItemFeatures.build("Samsung & LG: profits up 12%…", "Seoul's market rose.", "en", 0.0)
+    # The exact stage, the grams and the guards read the decoded text: "&#8212;" is no number.
+    assert escaped.exact_keys[1:] == plain.exact_keys[1:] and (escaped.grams == plain.grams).all()
+    assert escaped.guard_text() == plain.guard_text() == "Samsung & LG: profits up 12%… Seoul's market rose."
+    assert "8230" not in escaped.embed_text()
+    # The version's identity is the text as delivered (a stored hash stays valid after upgrade).
+    assert escaped.content_sha == content_hash("Samsung &amp; LG: profits up 12%&#8230;", "Seoul&#39;s market rose.")
+    assert escaped.content_sha != plain.content_sha
