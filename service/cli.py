@@ -293,12 +293,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from service.types import Article, ArticleError
 
+    # The texts first, naming the one at fault (as POST /v1/compare does): an empty one was
+    # refused only after the model had loaded, as "an article needs ..." without saying which.
+    sides = []
+    for name, text, lang in (("a", args.a, args.lang_a), ("b", args.b, args.lang_b)):
+        try:
+            sides.append(Article(title=text, lang=lang))
+        except ArticleError as exc:
+            raise SystemExit(f"samestory compare: {name}: {exc}") from exc
+    a, b = sides
     engine = open_engine(args, db=":memory:")
-    try:
-        a = Article(title=args.a, lang=args.lang_a)
-        b = Article(title=args.b, lang=args.lang_b)
-    except ArticleError as exc:
-        raise SystemExit(str(exc)) from exc
     d = engine.compare(a, b, all_scores=True)
     if args.json:
         print(json.dumps(d.to_dict(), ensure_ascii=False))

@@ -322,3 +322,16 @@ def test_the_command_line_collects_young_objects_less_often(tmp_path, monkeypatc
         assert gc.get_threshold() == (cli.GC_YOUNG, 11, 12)
     finally:
         gc.set_threshold(*before)
+
+
+def test_compare_names_the_text_at_fault_before_loading_a_model():
+    from service.cli import main
+
+    # Fifth tour: `compare "" "x"` loaded the model, then said "an article needs a non-empty title
+    # or body" without naming a or b. A bogus model shows the texts are checked first.
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "Fed cuts rates", "   ", "--model", "bogus"])
+    assert str(exc.value.code) == "samestory compare: b: an article needs a non-empty title or body"
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "Fed cuts rates", "Fed cuts rates", "--lang-a", "k o", "--model", "bogus"])
+    assert str(exc.value.code).startswith("samestory compare: a: lang must be a language tag")
