@@ -313,29 +313,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_kind(value: Any) -> str:
-    """A parsed JSON value's kind in JSON's words: a line's reader knows null and arrays, not
-    Python's ``NoneType`` and ``list``.
-
-    >>> json_kind(None), json_kind([1]), json_kind(3), json_kind(True), json_kind("x"), json_kind({})
-    ('null', 'an array', 'a number', 'a boolean', 'a string', 'an object')
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):  # before int: bool is an int subclass
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, dict) else type(value).__name__
-
-
 def _record_hint(rec: Any, field: str) -> str:
     """What a JSONL line that lacks the text field has instead: a record whose text is in ``body``
     was only told "expected ... 'text'", not that --field names it."""
+    from service.types import json_kind
+
     if not isinstance(rec, dict):
         return f", got {json_kind(rec)}"
     if field in rec:
