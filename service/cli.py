@@ -246,10 +246,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             # the reason alone, as dedupe says it ("[Errno 2] No such file or directory: 'x'" repeated the name)
             raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
     try:
-        articles = []
+        articles, linenos = [], []
         for lineno, obj in _read_jsonl(stream, args.file):
             try:
                 articles.append(Article.from_dict(obj))
+                linenos.append(lineno)
             except (ArticleError, TypeError) as exc:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
     except UnicodeDecodeError as exc:
@@ -259,11 +260,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(repeated, file=sys.stderr)
     engine = open_engine(args)
     try:
-        for lineno, article in enumerate(articles, 1):  # every URL checked before anything is stored
+        # Every URL checked before anything is stored, named by its line as the checks above name it.
+        for lineno, article in zip(linenos, articles, strict=True):
             try:
                 engine.copy_level.doc_key(article)
             except ArticleError as exc:
-                raise SystemExit(f"{args.file}: article {lineno}: {exc}") from exc
+                raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
         show_bar = args.progress or (not args.quiet and not args.json and sys.stderr.isatty())
         bar = tqdm(total=len(articles), disable=not show_bar, unit="item", desc="ingest", file=sys.stderr)
         by_status: Counter[str] = Counter()  # for the closing sentence: counts, not every result kept

@@ -57,10 +57,11 @@ def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
     res = run("ingest", str(csv), "--db", f"sqlite:///{db}", "--model", "none")
     assert res.returncode != 0 and res.stderr.decode().strip().endswith(
         "feed.csv:1: not valid JSON: Expecting value; CSV is not read: convert it to JSON Lines (one JSON object a line)")
-    bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n{"title": "x", "url": "ftp://nope"}\n',
+    bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n\n{"title": "x", "url": "ftp://nope"}\n',
                    encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
-    assert res.returncode != 0 and b"invalid url" in res.stderr
+    # FILE:LINE as every other bad line says it (fifth tour: "bad.jsonl: article 2:", counting articles)
+    assert res.returncode != 0 and b"bad.jsonl:3: invalid url" in res.stderr
     if db.exists():
         import sqlite3
 
