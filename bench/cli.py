@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="throughput, latency, memory and recall against the alternatives",
                               description="samestory bench [stream]: the news stream (ingest) against the "
                               "alternatives. samestory bench dedupe: RAG chunk dedupe on a chunk stream (10,000 "
-                              "chunks of 4-6 sentences, Korean and English, 30 %% copies: re-formatted, "
+                              "chunks of 4-6 sentences, Korean and English, 30% copies: re-formatted, "
                               "boilerplate, typos, translated) against semhash with the same encoder and a "
                               "datasketch MinHash baseline, with precision and recall on the known copies, and the "
                               "latency of 20-chunk requests (bench/dedupe_chunks.py).")
@@ -50,7 +50,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--repeats", type=_positive, default=3, help="runs per method; medians are reported")
     p.add_argument("--json", action="store_true", help="last stdout line: one JSON object with every figure")
     p.add_argument("--out", type=Path, default=None, help="also write bench-<size>.json into this folder")
-    p.add_argument("--alternatives", type=_alternatives, default=_alternatives(DEFAULT_ALTERNATIVES),
+    # A string default: argparse passes it through _alternatives, and --help shows it as it is typed.
+    p.add_argument("--alternatives", type=_alternatives, default=DEFAULT_ALTERNATIVES,
                    help=f"comma list of {', '.join(ALTERNATIVES)} or 'none' (default %(default)s)")
     p.add_argument("--model", default="use", help="embedder spec, or 'none' for the cheap passes only")
     p.add_argument("--no-guards", action="store_true", help="engine with guards off (not the product setting)")

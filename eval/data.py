@@ -121,6 +121,11 @@ def _text(path: Path, number: int, obj: Any, where: str) -> str:
 
 
 def _lang(path: Path, number: int, obj: Any, where: str) -> str:
+    if obj is None:
+        # "must be a language code" read as if the value were wrong; it was missing. Ingest
+        # detects a missing language, eval files declare it (every set's figures are per language).
+        raise ValueError(f"{path}:{number}: {where} is missing: an eval file names each text's language, "
+                         "such as 'ko' or 'en'")
     if not isinstance(obj, str) or not obj:
         raise ValueError(f"{path}:{number}: {where} must be a language code such as 'ko' or 'en'")
     return obj

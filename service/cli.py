@@ -246,10 +246,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             # the reason alone, as dedupe says it ("[Errno 2] No such file or directory: 'x'" repeated the name)
             raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
     try:
-        articles = []
+        articles, linenos = [], []
         for lineno, obj in _read_jsonl(stream, args.file):
             try:
                 articles.append(Article.from_dict(obj))
+                linenos.append(lineno)
             except (ArticleError, TypeError) as exc:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
     except UnicodeDecodeError as exc:
@@ -259,11 +260,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(repeated, file=sys.stderr)
     engine = open_engine(args)
     try:
-        for lineno, article in enumerate(articles, 1):  # every URL checked before anything is stored
+        # Every URL checked before anything is stored, named by its line as the checks above name it.
+        for lineno, article in zip(linenos, articles, strict=True):
             try:
                 engine.copy_level.doc_key(article)
             except ArticleError as exc:
-                raise SystemExit(f"{args.file}: article {lineno}: {exc}") from exc
+                raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
         show_bar = args.progress or (not args.quiet and not args.json and sys.stderr.isatty())
         bar = tqdm(total=len(articles), disable=not show_bar, unit="item", desc="ingest", file=sys.stderr)
         by_status: Counter[str] = Counter()  # for the closing sentence: counts, not every result kept
@@ -293,12 +295,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from service.types import Article, ArticleError
 
+    # The texts first, naming the one at fault (as POST /v1/compare does): an empty one was
+    # refused only after the model had loaded, as "an article needs ..." without saying which.
+    sides = []
+    for name, text, lang in (("a", args.a, args.lang_a), ("b", args.b, args.lang_b)):
+        try:
+            sides.append(Article(title=text, lang=lang))
+        except ArticleError as exc:
+            raise SystemExit(f"samestory compare: {name}: {exc}") from exc
+    a, b = sides
     engine = open_engine(args, db=":memory:")
-    try:
-        a = Article(title=args.a, lang=args.lang_a)
-        b = Article(title=args.b, lang=args.lang_b)
-    except ArticleError as exc:
-        raise SystemExit(str(exc)) from exc
     d = engine.compare(a, b, all_scores=True)
     if args.json:
         print(json.dumps(d.to_dict(), ensure_ascii=False))
@@ -312,10 +318,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _record_hint(rec: Any, field: str) -> str:
     """What a JSONL line that lacks the text field has instead: a record whose text is in ``body``
     was only told "expected ... 'text'", not that --field names it."""
+    from service.types import json_kind
+
     if not isinstance(rec, dict):
-        return f", got {type(rec).__name__}"
+        return f", got {json_kind(rec)}"
     if field in rec:
-        return f", got {type(rec[field]).__name__}"
+        return f", got {json_kind(rec[field])}"
     keys = ", ".join(repr(k) for k in list(rec)[:8]) or "none"
     return f" (its fields: {keys}; --field names the text field)"
 

@@ -213,6 +213,26 @@ class Article:
         return out
 
 
+def json_kind(value: Any) -> str:
+    """A parsed JSON value's kind in JSON's words: a reader of JSON knows null and arrays, not
+    Python's ``NoneType`` and ``list``.
+
+    >>> json_kind(None), json_kind([1]), json_kind(3), json_kind(True), json_kind("x"), json_kind({})
+    ('null', 'an array', 'a number', 'a boolean', 'a string', 'an object')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):  # before int: bool is an int subclass
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def _has_surrogates(text: str) -> bool:
     try:
         text.encode("utf-8")

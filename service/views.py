@@ -10,7 +10,7 @@ explain a story the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 from urllib.parse import urlsplit
 
 from index.text import strip_outlet_suffix
@@ -33,7 +33,8 @@ from service.api.schemas import (
     VersionOut,
     from_row,
 )
-from service.store.base import ClusterRow, DocumentRow, Store
+from service.store.base import ClusterRow, DocumentRow, MembershipRow, ObservationRow, Store
+from service.types import StageName, matched_stage
 
 
 # What the editors' pages read on top of the /v1 answer (``story_view(members=True)``): not part
@@ -122,6 +123,29 @@ def _title(store: Store, document_id: int) -> tuple[DocumentRow | None, str | No
     return doc, (ver.title or ver.body[:200]) if ver else None
 
 
+def founded(stage: str, decision: dict[str, Any]) -> bool:
+    """Whether a membership founded its copy group: its decision joined nothing. An editor's move
+    joined nothing either, but its stage says who put the document there ("editor")."""
+    return not decision.get("same", True) and stage != "editor"
+
+
+def _membership_shown(m: MembershipRow) -> dict[str, Any]:
+    """A membership's ``stage`` and ``decision`` as every view shows them: a founder's stage is
+    "none" (``service.types.matched_stage``), as ``POST /v1/articles`` answered for it, not the
+    stored last stage the cascade ran ("embedding", "minhash"); its score and reasons stay."""
+    if not founded(m.stage, m.decision):
+        return {}
+    return {"stage": "none", "decision": {**m.decision, "stage": "none"}}
+
+
+def _observation_shown(o: ObservationRow) -> dict[str, Any]:
+    """An observation's decision with the stage ``POST /v1/articles`` answered with (``matched_stage``)."""
+    stage = o.decision.get("stage")
+    if not isinstance(stage, str) or stage == "editor":
+        return {}
+    return {"decision": {**o.decision, "stage": matched_stage(o.status, cast(StageName, stage))}}
+
+
 def document_view(store: Store, document_id: int) -> DocumentOut | None:
     """Everything the store knows about one document, or None."""
     doc = store.get_document(document_id)
@@ -132,10 +156,11 @@ def document_view(store: Store, document_id: int) -> DocumentOut | None:
         # members_of hides deleted documents; provenance of a deleted one is still readable.
         for m in store.members_of(doc.cluster_id):
             if m.document_id == doc.id:
-                membership = from_row(MembershipOut, m)
+                membership = from_row(MembershipOut, m, **_membership_shown(m))
     return from_row(DocumentOut, doc, membership=membership,
                        versions=[from_row(VersionOut, v) for v in store.versions_of(doc.id)],
-                       observations=[from_row(ObservationOut, o) for o in store.observations_of(doc.id)])
+                       observations=[from_row(ObservationOut, o, **_observation_shown(o))
+                                     for o in store.observations_of(doc.id)])
 
 
 def copy_group_view(store: Store, copy_group_id: int) -> CopyGroupDetailOut | None:
@@ -173,7 +198,7 @@ def _members(store: Store, cluster: ClusterRow, *, facts: bool) -> list[MemberFa
         doc = store.get_document(m.document_id)
         ver = store.get_version(doc.latest_version_id) if doc is not None and doc.latest_version_id is not None else None
         shown = {"url": doc.url if doc else None, "source": doc.source if doc else None,
-                 "title": (ver.title or ver.body[:200]) if ver else None}
+                 "title": (ver.title or ver.body[:200]) if ver else None, **_membership_shown(m)}
         if not facts:
             plain.append(from_row(CopyGroupMemberOut, m, **shown))
             continue

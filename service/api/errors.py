@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.types import ArticleError
+from service.types import ArticleError, json_kind
 
 log = logging.getLogger("samestory.api")
 
@@ -88,7 +88,11 @@ def describe(errors: list[dict[str, Any]]) -> str:
         msg = str(err.get("msg", "invalid"))
         # pydantic prefixes messages of custom validators with "Value error, "; it adds nothing.
         msg = msg.removeprefix("Value error, ")
-        if err.get("type") == "string_unicode":  # a lone surrogate met a pattern check first
+        if err.get("type") == "model_attributes_type" and "input" in err:
+            # pydantic's "Input should be a valid dictionary or object to extract fields from"
+            # for a body sent as a bare list of articles, or a compare side sent as a string.
+            msg = f"expected a JSON object, got {json_kind(err['input'])}"
+        elif err.get("type") == "string_unicode":  # a lone surrogate met a pattern check first
             msg = "contains a lone surrogate: not Unicode text"
         elif err.get("type") == "string_pattern_mismatch" and tuple(err.get("loc", ()))[-1:] == ("lang",):
             msg = "must be a language tag such as 'ko', 'en' or 'zh-Hant' (letters, then -subtags)"
@@ -104,6 +108,9 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
         e = malformed[0]
         pos = e.get("loc", ("body", "?"))[-1]
         why = (e.get("ctx") or {}).get("error", "JSON decode error")
+        if str(why).startswith("Extra data"):
+            # A JSONL feed sent as is: one object a line, where the route reads one object.
+            why = f"{why} (the body is one JSON object, not JSON lines)"
         return JSONResponse({"detail": f"malformed JSON at character {pos}: {why}"}, status.HTTP_400_BAD_REQUEST)
     if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
         return JSONResponse({"detail": "request body is missing: send a JSON object with Content-Type "

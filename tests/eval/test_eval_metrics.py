@@ -151,6 +151,10 @@ def test_loader_errors_name_file_and_line(tmp_path) -> None:
     path = _write(tmp_path, "r.jsonl", [good, {**good, "id": "x/2", "b": {"text": "", "lang": "en"}}])
     with pytest.raises(ValueError, match=r"r\.jsonl:2: b\.text must be a non-empty string"):
         load_pairs(path)
+    # Fifth tour: a side without "lang" was told it "must be a language code", as if its value were wrong.
+    path = _write(tmp_path, "l.jsonl", [good, {**good, "id": "x/2", "a": {"text": "t"}}])
+    with pytest.raises(ValueError, match=r"l\.jsonl:2: a\.lang is missing: an eval file names each text's language"):
+        load_pairs(path)
     path = _write(tmp_path, "s.jsonl", [good, good])
     with pytest.raises(ValueError, match="duplicate pair id"):
         load_pairs(path)

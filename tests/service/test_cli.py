@@ -57,10 +57,11 @@ def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
     res = run("ingest", str(csv), "--db", f"sqlite:///{db}", "--model", "none")
     assert res.returncode != 0 and res.stderr.decode().strip().endswith(
         "feed.csv:1: not valid JSON: Expecting value; CSV is not read: convert it to JSON Lines (one JSON object a line)")
-    bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n{"title": "x", "url": "ftp://nope"}\n',
+    bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n\n{"title": "x", "url": "ftp://nope"}\n',
                    encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
-    assert res.returncode != 0 and b"invalid url" in res.stderr
+    # FILE:LINE as every other bad line says it (fifth tour: "bad.jsonl: article 2:", counting articles)
+    assert res.returncode != 0 and b"bad.jsonl:3: invalid url" in res.stderr
     if db.exists():
         import sqlite3
 
@@ -322,3 +323,16 @@ def test_the_command_line_collects_young_objects_less_often(tmp_path, monkeypatc
         assert gc.get_threshold() == (cli.GC_YOUNG, 11, 12)
     finally:
         gc.set_threshold(*before)
+
+
+def test_compare_names_the_text_at_fault_before_loading_a_model():
+    from service.cli import main
+
+    # Fifth tour: `compare "" "x"` loaded the model, then said "an article needs a non-empty title
+    # or body" without naming a or b. A bogus model shows the texts are checked first.
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "Fed cuts rates", "   ", "--model", "bogus"])
+    assert str(exc.value.code) == "samestory compare: b: an article needs a non-empty title or body"
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "Fed cuts rates", "Fed cuts rates", "--lang-a", "k o", "--model", "bogus"])
+    assert str(exc.value.code).startswith("samestory compare: a: lang must be a language tag")

@@ -28,3 +28,11 @@ def test_every_command_has_a_description_and_every_argument_a_help_line() -> Non
     bare = [f"{name} {a.dest}" for name, command in commands for a in command._actions
             if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)) and not a.help]
     assert (undescribed, bare) == ([], [])
+
+
+def test_no_help_shows_python_escapes_or_reprs() -> None:
+    # Fifth tour: `samestory bench --help` said "30 %% copies" (argparse %-formats help lines, not
+    # a description) and "(default ['embed-all', 'semhash', ...])", a Python list, where the flag
+    # takes "embed-all,semhash,...".
+    shown = {name: command.format_help() for name, command in _commands(build_parser(), "samestory")}
+    assert [name for name, text in shown.items() if "%%" in text or "default ['" in text] == []

@@ -298,10 +298,14 @@ def test_cli_dedupe_jsonl_records_in_records_out(tmp_path, capsys) -> None:
     assert str(exc.value.code).endswith("chunks.jsonl:1: expected a JSON object with a string field 'text' "
                                         "(its fields: 'body'; --field names the text field)")
     src.write_text('{"text": 3}\n', encoding="utf-8")
-    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got int$"):
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got a number$"):
         main(["dedupe", str(src), "--model", "none"])
     src.write_text('["x"]\n', encoding="utf-8")
-    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got list$"):
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got an array$"):
+        main(["dedupe", str(src), "--model", "none"])
+    # Fifth tour: a null text said "got NoneType", Python's word, to a reader of JSON.
+    src.write_text('{"text": null}\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"chunks.jsonl:1: expected a JSON object with a string field 'text', got null$"):
         main(["dedupe", str(src), "--model", "none"])
 
 

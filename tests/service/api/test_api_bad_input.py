@@ -26,6 +26,21 @@ def test_malformed_json(client):
     assert r.json()["detail"].startswith("malformed JSON at character 14")
 
 
+def test_a_jsonl_feed_or_a_bare_list_says_what_the_body_should_be(client):
+    # Fifth tour: a JSONL feed posted as is said only "Extra data", and a bare list of articles
+    # "Input should be a valid dictionary or object to extract fields from".
+    feed = b'{"title": "Fed raises rates"}\n{"title": "ECB holds rates"}\n'
+    r = client.post("/v1/articles", content=feed, headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert re.fullmatch(r"malformed JSON at character \d+: Extra data \(the body is one JSON object, not JSON lines\)",
+                        r.json()["detail"]), r.json()["detail"]
+    r = client.post("/v1/articles", json=[GOOD])
+    assert r.status_code == 422 and r.json()["detail"] == "body: expected a JSON object, got an array"
+    r = client.post("/v1/compare", json={"a": "Fed raises rates", "b": {"title": "Fed raises rates"}})
+    assert r.status_code == 422 and r.json()["detail"] == "a: expected a JSON object, got a string"
+    assert stored(client) == 0
+
+
 def test_missing_body(client):
     r = client.post("/v1/articles")
     assert r.status_code == 422 and "request body is missing" in r.json()["detail"]

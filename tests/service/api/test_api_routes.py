@@ -201,3 +201,19 @@ def test_service_start_runs_the_model_once_before_the_first_request(monkeypatch)
                                             "kind": "headline"})  # headlines: both reach the model
         assert r.status_code == 200, r.text
         assert fake.seen[1:] == ["Fed raises rates by 25bp", "ECB holds rates steady"]
+
+
+def test_a_founder_reads_stage_none_in_every_view(client):
+    # Fifth tour: POST /v1/articles said a new item's stage was "none", but GET /v1/documents/{id}
+    # and /v1/copy-groups/{id} showed the stored "minhash"/"embedding" (the last stage the cascade
+    # ran) for the same item, as if a stage had matched it.
+    res = client.post("/v1/articles", json={"articles": STORY[:2]}).json()["results"]
+    assert res[0]["decision"]["stage"] == "none"
+    doc = client.get(f"/v1/documents/{res[0]['document_id']}").json()
+    assert doc["membership"]["stage"] == doc["membership"]["decision"]["stage"] == "none"
+    assert doc["observations"][0]["decision"]["stage"] == "none"
+    members = client.get(f"/v1/copy-groups/{res[0]['copy_group_id']}").json()["members"]
+    founder, copy = sorted(members, key=lambda m: m["document_id"])
+    assert founder["stage"] == founder["decision"]["stage"] == "none"
+    assert founder["decision"]["reasons"]  # what the stages saw is still said
+    assert copy["stage"] == copy["decision"]["stage"] == "exact"
