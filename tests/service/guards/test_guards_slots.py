@@ -192,6 +192,25 @@ def test_the_same_values_pass(gs: GuardSet, a: str, b: str, la: str, lb: str) ->
     assert gs.blocked(gs.check(side(a, la), side(b, lb))) == []
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    # a demonym of two words, a translated exchange, names Korean news writes short
+    ("북한, 동해상으로 탄도미사일 발사", "North Korean missile lands in the East Sea"),
+    ("뉴욕상업거래소 유가 2% 하락", "Oil falls 2% on the New York Mercantile Exchange"),
+    ("도미니카, 야구 결승 진출", "Dominican Republic reaches baseball final"),
+    ("아프간 탈레반, 여성 교육 금지", "Taliban bans women's education in Afghanistan"),
+    ("뉴욕서 지하철 총격", "Subway shooting in NY"),
+])
+def test_names_written_differently_in_korean_news_align(gs: GuardSet, a: str, b: str) -> None:
+    assert gs.blocked(gs.check(side(a, "ko"), side(b, "en"))) == []
+
+
+def test_north_and_south_korean_are_not_one_place(sa: SlotAnalyzer, gs: GuardSet) -> None:
+    where = compare_slot(sa, "where", sa.analyse("South Korean leader visits Japan"),
+                         sa.analyse("North Korean leader visits Japan"))
+    assert [m.surface for m, _ in where.matched] == ["Japan"]  # main had "South Korean == North Korean"
+    assert "where" in gs.blocked(gs.check(side("도미니카, 야구 결승 진출", "ko"), side("Cuba reaches baseball final")))
+
+
 def test_a_value_on_one_side_only_is_reported_not_aligned(gs: GuardSet) -> None:
     verdicts = {v.guard: v for v in gs.check(side("Merkel meets Rutte"), side("Merkel holds talks"))}
     who = verdicts["who"]
