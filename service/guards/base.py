@@ -12,6 +12,7 @@ ValueError: GuardInput.lang must be a language tag such as 'ko', 'en' or 'und', 
 from __future__ import annotations
 
 import functools
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -24,6 +25,28 @@ from service.types import GuardVerdict
 # Language tags the guards know; anything else well-formed ("ja", "zh-Hant") becomes "und",
 # which every guard treats as "not Korean, not English" (script-based rules still apply).
 KNOWN_LANGS = ("ko", "en", "und")
+# A figure converted between unit systems ("150 miles" / "240km", "10 pounds" / "4.5kg") is
+# rounded by the translator after converting, so it is equal within this share of its value,
+# whatever digits it states. Calibrated on koen-news-park's distances (integer kilometres for
+# round miles: 0.3-0.6 % apart; "240km" for "150 miles" 0.6 %); "50km" for "30 miles" (3.5 %)
+# stays apart. Raising it lets converted figures of different reports match; 0 splits every
+# translation that rounds.
+UNIT_CONVERSION_TOLERANCE = 0.03
+
+
+def converts(factor: float) -> bool:
+    """A unit factor that converts between unit systems (1609.344 m a mile), not a power of ten
+    within one (1000 m a km, 0.01 %p a basis point).
+
+    >>> converts(1609.344), converts(1000.0), converts(0.01), converts(1.0)
+    (True, False, False, False)
+    """
+    if factor <= 0:
+        return False
+    exponent = math.log10(factor)
+    return abs(exponent - round(exponent)) > 1e-9
+
+
 _LANG_TAG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 
 HANGUL_RE = re.compile(r"[\uac00-\ud7a3]")

@@ -18,7 +18,15 @@ import re
 from dataclasses import dataclass
 
 from index import numerals
-from service.guards.base import GuardInput, compared, prepare, step_aside, trie_regex
+from service.guards.base import (
+    UNIT_CONVERSION_TOLERANCE,
+    GuardInput,
+    compared,
+    converts,
+    prepare,
+    step_aside,
+    trie_regex,
+)
 from service.guards.rules import Rules, load_rules, number, table
 from service.types import GuardVerdict
 
@@ -33,6 +41,7 @@ class Quantity:
     value: float
     ulp: float
     surface: str
+    converted: bool = False  # stated in another unit system than the dimension's base (miles)
 
 
 def _key(surface: str) -> str:
@@ -237,7 +246,7 @@ class QuantityGuard:
             num = m.group("num")
             if not num[0].isdigit() and num.casefold() not in self.number_words and not unit:
                 continue  # Hangul-only numerals must carry a unit ("오백만 원"), else they are words
-            found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip()))
+            found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip(), converts(factor)))
         return tuple(found)
 
     def written_alike(self, a: str, b: str, *, other_notation_only: bool = False) -> tuple[str, tuple[str, ...]]:
@@ -279,6 +288,8 @@ class QuantityGuard:
         """Equal to the precision the less precise side stated, capped at ``max_rel`` (see TOML)."""
         big = max(abs(x.value), abs(y.value))
         tol = min(max(x.ulp, y.ulp) / 2.0, self.max_rel * big) + 1e-9 * big
+        if x.converted != y.converted:  # one side converted and rounded (base.UNIT_CONVERSION_TOLERANCE)
+            tol = max(tol, UNIT_CONVERSION_TOLERANCE * big)
         return abs(x.value - y.value) <= tol
 
     def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:

@@ -40,7 +40,7 @@ from typing import Any
 
 from index import numerals
 from index.text import abbreviates
-from service.guards.base import HANGUL_RE, prepare
+from service.guards.base import HANGUL_RE, UNIT_CONVERSION_TOLERANCE, converts, prepare
 from service.guards.rules import Rules, number, str_list, table
 
 __all__ = ["Mention", "SlotAnalyzer", "SlotComparison", "TextSlots", "compare_slot", "inside_unknown", "key_distance",
@@ -216,6 +216,7 @@ class Mention:
     digits: str = ""  # numbers: significant digits (scale-free; what is shown and the fallback key)
     value: float | None = None  # numbers: the value, scale words and unit factors applied (25bp = 0.25)
     step: float = 0.0  # numbers: the place value of the last digit stated (3.1 -> 0.1, 2 million -> 1e6)
+    converted: bool = False  # numbers: a unit factor between unit systems applied ("150 miles" in km)
 
 
 @dataclass(frozen=True)
@@ -370,6 +371,8 @@ def numbers_match(a: Mention, b: Mention) -> bool:
     if a.value is None or b.value is None:
         return a.digits == b.digits
     half = max(a.step, b.step) / 2
+    if a.converted != b.converted:  # "150 miles" / "240km": converted, then rounded
+        half = max(half, UNIT_CONVERSION_TOLERANCE * max(abs(a.value), abs(b.value)))
     return abs(a.value - b.value) <= half + 1e-9 * max(abs(a.value), abs(b.value), half)
 
 
@@ -742,7 +745,7 @@ class SlotAnalyzer:
         digits = digits_of(form) if j == i + 1 else digits_of(f"{value:.0f}" if value >= 1 else str(value))
         factor = self.unit_factors.get(unit_form, 1.0)
         mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits,
-                                value=value * factor, step=step * factor))
+                                value=value * factor, step=step * factor, converted=converts(factor)))
         return j + 1 if has_after else j
 
     def _latin(self, text: str, mentions: list[Mention], korean: bool) -> tuple[list[tuple[str, bool]], list[str], bool]:
@@ -900,7 +903,8 @@ class SlotAnalyzer:
         value, step = self._scaled(raw, scale_words)
         factor = self.unit_factors.get(pct or unit_word, 1.0)
         mentions.append(Mention("number", " ".join(words[k:j]), digits_of(raw), "latin", unit=unit,
-                                digits=digits_of(raw), value=None if value is None else value * factor, step=step * factor))
+                                digits=digits_of(raw), value=None if value is None else value * factor, step=step * factor,
+                                converted=converts(factor)))
         return j
 
     def _scaled(self, raw: str, scale_words: list[str]) -> tuple[float | None, float]:

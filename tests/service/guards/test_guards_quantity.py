@@ -96,3 +96,18 @@ def test_a_figure_is_rewritten_where_it_stands_on_its_own_not_inside_a_longer_nu
     # "1%" is also the end of "41%": the rewrite must take the "1%" that stands alone.
     text, rewrites = quantity.written_alike("지지율 41%, 전주보다 1%p 하락", "approval 41%, down 1 percentage point")  # type: ignore[attr-defined]
     assert text == "지지율 41%, 전주보다 1 percentage point 하락", (text, rewrites)
+
+
+@pytest.mark.parametrize(("ta", "tb", "same"), [
+    # a distance converted and rounded by the translator (koen-news-park's storm and crash reports)
+    ("바그다드에서 북쪽으로 약 240km 떨어진 곳", "about 150 miles north of Baghdad", True),
+    ("화련에서 남동쪽으로 289km 떨어진 지점", "180 miles southeast of Hualien", True),
+    ("밴쿠버에서 1907km 비행", "a flight of 1,185 miles from Vancouver", True),
+    # 3.5 % apart, and the same number in two unit systems
+    ("50km 떨어진 섬", "an island 30 miles away", False),
+    ("150km 떨어진 섬", "an island 150 miles away", False),
+])
+def test_converted_distances_are_equal_within_the_conversion_tolerance(ta: str, tb: str, same: bool) -> None:
+    full = GuardSet.from_rules(enabled=["quantity", "number"])
+    verdicts = full.check(side(ta, "ko"), side(tb, "en"))
+    assert [v.blocked for v in verdicts if v.decided] == [not same, not same], [v.evidence for v in verdicts]
