@@ -95,7 +95,8 @@ def register(subparsers: Any) -> None:
     p = sub.add_parser("pairs", help="precision/recall/F1 of the compare decision on a pair file",
                        description="Decide every labelled pair of an eval-data pair file and print the "
                        "confusion counts, P, R, F1, FMR (false-merge rate: merged share of the label-0 pairs, "
-                       "fp / (fp + tn)) and AP (average precision of the scores), overall and by kind; "
+                       "fp / (fp + tn)) and AP (average precision of the embedding cosine, a pair a guard blocked ranked "
+                       "last: it reads the cosine's ranking given the guards, not the decisions), overall and by kind; "
                        "'–' where a figure is undefined (P with nothing merged, R and AP with no label-1 pair, FMR with "
                        "no label-0 pair).")
     p.add_argument("file", type=Path, help="a pair file (eval-data JSONL: id, a, b, label, kind)")

@@ -197,4 +197,4 @@ def test_pairs_help_says_what_the_file_and_the_columns_are(capsys: pytest.Captur
     out = " ".join(capsys.readouterr().out.split())
     assert "a pair file (eval-data JSONL: id, a, b, label, kind)" in out
     assert "FMR (false-merge rate: merged share of the label-0 pairs, fp / (fp + tn))" in out
-    assert "AP (average precision of the scores)" in out
+    assert "AP (average precision of the embedding cosine, a pair a guard blocked ranked last" in out
