@@ -200,6 +200,7 @@ def test_the_same_values_pass(gs: GuardSet, a: str, b: str, la: str, lb: str) ->
     ("아프간 탈레반, 여성 교육 금지", "Taliban bans women's education in Afghanistan"),
     ("뉴욕서 지하철 총격", "Subway shooting in NY"),
     ("유럽, 중국산 전기차에 관세 부과", "EU imposes tariffs on Chinese EVs"),
+    ("영국 총리, 오후 6시 성명 발표", "Prime Minister to make statement at 6pm BST"),  # a time zone is no actor
 ])
 def test_names_written_differently_in_korean_news_align(gs: GuardSet, a: str, b: str) -> None:
     assert gs.blocked(gs.check(side(a, "ko"), side(b, "en"))) == []
