@@ -273,7 +273,10 @@ class QuantityGuard:
         qa, qb = self.extract(a), self.extract(b)
         text, rewrites = None, []
         for x in qa:
-            y = next((y for y in qb if y.dimension == x.dimension and self.same(x, y)), None)
+            # The nearest equal figure: "190마일" is "190 miles", not "300 km" (within the conversion
+            # tolerance too), which made the verifier read 190 as a figure the other side lacks.
+            y = min((y for y in qb if y.dimension == x.dimension and self.same(x, y)),
+                    key=lambda y: abs(x.value - y.value), default=None)
             if y is None or x.surface == y.surface or (other_notation_only and _notation(x.surface) == _notation(y.surface)):
                 continue
             current = prepare(a) if text is None else text  # the surfaces are the prepared text's

@@ -957,10 +957,11 @@ class SlotAnalyzer:
         fuzzy key match may not claim them ("Meloni" is not 마크롱 once "Macron" is).
         """
         if m.slot == "number":
-            for o in other.slot("number"):
-                if numbers_match(m, o):
-                    return o.surface
-            return None
+            # the nearest equal number ("190마일" is "190 miles" before "300 km", both within tolerance)
+            equal = [o for o in other.slot("number") if numbers_match(m, o)]
+            nearest = min(equal, key=lambda o: abs(m.value - o.value) if m.value is not None and o.value is not None
+                          else 0.0, default=None)
+            return None if nearest is None else nearest.surface
         if m.slot == "which":
             for o in other.slot("which"):
                 if o.norm == m.norm or (m.ids & o.ids):

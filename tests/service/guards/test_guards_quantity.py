@@ -111,3 +111,15 @@ def test_converted_distances_are_equal_within_the_conversion_tolerance(ta: str, 
     full = GuardSet.from_rules(enabled=["quantity", "number"])
     verdicts = full.check(side(ta, "ko"), side(tb, "en"))
     assert [v.blocked for v in verdicts if v.decided] == [not same, not same], [v.evidence for v in verdicts]
+
+
+def test_a_figure_is_read_alike_with_the_nearest_equal_one_not_a_converted_neighbour() -> None:
+    from service.guards.quantity import QuantityGuard, load_rules
+
+    g = QuantityGuard.from_rules(load_rules()["quantity"])
+    # 190 miles is 306 km, within the conversion tolerance of "300 km" too: the nearest wins.
+    _, rewrites = g.written_alike("팔루 북쪽 300km(190마일) 해안", "the coastline 300 km (190 miles) north of Palu")
+    assert rewrites == ("300km as 300 km", "190마일 as 190 miles")
+    number = GuardSet.from_rules(enabled=["number"])
+    (v,) = number.check(side("팔루 북쪽 300km(190마일) 해안", "ko"), side("the coastline 300 km (190 miles) north of Palu", "en"))
+    assert "190마일 == 190 miles" in v.evidence
