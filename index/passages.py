@@ -32,7 +32,7 @@ import numpy as np
 
 from index.minhash import jaccard
 from index.outlets import TAIL_CHARS, strip_dateline, strip_trailer
-from index.text import detect_lang, nfkc, normalize
+from index.text import detect_lang, nfkc, normalize, unescape_html
 
 # Character 5-grams of the normalised text. Word n-grams (text-dedup, datatrove) lose a whole
 # n-gram per changed word, which hurts Korean most (few, long eojeol): on the rag-chunks-ntrex dev
@@ -268,7 +268,9 @@ class Passage:
         """Features of ``text``; ``lang`` ("ko", "en", ...) is detected from the script when None."""
         if not isinstance(text, str):
             raise ValueError(f"a passage must be a string, got {type(text).__name__}")
-        core, removed = strip_boilerplate(text)
+        # HTML references read as their characters, as an article's are (index.features); the
+        # exact hash below (``_sha(text)``) still reads the text as given.
+        core, removed = strip_boilerplate(unescape_html(text))
         sentences = tuple(split_sentences(core))
         # The normalised core is its sentences' normalised forms joined by spaces: the same
         # tokens whatever line breaks or spacing cut the text (sentences end at whitespace).

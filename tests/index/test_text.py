@@ -158,3 +158,12 @@ def test_html_references_are_read_as_their_characters_but_identity_keeps_the_tex
     # The version's identity is the text as delivered (a stored hash stays valid after upgrade).
     assert escaped.content_sha == content_hash("Samsung &amp; LG: profits up 12%&#8230;", "Seoul&#39;s market rose.")
     assert escaped.content_sha != plain.content_sha
+
+
+def test_a_passage_reads_html_references_as_their_characters():
+    from index.passages import Passage
+
+    escaped = Passage.build("Samsung &amp; LG report profits&#8230; Seoul&#39;s market rose 2%.")
+    plain = Passage.build("Samsung & LG report profits… Seoul's market rose 2%.")
+    assert escaped.core == plain.core and escaped.norm_key == plain.norm_key and escaped.numbers == plain.numbers
+    assert escaped.exact_key != plain.exact_key  # the exact hash reads the text as given
