@@ -157,8 +157,8 @@ class ItemFeatures:
         raw_title, raw_body = title, body
         # What the stages and guards read has its HTML references decoded; the identity hash
         # (``content_sha``) still reads the text as given.
-        title, body = unescape_html(title), unescape_html(body)
-        title = cut_outlet(title, source, url) if title.strip() else title
+        full_title, body = unescape_html(title), unescape_html(body)
+        title = cut_outlet(full_title, source, url) if full_title.strip() else full_title
         headline = strip_outlet_suffix(title) if title.strip() else lead_sentence(strip_dateline(body))
         # Each text is normalised once: hashes and grams all derive from these strings.
         norm_title = normalize(headline)
@@ -172,7 +172,8 @@ class ItemFeatures:
             content_sha = hash_normalized(norm_full_title, normalize(raw_body))
         return cls(
             title=title,
-            body_lead_text=_body_lead(raw_title, body, LEAD_CHARS),
+            # the decoded title, as the body is: a first line repeating the headline is skipped
+            body_lead_text=_body_lead(full_title, body, LEAD_CHARS),
             # Interned: a language code or a subject-gate key is shared by many documents, and
             # one string object each cost ~50-60 bytes per document in the candidate state.
             lang=sys.intern(lang),

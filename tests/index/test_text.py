@@ -158,6 +158,9 @@ def test_html_references_are_read_as_their_characters_but_identity_keeps_the_tex
     # The version's identity is the text as delivered (a stored hash stays valid after upgrade).
     assert escaped.content_sha == content_hash("Samsung &amp; LG: profits up 12%&#8230;", "Seoul&#39;s market rose.")
     assert escaped.content_sha != plain.content_sha
+    # a body whose first line repeats the escaped headline still has that line skipped
+    repeated = ItemFeatures.build("Samsung &amp; LG", "Samsung &amp; LG\nThe two beat forecasts. More.", "en", 0.0)
+    assert repeated.body_lead_text == "The two beat forecasts."
 
 
 def test_a_passage_reads_html_references_as_their_characters():
