@@ -434,6 +434,13 @@ class Cascade:
         time_veto = self._time_veto(new, other)
         if time_veto is not None:  # no guard is asked; the guards of the last proposal stay on the trace
             blocking = [time_veto]
+        elif self.guards is not None and same_letters(new.guard_text(), other.guard_text()):
+            # spacing, case, punctuation and North Korean initial sounds apart the same letters:
+            # nothing a guard compares differs, but the spacing moves what it reads as a name
+            # (koen-news-park's respellings "로동당기관지" / "노동당 기관지" were split by the who guard)
+            trace.guards = []
+            trace.reasons.extend((reason, "guards: not asked, the same letters (spacing, case, punctuation apart)"))
+            return True
         else:
             allowed, verdicts = self.vet(new, other)
             trace.guards = verdicts

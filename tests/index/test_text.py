@@ -170,3 +170,15 @@ def test_a_passage_reads_html_references_as_their_characters():
     plain = Passage.build("Samsung & LG report profits… Seoul's market rose 2%.")
     assert escaped.core == plain.core and escaped.norm_key == plain.norm_key and escaped.numbers == plain.numbers
     assert escaped.exact_key != plain.exact_key  # the exact hash reads the text as given
+
+
+def test_north_korean_initial_sounds_have_the_same_letters():
+    """North Korean spelling keeps the initial ㄹ / ㄴ South Korean spelling drops (두음법칙): a
+    respelled report says the same letters; a changed figure or word does not."""
+    from index.text import same_letters
+
+    south = "FDA는 살모넬라 세인토폴 균 감염으로 병력이 있던 노인 2명이 사망했으며 분열을 조장했다"
+    north = "FDA는 살모넬라 세인토폴균감염으로 병력이 있던 로인 2명이 사망했으며 분렬을 조장했다"
+    assert same_letters(south, north)
+    assert not same_letters(south, north.replace("2명", "3명"))
+    assert not same_letters("여당 반발", "야당 반발")  # a vowel is a word, not a spelling

@@ -387,3 +387,23 @@ def test_compare_applies_the_gap_only_when_both_items_carry_a_time():
     assert (far.same, far.blocked_by) == (False, ["time"]) and ", vetoed: time: published 30.0 h" in far.reasons[-1]
     untimed = c.pair(feats(a.title, t=0.0), feats(b.title, t=0.0), idf, lambda: None)
     assert untimed.same and untimed.blocked_by == []
+
+
+def test_the_same_letters_are_not_sent_to_the_guards():
+    """A North Korean respelling spaced otherwise ("로동당기관지" / "노동당 기관지", koen-news-park):
+    nothing a guard compares differs, so no guard is asked (the who guard read the glued words as
+    another name); another word is asked, and vetoed."""
+    south = "북한의 노동당 기관지 노동신문은 대북대화 제의를 거부했다"
+    north = "북한의 로동당기관지 로동신문은 대북대화제의를 거부했다"
+    guards = FakeGuards(block={south, "북한의 노동당 기관지 민주조선은 대북대화 제의를 거부했다"})
+    for other in (south, "북한의 노동당 기관지 민주조선은 대북대화 제의를 거부했다"):
+        s = FakeState()
+        s.add(1, 10, ItemFeatures.build(other, "", "ko", T0))
+        s.ngram.hits = [(1, 0.9)]
+        guards.asked.clear()
+        d = match(s, ItemFeatures.build(north, "", "ko", T0), guards).decision
+        if other == south:
+            assert d.same and guards.asked == [], d.reasons
+            assert "guards: not asked, the same letters (spacing, case, punctuation apart)" in d.reasons
+        else:
+            assert not d.same and d.blocked_by == ["subject"] and guards.asked == [other]
