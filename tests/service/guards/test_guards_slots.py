@@ -372,3 +372,14 @@ def test_a_korean_alias_name_is_read_as_written_whatever_the_tokenizer_splits(sa
     assert "who" in blocked
     assert "who" not in gs.blocked(gs.check(side("민주당, 당대표 선출", "ko"), side("Democratic Party elects new leader")))
     assert "who" not in gs.blocked(gs.check(side("국민의힘 당대표 선출", "ko"), side("People Power Party elects leader")))
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # a title glued to the name is no part of it: one credit spaced two ways (a Park respelling pair)
+    ("‘미저리’ (롭 라이너 감독, 1990년작)", "‘미저리’ (롭 라이너감독, 1990년작)", False),
+    ("손흥민 선수 멀티골", "손흥민선수 멀티골", False),
+    # the names still differ with the title glued to each
+    ("롭 라이너감독 신작 개봉", "존 카펜터감독 신작 개봉", True),
+])
+def test_a_title_glued_to_a_korean_name_is_not_part_of_it(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    assert ("who" in gs.blocked(gs.check(side(a, "ko"), side(b, "ko")))) is blocks
