@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import socket
 from typing import Any
 
 log = logging.getLogger("samestory.api")
@@ -69,42 +71,55 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     "env": sorted(k for k in os.environ if k.startswith("SAMESTORY_")),
                     "flags": sorted(k for k in ("db", "model", "device", "api_key", "host", "port",
                                                 "log_format", "log_level") if getattr(args, k, None) is not None)}}})
-    _check_port(settings.host, settings.port)  # before the engine: a busy port fails fast
-    engine = open_engine(settings)
-    try:
-        # The app's lifespan closes the engine (writing the restart state) at shutdown: after a
-        # SIGTERM or SIGINT uvicorn re-raises the signal, so the finally below never runs then.
-        app = create_app(settings, engine=engine, close_engine=True)
-        # log_config=None keeps our handlers; access_log=False because AccessLog logs each request
-        # with its route and latency already. No workers: the engine is in-process state, and
-        # several collectors share one store through PostgreSQL, not through uvicorn workers.
-        uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
-                    timeout_graceful_shutdown=10)
-    finally:
-        if not engine.closed:  # uvicorn failed before or without its lifespan's shutdown
-            engine.close()
-            log.info("engine closed")
+    # Bound before the engine opens, and held: a busy port fails fast, and a second server started
+    # during this one's warm-up (about 20 s with USE) is refused then, not this one after it.
+    sock = _bind(settings.host, settings.port)
+    with sock:
+        engine = open_engine(settings)
+        try:
+            # The app's lifespan closes the engine (writing the restart state) at shutdown: after a
+            # SIGTERM or SIGINT uvicorn re-raises the signal, so the finally below never runs then.
+            app = create_app(settings, engine=engine, close_engine=True)
+            # log_config=None keeps our handlers; access_log=False because AccessLog logs each request
+            # with its route and latency already. No workers: the engine is in-process state, and
+            # several collectors share one store through PostgreSQL, not through uvicorn workers.
+            server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
+                                                   access_log=False, timeout_graceful_shutdown=10))
+            with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a normal stop
+                server.run(sockets=[sock])
+            if not server.started:
+                raise SystemExit(3)  # uvicorn.run's status when the app did not start (it logged why)
+        finally:
+            if not engine.closed:  # uvicorn failed before or without its lifespan's shutdown
+                engine.close()
+                log.info("engine closed")
     return 0
 
 
-def _check_port(host: str, port: int) -> None:
-    """Raise ``ConfigError`` (one line, exit status 1) when ``host:port`` cannot be bound.
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, for uvicorn to serve on; ``ConfigError`` (one line,
+    exit status 1) when it cannot be bound.
 
     uvicorn would log its own error and exit with status 3 only after the engine was loaded.
     SO_REUSEADDR as uvicorn sets it, so a port in TIME_WAIT after a restart is not refused.
+    Connections made during the warm-up wait in the backlog until the engine is ready.
     """
     import errno
-    import socket
 
     from service.config import ConfigError
 
+    sock: socket.socket | None = None
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         family, kind, proto, _, address = infos[0]
-        with socket.socket(family, kind, proto) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(address)
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)  # uvicorn's default backlog
+        return sock
     except OSError as exc:
+        if sock is not None:
+            sock.close()
         reason = (exc.strerror or str(exc)).lower()
         if exc.errno == errno.EADDRINUSE:
             reason += " (another process listens there: stop it or choose another --port)"

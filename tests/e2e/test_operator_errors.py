@@ -312,3 +312,16 @@ def test_ingest_warns_once_about_repeated_ids_and_ingests_every_record(capsys, m
                         "differs), not a new one"]
     _ingest_from_stdin(feed[:2], monkeypatch)
     assert "warning" not in capsys.readouterr().err
+
+
+def test_serve_holds_its_port_from_before_the_warm_up():
+    """The port is bound, and kept, before the engine loads: a second server started meanwhile is
+    refused with the one-line error, not the first one once its warm-up ends (a race of two starts)."""
+    from service.api.cli import _bind
+    from service.config import ConfigError
+
+    with _bind("127.0.0.1", 0) as first:
+        port = first.getsockname()[1]
+        with pytest.raises(ConfigError, match=f"cannot listen on 127.0.0.1:{port}: address already in use"):
+            _bind("127.0.0.1", port)
+    _bind("127.0.0.1", port).close()  # free again once the first lets go
