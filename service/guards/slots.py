@@ -442,6 +442,8 @@ class SlotAnalyzer:
                           for k, v in table(nums, "words", f"{where}: numbers").items()}
         self.ord_words = {k.casefold(): int(number(v, f"{where}: numbers.ordinal_words.{k}"))
                           for k, v in table(nums, "ordinal_words", f"{where}: numbers").items()}
+        self.native_words = {k: int(number(v, f"{where}: numbers.korean_words.{k}"))
+                             for k, v in table(nums, "korean_words", f"{where}: numbers").items()}
         prods = table(r, "products", where)
         self.product_words: dict[str, str] = {}
         for kind in ("variants", "lines"):
@@ -702,6 +704,11 @@ class SlotAnalyzer:
             if tag == "SN":
                 i = self._korean_number(toks, i, text, mentions)
                 continue
+            if tag in ("MM", "NR") and form in self._native_prefixes:
+                native = self._korean_native_number(toks, i, text, mentions)
+                if native is not None:
+                    i = native
+                    continue
             if tag == "W_SERIAL" and _SCORE_RE.match(form):
                 # kiwipiepy reads a score ("2-1 역전승") as one serial token: its two numbers, bare,
                 # as the English side's "2-1" reads (a 3-1 win is another match report)
@@ -713,6 +720,56 @@ class SlotAnalyzer:
                 mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",
                                         digits=str(self.ord_words[form]), value=float(self.ord_words[form]), step=1.0))
             i += 1
+
+    @functools.cached_property
+    def _native_prefixes(self) -> frozenset[str]:
+        """Every token a native numeral can be: a word of the table, or a tens word with a unit
+        word glued ("스물다섯")."""
+        words = set(self.native_words)
+        tens = [w for w, v in self.native_words.items() if v >= 20]
+        units = [w for w, v in self.native_words.items() if v < 10]
+        return frozenset(words | {t + u for t in tens for u in units} | {"열" + u for u in units})
+
+    def _native_value(self, form: str) -> int | None:
+        """The value of one native numeral token: "다섯" 5, "스물다섯" 25, "열두" 12."""
+        if form in self.native_words:
+            return self.native_words[form]
+        for head, v in self.native_words.items():
+            if v % 10 == 0 and form.startswith(head) and form[len(head):] in self.native_words \
+                    and self.native_words[form[len(head):]] < 10:
+                return v + self.native_words[form[len(head):]]
+        return None
+
+    def _korean_native_number(self, toks: tuple[tuple[str, str, int, int], ...], i: int, text: str,
+                              mentions: list[Mention]) -> int | None:
+        """A native Korean numeral and its counter ("세 명", "스물다섯 살", "열두 척", "두 번째"),
+        read as the same figure in digits would be ("3명"): the index after it, or None when no
+        counter follows ("한 남성", "세계": a word, not a count). Without it "부산 화재로 세 명
+        사망" and "... 네 명 사망" were one report to every guard, and the verifier merged them."""
+        n = len(toks)
+        value = self._native_value(toks[i][0])
+        k = i
+        # "열" + "두", glued or spaced ("열 다섯"): kiwipiepy splits some compounds in two tokens
+        while value is not None and k + 1 < n and toks[k + 1][2] - toks[k][3] <= 1 and toks[k + 1][1] in ("MM", "NR"):
+            more = self._native_value(toks[k + 1][0])
+            if more is None or more >= value or value % 10:
+                break
+            value, k = value + more, k + 1
+        if value is None or k + 1 >= n:
+            return None
+        counter, ctag = toks[k + 1][0], toks[k + 1][1]
+        if ctag != "NNB" and counter.casefold() not in self.after:
+            return None
+        start, end = toks[i][2], toks[k][3]
+        if counter == "번" and k + 2 < n and toks[k + 2][0] == "째" and toks[k + 2][2] == toks[k + 1][3]:
+            # "두 번째": an ordinal, as "2번째" and "second" are
+            mentions.append(Mention("number", text[start : toks[k + 2][3]], str(value), "hangul", unit="ordinal",
+                                    digits=str(value), value=float(value), step=1.0))
+            return k + 3
+        # the rest as the digits would be read: a number token in its place, the counter after it
+        digits = ((str(value), "SN", start, end),)
+        after = self._korean_number(toks[:i] + digits + toks[k + 1 :], i, text, mentions)
+        return after + (k - i)
 
     @staticmethod
     def _eojeols(text: str) -> tuple[tuple[str, bool, bool], ...]:

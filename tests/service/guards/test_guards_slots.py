@@ -383,3 +383,22 @@ def test_a_korean_alias_name_is_read_as_written_whatever_the_tokenizer_splits(sa
 ])
 def test_a_title_glued_to_a_korean_name_is_not_part_of_it(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     assert ("who" in gs.blocked(gs.check(side(a, "ko"), side(b, "ko")))) is blocks
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb", "blocks"), [
+    # native Korean numerals with a counter are the figure in digits would be
+    ("부산 화재로 세 명 사망", "부산 화재로 네 명 사망", "ko", "ko", True),
+    ("부산 화재로 세 명 사망", "부산 화재로 3명 사망", "ko", "ko", False),
+    ("Three killed in Busan fire", "부산 화재로 네 명 사망", "en", "ko", True),
+    ("Three killed in Busan fire", "부산 화재로 세 명 사망", "en", "ko", False),
+    ("어선 전복, 열두 명 구조", "어선 전복, 12명 구조", "ko", "ko", False),
+    ("어선 전복, 열두 명 구조", "어선 전복, 13명 구조", "ko", "ko", True),
+    ("스물다섯 살 청년 구속", "26살 청년 구속", "ko", "ko", True),
+    ("두 번째 금메달 획득", "세 번째 금메달 획득", "ko", "ko", True),
+    ("두 번째 금메달 획득", "Wins second gold medal", "ko", "en", False),
+    # without a counter a numeral is a word ("한 남성": a man; "세계": the world)
+    ("한 남성이 체포됐다", "두 남성이 체포됐다", "ko", "ko", False),
+])
+def test_native_korean_numerals_are_read_as_numbers(gs: GuardSet, a: str, b: str, la: str, lb: str,
+                                                     blocks: bool) -> None:
+    assert ("number" in gs.blocked(gs.check(side(a, la), side(b, lb)))) is blocks
