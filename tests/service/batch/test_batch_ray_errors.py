@@ -2,8 +2,8 @@
 
 Sixth tour: ``--ray-address auto`` (docs/scale.md's command) with no cluster running ended in
 Ray's ``ConnectionError`` traceback, and a HOST:PORT nobody answers on had Ray's driver retry
-for minutes (``Failed to connect to GCS ... within 5 seconds`` every few seconds; still
-retrying after 4 minutes). Neither starts a cluster, so neither is heavy.
+for minutes (``Failed to connect to GCS ... within 5 seconds`` every few seconds; ``127.0.0.1:1``
+was still retrying when ``timeout 500`` stopped it). Neither starts a cluster, so neither is heavy.
 """
 
 from __future__ import annotations
