@@ -238,6 +238,14 @@ def _floats(text: str, what: str) -> list[float]:
         raise SystemExit(f"{what} must be comma-separated numbers: {exc}") from exc
 
 
+def _file_name(path: Path) -> str:
+    """A file's name in tables and plot titles: eval-data splits (``<set>/dev.jsonl``,
+    ``<set>/dev.clusters.jsonl``) by their set, other files by their own name (``mine.jsonl``:
+    ``mine``; its folder, ``.`` in the working directory, has no name)."""
+    stem = path.stem.removesuffix(".clusters")
+    return path.parent.name if stem in ("dev", "test", "train") and path.parent.name else stem
+
+
 def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
@@ -344,11 +352,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         rows = sweep.sweep_pairs(pairs, args.stage, thresholds, guards=not args.no_guards, model=args.model,
                                  progress=progress)
         what = "pairs"
-    plot_sweep(rows, args.stage, plot, f"{args.file.parent.name} ({what}): {args.stage} sweep")
+    plot_sweep(rows, args.stage, plot, f"{_file_name(args.file)} ({what}): {args.stage} sweep")
     print(f"{args.file}: {args.stage} threshold sweep over {what} ({rows[0].items if rows else 0} items)")
     print(f"{'threshold':>9} {'remaining':>9} {'merged':>7} {'P':>6} {'R':>6} {'F1':>6}" + (f" {'ARI':>6}" if what == "clusters" else ""))
     for r in rows:
-        print(f"{r.threshold:9.2f} {r.items_remaining:9d} {r.merged:7d} {_fmt(r.precision):>6} {_fmt(r.recall):>6} "
+        print(f"{r.threshold:9.3f} {r.items_remaining:9d} {r.merged:7d} {_fmt(r.precision):>6} {_fmt(r.recall):>6} "
               f"{_fmt(r.f1):>6}" + (f" {_fmt(r.ari):>6}" if what == "clusters" else ""))
     print(f"plot: {plot}")
     if args.json:
@@ -372,8 +380,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     clusters = [f for f in args.files if _read(is_cluster_file, f)]
     if clusters:
         raise SystemExit(f"calibrate takes pair files; {clusters[0]} is a cluster file (use eval sweep for those)")
-    # eval-data splits are <set>/dev.jsonl: name them by the set; other files by their own name.
-    names = [f.parent.name if f.stem in ("dev", "test", "train") else f.stem for f in args.files]
+    names = [_file_name(f) for f in args.files]
     rows_per_file, warnings = [], []
     for f, name in zip(args.files, names, strict=True):
         pairs = _sampled_pairs(args, f)

@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from eval.metrics import PRCurve
 from eval.sweep import SweepRow
@@ -40,6 +41,11 @@ def plot_sweep(rows: Sequence[SweepRow], stage: str, path: str | Path, title: st
     ax2 = ax.twinx()
     ax2.plot(ts, [r.items_remaining for r in rows], color="grey", linestyle="--", marker="s", label="items remaining")
     ax2.set_ylabel("items remaining")
+    # A count: ticked in whole numbers, with room for two of them when it barely moves (37.2 read oddly).
+    counts = [r.items_remaining for r in rows]
+    if counts and max(counts) - min(counts) < 2:
+        ax2.set_ylim(min(counts) - 1, max(counts) + 1)
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
     lines = ax.get_legend_handles_labels()
     lines2 = ax2.get_legend_handles_labels()
     ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], loc="lower left", fontsize=8)

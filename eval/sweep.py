@@ -35,7 +35,8 @@ def default_thresholds(stage: str) -> list[float]:
     if stage == "minhash":
         return [0.40, 0.50, 0.60, 0.70, 0.80, 0.90]
     if stage == "embedding":
-        return [0.45, 0.50, 0.55, 0.60, 0.62, 0.65, 0.70, 0.75, 0.80, 0.85]
+        # 0.625: the shipped USE threshold (config.md), so the default curve shows where it stands.
+        return [0.45, 0.50, 0.55, 0.60, 0.625, 0.65, 0.70, 0.75, 0.80, 0.85]
     raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGE_FIELDS)}")
 
 

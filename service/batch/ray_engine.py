@@ -3,8 +3,8 @@
 
 Needs the ``ray`` extra (``pip install 'samestory[ray]'``) on the driver and, for an existing
 cluster, samestory installed on every node. ``address=None`` starts a local
-cluster with ``workers`` CPUs (what the tests and the scaling figures use); ``address="auto"``
-or ``"ray://HOST:10001"`` joins an existing one. ``num_gpus`` > 0 puts each embedding actor on
+cluster with ``workers`` CPUs (what the tests and the scaling figures use); ``address="auto"``,
+the head's ``"HOST:PORT"`` or ``"ray://HOST:10001"`` (Ray Client: ``ray[client]``) joins an existing one. ``num_gpus`` > 0 puts each embedding actor on
 a GPU (the embedder must then be built with ``device="cuda"``).
 
 ``quiet`` (``samestory batch --quiet``) turns Ray's own console output down to nothing: the
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -113,6 +114,27 @@ def shutdown() -> None:
         ray.shutdown()
 
 
+# How long a head's HOST:PORT is given to accept a TCP connection before joining it. Ray's driver
+# retries an address that answers nothing for minutes, a warning every few seconds; a head that is
+# up accepts at once. It decides nothing but how soon a wrong address is said in one line.
+GCS_PROBE_TIMEOUT_S = 10.0
+
+
+def _probe(address: str) -> None:
+    """A ``HOST:PORT`` address (a head's GCS port) that refuses a TCP connection, or does not take
+    one within ``GCS_PROBE_TIMEOUT_S``, is a one-line error before Ray is asked to join it.
+    ``auto`` and ``ray://`` addresses are Ray's to resolve."""
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        return  # not HOST:PORT: Ray says what it makes of it
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=GCS_PROBE_TIMEOUT_S).close()
+    except OSError as exc:
+        raise RuntimeError(f"--ray-address {address}: no Ray cluster answers there ({exc})") from None
+
+
 def connect(address: str | None, workers: int | None, *, quiet: bool = False) -> Any:
     """Start (``address=None``) or join a Ray cluster; idempotent within one process.
 
@@ -127,7 +149,14 @@ def connect(address: str | None, workers: int | None, *, quiet: bool = False) ->
         level = logging.ERROR if quiet else logging.INFO
         if address:
             # A real cluster: every node has samestory installed (the same version as the driver).
-            ray.init(address=address, log_to_driver=False, logging_level=level)
+            _probe(address)
+            try:
+                ray.init(address=address, log_to_driver=False, logging_level=level)
+            except ConnectionError as exc:  # was a traceback; Ray's words for 'auto' name its own flags
+                why = ("no running Ray cluster found on this machine; start one with `ray start --head`, name "
+                       "its head's HOST:PORT, or leave --ray-address out to run a local one for this run"
+                       if "Could not find any running Ray instance" in str(exc) else str(exc))
+                raise RuntimeError(f"--ray-address {address}: {why}") from None
         else:
             # A local cluster's workers import this package from the checkout the driver runs from.
             path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)

@@ -64,3 +64,41 @@ def test_calibrate_takes_the_highest_of_thresholds_with_the_same_recall_and_warn
     assert "[engine]\nngram_threshold = 0.5\n" in out
     assert ("WARNING: own: recall is flat (1.000..1.000) from 0.3 to 0.5: the ngram threshold is not what limits "
             "merges on these pairs") in out
+
+
+def test_sweep_of_a_file_in_the_working_folder_names_it_and_prints_the_shipped_threshold(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sixth tour: ``eval sweep mine.jsonl --stage embedding`` (a file in the working folder) titled
+    its plot "(pairs): embedding sweep" (the folder ``.`` has no name), printed the thresholds to two
+    decimals (0.625 read "0.62") and its default grid skipped the shipped 0.625 for 0.62; the plot's
+    items-remaining axis was ticked 37.2, 37.4, ... for a count."""
+    import eval.plots
+    from eval.sweep import default_thresholds
+    from service.config import EngineConfig
+
+    assert EngineConfig().for_model("use").copy.embedding_threshold in default_thresholds("embedding")
+    titles: list[str] = []
+    figures: list = []
+    real_plot, real_save = eval.plots.plot_sweep, eval.plots._save
+
+    def plot(rows, stage, path, title=""):  # type: ignore[no-untyped-def]
+        titles.append(title)
+        return real_plot(rows, stage, path, title)
+
+    def save(fig, path):  # type: ignore[no-untyped-def]
+        figures.append([float(t) for t in fig.axes[1].get_yticks()])
+        return real_save(fig, path)
+
+    monkeypatch.setattr(eval.plots, "plot_sweep", plot)
+    monkeypatch.setattr(eval.plots, "_save", save)
+    monkeypatch.chdir(tmp_path)
+    Path("mine.jsonl").write_text("\n".join([
+        _pair(1, "Fed raises rates by a quarter point", "FED RAISES RATES BY A QUARTER POINT", 1),
+        _pair(2, "Fed raises rates by a quarter point", "Storm floods the northern valley towns", 0)]) + "\n",
+        encoding="utf-8")
+    rc = main(["eval", "sweep", "mine.jsonl", "--stage", "embedding", "--thresholds", "0.6,0.625", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert titles == ["mine (pairs): embedding sweep"]
+    assert [line.split()[0] for line in out.splitlines() if line.startswith("    0.6")] == ["0.600", "0.625"]
+    assert figures and all(t == int(t) for t in figures[0])

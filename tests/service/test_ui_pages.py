@@ -197,3 +197,22 @@ def test_eval_page_points_to_docs_that_exist(client_for):
         if section:
             headings = [line.lstrip("#").strip() for line in path.read_text("utf-8").splitlines() if line.startswith("#")]
             assert section in headings, (name, section)
+
+
+def test_corrections_page_says_to_pool_the_pairs_with_held_out_ones(client_for):
+    """Sixth tour: the page said "then samestory eval calibrate corrections.jsonl"; on the
+    editors' pairs alone (three corrections, two of them story-level) that calibrates nothing
+    (status 1, "no copy-level pairs"). docs/ui.md says to pool them with held-out pairs."""
+    html = " ".join(client_for().get("/ui/corrections").text.split())
+    assert "samestory eval calibrate corrections.jsonl held-out-pairs.jsonl" in html
+    assert "then <code>samestory eval calibrate corrections.jsonl</code>." not in html
+
+
+def test_a_bad_story_number_is_named_as_the_form_labels_it(client_for):
+    """Sixth tour: "abc" typed into the merge form's "Story number" came back as
+    "other_story must be a whole number, got 'abc'" (the form field's name, not its label)."""
+    client = client_for()
+    r = client.post("/ui/stories/1/merge", data={"other_story": "abc"}, follow_redirects=False)
+    error = client.get(r.headers["location"]).text
+    assert "story number must be a whole number, got &#39;abc&#39;" in error
+    assert "other_story" not in r.headers["location"]

@@ -99,6 +99,7 @@ def _reader_lang(request: Request) -> str | None:
 
 
 def _int_param(value: str | None, what: str) -> int | None:
+    """``what``: as the page labels the field (an editor reads "story number", not "other_story")."""
     if value is None or not value.strip():
         return None
     try:
@@ -195,7 +196,7 @@ async def _correct(request: Request, story_id: int, action: str) -> Response:
     form = await _form(request)
     try:
         if action == "split":
-            doc = _int_param(form.get("document_id"), "document_id")
+            doc = _int_param(form.get("document_id"), "document")
             if doc is None:
                 raise ValueError("choose the member to split off")
             c = await run_in_threadpool(service.call, "correct", lambda: Editor(service.engine).split(
@@ -203,13 +204,13 @@ async def _correct(request: Request, story_id: int, action: str) -> Response:
             return _back(c.story_to or story_id, notice=f"document {doc} split off story {c.story_from} "
                                                         f"into story {c.story_to} (correction {c.id})")
         if action == "merge":
-            other = _int_param(form.get("other_story"), "other_story")
+            other = _int_param(form.get("other_story"), "story number")
             if other is None:
                 raise ValueError("give the number of the story to merge into this one")
             c = await run_in_threadpool(service.call, "correct", lambda: Editor(service.engine).merge(
                 story_id, other, who=who, note=form.get("note") or None))
             return _back(story_id, notice=f"story {other} merged into story {story_id} (correction {c.id})")
-        a, b = _int_param(form.get("doc_a"), "doc_a"), _int_param(form.get("doc_b"), "doc_b")
+        a, b = _int_param(form.get("doc_a"), "document"), _int_param(form.get("doc_b"), "document")
         if a is None or b is None:
             raise ValueError("give both documents of the pair")
         c = await run_in_threadpool(service.call, "correct", lambda: Editor(service.engine).not_same(
