@@ -77,6 +77,10 @@ def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
     return a.body_lead_text or a.headline, b.body_lead_text or b.headline
 
 
+# How a reason names two texts with the same letters (``index.text.same_letters``).
+SAME_LETTERS = "the same letters (spacing, case, punctuation apart)"
+
+
 class PairRead(NamedTuple):
     """What the pair verifier reads of a pair (:meth:`Cascade.read_pair`): the two texts in
     :func:`verify_texts`' order, and what was rewritten in one of them to be read alike."""
@@ -188,6 +192,12 @@ class Cascade:
         if self.guards is None:
             return True, []
         verdicts = self.guards.check(guard_input(a), guard_input(b))
+        if any(v.blocked for v in verdicts) and same_letters(a.guard_text(), b.guard_text()):
+            # spacing, case, punctuation and North Korean initial sounds apart the same letters:
+            # nothing a guard compares differs, but the spacing moves what it reads as a name
+            # (koen-news-park's respellings "로동당기관지" / "노동당 기관지" were split by the who guard)
+            verdicts = [GuardVerdict(v.guard, False, True, f"{v.evidence} ({SAME_LETTERS}: no veto)") if v.blocked
+                        else v for v in verdicts]
         if self.verifier is not None:  # a soft veto is left to the verifier, which reads the pair next
             verdicts = [GuardVerdict(v.guard, False, True, f"{v.evidence} (across scripts, names no table "
                                      "knows: the verifier decides)") if v.blocked and v.soft else v
@@ -368,7 +378,7 @@ class Cascade:
             return True
         texts = verify_texts(new, other)
         if same_letters(*texts):
-            trace.reasons.append("verifier: not asked, the same letters (spacing, case, punctuation apart)")
+            trace.reasons.append(f"verifier: not asked, {SAME_LETTERS}")
             return True
         read = self.read_pair(new, other)
         p, threshold = self._score([read])[0], self.verifier_threshold()
@@ -434,13 +444,6 @@ class Cascade:
         time_veto = self._time_veto(new, other)
         if time_veto is not None:  # no guard is asked; the guards of the last proposal stay on the trace
             blocking = [time_veto]
-        elif self.guards is not None and same_letters(new.guard_text(), other.guard_text()):
-            # spacing, case, punctuation and North Korean initial sounds apart the same letters:
-            # nothing a guard compares differs, but the spacing moves what it reads as a name
-            # (koen-news-park's respellings "로동당기관지" / "노동당 기관지" were split by the who guard)
-            trace.guards = []
-            trace.reasons.extend((reason, "guards: not asked, the same letters (spacing, case, punctuation apart)"))
-            return True
         else:
             allowed, verdicts = self.vet(new, other)
             trace.guards = verdicts

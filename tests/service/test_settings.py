@@ -149,7 +149,12 @@ def test_serve_logs_the_effective_configuration_once(tmp_path, monkeypatch, caps
     import uvicorn
 
     ran = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
+
+    def serve(server, sockets=None):  # serve on the socket bound before the warm-up: record it, start
+        ran.append(sockets[0].getsockname()[1])
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve)
     monkeypatch.setenv("SAMESTORY_WINDOW_DAYS", "3")
     monkeypatch.setenv("SAMESTORY_API_KEY", "s3cret")
     try:
