@@ -927,7 +927,7 @@ class SlotAnalyzer:
                 raw = words[k + 1]
                 scaled = k + 2 < len(words) and words[k + 2].casefold() in self.scales
                 value, step = self._scaled(raw, [words[k + 2]] if scaled else [])
-                mentions.append(Mention("number", w + raw, raw, "latin", unit="money", digits=digits_of(raw),
+                mentions.append(Mention("number", w + raw, raw, "latin", unit=self.before.get(w, "money"), digits=digits_of(raw),
                                         value=value, step=step))
                 return k + 2 + scaled
             return k + 1

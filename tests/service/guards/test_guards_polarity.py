@@ -157,3 +157,17 @@ def test_a_regex_phrase_wins_over_a_plain_word_at_the_same_place(gs: GuardSet) -
     # "rejects" alone is a vote or an offer refused; "rejects ... resignation" keeps the office
     (v,) = gs.check(side("Board rejects CEO's resignation", "en"), side("CEO steps down", "en"))
     assert v.blocked and "rejects ceo's resignation vs steps down" in v.evidence, v
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb", "blocks"), [
+    # a distance or a jump is no fall: "45마일(72킬로미터) 떨어진 곳" is 45 miles away
+    ("수도에서 45마일(72킬로미터) 떨어진 곳의 화산 활동 증가", "ko",
+     "An increase in activity at the volcano 45 miles from the capital", "en", False),
+    ("바그다드에서 북쪽으로 약 240km 떨어진 지역에서 자폭 테러", "ko", "Suicide bomber hits rally 150 miles north of Baghdad",
+     "en", False),
+    ("그는 관제탑에서 뛰어내렸다", "ko", "He jumped off the control tower", "en", False),
+    # a figure that fell still fell
+    ("코스피 40포인트 떨어져 마감", "ko", "Kospi rises 40 points", "en", True),
+])
+def test_a_distance_or_a_jump_states_no_fall(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocks: bool) -> None:
+    assert bool(gs.blocked(gs.check(side(ta, la), side(tb, lb)))) is blocks

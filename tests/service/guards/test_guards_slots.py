@@ -402,3 +402,17 @@ def test_a_title_glued_to_a_korean_name_is_not_part_of_it(gs: GuardSet, a: str, 
 def test_native_korean_numerals_are_read_as_numbers(gs: GuardSet, a: str, b: str, la: str, lb: str,
                                                      blocks: bool) -> None:
     assert ("number" in gs.blocked(gs.check(side(a, la), side(b, lb)))) is blocks
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb", "blocks"), [
+    # amounts in two currencies are not compared: a translator converts at the day's rate
+    ("삼성, 베트남에 56억원 투자", "Samsung invests $5.6 million in Vietnam", "ko", "en", False),
+    ("아이 엄마는 강도에게 1만엔을 줬다", "The mother gave the robber $100", "ko", "en", False),
+    # in one currency they still are
+    ("Samsung invests $5.6 million in Vietnam", "Samsung invests $6.5 million in Vietnam", "en", "en", True),
+    ("삼성, 베트남에 56억원 투자", "삼성, 베트남에 65억원 투자", "ko", "ko", True),
+    ("삼성, 베트남에 560만 달러 투자", "Samsung invests $6.5 million in Vietnam", "ko", "en", True),
+])
+def test_money_is_compared_in_one_currency_only(gs: GuardSet, a: str, b: str, la: str, lb: str, blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, la), side(b, lb)))
+    assert ("number" in blocked or "quantity" in blocked) is blocks, blocked
