@@ -5,8 +5,8 @@ Korean headlines write countries and institutions as single Hanja: "美연준", 
 them poorly against an English translation: "日 닛케이지수 5% 급락…엔화 강세 여파" and "Japan's
 Nikkei plunges 5% as yen strengthens" score cosine 0.49, and 0.62 with "일본" written out
 (research/notes/xling.md, "Hanja abbreviations"). :func:`read_hanja` writes them in Hangul for
-what the encoder and the pair verifier read; the stored text, the hashes, the n-grams and the
-guards (which know these aliases themselves: service/rules/guards/subject.toml) read the
+what the encoder and the guards read (so "韓 여자골프" / "日 여자골프" is two countries to the
+who and where guards); the stored text, the hashes, the n-grams and the pair verifier read the
 headline as written.
 
 Only a run of Hanja made wholly of these abbreviations is read ("韓美" -> "한국·미국"); a run
@@ -19,6 +19,8 @@ character right after a digit ("3日": a date).
 ('한국·미국 정상, 관세협상 타결', '中企 수출 3日 연속 증가')
 >>> read_hanja("美연준, 기준금리 인상"), read_hanja("수출 전년比 5% 증가")
 ('미국 연준, 기준금리 인상', '수출 전년대비 5% 증가')
+>>> read_hanja("가로등에 미(美)를 부여했다")  # a gloss: the Hangul word's own letters
+'가로등에 미(美)를 부여했다'
 >>> read_hanja("Fed raises rates")  # nothing to read: the same string
 'Fed raises rates'
 """
@@ -35,9 +37,10 @@ HANJA_ABBREVIATIONS: dict[str, str] = {
     "獨": "독일", "露": "러시아", "伊": "이탈리아", "印": "인도", "濠": "호주", "豪": "호주", "加": "캐나다",
     "與": "여당", "野": "야당", "檢": "검찰", "靑": "청와대", "軍": "군", "前": "전", "現": "현", "比": "대비",
 }
-# A run of CJK ideographs (the basic block and extension A), not right after a digit, and
-# whether a word follows it at once ("美연준": written out with a space, "미국 연준").
-_RUN_RE = re.compile(r"(?<!\d)([\u3400-\u4dbf\u4e00-\u9fff]+)(?=(\w)?)")
+# A run of CJK ideographs (the basic block and extension A), not right after a digit nor a
+# Hangul word's gloss in brackets ("미(美)를 부여했다": beauty, not America), and whether a word
+# follows it at once ("美연준": written out with a space, "미국 연준").
+_RUN_RE = re.compile(r"(?<!\d)(?<![\uac00-\ud7a3]\()([\u3400-\u4dbf\u4e00-\u9fff]+)(?=(\w)?)")
 
 
 def _read(match: re.Match[str]) -> str:

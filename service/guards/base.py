@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from index.hanja import read_hanja
 from index.text import lead_sentence
 from service.types import GuardVerdict
 
@@ -84,15 +85,18 @@ class GuardInput:
             if self.published_at.tzinfo is None or self.published_at.utcoffset() is None:
                 raise ValueError("GuardInput.published_at must be timezone-aware (UTC)")
 
-    @property
+    @functools.cached_property
     def content(self) -> str:
-        """The text the guards read: ``text`` when present, else ``title``."""
-        return self.text if self.text.strip() else self.title
+        """The text the guards read: ``text`` when present, else ``title``, its one-Hanja
+        abbreviations read in Hangul (``index.hanja.read_hanja``: "韓 여자골프" as "한국 여자골프",
+        so "韓 ..." / "日 ..." is two countries to the who and where guards)."""
+        return read_hanja(self.text if self.text.strip() else self.title)
 
-    @property
+    @functools.cached_property
     def headline(self) -> str:
-        """The title the subject guard reads: ``title`` when present, else ``text``."""
-        return self.title if self.title.strip() else self.text
+        """The title the subject guard reads: ``title`` when present, else ``text`` (Hanja
+        abbreviations read as in ``content``)."""
+        return read_hanja(self.title if self.title.strip() else self.text)
 
     @classmethod
     def from_article(cls, article: object, body_chars: int = 300) -> GuardInput:

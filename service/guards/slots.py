@@ -419,6 +419,12 @@ class SlotAnalyzer:
         ko = table(r, "korean", where)
         self.ko_not_names = frozenset(str_list(ko.get("not_names", []), f"{where}: korean.not_names"))
         self.ko_titles = frozenset(str_list(ko.get("titles", []), f"{where}: korean.titles"))
+        self.country_syllables = {str(k): str(v) for k, v in
+                                  table(ko, "country_syllables", f"{where}: korean").items()}
+        self.country_pairs = frozenset(str_list(ko.get("country_pairs", []), f"{where}: korean.country_pairs"))
+        if unknown := sorted({ch for w in self.country_pairs for ch in w} - set(self.country_syllables)):
+            raise ValueError(f"{where}: korean.country_pairs use syllables without a country_syllables entry: "
+                             f"{', '.join(unknown)}")
         # "김해공항", "부산항", "서울역": a place read with its facility noun as one proper noun is also
         # looked up without it, longest suffix first (slots.toml [korean] place_suffixes)
         self.ko_place_suffixes = tuple(sorted(str_list(ko.get("place_suffixes", []), f"{where}: korean.place_suffixes"),
@@ -639,9 +645,20 @@ class SlotAnalyzer:
             mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in name)]
             mentions.append(self._name_mention(name, "hangul", True))
 
+    def _country_pair(self, surface: str) -> frozenset[str]:
+        """The countries of a Korean compound of one-syllable country names ("한미" KR and US,
+        "미중", "남북", "한미일"), or nothing."""
+        word = surface.replace(" ", "")
+        if word not in self.country_pairs:
+            return frozenset()
+        return frozenset(self.country_syllables[ch] for ch in word)
+
     def _name_mention(self, surface: str, script: str, strong: bool, alt: Iterable[str] = ()) -> Mention:
         # the name as written; its last word ("Powell" of "Jerome Powell") only when the whole is unknown
         ids_, within_ = self.lookup(surface)
+        pair = self._country_pair(surface) if script == "hangul" and not ids_ else frozenset()
+        if pair:  # "한미" is Korea and the US, not the US alone (its piece 미)
+            ids_, alt = pair, ()
         for s in alt:
             if ids_:
                 break
@@ -1045,7 +1062,16 @@ class SlotAnalyzer:
                     return o.surface
             return None
         for o in other.mentions:
-            if o.slot in ("who", "where") and ((m.ids & o.ids) or (m.ids & o.within) or (m.within & o.ids)):
+            if o.slot in ("who", "where") and m.ids & o.ids:
+                return o.surface
+        for o in other.mentions:
+            if o.slot in ("who", "where") and ((m.ids & o.within) or (m.within & o.ids)):
+                # a place inside the other side's country is not aligned with the country when that
+                # side also names another place inside it: "Louisiana" against "미국 조지아" is
+                # two states, not the US ("Hyundai to build plant in Louisiana" merged with it)
+                if m.within & o.ids and any(p is not o and p.slot == "where" and p.within & o.ids
+                                            and not p.ids & m.ids for p in other.mentions):
+                    continue
                 return o.surface
         if m.ids and m.slot == "where":
             # a place the gazetteer knows is aligned by identity only with another known place:

@@ -95,7 +95,7 @@ def test_steps_aside(gs: GuardSet, ta: str, tb: str) -> None:
          "Japan's main opposition party picks new leader in runoff vote", "en", "ruling party vs main opposition"),
         ("여당, 새 원내대표 선출", "ko", "야당, 새 원내대표 선출", "ko", "여당 vs 야당"),
         ("집권당 대표 선출", "ko", "UK opposition party elects new leader", "en", "집권당 vs opposition party"),
-        ("與 \"30조 추경 편성 추진\"", "ko", "野 \"30조 추경 편성 추진\"", "ko", "與 vs 野"),
+        ("與 \"30조 추경 편성 추진\"", "ko", "野 \"30조 추경 편성 추진\"", "ko", "여당 vs 야당"),  # Hanja read in Hangul
         # an application filed against the approval
         ("FDA accepts Eli Lilly application for obesity pill", "en", "FDA approves Eli Lilly obesity pill", "en",
          "application vs approves"),

@@ -416,3 +416,22 @@ def test_native_korean_numerals_are_read_as_numbers(gs: GuardSet, a: str, b: str
 def test_money_is_compared_in_one_currency_only(gs: GuardSet, a: str, b: str, la: str, lb: str, blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(a, la), side(b, lb)))
     assert ("number" in blocked or "quantity" in blocked) is blocks, blocked
+
+
+@pytest.mark.parametrize(("a", "b", "la", "lb", "blocks"), [
+    # one-Hanja abbreviations are read as their countries ("韓" 한국, "日" 일본)
+    ("韓 여자골프, 美 LPGA 시즌 5승 합작", "日 여자골프, 美 LPGA 시즌 5승 합작", "ko", "ko", True),
+    ("加 중앙은행, 기준금리 2.25%로 동결", "Bank of England holds rates at 2.25%", "ko", "en", True),
+    ("日 닛케이지수 5% 급락…엔화 강세 여파", "Japan's Nikkei plunges 5% as yen strengthens", "ko", "en", False),
+    # a place inside the other side's country is compared with the place that side names in it
+    ("Hyundai to build $3 billion plant in Louisiana", "현대차, 美 조지아에 30억달러 공장 건설", "en", "ko", True),
+    ("Hyundai to build $3 billion plant in Georgia", "현대차, 미국 조지아에 30억달러 공장 건설", "en", "ko", False),
+    ("Hyundai to build $3 billion plant in the US", "현대차, 미국 조지아에 30억달러 공장 건설", "en", "ko", False),
+    # a compound of country syllables is both countries ("한미": Korea and the US, not the US alone)
+    ("South Korea, US agree on defence cost deal", "한미, 방위비 분담 합의…美에 1조5천억원", "en", "ko", False),
+    ("US, China resume trade talks", "미중, 무역협상 재개", "en", "ko", False),
+])
+def test_hanja_countries_and_places_inside_a_country(gs: GuardSet, a: str, b: str, la: str, lb: str,
+                                                     blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, la), side(b, lb)))
+    assert bool({"who", "where", "subject"} & set(blocked)) is blocks, blocked
