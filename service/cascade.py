@@ -192,12 +192,13 @@ class Cascade:
         if self.guards is None:
             return True, []
         verdicts = self.guards.check(guard_input(a), guard_input(b))
-        if any(v.blocked for v in verdicts) and same_letters(a.guard_text(), b.guard_text()):
+        if any(v.blocked and v.guard != "date" for v in verdicts) and same_letters(a.guard_text(), b.guard_text()):
             # spacing, case, punctuation and North Korean initial sounds apart the same letters:
             # nothing a guard compares differs, but the spacing moves what it reads as a name
-            # (koen-news-park's respellings "로동당기관지" / "노동당 기관지" were split by the who guard)
-            verdicts = [GuardVerdict(v.guard, False, True, f"{v.evidence} ({SAME_LETTERS}: no veto)") if v.blocked
-                        else v for v in verdicts]
+            # (koen-news-park's respellings "로동당기관지" / "노동당 기관지" were split by the who guard).
+            # Not the date guard's: it reads "오늘" by each side's publication time, which differ.
+            verdicts = [GuardVerdict(v.guard, False, True, f"{v.evidence} ({SAME_LETTERS}: no veto)")
+                        if v.blocked and v.guard != "date" else v for v in verdicts]
         if self.verifier is not None:  # a soft veto is left to the verifier, which reads the pair next
             verdicts = [GuardVerdict(v.guard, False, True, f"{v.evidence} (across scripts, names no table "
                                      "knows: the verifier decides)") if v.blocked and v.soft else v

@@ -408,3 +408,18 @@ def test_the_guards_do_not_veto_the_same_letters():
                 in d.reasons
         else:
             assert not d.same and d.blocked_by == ["subject"]
+
+
+def test_the_date_guard_still_vetoes_the_same_letters():
+    """The same words published days apart may say different days ("오늘 ..."): the date guard reads
+    each side by its publication time, so its veto stands on a same-letter pair."""
+
+    class DateGuard:
+        def check(self, a: GuardInput, b: GuardInput) -> list[GuardVerdict]:
+            return [GuardVerdict("date", True, True, "date: date Dec 1 != Dec 3")]
+
+    s = FakeState()
+    s.add(1, 10, ItemFeatures.build("오늘 코스피 2% 상승 마감", "", "ko", T0))
+    s.ngram.hits = [(1, 0.9)]
+    d = match(s, ItemFeatures.build("오늘 코스피 2%  상승마감", "", "ko", T0 + 3600), DateGuard()).decision  # type: ignore[arg-type]
+    assert not d.same and d.blocked_by == ["date"]
