@@ -216,3 +216,11 @@ def test_a_bad_story_number_is_named_as_the_form_labels_it(client_for):
     error = client.get(r.headers["location"]).text
     assert "story number must be a whole number, got &#39;abc&#39;" in error
     assert "other_story" not in r.headers["location"]
+
+
+def test_the_story_list_says_how_many_are_shown_and_how_many_were_searched(client_for):
+    """Under a filter the count said "2 stories read" while showing 1 (the sixth tour): it says
+    what is shown, and what was searched to find it."""
+    client = client_for()
+    assert "2 shown." in client.get("/ui").text
+    assert "1 shown of 2 stories searched." in client.get("/ui?lang=en").text
