@@ -435,3 +435,11 @@ def test_hanja_countries_and_places_inside_a_country(gs: GuardSet, a: str, b: st
                                                      blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(a, la), side(b, lb)))
     assert bool({"who", "where", "subject"} & set(blocked)) is blocks, blocked
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    ("Three dozen people killed in Busan fire", "부산 화재로 36명 사망", False),  # 3 x 12, not 3 and 12
+    ("Three dozen people killed in Busan fire", "부산 화재로 20명 사망", True),
+])
+def test_a_number_of_dozens_is_its_product(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    assert ("number" in gs.blocked(gs.check(side(a, "en"), side(b, "ko")))) is blocks
