@@ -721,7 +721,7 @@ class SlotAnalyzer:
             if tag == "SN":
                 i = self._korean_number(toks, i, text, mentions)
                 continue
-            if tag in ("MM", "NR") and form in self._native_prefixes:
+            if tag in ("MM", "NR") and form in self._native_values:
                 native = self._korean_native_number(toks, i, text, mentions)
                 if native is not None:
                     i = native
@@ -739,23 +739,12 @@ class SlotAnalyzer:
             i += 1
 
     @functools.cached_property
-    def _native_prefixes(self) -> frozenset[str]:
-        """Every token a native numeral can be: a word of the table, or a tens word with a unit
-        word glued ("스물다섯")."""
-        words = set(self.native_words)
-        tens = [w for w, v in self.native_words.items() if v >= 20]
-        units = [w for w, v in self.native_words.items() if v < 10]
-        return frozenset(words | {t + u for t in tens for u in units} | {"열" + u for u in units})
-
-    def _native_value(self, form: str) -> int | None:
-        """The value of one native numeral token: "다섯" 5, "스물다섯" 25, "열두" 12."""
-        if form in self.native_words:
-            return self.native_words[form]
-        for head, v in self.native_words.items():
-            if v % 10 == 0 and form.startswith(head) and form[len(head):] in self.native_words \
-                    and self.native_words[form[len(head):]] < 10:
-                return v + self.native_words[form[len(head):]]
-        return None
+    def _native_values(self) -> dict[str, int]:
+        """Every token a native numeral can be, with its value: a word of the table ("다섯" 5), or
+        a tens word with a unit word glued ("스물다섯" 25, "열두" 12)."""
+        tens = {w: v for w, v in self.native_words.items() if v % 10 == 0}
+        units = {w: v for w, v in self.native_words.items() if v < 10}
+        return {**{t + u: tv + uv for t, tv in tens.items() for u, uv in units.items()}, **self.native_words}
 
     def _korean_native_number(self, toks: tuple[tuple[str, str, int, int], ...], i: int, text: str,
                               mentions: list[Mention]) -> int | None:
@@ -764,11 +753,11 @@ class SlotAnalyzer:
         counter follows ("한 남성", "세계": a word, not a count). Without it "부산 화재로 세 명
         사망" and "... 네 명 사망" were one report to every guard, and the verifier merged them."""
         n = len(toks)
-        value = self._native_value(toks[i][0])
+        value = self._native_values.get(toks[i][0])
         k = i
         # "열" + "두", glued or spaced ("열 다섯"): kiwipiepy splits some compounds in two tokens
         while value is not None and k + 1 < n and toks[k + 1][2] - toks[k][3] <= 1 and toks[k + 1][1] in ("MM", "NR"):
-            more = self._native_value(toks[k + 1][0])
+            more = self._native_values.get(toks[k + 1][0])
             if more is None or more >= value or value % 10:
                 break
             value, k = value + more, k + 1
