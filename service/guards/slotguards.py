@@ -28,6 +28,7 @@ from service.guards.slots import (
     SlotAnalyzer,
     TextSlots,
     compatible_units,
+    country_compound_clash,
     inside_unknown,
     korean_member_swap,
     korean_same_frame,
@@ -114,6 +115,8 @@ class SlotGuard:
                 # scripts with a word more ("Jeju" / "제주항공"), the clash is a guess (soft)
                 return GuardVerdict(self.name, True, True, f"{self.name}: {_names(only_a)} != {_names(only_b)}",
                                     soft=cross and not known and _spelled_alike(only_a, only_b))
+        if self.slot == "where" and (pair := country_compound_clash(sa, ta, tb)) is not None:
+            return GuardVerdict(self.name, True, True, f"{self.name}: {pair[0]} != {pair[1]} (the parties)")
         if self.slot == "who":
             # the English test needs a capitalised lead left over; the Korean one is a tuple compare
             swap = korean_same_frame(ta, tb) or (

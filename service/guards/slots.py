@@ -129,6 +129,22 @@ def phonetic_key(latin: str) -> str:
     return "".join(out)
 
 
+_SOFT_G_RE = re.compile(r"g(?=[eiy])")
+
+
+def latin_keys(surface: str) -> tuple[str, ...]:
+    """The phonetic keys of a Latin name: its key, and where a g stands before e, i or y, the key
+    with that g read soft as Korean writes it (Geneva 제네바, George 조지, Gibraltar 지브롤터); a
+    hard g (Gibson 깁슨) keeps the first key.
+
+    >>> latin_keys("Geneva"), latin_keys("Kishida")
+    (('KNP', 'SNP'), ('KST',))
+    """
+    key = phonetic_key(surface)
+    soft = phonetic_key(_SOFT_G_RE.sub("j", surface.lower()))
+    return (key,) if soft == key else (key, soft)
+
+
 # Cheap edits: what transliteration does to a name. T~S (Smith -> 스미스), R~N (initial ㄹ),
 # a dropped or added H or R (Peter -> 피터, silent h).
 _CHEAP_SUB = {frozenset("TS"), frozenset("RN"), frozenset("PH"), frozenset("KH")}
@@ -664,7 +680,7 @@ class SlotAnalyzer:
                 break
             ids_, within_ = self.lookup(s)
         ids, within = set(ids_), set(within_)
-        keys = self.hangul_keys(surface.replace(" ", "")) if script == "hangul" else (phonetic_key(surface),)
+        keys = self.hangul_keys(surface.replace(" ", "")) if script == "hangul" else latin_keys(surface)
         if script == "hangul":
             for s in alt:
                 keys = tuple(dict.fromkeys((*keys, *self.hangul_keys(s))))
@@ -912,7 +928,7 @@ class SlotAnalyzer:
                     m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within, m.keys, False)
                 if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone
                     m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within,
-                                (*m.keys, phonetic_key(span[-1])), m.strong)
+                                tuple(dict.fromkeys((*m.keys, *latin_keys(span[-1])))), m.strong)
                 mentions.append(m)
                 if len(span) > 1:
                     keys.append(phonetic_key("".join(span)))
@@ -1207,6 +1223,34 @@ def _home_country_unsaid(sa: SlotAnalyzer, a: TextSlots, b: TextSlots, out: Slot
         latin_only.remove(m)
         if not korean_a:  # matched lists a's mentions
             out.matched.append((m, "(the home country, unsaid in Korean)"))
+
+
+def _country(ids: frozenset[str]) -> bool:
+    return any(len(i) == 2 and i.isupper() for i in ids)
+
+
+def country_compound_clash(sa: SlotAnalyzer, a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
+    """A Korean compound of country syllables ("미중": the US and China) against a side that names
+    one of its countries and, instead of another, a country it does not hold ("US, Japan"): the
+    compound's pair is the story's parties, and alignment took "미중" for the US alone and "Japan"
+    for "도쿄" (a city in it, which counts as the country where no country is named: "Tokyo" is
+    also the Japanese government). Omitted parties are no clash ("한미일" / "US, Japan"), nor a side
+    naming none of them.
+
+    Returns the two sides' names (a's first), or None.
+    """
+    for x, y, flip in ((a, b, False), (b, a, True)):
+        for m in x.mentions:
+            pair = sa._country_pair(m.surface) if m.script == "hangul" else frozenset()
+            if not pair:
+                continue
+            named = {i for o in y.mentions for i in (*o.ids, *o.within)}
+            extra = [o for o in y.mentions if _country(o.ids) and not o.within and not o.ids & pair
+                     and not any(o.ids & p.ids for p in x.mentions if not p.within)]
+            if pair - named and pair & named and extra:
+                other = ", ".join(dict.fromkeys(o.surface for o in extra))
+                return (other, m.surface) if flip else (m.surface, other)
+    return None
 
 
 def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:

@@ -430,6 +430,12 @@ def test_money_is_compared_in_one_currency_only(gs: GuardSet, a: str, b: str, la
     # a compound of country syllables is both countries ("한미": Korea and the US, not the US alone)
     ("South Korea, US agree on defence cost deal", "한미, 방위비 분담 합의…美에 1조5천억원", "en", "ko", False),
     ("US, China resume trade talks", "미중, 무역협상 재개", "en", "ko", False),
+    # ... and its countries are the parties: one of them and another country is another meeting,
+    # even where a city of that country is named on the compound's side (Tokyo is in Japan)
+    ("US, Japan resume trade talks in Tokyo", "미중, 도쿄서 무역협상 재개", "en", "ko", True),
+    ("US, China resume trade talks in Tokyo", "미중, 도쿄서 무역협상 재개", "en", "ko", False),
+    ("Leaders of US, Japan meet Yoon in Seoul", "한미일 정상, 서울서 회담", "en", "ko", False),  # Korea unsaid
+    ("Leaders to resume trade talks in Tokyo", "미중, 도쿄서 무역협상 재개", "en", "ko", False),  # none named
 ])
 def test_hanja_countries_and_places_inside_a_country(gs: GuardSet, a: str, b: str, la: str, lb: str,
                                                      blocks: bool) -> None:
@@ -443,3 +449,16 @@ def test_hanja_countries_and_places_inside_a_country(gs: GuardSet, a: str, b: st
 ])
 def test_a_number_of_dozens_is_its_product(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     assert ("number" in gs.blocked(gs.check(side(a, "en"), side(b, "ko")))) is blocks
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # a g before e / i / y is read soft as Korean writes it (Geneva 제네바), beside the hard reading
+    ("Talks held in Geneva on Iran nuclear deal", "제네바서 이란 핵합의 협상", False),
+    ("Talks held in Geneva on Iran nuclear deal", "빈에서 이란 핵합의 협상", True),
+    # the Red Cross is one organisation in both languages (a Park translation split on it)
+    ("Red Cross sends aid to flood victims", "적십자, 수재민에 구호품 전달", False),
+    ("Red Cross sends aid to flood victims", "유니세프, 수재민에 구호품 전달", True),
+])
+def test_names_spelt_across_scripts(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
+    assert bool({"who", "where", "subject"} & set(blocked)) is blocks, blocked
