@@ -138,9 +138,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", choices=ENGINES, default="local",
                    help="local: one process, no Ray (default); ray: the same plan on Ray Data (the ray extra)")
     p.add_argument("--ray-address", default=None,
-                   help="join this Ray cluster: 'auto' (the cluster this machine is a node of), its head's HOST:PORT, or "
-                        "'ray://HOST:10001' (Ray Client: needs ray[client], which the ray extra does not "
-                        "install); default: start a local one")
+                   help="join this Ray cluster from one of its nodes: 'auto' (the cluster this machine is a node "
+                        "of) or its head's HOST:PORT; not 'ray://' (Ray Data does not run over Ray Client: submit "
+                        "the command with `ray job submit`); default: start a local one")
     p.add_argument("--workers", type=positive_int, default=None, help="CPUs of a local Ray cluster (default: all)")
     p.add_argument("--num-gpus", type=non_negative_float, default=0.0, help="GPUs per embedding actor on Ray (default 0)")
     p.add_argument("--level", choices=LEVELS, default="copy",

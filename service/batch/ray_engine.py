@@ -3,8 +3,11 @@
 
 Needs the ``ray`` extra (``pip install 'samestory[ray]'``) on the driver and, for an existing
 cluster, samestory installed on every node. ``address=None`` starts a local
-cluster with ``workers`` CPUs (what the tests and the scaling figures use); ``address="auto"``,
-the head's ``"HOST:PORT"`` or ``"ray://HOST:10001"`` (Ray Client: ``ray[client]``) joins an existing one. ``num_gpus`` > 0 puts each embedding actor on
+cluster with ``workers`` CPUs (what the tests and the scaling figures use); ``address="auto"`` or
+the head's ``"HOST:PORT"`` joins an existing one from a node of it. A ``"ray://"`` address (Ray
+Client) is refused: Ray Data does not run over Ray Client (its driver fails in ``materialize``
+with "'Worker' object has no attribute 'core_worker'", ray-project/ray#48682); run the command on
+a node, or submit it with ``ray job submit``. ``num_gpus`` > 0 puts each embedding actor on
 a GPU (the embedder must then be built with ``device="cuda"``).
 
 ``quiet`` (``samestory batch --quiet``) turns Ray's own console output down to nothing: the
@@ -123,7 +126,7 @@ GCS_PROBE_TIMEOUT_S = 10.0
 def _probe(address: str) -> None:
     """A ``HOST:PORT`` address (a head's GCS port) that refuses a TCP connection, or does not take
     one within ``GCS_PROBE_TIMEOUT_S``, is a one-line error before Ray is asked to join it.
-    ``auto`` and ``ray://`` addresses are Ray's to resolve."""
+    ``auto`` is Ray's to resolve."""
     if address == "auto" or "://" in address:
         return
     host, sep, port = address.rpartition(":")
@@ -141,6 +144,10 @@ def connect(address: str | None, workers: int | None, *, quiet: bool = False) ->
     ``quiet``: the driver's ``ray`` logger at ERROR (no "Started a local Ray instance", no token
     notice) and Ray Data's console handler too (``_ray_data_console``).
     """
+    if address and address.startswith("ray://"):
+        raise RuntimeError(f"--ray-address {address}: Ray Data does not run over Ray Client (ray://); run samestory "
+                           "batch on a node of the cluster with --ray-address auto, or submit it there with "
+                           "`ray job submit -- samestory batch ...`")
     try:
         import ray
     except ModuleNotFoundError as exc:

@@ -53,3 +53,19 @@ def test_auto_with_no_cluster_on_the_machine_is_one_line(tmp_path: Path) -> None
     assert str(exc.value.code) == ("samestory batch: --ray-address auto: no running Ray cluster found on this "
                                    "machine; start one with `ray start --head`, name its head's HOST:PORT, or leave "
                                    "--ray-address out to run a local one for this run")
+
+
+def test_a_ray_client_address_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Ray Data does not run over Ray Client: with ``ray[client]`` installed, a ``ray://`` run
+    ended in Ray Data's ``'Worker' object has no attribute 'core_worker'`` traceback after the
+    cluster had been joined (measured 2026-12-07 on a `ray start --head` cluster; without it, in
+    Ray's "requires pip package ray[client]")."""
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    with pytest.raises(SystemExit) as exc:
+        main(["batch", str(src), "--out", str(tmp_path / "out"), "--engine", "ray", "--ray-address",
+              "ray://127.0.0.1:10001", "--model", "none", "--quiet"])
+    assert str(exc.value.code) == (
+        "samestory batch: --ray-address ray://127.0.0.1:10001: Ray Data does not run over Ray Client (ray://); run "
+        "samestory batch on a node of the cluster with --ray-address auto, or submit it there with "
+        "`ray job submit -- samestory batch ...`")
+    assert not (tmp_path / "out" / "summary.json").exists()
