@@ -401,7 +401,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     files = [{"file": str(f), "floor": fl,
               **({"precision": rows[best].precision, "recall": rows[best].recall} if best is not None else {})}
              for f, fl, rows in zip(args.files, floors, rows_per_file, strict=True)]
-    reliable = not warnings
+    flat = [w for n, rows in zip(names, rows_per_file, strict=True) if (w := sweep.flat_recall(n, rows, args.stage))]
+    # Recall flat on every file: the pairs cannot tell the thresholds apart, and "the highest of the
+    # same recall" is only the top of the grid (the sixth tour's templated pairs recommended USE's
+    # embedding_threshold = 0.9, which on real copies loses most translations): no recommendation.
+    all_flat = len(flat) == len(names)
+    reliable = not warnings and not all_flat
     if best is None:
         print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}):")
         for why in sweep.unreachable_floors(names, rows_per_file, floors, args.stage):
@@ -418,14 +423,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         else:
             print(f"{which} meeting every floor: {grid[best]} -> put this in the --config file:")
             print(f"[engine]\n{field} = {grid[best]}")
-    flat = [w for n, rows in zip(names, rows_per_file, strict=True) if (w := sweep.flat_recall(n, rows, args.stage))]
     for w in flat:
         print(f"WARNING: {w}")
     for w in warnings:
         print(f"UNRELIABLE: {w}")
-    if not reliable:
+    if warnings:
         print(f"UNRELIABLE: no threshold recommended; calibrate on at least {sweep.MIN_CALIBRATION_LABELS} "
               "positive and negative copy-level pairs per file")
+    elif all_flat:
+        print("UNRELIABLE: no threshold recommended; recall is flat on every file, so these pairs cannot choose "
+              "a threshold: add copies the threshold decides (translations, rewordings), or keep the shipped value")
     measured = grid[best] if best is not None else None
     if args.json:
         print(json.dumps({"stage": args.stage, "field": field, "threshold": measured if reliable else None,

@@ -42,11 +42,13 @@ def test_sample_help_says_cluster_files_are_sampled_by_whole_gold_clusters(
     assert "cluster files: whole gold clusters" in help_text
 
 
-def test_calibrate_takes_the_highest_of_thresholds_with_the_same_recall_and_warns_when_recall_is_flat(
+def test_calibrate_recommends_nothing_when_recall_is_flat_on_every_file(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """UCI dev's recall was 0.026 at every embedding threshold 0.4..0.8 and calibrate recommended
-    0.4, the lowest: on the same recall a higher threshold over-splits (the safe failure). Here the
-    positives are exact copies, merged at any n-gram threshold: recall is flat across the sweep."""
+    0.4, the lowest; then the highest of the same recall, which on the sixth tour's templated pairs
+    was the top of the grid (USE's ``embedding_threshold = 0.9``, status 0). Pairs that merge alike
+    at every threshold cannot choose one: the thresholds meeting the floors are said, none is
+    recommended, status 1. Here the positives are exact copies, merged at any n-gram threshold."""
     f = tmp_path / "own.jsonl"
     f.write_text("\n".join([_pair(i, f"Acme unit {i} posts record profit in quarter {i}",
                                   f"ACME UNIT {i} POSTS RECORD PROFIT IN QUARTER {i}", 1) for i in range(30)]
@@ -56,14 +58,17 @@ def test_calibrate_takes_the_highest_of_thresholds_with_the_same_recall_and_warn
     rc = main(["eval", "calibrate", str(f), "--stage", "ngram", "--thresholds", "0.3,0.4,0.5", "--no-progress",
                "--json"])
     out = capsys.readouterr().out
-    assert rc == 0
+    assert rc == 1
     obj = json.loads(out.strip().splitlines()[-1])
     assert [r["recall"] for r in obj["rows"][0]] == [1.0, 1.0, 1.0]
-    assert obj["threshold"] == 0.5 and obj["lowest_meeting"] == 0.3
-    assert "every threshold from 0.3 to 0.5 meets every floor at the same recall: the highest is taken" in out
-    assert "[engine]\nngram_threshold = 0.5\n" in out
+    assert obj["threshold"] is None and obj["reliable"] is False
+    assert obj["measured_threshold"] == 0.5 and obj["lowest_meeting"] == 0.3
+    assert "every threshold from 0.3 to 0.5 meets every floor at the same recall" in out
+    assert "threshold meeting every floor on these pairs: 0.5 (not a recommendation)" in out
+    assert "[engine]" not in out
     assert ("WARNING: own: recall is flat (1.000..1.000) from 0.3 to 0.5: the ngram threshold is not what limits "
             "merges on these pairs") in out
+    assert "UNRELIABLE: no threshold recommended; recall is flat on every file" in out
 
 
 def test_sweep_of_a_file_in_the_working_folder_names_it_and_prints_the_shipped_threshold(
