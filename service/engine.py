@@ -110,6 +110,8 @@ class Deduper:
         self.store, self.restart = ctx.store, ctx.restart
         self.recorder = Recorder(ctx.store, ctx.model_name)  # the ingest's store writes
         self.story_level = StoryLevel(ctx, self.recorder)
+        # Other workers' new items reach the open stories as they reach the candidate state.
+        ctx.restart.on_new_documents = self.story_level.take_in
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
         self._owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it

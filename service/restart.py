@@ -25,7 +25,7 @@ import logging
 import threading
 import time as _time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,9 @@ class StateRestart:
         self.complete = True
         self._writer: threading.Thread | None = None
         self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
+        # Told the documents a replay brought in that the state did not hold (other workers' new
+        # items): the engine's story level adds them to its open stories (StoryLevel.take_in).
+        self.on_new_documents: Callable[[list[tuple[DocumentRow, VersionRow]]], object] | None = None
 
     def advance(self, cursor: int) -> None:
         """The state now reflects the store up to change ``cursor`` (the engine's own writes)."""
@@ -378,6 +381,7 @@ class StateRestart:
             ver = self.store.get_version(doc.latest_version_id)
             if ver is not None:
                 rows.append((doc, ver))
+        new = [(doc, ver) for doc, ver in rows if doc.id not in self.state.entries]
         for doc, _ in rows:
             self.state.forget(doc.id)
         loaded, self._vectors_loaded = self._vectors_loaded, False  # replayed items bring their vectors
@@ -385,6 +389,8 @@ class StateRestart:
             self.load_docs(rows)
         finally:
             self._vectors_loaded = loaded
+        if new and self.on_new_documents is not None:
+            self.on_new_documents(new)
         self.counters["catch_up_documents"] += len(doc_ids)
         return len(doc_ids)
 

@@ -195,6 +195,26 @@ class StoryLevel:
         for part in dict.fromkeys([*wanted, *parts]):
             self.stories.rebuild(part, [ev for _, ev in self.stored_evidence(parts.get(part, []))])
 
+    def take_in(self, rows: list[tuple[DocumentRow, Any]]) -> int:
+        """Other workers' new items (a change-feed replay, ``StateRestart.on_new_documents``) into
+        the open stories, as ``warm`` reads them: each into its copy group's stored story, with its
+        stored vectors. Without it a collector placed its new copy groups only against the stories
+        it had founded or read at its start, so one event's items sent to two collectors on one
+        store made two stories (the seventh tour). Items older than a warm restart reads are left
+        out, as there. Returns how many were added."""
+        horizon = _time.time() - max(self.ctx.config.operations.warmup_days, self.ctx.config.story.window_days) * DAY
+        recent = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None and (
+            not self.ctx.config.story.window_days or max(doc.first_seen, doc.published_at or 0.0) >= horizon)]
+        added = 0
+        for doc, ev in self.stored_evidence(recent):
+            c = self.ctx.store.get_cluster(int(doc.cluster_id))  # type: ignore[arg-type]
+            if c is None or c.story_id is None:  # its writer places it in its transaction: never seen here
+                continue
+            self.stories.add(self.evidence_part(c) or c.story_id, ev, unit=doc.cluster_id, settle=False)
+            self.group_story[int(doc.cluster_id)] = c.story_id  # type: ignore[arg-type]
+            added += 1
+        return added
+
     def open_rows(self) -> list[tuple[DocumentRow, Any]]:
         """The live items a warm restart reads into the open stories (and settling replays):
         those first seen or published within the last ``max(warmup_days, story_window_days)``."""

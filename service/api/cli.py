@@ -22,10 +22,15 @@ def register(subparsers: Any) -> None:
     _add_engine_args(p)
     # Flags left unset must not override the config file or env, so their parser default is None;
     # Settings.load fills in the real defaults (db sqlite:///var/samestory.db, model use).
+    # The help still names those defaults, as every other command's does (the seventh tour: serve's
+    # --db and --model were the only ones that did not).
     for action in p._actions:
         if action.dest in ("db", "model"):
+            shown = action.default
             action.default = None
-            action.help = (action.help or "").split(" (env")[0] + f" (env SAMESTORY_{action.dest.upper()})"
+            action.help = (action.help or "").split(" (env")[0] + f" (env SAMESTORY_{action.dest.upper()}; default {shown})"
+        elif action.dest == "config":
+            action.help = "TOML file with a [service] table (these settings) and an [engine] table (thresholds, windows)"
     p.set_defaults(device=None)
     p.add_argument("--host", help="interface to bind (env SAMESTORY_HOST; default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (env SAMESTORY_PORT; default 8000)")
@@ -34,7 +39,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--log-format", choices=("json", "text"), help="stderr log format (env SAMESTORY_LOG_FORMAT; "
                                                                   "default json)")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
-                   help="(env SAMESTORY_LOG_LEVEL; default info)")
+                   help="least severe log line written (env SAMESTORY_LOG_LEVEL; default info)")
     p.set_defaults(func=cmd_serve)
 
 

@@ -93,6 +93,15 @@ def _clean(value: str) -> str:
 # Unicode text; no store and no encoder takes it). The pattern says the first in the contract; a
 # lone surrogate cannot be sent as UTF-8 at all, only as a JSON escape, and is checked all the same.
 Text = Annotated[str, AfterValidator(_clean), Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]
+# The same with a length limit, checked first: on an optional field the limit after the
+# validator read "Value should have at most N items after validation", not "String should have
+# at most N characters".
+TitleText = Annotated[Annotated[str, Field(max_length=MAX_TITLE_CHARS)], AfterValidator(_clean),
+                      Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]
+BodyText = Annotated[Annotated[str, Field(max_length=MAX_BODY_CHARS)], AfterValidator(_clean),
+                     Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]
+FieldText = Annotated[Annotated[str, Field(max_length=MAX_FIELD_CHARS)], AfterValidator(_clean),
+                      Field(json_schema_extra={"pattern": "^[^\\u0000]*$"})]
 # "Has a non-whitespace character", spelled out: the characters ``str.isspace()`` (so
 # ``str.strip()``, the engine's test) counts as whitespace. Not ``\\S``, which means something
 # slightly different in JSON Schema's (ECMA-262) regular expressions.
@@ -153,28 +162,36 @@ class ArticleIn(BaseModel):
         # The "title (or text) or body, with a letter or digit" rule of _not_empty, in the
         # contract: a body the schema accepts is one the service accepts (the same pattern as the
         # engine's check). ``text`` is read only when there is no ``title``.
-        "anyOf": [{"required": ["title"], "properties": {"title": {"pattern": WORD_CHAR_PATTERN}}},
-                  {"required": ["body"], "properties": {"body": {"pattern": WORD_CHAR_PATTERN}}},
-                  {"required": ["text"], "not": {"required": ["title"]},
+        # A null field is an absent one (Article.from_dict), so each branch wants a string.
+        "anyOf": [{"required": ["title"], "properties": {"title": {"type": "string", "pattern": WORD_CHAR_PATTERN}}},
+                  {"required": ["body"], "properties": {"body": {"type": "string", "pattern": WORD_CHAR_PATTERN}}},
+                  {"required": ["text"], "not": {"required": ["title"], "properties": {"title": {"type": "string"}}},
                    "properties": {"text": {"type": "string", "pattern": WORD_CHAR_PATTERN}}}],
         # _known_spellings: a misspelt article field is refused, any other extra field ignored.
         "propertyNames": {"not": {"pattern": misspelt_keys_pattern()}},
     })
 
-    title: Text = Field("", max_length=MAX_TITLE_CHARS, description="headline")
-    text: Text | None = Field(None, max_length=MAX_TITLE_CHARS,
-                              description="the headline when there is no `title` (ignored when there is one)")
-    body: Text = Field("", max_length=MAX_BODY_CHARS, description="article text (or its lead)")
+    # title, body and channel are nullable like every other field: null is absent, as in a line
+    # of `samestory ingest` or `batch` (docs/scale.md: a record is an article as api.md says).
+    title: TitleText | None = Field(
+        None, description="headline")
+    text: TitleText | None = Field(
+        None, description="the headline when there is no `title` (ignored when there is one)")
+    body: BodyText | None = Field(
+        None, description="article text (or its lead)")
     url: Annotated[str | None, AfterValidator(_url)] = Field(
         None, max_length=MAX_FIELD_CHARS, json_schema_extra={"pattern": URL_PATTERN},
         description="http(s) URL with an ASCII (or punycode) host; canonicalised, never fetched")
-    source: Text | None = Field(None, max_length=MAX_FIELD_CHARS, description="publisher name or host")
-    channel: Text = Field("default", max_length=MAX_FIELD_CHARS,
-                          description="collector channel; documents are unique per (channel, canonical URL)")
+    source: FieldText | None = Field(
+        None, description="publisher name or host")
+    channel: FieldText | None = Field(
+        None, description="collector channel (absent or null: `default`); documents are unique "
+                          "per (channel, canonical URL)")
     published_at: datetime | None = Field(None, description="ISO-8601 time; naive times are UTC")
     lang: str | None = Field(None, max_length=MAX_FIELD_CHARS, pattern=LANG_TAG_PATTERN,
                              description="language tag such as ko, en or zh-Hant; detected when absent")
-    id: Text | None = Field(None, max_length=MAX_FIELD_CHARS, description="caller's id, echoed in the result")
+    id: FieldText | None = Field(
+        None, description="caller's id, echoed in the result")
 
     @model_validator(mode="before")
     @classmethod
@@ -196,18 +213,20 @@ class ArticleIn(BaseModel):
 
     @model_validator(mode="after")
     def _not_empty(self) -> ArticleIn:
-        if "title" not in self.model_fields_set and self.text is not None:
+        if self.title is None and self.text is not None:
             self.title = self.text  # as Article.from_dict reads it
-        if not _NOT_BLANK_RE.search(self.title) and not _NOT_BLANK_RE.search(self.body):
+        title, body = self.title or "", self.body or ""
+        if not _NOT_BLANK_RE.search(title) and not _NOT_BLANK_RE.search(body):
             raise ValueError("an article needs a non-empty title or body")
-        if not has_word_chars(self.title) and not has_word_chars(self.body):
+        if not has_word_chars(title) and not has_word_chars(body):
             raise ValueError(NO_WORDS)
         return self
 
     def to_article(self) -> Article:
         """The engine's Article (which re-validates; an ArticleError becomes a 422 in the router)."""
-        return Article(title=self.title, body=self.body, url=self.url, source=self.source,
-                       channel=self.channel, published_at=self.published_at, lang=self.lang, id=self.id)
+        return Article(title=self.title or "", body=self.body or "", url=self.url, source=self.source,
+                       channel="default" if self.channel is None else self.channel,
+                       published_at=self.published_at, lang=self.lang, id=self.id)
 
 
 class GuardVerdictOut(BaseModel):

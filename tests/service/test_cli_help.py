@@ -36,3 +36,16 @@ def test_no_help_shows_python_escapes_or_reprs() -> None:
     # takes "embed-all,semhash,...".
     shown = {name: command.format_help() for name, command in _commands(build_parser(), "samestory")}
     assert [name for name, text in shown.items() if "%%" in text or "default ['" in text] == []
+
+
+def test_serve_help_shows_its_defaults_as_the_other_commands_do() -> None:
+    # Seventh tour: `serve --help` said only "(env SAMESTORY_DB)" and "(env SAMESTORY_MODEL)" where
+    # `ingest --help` says "default sqlite:///var/samestory.db" and "default use"; `--log-level` had
+    # no words, and `--config` named only the [engine] table though serve reads [service] from it.
+    from service.api.settings import Settings
+
+    serve = dict(_commands(build_parser(), "samestory"))["samestory serve"]
+    helps = {a.dest: a.help or "" for a in serve._actions}
+    assert f"default {Settings().db}" in helps["db"] and f"default {Settings().model}" in helps["model"]
+    assert helps["log_level"][:1].isalpha() and "[service]" in helps["config"]
+    assert serve.parse_args([]).db is None  # unset flags still leave the config file and env alone

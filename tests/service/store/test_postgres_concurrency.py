@@ -103,6 +103,30 @@ def test_staleness_at_decision_time_is_zero(pg_url):
     b.close()
 
 
+def test_a_collector_places_new_copy_groups_against_the_others_stories(pg_url):
+    """One event's two reports, sent to two collectors on one store, make one story, as they do
+    sent to one: B's story level reads A's new item with the change-feed replay. Before, B placed
+    its new copy group only against the stories it had founded or read at its start, and opened a
+    second story for the event (the seventh tour: a recall sent to two `samestory serve`s)."""
+    first = {"title": "Tesla recalls 3 million cars over autopilot", "url": "https://a.example/tesla",
+             "published_at": "2026-12-07T07:14:00Z"}
+    update = {"title": "Tesla recalls 2 million cars over autopilot", "url": "https://b.example/tesla",
+              "published_at": "2026-12-07T07:20:00Z"}
+    one = Deduper(open_store(":memory:"), embedder=None)
+    r1, r2 = one.ingest(first), one.ingest(update)
+    one.close()
+    assert r1.story_id == r2.story_id and r1.cluster_id != r2.cluster_id  # the reference: one story, two groups
+
+    a = Deduper(open_store(pg_url), embedder=None)
+    b = Deduper(open_store(pg_url), embedder=None)
+    ra = a.ingest(first)
+    rb = b.ingest(update)
+    assert rb.cluster_id != ra.cluster_id and rb.story_id == ra.story_id, rb.to_dict()
+    assert "joined story" in (b.store.get_cluster(rb.cluster_id).story_reason or "")
+    a.close()
+    b.close()
+
+
 _WORKER = r"""
 import json, os, sys, time
 from service.engine import Deduper
