@@ -94,6 +94,10 @@ _BOILERPLATE = [
     # as "(?:[\w.]+\s*){0,4}" it let the engine split a long word every possible way: "©" and
     # 300 letters took 54 s. Now each word is whole (possessive) and only the glued one is lazy.
     r"[©ⓒ]\s*(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
+    # The same footer without the sign ("Copyright 2024 Example News. All rights reserved."), or
+    # the phrase alone (the seventh tour: a chunk ending "All rights reserved." was new content).
+    r"Copyright\s*+(?:[©ⓒ]\s*)?(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
+    r"All rights reserved\.?",
 ]
 _BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*", re.IGNORECASE)
 # Possessive leading whitespace, never started inside a run of it: see ``index.outlets._TRAILER_RE``.

@@ -82,10 +82,14 @@ def test_a_dedupe_of_one_unspaced_200k_text_reads_bounded_spans(spies: dict[str,
     ("The vote passed. © CompanyAll rights reserved", "The vote passed.", ("© CompanyAll rights reserved",)),
     ("The vote passed. © Korea Wall Street Daily All rights reserved.", "The vote passed.",
      ("© Korea Wall Street Daily All rights reserved.",)),
-    # Five words before "All rights reserved": not the footer the pattern knows.
+    # Five words before "All rights reserved": not the footer the pattern knows; the phrase alone is.
     ("The vote passed. © One Two Three Four Five All rights reserved.",
-     "The vote passed. © One Two Three Four Five All rights reserved.", ()),
+     "The vote passed. © One Two Three Four Five", ("All rights reserved.",)),
     ("The vote passed.   (Reuters)   ", "The vote passed.", ("(Reuters)",)),
+    # without the sign, and the phrase alone (the seventh tour)
+    ("The vote passed. Copyright 2024 Example News. All rights reserved.", "The vote passed.",
+     ("Copyright 2024 Example News. All rights reserved.",)),
+    ("The vote passed. All rights reserved.", "The vote passed.", ("All rights reserved.",)),
     ("한국은행이 금리를 동결했다.    홍길동 기자    gildong@example.kr", "한국은행이 금리를 동결했다.",
      ("홍길동 기자    gildong@example.kr",)),
     ("한국은행이 금리를 동결했다. 저작권자  연합뉴스", "한국은행이 금리를 동결했다.", ("저작권자  연합뉴스",)),
