@@ -1057,7 +1057,11 @@ class SlotAnalyzer:
         """
         if m.slot == "number":
             # the nearest equal number ("190마일" is "190 miles" before "300 km", both within tolerance)
-            equal = [o for o in other.slot("number") if numbers_match(m, o)]
+            # of a unit it can be compared with: "third" (an ordinal, 3) is not "2.5%" within
+            # half a step, which left "4회 연속" unaligned and let a hand-written "third straight
+            # meeting" / "4회 연속 동결" pair through (research/notes/verifier.md, rescue threshold)
+            equal = [o for o in other.slot("number") if not _rank_against_measure(m.unit, o.unit)
+                     and numbers_match(m, o)]
             nearest = min(equal, key=lambda o: abs(m.value - o.value) if m.value is not None and o.value is not None
                           else 0.0, default=None)
             return None if nearest is None else nearest.surface
@@ -1147,6 +1151,14 @@ def typo_close(a: str, b: str) -> bool:
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
     return prev[-1] <= limit
+
+
+def _rank_against_measure(x: str, y: str) -> bool:
+    """One an ordinal ("third", "4회", "1위") and the other a measured amount ("2.5%", "$3"): never
+    one number, whatever their values. Only this pair of classes: forbidding every incompatible
+    match (units that differ) blocked 15 dev translations more, whose long texts align their many
+    numbers loosely, against 25 different pairs."""
+    return (x == "ordinal") != (y == "ordinal") and bool(x) and bool(y)
 
 
 def compatible_units(x: str, y: str, bare_ok: frozenset[str]) -> bool:
