@@ -77,6 +77,38 @@ def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
     return a.body_lead_text or a.headline, b.body_lead_text or b.headline
 
 
+# A Korean-English rescue needs the two texts to be of a translation's lengths: Korean words
+# (eojeols) per English word within [RESCUE_LENGTH_RATIO_MIN, RESCUE_LENGTH_RATIO_MAX]. The rescue's
+# false merges on fold-0 NTREX rows were a headline against its own article's lead sentence
+# (`xl_same_doc_negative`, 1.83 and 2.27 Korean words per English word, the verifier's P 0.84 /
+# 0.97), where the dev sets' Korean-English copies have a median of 0.68-0.78 (of 9,419 copies,
+# 27 above 1.6 and 50 under 0.3; none of those among the copies the rescue finds on fold 0 of
+# NTREX, Park, Tatoeba or the hand-written sets: research/notes/verifier.md). Wider: those
+# headline / lead pairs merge again; narrower: terse or wordy translations are left unrescued.
+RESCUE_LENGTH_RATIO_MIN = 0.3
+RESCUE_LENGTH_RATIO_MAX = 1.6
+
+
+def translation_lengths(a: str, b: str) -> bool:
+    """Whether a Korean text and an English one have a translation's lengths (True when the two
+    are not one Korean and one Latin text: the rule is for Korean-English pairs).
+
+    >>> translation_lengths("코스피, 사상 처음 4000선 돌파 마감", "Kospi closes above 4,000 for the first time")
+    True
+    >>> translation_lengths("뉴포트 경찰에 따르면 금요일 오전 한 ATM에 직원이 돈을 채워 넣는 동안 도둑들이 2만 달러를 훔쳤다",
+    ...                     "Thieves take $20,000 during ATM refill")
+    False
+    """
+    ka, kb = has_hangul(a), has_hangul(b)
+    if ka == kb:
+        return True
+    ko, en = (a, b) if ka else (b, a)
+    words = len(en.split())
+    if not words:
+        return True
+    return RESCUE_LENGTH_RATIO_MIN <= len(ko.split()) / words <= RESCUE_LENGTH_RATIO_MAX
+
+
 # How a reason names two texts with the same letters (``index.text.same_letters``).
 SAME_LETTERS = "the same letters (spacing, case, punctuation apart)"
 
@@ -395,10 +427,12 @@ class Cascade:
 
     def rescue_band(self, a: ItemFeatures, b: ItemFeatures, cosine: float | None) -> bool:
         """The pair is one the verifier may rescue: a verifier is on, the two are in different
-        languages, and the cosine lies in [``verifier_floor``, ``embedding_threshold``)."""
+        languages, the cosine lies in [``verifier_floor``, ``embedding_threshold``), and what the
+        verifier reads of them has a translation's lengths (:func:`translation_lengths`)."""
         high = self.config.copy.embedding_threshold
         return (self.verifier is not None and cosine is not None and high is not None
-                and self.config.copy.verifier_floor <= cosine < high and other_language(a, b))
+                and self.config.copy.verifier_floor <= cosine < high and other_language(a, b)
+                and translation_lengths(*verify_texts(a, b)))
 
     def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "

@@ -273,6 +273,9 @@ class SlotComparison:
 
 _LATIN_TOKEN_RE = re.compile(r"\$|₩|\d+(?:[.,]\d+)*(?:%p|%|[A-Za-z]+)?|[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z][A-Za-z0-9]*)*")
 _DOTTED_ABBR_RE = re.compile(r"\b((?:[A-Z]\.){2,})")
+# A decimal written without its leading zero ("$.79"): read as "0.79", or the "." was dropped and
+# "an extra $.79" clashed with "0.79달러" as $79 (a Park translation).
+_BARE_DECIMAL_RE = re.compile(r"(?<![\w.,])\.(?=\d)")
 _POSSESSIVE_RE = re.compile(r"['’]s$")
 _TIME_RE = re.compile(r"\b\d{1,2}:\d{2}\b")
 _SENTENCE_BREAK_RE = re.compile(r"[.!?:;|\"“”'‘(\[]\s*$")
@@ -633,6 +636,7 @@ class SlotAnalyzer:
     def _analyse(self, text: str) -> TextSlots:
         clean = _TIME_RE.sub(" ", prepare(text))
         clean = _DOTTED_ABBR_RE.sub(lambda m: m.group(1).replace(".", "") + " ", clean)  # U.S. -> US
+        clean = _BARE_DECIMAL_RE.sub("0.", clean)
         mentions: list[Mention] = []
         hangul_keys: list[str] = []
         eojeols: tuple[tuple[str, bool, bool], ...] = ()
@@ -913,6 +917,18 @@ class SlotAnalyzer:
                     j += 1
             span = [_POSSESSIVE_RE.sub("", s) for s in words[k : j + 1]]
             surface = " ".join(span)
+            nation = (frozenset({self.demonyms[span[0]]}) if self.demonyms.get(span[0], "@weak") != "@weak"
+                      else self.lookup(span[0])[0] if span[0] in self.language_names else frozenset())
+            if len(span) > 2 and nation and not self.lookup(surface)[0]:
+                # a nation's word before a name of two words or more the gazetteer does not know
+                # ("Frenchman Gilles Simon", "Japanese Meteorological Agency") is the nation, then
+                # the name: read as one name it was aligned with nothing ("질 시몽(프랑스)", "일본
+                # 기상청"). Not before one word: "German Shephard", "Georgian PM", "Korean Air" are
+                # one name or a title (split, 2 KorSTS translations were vetoed on the word left)
+                mentions.append(Mention("where", span[0], span[0].casefold(), "latin", nation,
+                                        keys=(phonetic_key(span[0]),), strong=False))
+                span = span[1:]
+                surface = " ".join(span)
             if surface in self.demonyms:
                 code = self.demonyms[surface]
                 if code != "@weak":

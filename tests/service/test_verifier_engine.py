@@ -172,6 +172,25 @@ def test_same_language_and_below_the_floor_are_never_rescued() -> None:
     assert v.calls == []
 
 
+def test_a_headline_against_a_lead_sentence_three_times_its_length_is_not_rescued() -> None:
+    """NTREX's fold-0 rescue false merges: an English headline against its own article's Korean
+    lead sentence (P 0.84 and 0.97). A translation's lengths are asked of a rescue; not of a merge
+    the embedding stage makes itself."""
+    lead = ("코스피가 외국인과 기관의 동반 순매수에 힘입어 사상 처음으로 4000선을 넘어선 채 거래를 마쳤다고 "
+            "한국거래소가 밝혔으며 반도체와 자동차 업종이 상승을 이끌었다")
+    VECTORS[lead] = VECTORS[KO]  # cosine 0.50 with EN, as KO has
+    try:
+        v = FakeVerifier(default=0.99)
+        d = engine(v)
+        d.ingest(Article(title=lead, url="https://a.example/1"))
+        b = d.ingest(Article(title=EN, url="https://b.example/1"))
+        assert b.status == "new" and v.calls == []
+        assert d.compare(Article(title=lead), Article(title=EN)).same is False
+        assert d.compare(Article(title=KO), Article(title=EN)).same is True  # a headline's length
+    finally:
+        del VECTORS[lead]
+
+
 def test_compare_and_stateless_dedupe_decide_as_ingest() -> None:
     v = FakeVerifier({frozenset((EN, KO)): 0.99, frozenset((FRAME_A, FRAME_B)): 0.0})
     d = engine(v)

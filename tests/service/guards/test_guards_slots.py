@@ -472,3 +472,27 @@ def test_names_spelt_across_scripts(gs: GuardSet, a: str, b: str, blocks: bool) 
 ])
 def test_an_ordinal_is_not_aligned_with_a_measured_amount(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     assert ("number" in gs.blocked(gs.check(side(a, "en"), side(b, "ko")))) is blocks
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # a decimal without its leading zero is that decimal ("$.79" was read as $79)
+    ("Taxi firms want an extra $.79 per fare", "택시회사들, 기본요금 0.79달러 인상 요구", False),
+    ("Taxi firms want an extra $.79 per fare", "택시회사들, 기본요금 7.9달러 인상 요구", True),
+    # feet are a unit: "15 meters (49 feet)" left a bare 49 against "2개"
+    ("He said the devices were placed 15 meters (49 feet) from each other", "폭파장치 2개가 15m 간격으로 떨어져 있었다", False),
+])
+def test_numbers_written_without_a_zero_or_in_feet(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    assert ("number" in gs.blocked(gs.check(side(a, "en"), side(b, "ko")))) is blocks
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # a nation's word before a name of two words is the nation, then the name
+    ("Federer lost to Frenchman Gilles Simon in Toronto", "페더러, 질 시몽(프랑스)에게 패배", False),
+    ("The Japanese Meteorological Agency said there was no danger of a tsunami", "일본 기상청은 쓰나미 위험은 없다고 전했다", False),
+    ("The Japanese Meteorological Agency said there was no danger of a tsunami", "중국 기상청은 쓰나미 위험은 없다고 전했다", True),
+    # before one word it stays one name ("German Shephard" is a breed)
+    ("German Shephard jumping through black hoop", "독일셰퍼드가 검은 후프를 뛰어 통과했다", False),
+])
+def test_a_nation_word_before_a_name(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
+    assert bool({"who", "where"} & set(blocked)) is blocks, blocked
