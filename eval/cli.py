@@ -387,6 +387,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         warnings += sweep.sample_warnings(name, pairs)
         rows_per_file.append(sweep.sweep_pairs(pairs, args.stage, grid, guards=not args.no_guards, model=args.model,
                                                progress=_progress(args)))
+    flat = [w for n, rows in zip(names, rows_per_file, strict=True) if (w := sweep.flat_recall(n, rows, args.stage))]
+    # Recall flat on every file: the pairs cannot tell the thresholds apart, and "the highest of the
+    # same recall" is only the top of the grid (the sixth tour's templated pairs recommended USE's
+    # embedding_threshold = 0.9, which on real copies loses most translations): no recommendation.
+    all_flat = len(flat) == len(names)
     lowest = sweep.lowest_meeting(rows_per_file, floors)
     # several thresholds with the same recall: the highest of them (over-splitting is the safe failure)
     best = None if lowest is None else sweep.highest_same_recall(rows_per_file, floors, lowest)
@@ -395,17 +400,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
           f"({len(grid)} values), guards {'off' if args.no_guards else 'on'}")
     print(f"{'threshold':>9} " + " ".join(f"{'P/R ' + n[:18]:>26}" for n in names))
     for i, t in enumerate(grid):
-        mark = " <-" if i == best else ""
+        mark = " <-" if i == best and not all_flat else ""
         print(f"{t:9.3f} " + " ".join(f"{_fmt(rows[i].precision) + ' / ' + _fmt(rows[i].recall):>26}"
                                       for rows in rows_per_file) + mark)
     files = [{"file": str(f), "floor": fl,
               **({"precision": rows[best].precision, "recall": rows[best].recall} if best is not None else {})}
              for f, fl, rows in zip(args.files, floors, rows_per_file, strict=True)]
-    flat = [w for n, rows in zip(names, rows_per_file, strict=True) if (w := sweep.flat_recall(n, rows, args.stage))]
-    # Recall flat on every file: the pairs cannot tell the thresholds apart, and "the highest of the
-    # same recall" is only the top of the grid (the sixth tour's templated pairs recommended USE's
-    # embedding_threshold = 0.9, which on real copies loses most translations): no recommendation.
-    all_flat = len(flat) == len(names)
     reliable = not warnings and not all_flat
     if best is None:
         print(f"no threshold in the grid reaches every floor ({', '.join(map(str, floors))}):")
@@ -414,13 +414,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         assert lowest is not None
         which = "lowest threshold"
-        if best != lowest:
+        if best != lowest and all_flat:
+            print(f"every threshold from {grid[lowest]} to {grid[best]} meets every floor at the same recall")
+        elif best != lowest:
             print(f"every threshold from {grid[lowest]} to {grid[best]} meets every floor at the same recall: "
                   "the highest is taken (a higher threshold over-splits, the safe failure)")
             which = "threshold"
-        if not reliable:
+        if not reliable and not all_flat:  # all flat: the range above is all the pairs can say
             print(f"{which} meeting every floor on these pairs: {grid[best]} (not a recommendation)")
-        else:
+        elif reliable:
             print(f"{which} meeting every floor: {grid[best]} -> put this in the --config file:")
             print(f"[engine]\n{field} = {grid[best]}")
     for w in flat:

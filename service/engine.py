@@ -155,7 +155,13 @@ class Deduper:
 
     def warm_up(self) -> dict[str, Any]:
         """Rebuild the candidate state (``StateRestart.warm_up``), then the open stories."""
-        report = self.restart.warm_up()
+        # The replay inside the state's warm-up brings no item to the stories one by one: the
+        # stories are read whole right after (``StoryLevel.warm``).
+        hook, self.restart.on_new_documents = self.restart.on_new_documents, None
+        try:
+            report = self.restart.warm_up()
+        finally:
+            self.restart.on_new_documents = hook
         report["story_items"] = self.story_level.warm()
         return report
 

@@ -37,6 +37,11 @@ class StoryLevel:
         self.recorder = recorder  # the store writes of what is placed (service.recorder)
         self.stories = self.new_tracker()
         self.group_story: dict[int, int] = {}
+        # The versions whose evidence ``warm`` and ``take_in`` read from the store, with their story
+        # time: a replay may bring an item the stories already hold but the candidate state does
+        # not (written between the two reads of a warm-up, or older than the state's window and
+        # within the stories'), and its evidence must not count twice. Pruned with the stories.
+        self.read_versions: dict[int, float] = {}
 
     def new_tracker(self) -> StoryTracker:
         veto = None
@@ -203,15 +208,30 @@ class StoryLevel:
         store made two stories (the seventh tour). Items older than a warm restart reads are left
         out, as there. Returns how many were added."""
         horizon = _time.time() - max(self.ctx.config.operations.warmup_days, self.ctx.config.story.window_days) * DAY
-        recent = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None and (
-            not self.ctx.config.story.window_days or max(doc.first_seen, doc.published_at or 0.0) >= horizon)]
+        recent = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None and ver.id not in self.read_versions
+                  and (not self.ctx.config.story.window_days or max(doc.first_seen, doc.published_at or 0.0) >= horizon)]
+        return self._add_stored(recent)
+
+    def _add_stored(self, rows: list[tuple[DocumentRow, Any]]) -> int:
+        """Stored items into their copy groups' stored stories (``warm``, ``take_in``), each copy
+        group's row read once; items of a group without a story are left out. Returns how many."""
+        parts_of: dict[int, tuple[int, int] | None] = {}  # group -> (evidence part, story)
+        versions = {doc.id: ver.id for doc, ver in rows}
         added = 0
-        for doc, ev in self.stored_evidence(recent):
-            c = self.ctx.store.get_cluster(int(doc.cluster_id))  # type: ignore[arg-type]
-            if c is None or c.story_id is None:  # its writer places it in its transaction: never seen here
+        for doc, ev in self.stored_evidence(rows):
+            group = doc.cluster_id
+            if group is None:
                 continue
-            self.stories.add(self.evidence_part(c) or c.story_id, ev, unit=doc.cluster_id, settle=False)
-            self.group_story[int(doc.cluster_id)] = c.story_id  # type: ignore[arg-type]
+            if group not in parts_of:
+                c = self.ctx.store.get_cluster(group)
+                parts_of[group] = (self.evidence_part(c) or c.story_id, c.story_id) if (
+                    c is not None and c.story_id is not None) else None
+            where = parts_of[group]
+            if where is None:  # its writer places it in its transaction: never seen by take_in
+                continue
+            self.stories.add(where[0], ev, unit=group, settle=False)
+            self.group_story[group] = where[1]
+            self.read_versions[versions[doc.id]] = ev.time
             added += 1
         return added
 
@@ -227,26 +247,11 @@ class StoryLevel:
         (before the newest item's time), oldest first, with its stored vectors."""
         self.stories = self.new_tracker()
         self.group_story = {}
+        self.read_versions = {}
         rows = self.open_rows()
         if not rows:
             return 0
-        stories_of: dict[int, int | None] = {}
-        parts_of: dict[int, int] = {}
-        added = 0
-        for doc, ev in self.stored_evidence(rows):
-            if doc.cluster_id is None:
-                continue
-            if doc.cluster_id not in stories_of:
-                c = self.ctx.store.get_cluster(doc.cluster_id)
-                stories_of[doc.cluster_id] = c.story_id if c is not None else None
-                if c is not None and c.story_id is not None:
-                    parts_of[doc.cluster_id] = self.evidence_part(c) or c.story_id
-            story_id = stories_of[doc.cluster_id]
-            if story_id is None:
-                continue
-            self.stories.add(parts_of[doc.cluster_id], ev, unit=doc.cluster_id, settle=False)
-            self.group_story[doc.cluster_id] = story_id
-            added += 1
+        added = self._add_stored(rows)
         self.stories.next_id = 1 + max(self.stories.stories, default=0)
         return added
 
@@ -266,6 +271,7 @@ class StoryLevel:
             return 0
         self.stories.expire(horizon)
         self.group_story = {g: sid for g, sid in self.group_story.items() if sid not in closed}
+        self.read_versions = {v: t for v, t in self.read_versions.items() if t >= horizon}
         self.ctx.counters["expired_stories"] += len(closed)
         return len(closed)
 

@@ -144,8 +144,11 @@ def connect(address: str | None, workers: int | None, *, quiet: bool = False) ->
     ``quiet``: the driver's ``ray`` logger at ERROR (no "Started a local Ray instance", no token
     notice) and Ray Data's console handler too (``_ray_data_console``).
     """
-    if address and address.startswith("ray://"):
-        raise RuntimeError(f"--ray-address {address}: Ray Data does not run over Ray Client (ray://); run samestory "
+    # Ray reads RAY_ADDRESS where no address (or "auto") is given, a ray:// one included
+    env = os.environ.get("RAY_ADDRESS", "") if address in (None, "auto") else ""
+    if (address or "").startswith("ray://") or env.startswith("ray://"):
+        named = f"--ray-address {address}" if (address or "").startswith("ray://") else f"RAY_ADDRESS={env}"
+        raise RuntimeError(f"{named}: Ray Data does not run over Ray Client (ray://); run samestory "
                            "batch on a node of the cluster with --ray-address auto, or submit it there with "
                            "`ray job submit -- samestory batch ...`")
     try:

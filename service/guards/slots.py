@@ -665,7 +665,7 @@ class SlotAnalyzer:
             mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in name)]
             mentions.append(self._name_mention(name, "hangul", True))
 
-    def _country_pair(self, surface: str) -> frozenset[str]:
+    def country_pair(self, surface: str) -> frozenset[str]:
         """The countries of a Korean compound of one-syllable country names ("한미" KR and US,
         "미중", "남북", "한미일"), or nothing."""
         word = surface.replace(" ", "")
@@ -676,7 +676,7 @@ class SlotAnalyzer:
     def _name_mention(self, surface: str, script: str, strong: bool, alt: Iterable[str] = ()) -> Mention:
         # the name as written; its last word ("Powell" of "Jerome Powell") only when the whole is unknown
         ids_, within_ = self.lookup(surface)
-        pair = self._country_pair(surface) if script == "hangul" and not ids_ else frozenset()
+        pair = self.country_pair(surface) if script == "hangul" and not ids_ else frozenset()
         if pair:  # "한미" is Korea and the US, not the US alone (its piece 미)
             ids_, alt = pair, ()
         for s in alt:
@@ -1269,7 +1269,7 @@ def country_compound_clash(sa: SlotAnalyzer, a: TextSlots, b: TextSlots) -> tupl
     """
     for x, y, flip in ((a, b, False), (b, a, True)):
         for m in x.mentions:
-            pair = sa._country_pair(m.surface) if m.script == "hangul" else frozenset()
+            pair = sa.country_pair(m.surface) if m.script == "hangul" else frozenset()
             if not pair:
                 continue
             named = {i for o in y.mentions for i in (*o.ids, *o.within)}

@@ -63,9 +63,8 @@ def test_calibrate_recommends_nothing_when_recall_is_flat_on_every_file(
     assert [r["recall"] for r in obj["rows"][0]] == [1.0, 1.0, 1.0]
     assert obj["threshold"] is None and obj["reliable"] is False
     assert obj["measured_threshold"] == 0.5 and obj["lowest_meeting"] == 0.3
-    assert "every threshold from 0.3 to 0.5 meets every floor at the same recall" in out
-    assert "threshold meeting every floor on these pairs: 0.5 (not a recommendation)" in out
-    assert "[engine]" not in out
+    assert "every threshold from 0.3 to 0.5 meets every floor at the same recall\n" in out
+    assert "the highest is taken" not in out and " <-" not in out and "[engine]" not in out
     assert ("WARNING: own: recall is flat (1.000..1.000) from 0.3 to 0.5: the ngram threshold is not what limits "
             "merges on these pairs") in out
     assert "UNRELIABLE: no threshold recommended; recall is flat on every file" in out

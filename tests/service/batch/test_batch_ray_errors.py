@@ -69,3 +69,14 @@ def test_a_ray_client_address_is_refused_in_one_line(tmp_path: Path) -> None:
         "samestory batch on a node of the cluster with --ray-address auto, or submit it there with "
         "`ray job submit -- samestory batch ...`")
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_a_ray_client_address_in_the_environment_is_refused_too(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray reads RAY_ADDRESS where no address is given: a ray:// one there went to Ray Client too."""
+    monkeypatch.setenv("RAY_ADDRESS", "ray://127.0.0.1:10001")
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    with pytest.raises(SystemExit) as exc:
+        main(["batch", str(src), "--out", str(tmp_path / "out"), "--engine", "ray", "--model", "none", "--quiet"])
+    assert str(exc.value.code).startswith(
+        "samestory batch: RAY_ADDRESS=ray://127.0.0.1:10001: Ray Data does not run over Ray Client (ray://)")
