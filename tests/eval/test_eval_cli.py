@@ -198,3 +198,23 @@ def test_pairs_help_says_what_the_file_and_the_columns_are(capsys: pytest.Captur
     assert "a pair file (eval-data JSONL: id, a, b, label, kind)" in out
     assert "FMR (false-merge rate: merged share of the label-0 pairs, fp / (fp + tn))" in out
     assert "AP (average precision of the embedding cosine, a pair a guard blocked ranked last" in out
+
+
+def test_eval_calibrate_recommends_when_one_file_of_two_is_flat(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Recall flat on one file only: the other file's recall still chooses, and a threshold is
+    recommended (no recommendation only when every file is flat)."""
+    flat = tmp_path / "flat.jsonl"
+    flat.write_text("\n".join(json.dumps({"id": f"p{i}", "a": {"text": f"Acme unit {i} posts record profit", "lang": "en"},
+                                          "b": {"text": f"Acme unit {i} posts record profit", "lang": "en"},
+                                          "label": 1, "kind": "en_copy"}) for i in range(30))
+                    + "\n" + "\n".join(json.dumps({"id": f"n{i}", "a": {"text": f"Storm {i} floods the valley towns", "lang": "en"},
+                                                   "b": {"text": f"Central bank {i} lifts its lending rate", "lang": "en"},
+                                                   "label": 0, "kind": "en_other"}) for i in range(30)) + "\n",
+                    encoding="utf-8")
+    pawsx = str(DATA / "pawsx-ko" / "dev.jsonl")  # its recall moves with the threshold (tatoeba's barely)
+    rc = main(["eval", "calibrate", str(flat), pawsx, "--floors", "0.5,0.5", "--thresholds", "0.6,0.7,0.8,0.9",
+               "--sample", "120", "--no-progress", "--json"])
+    obj = _last_json(capsys)
+    assert len(obj["flat_recall"]) == 1 and obj["flat_recall"][0].startswith("flat: recall is flat")
+    assert rc == 0 and obj["reliable"] is True and obj["threshold"] is not None
