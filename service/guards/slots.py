@@ -476,6 +476,9 @@ class SlotAnalyzer:
                 for n in str_list(names, f"{where}: products.{kind}.{pid}"):
                     self.product_words[n.casefold()] = f"{kind[:-1]}:{pid}"
         self._places_rules = table(r, "places", where)
+        self._country_names = {str(k): str(v) for k, v in table(r, "country_names", where).items()}
+        if bad := sorted(k for k, v in self._country_names.items() if not (len(v) == 2 and v.isalpha() and v.isupper())):
+            raise ValueError(f"{where}: country_names values must be two-letter territory codes: {', '.join(bad)}")
         self._subdivisions_rules = table(r, "subdivisions", where)
         self._aliases_rules = {"aliases": table(r, "aliases", where)}
         # the alias tables' Hangul names, read off the text as written as well (see _korean_aliases)
@@ -530,6 +533,8 @@ class SlotAnalyzer:
             for code, name in loc.territories.items():
                 if code.isalpha() and len(code) == 2:  # countries, not regions like "001"
                     add(name, code)
+        for name, code in self._country_names.items():  # the press's names CLDR does not give
+            add(name, code)
         subdivision_names = {str(n) for spec in self._subdivisions_rules.values() if isinstance(spec, dict)
                              for n in spec.get("ko", [])}
         # Language names name their country's people: Korean -> ko -> 한국어 -> 한국 (KR).
@@ -940,6 +945,10 @@ class SlotAnalyzer:
                            for s in span)
                 strong = korean or caps or (not title_case and any(x not in initial for x in range(k, j + 1)))
                 m = self._name_mention(surface, "latin", strong, [span[-1]] if len(span) > 1 else [])
+                if nation and len(span) > 1 and not m.ids:
+                    # a name led by a nation's word ("Turkish Airlines") is of that nation: aligned
+                    # with it ("터키 항공사"), not another name against it
+                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within | nation, m.keys, m.strong)
                 if surface in self.language_names:
                     m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within, m.keys, False)
                 if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone

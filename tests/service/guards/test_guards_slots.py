@@ -495,3 +495,18 @@ def test_numbers_written_without_a_zero_or_in_feet(gs: GuardSet, a: str, b: str,
 def test_a_nation_word_before_a_name(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
     assert bool({"who", "where"} & set(blocked)) is blocks, blocked
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # the press's names of countries CLDR names otherwise (오스트레일리아, Türkiye)
+    ("Australia cuts rates to record low", "호주, 기준금리 사상 최저로 인하", False),
+    ("Australia cuts rates to record low", "뉴질랜드, 기준금리 사상 최저로 인하", True),
+    ("Turkey holds rates steady", "터키, 기준금리 동결", False),
+    # "Former" is no name ("Former British PM" was one, against 영국)
+    ("Former British PM Margaret Thatcher dies at 87", "전 영국 총리 마거릿 대처 87세로 별세", False),
+    # a name led by a nation's word is of that nation
+    ("Gunmen kidnap 2 Turkish Airlines pilots in Lebanon", "레바논에서 터키 항공사 조종사 2명 납치", False),
+])
+def test_country_names_of_the_press(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
+    assert bool({"who", "where"} & set(blocked)) is blocks, blocked
