@@ -271,7 +271,9 @@ class SlotComparison:
 # ---------------------------------------------------------------------------------------------
 # The analyser
 
-_LATIN_TOKEN_RE = re.compile(r"\$|₩|\d+(?:[.,]\d+)*(?:%p|%|[A-Za-z]+)?|[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z][A-Za-z0-9]*)*")
+# "&" inside a word joins it ("E&C", "AT&T", "S&P", "M&A"): split, "Hyundai E&C" was the name
+# "Hyundai E" and a name "C"
+_LATIN_TOKEN_RE = re.compile(r"\$|₩|\d+(?:[.,]\d+)*(?:%p|%|[A-Za-z]+)?|[A-Za-z][A-Za-z0-9]*(?:[-'’&][A-Za-z][A-Za-z0-9]*)*")
 _DOTTED_ABBR_RE = re.compile(r"\b((?:[A-Z]\.){2,})")
 # A decimal written without its leading zero ("$.79"): read as "0.79", or the "." was dropped and
 # "an extra $.79" clashed with "0.79달러" as $79 (a Park translation).

@@ -510,3 +510,14 @@ def test_a_nation_word_before_a_name(gs: GuardSet, a: str, b: str, blocks: bool)
 def test_country_names_of_the_press(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
     assert bool({"who", "where"} & set(blocked)) is blocks, blocked
+
+
+def test_an_ampersand_inside_a_word_joins_it(gs: GuardSet) -> None:
+    """"Hyundai E&C" was the name "Hyundai E" and a name "C"; "AT&T" two names."""
+    from service.guards.slots import SlotAnalyzer
+
+    sa = next(g.analyzer for g in gs.guards if hasattr(g, "analyzer"))
+    assert isinstance(sa, SlotAnalyzer)
+    assert [m.surface for m in sa.analyse("Hyundai E&C wins 1.6 trillion won deal").mentions if m.slot == "who"] == [
+        "Hyundai E&C"]
+    assert [m.surface for m in sa.analyse("AT&T and Verizon cut prices").mentions] == ["AT&T", "Verizon"]
