@@ -123,6 +123,15 @@ def normalize(text: str) -> str:
     return " ".join(tokens(text))
 
 
+def has_latin(text: str) -> bool:
+    """Whether ``text`` holds a Latin letter (A-Z, either case).
+
+    >>> has_latin("코스피 4000선"), has_latin("Kospi 4000")
+    (False, True)
+    """
+    return _LATIN_RE.search(text) is not None
+
+
 def has_hangul(text: str) -> bool:
     """Whether ``text`` holds a Hangul letter or syllable.
 

@@ -8,7 +8,6 @@ Used in two ways with the same stage functions and the same guards:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
-from index.text import detect_lang, has_hangul, same_letters
+from index.text import detect_lang, has_hangul, has_latin, same_letters
 from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
 from service.guards.quantity import QuantityGuard
@@ -92,9 +91,6 @@ RESCUE_LENGTH_RATIO_MIN = 0.3
 RESCUE_LENGTH_RATIO_MAX = 1.6
 
 
-_LATIN_RE = re.compile(r"[A-Za-z]")
-
-
 def translation_lengths(a: str, b: str) -> bool:
     """Whether a Korean text and an English one have a translation's lengths (True when the two
     are not one Korean and one Latin text: the rule is for Korean-English pairs).
@@ -112,7 +108,7 @@ def translation_lengths(a: str, b: str) -> bool:
         return True
     ko, en = (a, b) if ka else (b, a)
     words = len(en.split())
-    if not words or not _LATIN_RE.search(en):  # Japanese or Chinese are written without spaces
+    if not words or not has_latin(en):  # Japanese or Chinese are written without spaces
         return True
     return RESCUE_LENGTH_RATIO_MIN <= len(ko.split()) / words <= RESCUE_LENGTH_RATIO_MAX
 

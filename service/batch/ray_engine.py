@@ -145,9 +145,9 @@ def connect(address: str | None, workers: int | None, *, quiet: bool = False) ->
     notice) and Ray Data's console handler too (``_ray_data_console``).
     """
     # Ray reads RAY_ADDRESS where no address (or "auto") is given, a ray:// one included
-    env = os.environ.get("RAY_ADDRESS", "") if address in (None, "auto") else ""
-    if (address or "").startswith("ray://") or env.startswith("ray://"):
-        named = f"--ray-address {address}" if (address or "").startswith("ray://") else f"RAY_ADDRESS={env}"
+    given = address if address and address != "auto" else os.environ.get("RAY_ADDRESS", "")
+    if given.startswith("ray://"):
+        named = f"--ray-address {given}" if given == address else f"RAY_ADDRESS={given}"
         raise RuntimeError(f"{named}: Ray Data does not run over Ray Client (ray://); run samestory "
                            "batch on a node of the cluster with --ray-address auto, or submit it there with "
                            "`ray job submit -- samestory batch ...`")

@@ -35,7 +35,7 @@ import functools
 import re
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from index import numerals
@@ -415,6 +415,17 @@ def numbers_equal(a: Mention, b: Mention) -> bool:
     return abs(a.value - b.value) <= 1e-9 * max(abs(a.value), abs(b.value))
 
 
+def _is_country_id(ident: str) -> bool:
+    """A territory code ("KR", "US"): the gazetteer's id of a country."""
+    return len(ident) == 2 and ident.isupper()
+
+
+def _nation_mention(word: str, ids: frozenset[str]) -> Mention:
+    """A nation's word ("French", "Frenchman", "Japanese") as a place value: weak, since it
+    qualifies a name more often than it names a party."""
+    return Mention("where", word, word.casefold(), "latin", ids, keys=(phonetic_key(word),), strong=False)
+
+
 class SlotAnalyzer:
     """Reads who / where / which / number mentions from texts; built once from the rule catalogue.
 
@@ -623,7 +634,7 @@ class SlotAnalyzer:
 
     @staticmethod
     def is_place(ids: frozenset[str]) -> bool:
-        return any(i.startswith(("tz:", "place:", "sea:", "sub:")) or (len(i) == 2 and i.isupper()) for i in ids)
+        return any(i.startswith(("tz:", "place:", "sea:", "sub:")) or _is_country_id(i) for i in ids)
 
     # -- Hangul keys -----------------------------------------------------------------------------
 
@@ -932,15 +943,13 @@ class SlotAnalyzer:
                 # the name: read as one name it was aligned with nothing ("질 시몽(프랑스)", "일본
                 # 기상청"). Not before one word: "German Shephard", "Georgian PM", "Korean Air" are
                 # one name or a title (split, 2 KorSTS translations were vetoed on the word left)
-                mentions.append(Mention("where", span[0], span[0].casefold(), "latin", nation,
-                                        keys=(phonetic_key(span[0]),), strong=False))
+                mentions.append(_nation_mention(span[0], nation))
                 span = span[1:]
                 surface = " ".join(span)
             if surface in self.demonyms:
                 code = self.demonyms[surface]
                 if code != "@weak":
-                    mentions.append(Mention("where", surface, surface.casefold(), "latin", frozenset({code}),
-                                            keys=(phonetic_key(surface),), strong=False))
+                    mentions.append(_nation_mention(surface, frozenset({code})))
             else:
                 caps = any((s.isupper() and len(s) >= 2 and "-" not in s) or
                            ("-" not in s and any(c.isupper() for c in s[1:]) and any(c.islower() for c in s))
@@ -950,12 +959,11 @@ class SlotAnalyzer:
                 if nation and len(span) > 1 and not m.ids:
                     # a name led by a nation's word ("Turkish Airlines") is of that nation: aligned
                     # with it ("터키 항공사"), not another name against it
-                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within | nation, m.keys, m.strong)
+                    m = replace(m, within=m.within | nation)
                 if surface in self.language_names:
-                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within, m.keys, False)
+                    m = replace(m, strong=False)
                 if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone
-                    m = Mention(m.slot, m.surface, m.norm, m.script, m.ids, m.within,
-                                tuple(dict.fromkeys((*m.keys, *latin_keys(span[-1])))), m.strong)
+                    m = replace(m, keys=tuple(dict.fromkeys((*m.keys, *latin_keys(span[-1])))))
                 mentions.append(m)
                 if len(span) > 1:
                     keys.append(phonetic_key("".join(span)))
@@ -1204,7 +1212,7 @@ def inside_unknown(states: list[Mention], others: list[Mention]) -> bool:
     is a name the gazetteer does not know: the others may be places inside it ("Orlando gun
     show" / "Florida gun show", UCI), which no table says, so no clash."""
     return bool(states) and bool(others) and not any(o.ids for o in others) and all(
-        m.ids and all(i.startswith("sub:") or (len(i) == 2 and i.isupper()) for i in m.ids)
+        m.ids and all(i.startswith("sub:") or _is_country_id(i) for i in m.ids)
         and any(i.startswith("sub:") for i in m.ids) for m in states)
 
 
@@ -1265,7 +1273,7 @@ def _home_country_unsaid(sa: SlotAnalyzer, a: TextSlots, b: TextSlots, out: Slot
 
 
 def _country(ids: frozenset[str]) -> bool:
-    return any(len(i) == 2 and i.isupper() for i in ids)
+    return any(_is_country_id(i) for i in ids)
 
 
 def country_compound_clash(sa: SlotAnalyzer, a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
