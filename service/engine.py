@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import time as _time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from tqdm import tqdm
@@ -30,7 +30,7 @@ from service.settling import Settling
 from service.stateless import DedupeResult, compare_pairs, dedupe_headlines
 from service.store import Store, open_store
 from service.story_level import StoryLevel
-from service.types import Article, Decision, IngestResult
+from service.types import Article, ArticleError, Decision, IngestResult
 
 if TYPE_CHECKING:
     from models.verifier import PairVerifierLike
@@ -130,6 +130,10 @@ class Deduper:
         ``model`` is an embedder spec for ``models.registry.load_embedder`` ("use", "e5-small",
         "st:PATH", "onnx:DIR"), an embedder object, or None for the cheap passes only.
         """
+        if model is not None and not isinstance(model, str) and not isinstance(model, Embedder):
+            # Otherwise the engine fails deep inside on ``model.name``, which names no argument.
+            raise TypeError(f"model must be an embedder spec such as 'use', an Embedder (name, dim, encode) "
+                            f"or None, got {type(model).__name__}")
         config = config or EngineConfig.load()
         embedder: Embedder | None
         if isinstance(model, str):
@@ -185,6 +189,12 @@ class Deduper:
 
                 close_embedder(self.ctx.embedder)
 
+    def _check_open(self) -> None:
+        """Refuse work on the store of a closed engine in one line, as a closed file does (the
+        store's own error came after a logged warm-up traceback). Compare and dedupe read no store."""
+        if self._closed:
+            raise ValueError("this Deduper is closed; open a new one with Deduper.open")
+
     def __enter__(self) -> Deduper:
         return self
 
@@ -194,20 +204,47 @@ class Deduper:
     # ingest --------------------------------------------------------------------------------------------
     def ingest(self, article: Article | dict[str, Any]) -> IngestResult:
         """Ingest one article; the result is returned only after it is committed."""
-        return self.ingest_many([article])[0]
+        self._check_open()
+        return self._ingest(self._validated([article], lambda _: ""), progress=False, chunk_size=1)[0]
 
     def ingest_many(self, articles: Iterable[Article | dict[str, Any]], *, progress: bool = False,
                     chunk_size: int = 256) -> list[IngestResult]:
         """Ingest in order; every ``chunk_size`` items are one transaction (committed before returning).
 
-        Items are validated first, so a bad item fails the call before anything is stored.
+        Items are validated first, so a bad item fails the call before anything is stored, and
+        the error names it by its place (``articles[3]: title must be a string, got int``).
         """
-        items = [a if isinstance(a, Article) else Article.from_dict(a) for a in articles]
-        keys = [self.copy_level.doc_key(a) for a in items]
+        self._check_open()
+        if isinstance(articles, (str, bytes, Article, Mapping)):
+            # Iterating one would read its characters or keys as articles.
+            raise TypeError(f"articles must be a list of articles, got one {type(articles).__name__}; "
+                            "ingest() takes a single article")
+        return self._ingest(self._validated(articles, lambda i: f"articles[{i}]"), progress=progress,
+                            chunk_size=chunk_size)
+
+    def _validated(self, articles: Iterable[Article | dict[str, Any]],
+                   where: Callable[[int], str]) -> list[tuple[Article, str | None]]:
+        """Each article with its document key; a refusal names the article by ``where(index)``
+        (nothing to name when it is ``""``: one article)."""
+        out = []
+        for i, a in enumerate(articles):
+            if not isinstance(a, (Article, Mapping)):
+                raise TypeError(f"{where(i) or 'article'} must be an Article or a dict, got {type(a).__name__}")
+            try:
+                item = a if isinstance(a, Article) else Article.from_dict(dict(a))
+                out.append((item, self.copy_level.doc_key(item)))
+            except ArticleError as exc:
+                if not where(i):
+                    raise
+                raise ArticleError(f"{where(i)}: {exc}") from None
+        return out
+
+    def _ingest(self, items: list[tuple[Article, str | None]], *, progress: bool,
+                chunk_size: int) -> list[IngestResult]:
         results: list[IngestResult] = []
         bar = tqdm(total=len(items), disable=not progress, unit="item", desc="ingest")
         for start in range(0, len(items), chunk_size):
-            chunk = list(zip(items[start : start + chunk_size], keys[start : start + chunk_size], strict=True))
+            chunk = items[start : start + chunk_size]
             results.extend(self.copy_level.ingest_chunk(chunk))
             bar.update(len(chunk))
         bar.close()
@@ -216,6 +253,9 @@ class Deduper:
     # deletion ------------------------------------------------------------------------------------------
     def delete_document(self, document_id: int) -> bool:
         """Remove a document from the indices and mark it deleted (its rows stay for provenance)."""
+        if not isinstance(document_id, int) or isinstance(document_id, bool):
+            raise TypeError(f"document_id must be an int, got {type(document_id).__name__}")
+        self._check_open()
         with self.store.transaction():
             self.ctx.catch_up()
             doc = self.store.get_document(document_id)
@@ -243,8 +283,9 @@ class Deduper:
 
     # stateless ----------------------------------------------------------------------------------------
     def compare(self, a: Article | str, b: Article | str, *, all_scores: bool = False) -> Decision:
-        """Stateless pairwise verdict through the same cascade and guards as ``ingest``."""
-        return self.compare_pairs([(a, b)], all_scores=all_scores)[0]
+        """Stateless pairwise verdict through the same cascade and guards as ``ingest``; a refused
+        side is named ``a`` or ``b``."""
+        return compare_pairs(self.ctx, [(a, b)], all_scores=all_scores, where=lambda _: "")[0]
 
     def compare_pairs(self, pairs: Sequence[tuple[Article | str, Article | str]], *, progress: bool = False,
                       all_scores: bool = False, batch_size: int = 512) -> list[Decision]:
@@ -276,15 +317,18 @@ class Deduper:
         """Settle the open window in publication order, both levels (``service.settling.Settling.settle``):
         the copy groups (``settle_copies``; ``copies=False`` keeps them as they streamed), then the
         stories over them (``settle_stories``)."""
+        self._check_open()
         return self.settling.settle(hours=hours, copies=copies, progress=progress)
 
     def settle_copies(self, *, hours: float | None = None, progress: bool = False) -> CopySettleReport:
         """Re-decide the open window's copy groups in publication order
         (``service.settling.Settling.settle_copies``)."""
+        self._check_open()
         return self.settling.settle_copies(hours=hours, progress=progress)
 
     def settle_stories(self, *, hours: float | None = None, progress: bool = False) -> SettleReport:
         """Re-decide the open stories in publication order (``service.settling.Settling.settle_stories``)."""
+        self._check_open()
         return self.settling.settle_stories(hours=hours, progress=progress)
 
     # reading ---------------------------------------------------------------------------------------------
@@ -292,6 +336,7 @@ class Deduper:
         """Store and index counts. ``copy_groups`` and ``indexed_copy_groups`` are the copy groups
         stored and in the candidate index; ``clusters`` and ``indexed_clusters`` are their
         deprecated aliases (the store's table name), removed in the next release."""
+        self._check_open()
         counts = self.store.counts()
         return {
             **counts,

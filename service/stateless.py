@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +19,7 @@ from service.context import EngineContext
 from service.placement import enter_copy, place_copy
 from service.scoring import CosineScorer
 from service.stages import Refs
-from service.types import Article, Decision
+from service.types import Article, ArticleError, Decision
 
 
 @dataclass
@@ -58,6 +58,28 @@ def _group(dup: list[int | None], decisions: list[Decision]) -> DedupeResult:
     return DedupeResult(clusters, [g[0] for g in clusters], decisions, dup)
 
 
+def pair_features(pair: object, name: str) -> tuple[ItemFeatures, ItemFeatures]:
+    """Both sides' features; a refusal names the side (``a: an article needs ...``).
+
+    >>> pair_features(("Fed raises rates", None), "pairs[0]")
+    Traceback (most recent call last):
+    ...
+    TypeError: pairs[0].b must be an Article or a string, got NoneType
+    """
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise TypeError(f"{name} must be a pair (a, b), got {pair!r}"[:200])
+    out = []
+    for side, item in zip("ab", pair, strict=True):
+        where = f"{name}.{side}" if name else side
+        if not isinstance(item, (Article, str)):
+            raise TypeError(f"{where} must be an Article or a string, got {type(item).__name__}")
+        try:
+            out.append(features(item))
+        except ArticleError as exc:
+            raise ArticleError(f"{where}: {exc}") from None
+    return out[0], out[1]
+
+
 def features(item: Article | str) -> ItemFeatures:
     """An item compared without a store (untimed unless it says when it was published)."""
     a = item if isinstance(item, Article) else Article(title=item)
@@ -66,9 +88,11 @@ def features(item: Article | str) -> ItemFeatures:
 
 
 def compare_pairs(ctx: EngineContext, pairs: Sequence[tuple[Article | str, Article | str]], *,
-                  progress: bool = False, all_scores: bool = False, batch_size: int = 512) -> list[Decision]:
-    """Each pair's verdict, with the embedder called in batches (``Deduper.compare_pairs``)."""
-    feats = [(features(a), features(b)) for a, b in pairs]
+                  progress: bool = False, all_scores: bool = False, batch_size: int = 512,
+                  where: Callable[[int], str] = lambda i: f"pairs[{i}]") -> list[Decision]:
+    """Each pair's verdict, with the embedder called in batches (``Deduper.compare_pairs``). A
+    refused side is named by ``where(index)`` and ``a`` or ``b`` (``pairs[2].b: title must ...``)."""
+    feats = [pair_features(pair, where(i)) for i, pair in enumerate(pairs)]
     out: list[Decision] = []
     bar = tqdm(total=len(feats), disable=not progress, unit="pair", desc="compare")
     for start in range(0, len(feats), batch_size):
