@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from index.text import has_word_chars
+from service.types import lang_tag_problem, text_problem
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENV_VAR = "SAMESTORY_EVAL_DATA"
 
@@ -117,6 +120,13 @@ def _iter_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def _text(path: Path, number: int, obj: Any, where: str) -> str:
     if not isinstance(obj, str) or not obj.strip():
         raise ValueError(f"{path}:{number}: {where} must be a non-empty string")
+    # What the engine's Article would refuse, refused here with the line (it was a traceback from
+    # inside the run); no text of the shipped eval-data or tests/data is refused by it.
+    problem = text_problem(obj) or ("is not valid UTF-8 text (a replacement character)" if "\ufffd" in obj else None)
+    if problem is None and not has_word_chars(obj):
+        problem = "has no letter or digit, only punctuation, symbols or spaces"
+    if problem:
+        raise ValueError(f"{path}:{number}: {where} {problem}")
     return obj
 
 
@@ -126,8 +136,8 @@ def _lang(path: Path, number: int, obj: Any, where: str) -> str:
         # detects a missing language, eval files declare it (every set's figures are per language).
         raise ValueError(f"{path}:{number}: {where} is missing: an eval file names each text's language, "
                          "such as 'ko' or 'en'")
-    if not isinstance(obj, str) or not obj:
-        raise ValueError(f"{path}:{number}: {where} must be a language code such as 'ko' or 'en'")
+    if lang_tag_problem(obj):  # 'korean' was a traceback from inside the run
+        raise ValueError(f"{path}:{number}: {where} {lang_tag_problem(obj)}")
     return obj
 
 

@@ -155,6 +155,16 @@ def test_loader_errors_name_file_and_line(tmp_path) -> None:
     path = _write(tmp_path, "l.jsonl", [good, {**good, "id": "x/2", "a": {"text": "t"}}])
     with pytest.raises(ValueError, match=r"l\.jsonl:2: a\.lang is missing: an eval file names each text's language"):
         load_pairs(path)
+    # Eighth tour: what an Article refuses was a traceback from inside the run; now the line says it.
+    path = _write(tmp_path, "k.jsonl", [good, {**good, "id": "x/2", "b": {"text": "t", "lang": "korean"}}])
+    with pytest.raises(ValueError, match=r"k\.jsonl:2: b\.lang must be a language tag such as 'ko'"):
+        load_pairs(path)
+    path = _write(tmp_path, "n.jsonl", [good, {**good, "id": "x/2", "a": {"text": "???", "lang": "en"}}])
+    with pytest.raises(ValueError, match=r"n\.jsonl:2: a\.text has no letter or digit"):
+        load_pairs(path)
+    path = _write(tmp_path, "k.clusters.jsonl", [{"id": "1", "cluster": "g", "text": "t", "lang": "english"}])
+    with pytest.raises(ValueError, match=r"k\.clusters\.jsonl:1: lang must be a language tag"):
+        load_clusters(path)
     path = _write(tmp_path, "s.jsonl", [good, good])
     with pytest.raises(ValueError, match="duplicate pair id"):
         load_pairs(path)
