@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-NAMES = {"samestory": "**samestory** (cascade + six guards + SQLite store)",
+NAMES = {"samestory": "**samestory** (cascade + guards + SQLite store)",
          "embed-all": "embed-everything + FAISS (same encoder and threshold)",
          "semhash": "semhash (same encoder and threshold, one batch call)",
          "seed001": "datasketch MinHash = seed 001 (MD5 + MinHashLSH 0.85)",

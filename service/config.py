@@ -233,7 +233,7 @@ class CopyConfig(_Checked):
     # The pair verifier (issue 35, models/verifier.py), a cross-encoder giving P(same report). On,
     # every merge a stage proposes and the guards let through, except identity (same URL, same
     # normalised words), needs P >= verifier_threshold, else it is vetoed like a guard ("verifier:
-    # 0.12 < 0.68") and the next candidate is tried; it also rescues Korean-English pairs below the
+    # 0.12 < 0.50") and the next candidate is tried; it also rescues Korean-English pairs below the
     # embedding threshold (verifier_floor), in place of the slot-confirmed band. On: fewer false
     # merges and more translations found (docs/models.md). Off: decisions as without it, faster.
     verifier: bool = True
