@@ -328,6 +328,8 @@ class StateRestart:
         vectors = {}
         if self.state.vectors is not None and self.model_name and not self._vectors_loaded:
             vectors = self.store.load_vectors([v.id for _, v in rows], self.model_name)
+            if not vectors:
+                self._warn_other_model([v.id for _, v in rows])
         loaded = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None]
         entries = [self.entry_of(doc, ver) for doc, ver in loaded]
         is_rep = [doc.cluster_id is not None and reps.get(doc.cluster_id) == doc.id for doc, _ in loaded]
@@ -342,6 +344,16 @@ class StateRestart:
             for (doc, ver), rep in zip(loaded, is_rep, strict=True):
                 self._attach_vector(doc, rep, vectors.get(ver.id))
         return len(rows)
+
+    def _warn_other_model(self, version_ids: list[int]) -> None:
+        """Say so when the documents read have vectors of other models only: the embedding stage
+        cannot find them (a translation of one is missed), and nothing else would tell. Settling
+        refuses such a store outright (``Settling.check_model``); ingest goes on, as it did."""
+        other = {m.split("#", 1)[0] for m in self.store.vector_models(version_ids)} - {self.model_name}
+        if other:
+            log.warning("the store's documents were embedded with %s, not %s: the embedding stage cannot find "
+                        "them (translations and paraphrases of them are missed); open the store with that model",
+                        ", ".join(sorted(other)), self.model_name)
 
     @staticmethod
     def entry_of(doc: DocumentRow, ver: VersionRow) -> Entry:
