@@ -300,6 +300,26 @@ def _particle_stems(word: str) -> list[str]:
     return [word[: -len(p)] for p in _KO_PARTICLES if word.endswith(p) and len(word) - len(p) >= 2]
 
 
+_VOICING = str.maketrans("kpt", "gbd")  # romanisation_fold: k, p, t read as g, b, d
+
+
+def romanisation_fold(name: str) -> str:
+    """One spelling for a Korean place's Revised and McCune-Reischauer romanisations.
+
+    The press still writes Pusan, Kaesong, Yongbyon and Hamhung (McCune-Reischauer) where the
+    Revised Romanisation is Busan, Gaeseong, Yeongbyeon and Hamheung; read as different names,
+    "부산서 태풍 피해" and "Typhoon damage in Pusan" clashed on where. The fold drops what the two
+    systems spell differently: the vowels eo / eu (o / u), and the voicing of k / g, p / b, t / d
+    and ch / j. Different places of one country's table must not fold alike: a test checks the
+    packaged tables.
+
+    >>> romanisation_fold("Gaeseong"), romanisation_fold("Kaesong"), romanisation_fold("Pusan")
+    ('gaesong', 'gaesong', 'busan')
+    """
+    folded = re.sub(r"[^a-z]", "", name.lower()).replace("eo", "o").replace("eu", "u")
+    return folded.replace("ch", "j").translate(_VOICING)
+
+
 def other_particle(x: str, y: str) -> bool:
     """One word with another particle, or with one and without: "남한에" / "남한의", "남한" / "남한의".
 
@@ -447,6 +467,7 @@ class SlotAnalyzer:
         en = table(r, "english", where)
         self.en_not_names = frozenset(str_list(en.get("not_names", []), f"{where}: english.not_names"))
         self.en_not_names_folded = frozenset(w.casefold() for w in self.en_not_names)
+        self.en_weak_names = frozenset(str_list(en.get("weak_names", []), f"{where}: english.weak_names"))
         self.demonyms: dict[str, str] = {k: str(v) for k, v in table(en, "demonyms", f"{where}: english").items()}
         ko = table(r, "korean", where)
         self.ko_not_names = frozenset(str_list(ko.get("not_names", []), f"{where}: korean.not_names"))
@@ -500,6 +521,7 @@ class SlotAnalyzer:
             for n in str_list(names, f"{where}: aliases") if HANGUL_RE.search(n))
         self._subject_rules = rules.get("subject", {})
         self._gaz: dict[str, tuple[frozenset[str], frozenset[str]]] | None = None
+        self._spaced: tuple[str, ...] | None = None
         # "German", "Dutch": adjectives of nationality align with a country but never veto
         # ("German Chancellor Merkel ... in Brussels" is not a story in Germany)
         self.language_names: set[str] = set()
@@ -619,14 +641,16 @@ class SlotAnalyzer:
     @staticmethod
     def _place_id(pid: str, name: str, hangul: bool) -> str:
         """A place's identity: ``pid`` itself for a named table ("sea:east"), else the name's
-        Revised Romanisation within its country ("place:KR:gyeongju" for 경주 and Gyeongju);
-        Korean administrative suffixes (도, 시) are dropped so 경기도 == Gyeonggi."""
+        romanisation within its country, folded (``romanisation_fold``) so that the press's older
+        McCune-Reischauer spellings are the same place ("place:KR:gyongju" for 경주, Gyeongju and
+        Kyongju; Pusan is Busan); Korean administrative suffixes (도, 시) are dropped so 경기도 ==
+        Gyeonggi."""
         if ":" in pid:
             return pid
         if hangul and len(name) >= 3 and name[-1] in "도시":
             name = name[:-1]
         # a Korean place's Latin name is its assimilated romanisation (강릉 Gangneung)
-        return f"place:{pid}:{re.sub(r'[^a-z]', '', romanize(name, assimilate=True) if hangul else name.lower())}"
+        return f"place:{pid}:{romanisation_fold(romanize(name, assimilate=True) if hangul else name)}"
 
     def lookup(self, name: str) -> tuple[frozenset[str], frozenset[str]]:
         key = " ".join(prepare(name).casefold().split())
@@ -661,6 +685,7 @@ class SlotAnalyzer:
         if HANGUL_RE.search(clean):
             self._korean(clean, mentions, hangul_keys)
             self._korean_aliases(clean, mentions)
+            self._korean_spaced_names(clean, mentions)
             eojeols = self._eojeols(clean)
         latin_seq, latin_keys, title_case = self._latin(clean, mentions, korean=bool(HANGUL_RE.search(clean)))
         all_ids = frozenset().union(*(m.ids for m in mentions)) if mentions else frozenset()
@@ -682,6 +707,37 @@ class SlotAnalyzer:
                 continue
             mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in name)]
             mentions.append(self._name_mention(name, "hangul", True))
+
+    def _spaced_names(self) -> tuple[str, ...]:
+        """The gazetteer's Hangul names of two words or more ("뉴 사우스 웨일즈", "라틴 아메리카"),
+        longest first: kiwipiepy reads each word on its own, and the last alone may be another
+        place (웨일즈 is Wales)."""
+        if self._spaced is None:
+            self._spaced = tuple(sorted((k for k in self.gazetteer() if " " in k and HANGUL_RE.search(k)),
+                                        key=len, reverse=True))
+        return self._spaced
+
+    def _korean_spaced_names(self, text: str, mentions: list[Mention]) -> None:
+        """A spaced name of the gazetteer written in the text, whole words (the last may carry a
+        particle: "뉴 사우스 웨일즈의"), is one mention; the pieces of it the token pass took for
+        names give way to it ("웨일즈" against "New South Wales" was a where clash)."""
+        folded = text.casefold()
+        taken: list[tuple[int, int]] = []
+        for name in self._spaced_names():
+            at = folded.find(name)
+            while at >= 0:
+                end = at + len(name)
+                before_ok = at == 0 or not HANGUL_RE.match(folded[at - 1])
+                rest = re.match(r"[\uac00-\ud7a3]*", folded[end:])
+                tail = rest.group(0) if rest else ""
+                if before_ok and (not tail or tail in _KO_PARTICLES) \
+                        and not any(a < end and at < b for a, b in taken):
+                    taken.append((at, end))
+                    surface = text[at:end]
+                    words = surface.split()
+                    mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in words)]
+                    mentions.append(self._name_mention(surface, "hangul", True))
+                at = folded.find(name, at + 1)
 
     def country_pair(self, surface: str) -> frozenset[str]:
         """The countries of a Korean compound of one-syllable country names ("한미" KR and US,
@@ -960,7 +1016,8 @@ class SlotAnalyzer:
                     # a name led by a nation's word ("Turkish Airlines") is of that nation: aligned
                     # with it ("터키 항공사"), not another name against it
                     m = replace(m, within=m.within | nation)
-                if surface in self.language_names:
+                if surface in self.language_names or surface in self.en_weak_names or (
+                        span[-1] in self.en_weak_names and not self.lookup(surface)[0]):  # "California Democrat"
                     m = replace(m, strong=False)
                 if len(span) > 1:  # "Michael Jackson" is also written 잭슨 alone
                     m = replace(m, keys=tuple(dict.fromkeys((*m.keys, *latin_keys(span[-1])))))

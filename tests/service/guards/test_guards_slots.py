@@ -521,3 +521,43 @@ def test_an_ampersand_inside_a_word_joins_it(gs: GuardSet) -> None:
     assert [m.surface for m in sa.analyse("Hyundai E&C wins 1.6 trillion won deal").mentions if m.slot == "who"] == [
         "Hyundai E&C"]
     assert [m.surface for m in sa.analyse("AT&T and Verizon cut prices").mentions] == ["AT&T", "Verizon"]
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # the press's older (McCune-Reischauer) spellings of Korean places are the same place
+    ("Typhoon damage in Pusan", "부산서 태풍 피해", False),
+    ("North Korea restarts Yongbyon reactor", "북한, 영변 원자로 재가동", False),
+    ("Two Koreas hold talks in Kaesong", "남북, 개성서 회담", False),
+    ("Typhoon damage in Pusan", "대구서 태풍 피해", True),
+    # a spaced Korean name is one name ("웨일즈" alone is Wales)
+    ("Bushfire forces evacuations in New South Wales", "뉴 사우스 웨일즈에서 산불로 주민 대피", False),
+    ("Bushfire forces evacuations in New South Wales", "웨일즈에서 산불로 주민 대피", True),
+    # 남한 is South Korea; a US party's adjective is the party; "Professor" is a title
+    ("South Korea proposes talks with North Korea", "남한, 북한에 회담 제안", False),
+    ("Republican debate to air on cable", "공화당 토론회 케이블로 중계", False),
+    ("Republicans block the budget bill", "민주당, 예산안 저지", True),
+    # ... but its adjective never vetoes: "the presumptive Democratic nominee" is also 오바마
+    ("The presumptive Democratic nominee will visit Iraq", "오바마, 이라크 방문 예정", False),
+    ("Pelosi criticises Bush, the California Democrat's harshest words yet", "펠로시, 부시 비판", False),
+    ("Professor Hwang Woo-suk clones stem cells", "황우석 교수, 줄기세포 복제", False),
+])
+def test_places_parties_and_titles_the_press_writes(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
+    assert bool({"who", "where"} & set(blocked)) is blocks, blocked
+
+
+def test_the_romanisation_fold_keeps_the_packaged_places_apart(sa: SlotAnalyzer) -> None:
+    """Folding McCune-Reischauer into one spelling must not make two places of a country one."""
+    import tomllib
+
+    from service.guards.rules import PACKAGED_RULES_DIR
+
+    places = tomllib.loads((PACKAGED_RULES_DIR / "slots.toml").read_text(encoding="utf-8"))["places"]
+    for pid, spec in places.items():
+        if ":" in pid:
+            continue
+        ids: dict[str, set[str]] = {}
+        for name in spec["ko"]:
+            stem = name[:-1] if len(name) >= 3 and name[-1] in "도시" else name
+            ids.setdefault(SlotAnalyzer._place_id(pid, name, True), set()).add(stem)
+        assert all(len(stems) == 1 for stems in ids.values()), {i: s for i, s in ids.items() if len(s) > 1}
