@@ -171,3 +171,18 @@ def test_a_regex_phrase_wins_over_a_plain_word_at_the_same_place(gs: GuardSet) -
 ])
 def test_a_distance_or_a_jump_states_no_fall(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocks: bool) -> None:
     assert bool(gs.blocked(gs.check(side(ta, la), side(tb, lb)))) is blocks
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb", "blocks"), [
+    # a club moved up or down (the eighth user's tour: these merged)
+    ("Suwon Samsung Bluewings promoted to K League 1", "en", "Suwon Samsung Bluewings relegated from K League 1", "en", True),
+    ("수원 삼성, K리그1 승격 확정", "ko", "Suwon Samsung Bluewings promoted to K League 1", "en", False),
+    ("수원 삼성, K리그1 승격 확정", "ko", "Suwon Samsung Bluewings relegated from K League 1", "en", True),
+    # an order won or lost; "수주 실패" is no win
+    ("Ulsan shipyard wins LNG carrier order", "en", "울산 조선소, LNG 운반선 수주 실패", "ko", True),
+    ("Ulsan shipyard wins LNG carrier order", "en", "울산 조선소, LNG 운반선 수주", "ko", False),
+    ("Hanwha Ocean wins $1.2 billion order for LNG carriers", "en", "Hanwha Ocean loses $1.2 billion LNG carrier order", "en", True),
+    ("Samsung Heavy fails to win LNG carrier order", "en", "삼성중공업, LNG선 수주 실패", "ko", False),
+])
+def test_promotion_and_orders_won_or_lost(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocks: bool) -> None:
+    assert ("polarity" in gs.blocked(gs.check(side(ta, la), side(tb, lb)))) is blocks
