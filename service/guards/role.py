@@ -39,6 +39,7 @@ __all__ = ["KoParse", "RoleGuard", "Word", "load_rules"]
 _PIECE_RE = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END_RE = re.compile(r"[.!?。！？][\"'”’)\]」』]*$")
 _DIGIT_RE = re.compile(r"\d")
+_QUOTES = "\"'“‘「『"
 _EN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)*")
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 _NAME_SPAN = 3  # words of a Latin name before the one that carries the particle ("Johan Georg Holstein과")
@@ -159,6 +160,13 @@ class RoleGuard:
         # Across languages: a match result's winner and loser (result.py), compared by a name
         # matcher the guard set gives it (``result.name_matcher`` over the slot guards' gazetteer).
         self.results = ResultFrames.from_table(rules["result"]) if "result" in rules else None
+        # Across languages: the person of a short sentence's leading subject pronoun (role.toml [subject])
+        subject = table(rules, "subject", where) if "subject" in rules else {}
+        self.subject_max_words = int_setting(subject, "max_words", 12, where)
+        self.ko_subjects = _pronoun_table(subject.get("ko", {}), f"{where}: subject.ko")
+        self.en_subjects = {k.casefold(): v for k, v in _pronoun_table(subject.get("en", {}), f"{where}: subject.en").items()}
+        self.en_reporting = frozenset(w.casefold() for w in str_list(subject.get("en_reporting", []),
+                                                                     f"{where}: subject.en_reporting"))
         self.same_name: Callable[[str, str], bool | None] | None = None
         self.ko_parse = functools.lru_cache(maxsize=65536)(self._ko_parse)
         self.en_triples = functools.lru_cache(maxsize=65536)(self._en_triples)
@@ -521,12 +529,45 @@ class RoleGuard:
         en = results.english(latin) if results is not None and same is not None else None
         ko = results.korean(korean) if en is not None and results is not None else None
         if en is None or ko is None or same is None:
-            return step_aside(self.name, "Korean on one side only: roles are not compared across languages")
+            return self._subject_person(latin, korean) or step_aside(
+                self.name, "Korean on one side only: roles are not compared across languages")
         if same(en.winner, ko.loser) is True and same(en.loser, ko.winner) is True:
             return GuardVerdict(self.name, True, True, f"{self.name}: {en.shown} vs {ko.shown}")
         if same(en.winner, ko.winner) is True and same(en.loser, ko.loser) is True:
             return GuardVerdict(self.name, False, True, f"{self.name}: {en.shown} ~ {ko.shown}")
         return step_aside(self.name, "a result on both sides whose names could not be matched")
+
+
+    def _subject_person(self, latin: str, korean: str) -> GuardVerdict | None:
+        """A block when two short sentences open with subject pronouns of different persons
+        ("나는 그녀에게 긴 편지를 썼다" / "He wrote me a long letter"), else None.
+
+        >>> g = RoleGuard.from_rules(load_rules()["role"])
+        >>> g._subject_person("He wrote me a long letter.", "나는 그녀에게 긴 편지를 썼다.").evidence
+        'role: subject 나는 (I) vs He (he)'
+        >>> g._subject_person("I wrote her a long letter.", "나는 그녀에게 긴 편지를 썼다.") is None
+        True
+        """
+        ko_words, en_words = korean.split(), _EN_WORD_RE.findall(latin.replace("’", "'"))
+        if not ko_words or not en_words or max(len(ko_words), len(en_words)) > self.subject_max_words \
+                or latin.lstrip()[:1] in _QUOTES or korean.lstrip()[:1] in _QUOTES:
+            return None  # a quotation opens with the speaker's words, not the sentence's subject
+        ko_first = ko_words[0]
+        ko_person, en_person = self.ko_subjects.get(ko_first), self.en_subjects.get(en_words[0].casefold())
+        if ko_person is None or en_person is None or en_person in ko_person.split("|"):
+            return None
+        following = [w.casefold() for w in en_words[1:3]]
+        if following and (following[0] in self.en_reporting or (
+                following[0] in ("don't", "didn't", "do", "did") and following[1:2] and following[1] in self.en_reporting)):
+            return None  # "I think we're ...", "They said she's ...", "I don't know when she ...": a frame
+        return GuardVerdict(self.name, True, True,
+                            f"{self.name}: subject {ko_first} ({ko_person}) vs {en_words[0]} ({en_person})")
+
+
+def _pronoun_table(value: object, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError(f"{where} must be a table of pronoun = person strings, got {value!r}"[:200])
+    return dict(value)
 
 
 def _list(value: object, where: str) -> list:

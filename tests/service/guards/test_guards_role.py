@@ -209,3 +209,28 @@ def test_a_result_whose_names_are_unknown_steps_aside(gs: GuardSet) -> None:
     assert not v.blocked
     v = verdict(gs, "Samsung sues Apple over patents", "애플, 삼성 상대로 특허 소송", "en", "ko")
     assert not v.blocked and not v.decided  # no result frame: roles are not compared across languages
+
+
+@pytest.mark.parametrize(
+    ("en", "ko", "blocked"),
+    [
+        # two persons as the subject of a short sentence
+        ("He gave me the keys yesterday.", "나는 어제 그에게 열쇠를 주었다.", True),
+        ("He's moving to Busan next month.", "그녀는 다음 달 부산으로 이사한다.", True),
+        # literary Korean writes 그 for a woman too
+        ("She's moving to Busan next month.", "그는 다음 달 부산으로 이사한다.", False),
+        # a clause's subject, a frame of saying or thinking, a quotation: not the sentence's subject
+        ("I'll call you when she comes back.", "그녀가 돌아오면 전화할게.", False),
+        ("I think we're going to win the final.", "우리는 결승에서 이길 것 같다.", False),
+        ("\"We have to act now,\" he said.", "그는 \"이제 해야 한다\"고 말했다.", False),
+        ("You have to finish the report today.", "나는 오늘 보고서를 끝내고 싶다.", True),
+        # one person, or a side without a pronoun (Korean drops most): no say
+        ("I gave him the keys yesterday.", "나는 어제 그에게 열쇠를 주었다.", False),
+        ("We're moving to Busan next month.", "다음 달 부산으로 이사한다.", False),
+        # news prose longer than max_words: a translator may name the subject instead
+        ("He said the ministry would announce the new rules for the pension fund after the talks on Monday.",
+         "그녀는 월요일 회담 후 보건복지부가 국민연금 기금 운용 규정을 새로 발표할 것이라고 말했다.", False),
+    ],
+)
+def test_the_subject_person_across_languages(gs: GuardSet, en: str, ko: str, blocked: bool) -> None:
+    assert verdict(gs, en, ko, "en", "ko").blocked == blocked
