@@ -165,6 +165,9 @@ class RoleGuard:
         self.subject_max_words = int_setting(subject, "max_words", 12, where)
         self.ko_subjects = _pronoun_table(subject.get("ko", {}), f"{where}: subject.ko")
         self.en_subjects = {k.casefold(): v for k, v in _pronoun_table(subject.get("en", {}), f"{where}: subject.en").items()}
+        mood = table(rules, "mood", where) if "mood" in rules else {}
+        self.mood_lists = {k: tuple(w.casefold() for w in str_list(mood.get(k, []), f"{where}: mood.{k}"))
+                           for k in ("ko_request", "ko_offer", "en_request", "en_request_verbs", "en_offer")}
         self.en_reporting = frozenset(w.casefold() for w in str_list(subject.get("en_reporting", []),
                                                                      f"{where}: subject.en_reporting"))
         self.same_name: Callable[[str, str], bool | None] | None = None
@@ -529,7 +532,7 @@ class RoleGuard:
         en = results.english(latin) if results is not None and same is not None else None
         ko = results.korean(korean) if en is not None and results is not None else None
         if en is None or ko is None or same is None:
-            return self._subject_person(latin, korean) or step_aside(
+            return self._subject_person(latin, korean) or self._mood(latin, korean) or step_aside(
                 self.name, "Korean on one side only: roles are not compared across languages")
         if same(en.winner, ko.loser) is True and same(en.loser, ko.winner) is True:
             return GuardVerdict(self.name, True, True, f"{self.name}: {en.shown} vs {ko.shown}")
@@ -562,6 +565,39 @@ class RoleGuard:
             return None  # "I think we're ...", "They said she's ...", "I don't know when she ...": a frame
         return GuardVerdict(self.name, True, True,
                             f"{self.name}: subject {ko_first} ({ko_person}) vs {en_words[0]} ({en_person})")
+
+    def _mood(self, latin: str, korean: str) -> GuardVerdict | None:
+        """A block when a short sentence asks for what the other offers ("병원으로 데려다 주세요" /
+        "Let me take you to the hospital"), else None (role.toml [mood]).
+
+        >>> g = RoleGuard.from_rules(load_rules()["role"])
+        >>> g._mood("Let me take you to the hospital.", "병원으로 데려다 주세요.").evidence
+        'role: a request (주세요) vs an offer (let me)'
+        >>> g._mood("Please take me to the hospital.", "병원으로 데려다 주세요.") is None
+        True
+        """
+        lists = self.mood_lists
+        words = latin.split()
+        if not words or max(len(words), len(korean.split())) > self.subject_max_words:
+            return None
+        ko_end = _strip_end(korean)
+        ko_request = next((e for e in lists["ko_request"] if ko_end.endswith(e)), None)
+        ko_offer = next((e for e in lists["ko_offer"] if e in korean), None)
+        en = " ".join(_EN_WORD_RE.findall(latin.replace("’", "'").casefold()))
+        first = en.split()[:2]
+        en_offer = next((o for o in lists["en_offer"] if en == o or en.startswith(o + " ")), None)
+        en_request = next((r for r in lists["en_request"] if en == r or en.startswith(r + " ")), None)
+        if en_request is None and len(first) == 2 and first[0] in lists["en_request_verbs"] and first[1] == "me":
+            en_request = " ".join(first)
+        if ko_request and en_offer and not ko_offer:
+            return GuardVerdict(self.name, True, True, f"{self.name}: a request ({ko_request}) vs an offer ({en_offer})")
+        if ko_offer and en_request and not ko_request:
+            return GuardVerdict(self.name, True, True, f"{self.name}: an offer ({ko_offer}) vs a request ({en_request})")
+        return None
+
+
+def _strip_end(text: str) -> str:
+    return text.rstrip().rstrip(".!?~。！？\"'”’)").rstrip()
 
 
 def _pronoun_table(value: object, where: str) -> dict[str, str]:

@@ -234,3 +234,20 @@ def test_a_result_whose_names_are_unknown_steps_aside(gs: GuardSet) -> None:
 )
 def test_the_subject_person_across_languages(gs: GuardSet, en: str, ko: str, blocked: bool) -> None:
     assert verdict(gs, en, ko, "en", "ko").blocked == blocked
+
+
+@pytest.mark.parametrize(
+    ("en", "ko", "blocked"),
+    [
+        # a request against an offer
+        ("Let me carry your bag to the station.", "역까지 가방을 들어 주세요.", True),
+        ("Please carry my bag to the station.", "역까지 가방을 들어 줄게요.", True),
+        ("Show me the way to the station.", "내가 역까지 가는 길을 알려 드릴게요.", True),
+        # the same mood, or none said
+        ("Please carry my bag to the station.", "역까지 가방을 들어 주세요.", False),
+        ("I'll carry your bag to the station.", "역까지 가방을 들어 줄게.", False),
+        ("Carry the bag to the station.", "역까지 가방을 들어 주세요.", False),
+    ],
+)
+def test_a_request_against_an_offer_across_languages(gs: GuardSet, en: str, ko: str, blocked: bool) -> None:
+    assert verdict(gs, en, ko, "en", "ko").blocked == blocked
