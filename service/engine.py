@@ -304,6 +304,9 @@ class Deduper:
         store, so it may run beside an ingest in another thread (the HTTP service does).
         ``progress``: a progress bar on stderr (the command line's, on a terminal).
         """
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
+            # float("0.5") would accept a string a caller meant as a number from a config file
+            raise TypeError(f"threshold must be a number in [0, 1] or None, got {type(threshold).__name__}")
         if kind == "passage":
             return self.ctx.passages.dedupe(records, text_field=text_field, threshold=threshold, progress=progress)
         if kind != "headline":

@@ -72,3 +72,10 @@ def test_a_closed_engine_refuses_store_work_in_one_line(caplog: pytest.LogCaptur
             call()
     assert not [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]  # no warm-up traceback
     assert d.compare("Fed raises rates", "FED RAISES RATES").same  # stateless: no store read
+
+
+def test_dedupe_threshold_must_be_a_number(engine: Deduper) -> None:
+    for bad in ("0.5", True):
+        with pytest.raises(TypeError, match=r"^threshold must be a number in \[0, 1\] or None, got (str|bool)$"):
+            engine.dedupe(["Fed raises rates", "Fed raises rates again"], threshold=bad)  # type: ignore[arg-type]
+    assert len(engine.dedupe(["Fed raises rates", "Fed raises rates"], threshold=0.5).selected) == 1
