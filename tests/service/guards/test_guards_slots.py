@@ -561,3 +561,10 @@ def test_the_romanisation_fold_keeps_the_packaged_places_apart(sa: SlotAnalyzer)
             stem = name[:-1] if len(name) >= 3 and name[-1] in "도시" else name
             ids.setdefault(SlotAnalyzer._place_id(pid, name, True), set()).add(stem)
         assert all(len(stems) == 1 for stems in ids.values()), {i: s for i, s in ids.items() if len(s) > 1}
+
+
+def test_html_character_references_are_read_as_characters(gs: GuardSet) -> None:
+    """"&#8212;" in crawled text was a number 8212 against the Korean side's figures."""
+    a = side("(CNN) &#8212; Five people died in a gunfight at a casino in Nairobi, police said.", "en")
+    b = side("나이로비 카지노에서 강도와 경찰의 총격전으로 5명이 숨지고 3명이 다쳤다.", "ko")
+    assert "number" not in gs.blocked(gs.check(a, b))
