@@ -123,3 +123,15 @@ def test_a_figure_is_read_alike_with_the_nearest_equal_one_not_a_converted_neigh
     number = GuardSet.from_rules(enabled=["number"])
     (v,) = number.check(side("팔루 북쪽 300km(190마일) 해안", "ko"), side("the coastline 300 km (190 miles) north of Palu", "en"))
     assert "190마일 == 190 miles" in v.evidence
+
+
+@pytest.mark.parametrize(("ta", "tb", "blocked"), [
+    # kilometres and kilograms spelt out are the units "km" and "kg"
+    ("포토시에서 50km 떨어진 곳", "about 30 miles (50 kilometers) from Potosi", False),
+    ("포토시에서 80km 떨어진 곳", "about 50 kilometres from Potosi", True),
+    ("코카인 300kg 압수", "police seize 300 kilograms of cocaine", False),
+    ("코카인 300kg 압수", "police seize 500 kilos of cocaine", True),
+])
+def test_units_spelt_out(ta: str, tb: str, blocked: bool) -> None:
+    verdict = GuardSet.from_rules(enabled=["quantity"]).check(side(ta, "ko"), side(tb, "en"))[0]
+    assert verdict.blocked is blocked, verdict.evidence
