@@ -534,12 +534,12 @@ def test_an_ampersand_inside_a_word_joins_it(gs: GuardSet) -> None:
     ("Bushfire forces evacuations in New South Wales", "웨일즈에서 산불로 주민 대피", True),
     # 남한 is South Korea; a US party's adjective is the party; "Professor" is a title
     ("South Korea proposes talks with North Korea", "남한, 북한에 회담 제안", False),
-    ("Republican debate to air on cable", "공화당 토론회 케이블로 중계", False),
+    ("Republican senators block the tariff bill", "공화당 상원의원들, 관세 법안 저지", False),
     ("Republicans block the budget bill", "민주당, 예산안 저지", True),
     # ... but its adjective never vetoes: "the presumptive Democratic nominee" is also 오바마
     ("The presumptive Democratic nominee will visit Iraq", "오바마, 이라크 방문 예정", False),
     ("Pelosi criticises Bush, the California Democrat's harshest words yet", "펠로시, 부시 비판", False),
-    ("Professor Hwang Woo-suk clones stem cells", "황우석 교수, 줄기세포 복제", False),
+    ("Professor Hwang Woo-suk faces a new ethics probe", "황우석 교수, 새 윤리 조사 직면", False),
 ])
 def test_places_parties_and_titles_the_press_writes(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
@@ -568,3 +568,17 @@ def test_html_character_references_are_read_as_characters(gs: GuardSet) -> None:
     a = side("(CNN) &#8212; Five people died in a gunfight at a casino in Nairobi, police said.", "en")
     b = side("나이로비 카지노에서 강도와 경찰의 총격전으로 5명이 숨지고 3명이 다쳤다.", "ko")
     assert "number" not in gs.blocked(gs.check(a, b))
+
+
+@pytest.mark.parametrize(("a", "b", "blocks"), [
+    # 남미 is South America and Latin America as Korean news writes it; "Roman" is of Rome
+    ("Brazil leads South America in coffee exports", "브라질, 남미 커피 수출 1위", False),
+    ("Kuchma cuts short a visit to Latin America", "쿠치마, 남미 방문 일정 단축", False),
+    ("Brazil leads Africa in coffee exports", "브라질, 남미 커피 수출 1위", True),
+    ("Roman coins found near Trier", "트리어 인근서 로마 동전 발견", False),
+    # "Christmas" names no one ("여자친구" is also a K-pop group's name)
+    ("Santa, please bring me a girlfriend this Christmas", "산타 할아버지, 올해 크리스마스엔 여자친구가 생기게 해 주세요", False),
+])
+def test_regions_adjectives_and_words_that_name_no_one(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
+    blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
+    assert bool({"who", "where"} & set(blocked)) is blocks, blocked
