@@ -110,13 +110,6 @@ KEEP_FIRST = 4
 KEEP_LAST = 4
 # Candidate stories scored per item: the nearest open centroids.
 CANDIDATES = 12
-# When the veto keeps an item out of its best story, the next best stories tried after it, in
-# score order (``StoryTracker.match``): each must reach the threshold and pass the veto itself,
-# and is refused when the vetoing member would join it too (its own event told again).
-# A bound on the work (each try costs the vetoing member's score and veto against the story),
-# measured with the fall-through at 2 (research/notes/stories.md "Falling through a veto"); 0 is
-# the old rule (a vetoed best story opens a new one); more tries reach stories that scored lower.
-VETO_FALLTHROUGH = 2
 
 # The time term (issue 36). ``gap_days`` is not the raw gap: it counts the gap fully up to
 # TIME_FULL_DAYS, then saturates smoothly toward TIME_CAP_DAYS (``time_cost``), so a follow-up
@@ -1129,22 +1122,25 @@ class StoryTracker:
         """The best open story for ``ev`` if its score reaches the threshold and the veto lets it
         join, else a new-story match.
 
-        A vetoed best story falls through to the next best (``VETO_FALLTHROUGH`` of them, each
-        reaching the threshold and passing the veto), unless the member that vetoed would join
-        that story too: then it is the vetoing member's event told again (a Korean "바이든, 도쿄서
-        기시다와 회담" story, once "Biden meets Kishida" vetoed "Biden meets Albanese in Tokyo"),
-        and the item opens a new story, since over-splitting beats over-merging.
+        A vetoed best story is not replaced by the next best: the next best is most often the same
+        event told in another language or by another outlet (a Korean "바이든, 도쿄서 기시다와 회담"
+        story took "Biden meets Albanese in Tokyo" once "Biden meets Kishida" vetoed it), and
+        over-splitting beats over-merging.
         """
-        scored: list[tuple[float, int, dict[str, float]]] = []
+        best: tuple[float, int, dict[str, float]] | None = None
         for s in self.candidates(ev):
             feats = self.features(ev, s)
-            scored.append((self.fit(ev, s, feats), s.id, feats))
-        if not scored:
+            p = self.fit(ev, s, feats)
+            if best is None or p > best[0] or (p == best[0] and s.id < best[1]):
+                best = (p, s.id, feats)
+        if best is None:
             return StoryMatch(None, 0.0, {}, "story: no open story")
-        scored.sort(key=lambda c: (-c[0], c[1]))  # the best first; equal scores: the older story
-        p, sid, feats = scored[0]
+        p, sid, feats = best
         story = self.stories[sid]
-        desc = self._desc(feats, p)
+        desc = _describe(feats)
+        raw = self.score(feats)
+        if raw < p:  # an update scored up to the threshold (``fit``): the score said, and why
+            desc = f"an update of a member; its own score {raw:.3f}; {desc}"
         threshold = self.threshold_for(ev)
         if p < threshold:
             timeless = self.score({**feats, "gap_days": 0.0})
@@ -1155,33 +1151,12 @@ class StoryTracker:
             untimed = "" if threshold == self.threshold else ", the threshold of a short text without a publication time"
             return StoryMatch(None, p, feats, f"story: best score {p:.3f} < {threshold}{untimed} (story {sid}, "
                                               f"{self.when(ev, story)}: {desc})")
-        found = self._veto(ev, story)
-        if found is None:
-            return StoryMatch(sid, p, feats, f"story: joined story {sid}: {self.same_event(ev, story)}; "
-                                             f"score {p:.3f} >= {threshold} ({desc})")
-        self.vetoes += 1
-        why, member = found
-        kept = f"story: kept out of story {sid}: {why}; score {p:.3f} ({desc})"
-        for p2, sid2, feats2 in scored[1:1 + VETO_FALLTHROUGH]:
-            if p2 < threshold:
-                break
-            other = self.stories[sid2]
-            if self._veto(ev, other) is not None:
-                continue
-            again = self.fit(member, other)
-            if again >= self.threshold_for(member) and self._veto(member, other) is None:
-                return StoryMatch(None, p, feats, f"{kept}; not story {sid2} (next best, score {p2:.3f}): "
-                                                  f"the vetoing member would join it too (score {again:.3f})")
-            return StoryMatch(sid2, p2, feats2, f"{kept}; joined story {sid2} (next best): "
-                                                f"{self.same_event(ev, other)}; score {p2:.3f} >= {threshold} "
-                                                f"({self._desc(feats2, p2)})")
-        return StoryMatch(None, p, feats, kept)
-
-    def _desc(self, feats: dict[str, float], p: float) -> str:
-        """The features in words, and when ``fit`` scored an update up to the threshold, its own score."""
-        desc = _describe(feats)
-        raw = self.score(feats)
-        return f"an update of a member; its own score {raw:.3f}; {desc}" if raw < p else desc
+        why = self.vetoed(ev, story)
+        if why is not None:
+            self.vetoes += 1
+            return StoryMatch(None, p, feats, f"story: kept out of story {sid}: {why}; score {p:.3f} ({desc})")
+        return StoryMatch(sid, p, feats, f"story: joined story {sid}: {self.same_event(ev, story)}; "
+                                         f"score {p:.3f} >= {threshold} ({desc})")
 
     def when(self, ev: StoryEvidence, story: Story) -> str:
         """How far ``ev`` is from ``story``'s time span, in words ("8 h later", "within the hour")."""
@@ -1510,17 +1485,12 @@ class StoryTracker:
         decision alone: ARI 0.303 asking every kept member, against 0.579 the nearest one, before
         the same-frame condition of ``service/guards/storyveto.py``).
         """
-        found = self._veto(ev, story)
-        return None if found is None else found[0]
-
-    def _veto(self, ev: StoryEvidence, story: Story) -> tuple[str, StoryEvidence] | None:
-        """``vetoed``'s reason and the member that vetoed."""
         if self.veto is None or not story.members:
             return None
         member = max(story.members, key=lambda m: _closeness(ev, m))
         why = self.veto(ev, member)
         if why is not None:
-            return f"{slot_words(why)} (member: {member.headline[:80]})", member
+            return f"{slot_words(why)} (member: {member.headline[:80]})"
         return None
 
     # updating ------------------------------------------------------------------------------------------
