@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import enum
+import numbers
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
@@ -253,8 +254,9 @@ class Deduper:
     # deletion ------------------------------------------------------------------------------------------
     def delete_document(self, document_id: int) -> bool:
         """Remove a document from the indices and mark it deleted (its rows stay for provenance)."""
-        if not isinstance(document_id, int) or isinstance(document_id, bool):
+        if isinstance(document_id, bool) or not isinstance(document_id, numbers.Integral):
             raise TypeError(f"document_id must be an int, got {type(document_id).__name__}")
+        document_id = int(document_id)  # numpy's int64 (an id from a DataFrame) is one too
         self._check_open()
         with self.store.transaction():
             self.ctx.catch_up()
@@ -304,9 +306,12 @@ class Deduper:
         store, so it may run beside an ingest in another thread (the HTTP service does).
         ``progress``: a progress bar on stderr (the command line's, on a terminal).
         """
-        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
-            # float("0.5") would accept a string a caller meant as a number from a config file
-            raise TypeError(f"threshold must be a number in [0, 1] or None, got {type(threshold).__name__}")
+        if threshold is not None:
+            # float("0.5") would accept a string a caller meant as a number from a config file;
+            # numpy's float32 (a score of the verifier, a percentile) is a number
+            if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+                raise TypeError(f"threshold must be a number in [0, 1] or None, got {type(threshold).__name__}")
+            threshold = float(threshold)
         if kind == "passage":
             return self.ctx.passages.dedupe(records, text_field=text_field, threshold=threshold, progress=progress)
         if kind != "headline":

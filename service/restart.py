@@ -87,6 +87,7 @@ class StateRestart:
         self.complete = True
         self._writer: threading.Thread | None = None
         self._vectors_loaded = False  # True only while warm-up uses a persisted vector index
+        self._warned_models: set[str] = set()  # other models _warn_other_model has named already
         # Told the documents a replay brought in that the state did not hold (other workers' new
         # items): the engine's story level adds them to its open stories (StoryLevel.take_in).
         self.on_new_documents: Callable[[list[tuple[DocumentRow, VersionRow]]], object] | None = None
@@ -348,9 +349,13 @@ class StateRestart:
     def _warn_other_model(self, version_ids: list[int]) -> None:
         """Say so when the documents read have vectors of other models only: the embedding stage
         cannot find them (a translation of one is missed), and nothing else would tell. Settling
-        refuses such a store outright (``Settling.check_model``); ingest goes on, as it did."""
+        refuses such a store outright (``Settling.check_model``); ingest goes on, as it did. Once
+        per model: the warm-up reads in chunks of 2,000 and every replay of another writer's
+        changes reads again."""
         other = {m.split("#", 1)[0] for m in self.store.vector_models(version_ids)} - {self.model_name}
+        other -= self._warned_models
         if other:
+            self._warned_models |= other
             log.warning("the store's documents were embedded with %s, not %s: the embedding stage cannot find "
                         "them (translations and paraphrases of them are missed); open the store with that model",
                         ", ".join(sorted(other)), self.model_name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,10 +66,17 @@ def pair_features(pair: object, name: str) -> tuple[ItemFeatures, ItemFeatures]:
     ...
     TypeError: pairs[0].b must be an Article or a string, got NoneType
     """
-    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+    # Any two items but a string's characters or a mapping's keys: a tuple, a list, a row of a
+    # numpy array (``df[["a", "b"]].to_numpy()``), as ``for a, b in pairs`` read them before.
+    sides: tuple[object, ...] | None
+    try:
+        sides = None if isinstance(pair, (str, bytes, Mapping, Article)) else tuple(pair)  # type: ignore[arg-type]
+    except TypeError:
+        sides = None
+    if sides is None or len(sides) != 2:
         raise TypeError(f"{name} must be a pair (a, b), got {pair!r}"[:200])
     out = []
-    for side, item in zip("ab", pair, strict=True):
+    for side, item in zip("ab", sides, strict=True):
         where = f"{name}.{side}" if name else side
         if not isinstance(item, (Article, str)):
             raise TypeError(f"{where} must be an Article or a string, got {type(item).__name__}")

@@ -502,7 +502,7 @@ class RoleGuard:
         ta, tb = a.content, b.content
         ko_a, ko_b = is_hangul(ta), is_hangul(tb)
         if ko_a != ko_b:
-            return self._check_result(tb, ta) if ko_a else self._check_result(ta, tb)
+            return self._check_result(tb, ta, b.lang) if ko_a else self._check_result(ta, tb, a.lang)
         if ko_a:
             verdict = self._check_ko(ta, tb)
             if verdict.blocked or self.results is None:
@@ -525,14 +525,17 @@ class RoleGuard:
         return verdict
 
 
-    def _check_result(self, latin: str, korean: str) -> GuardVerdict:
+    def _check_result(self, latin: str, korean: str, latin_lang: str = "en") -> GuardVerdict:
         """Across languages only a match result is compared: winner and loser swapped blocks
-        ("South Korea beat Japan" / "일본, 한국에 승리"), both matched passes; else step aside."""
+        ("South Korea beat Japan" / "일본, 한국에 승리"), both matched passes; else step aside.
+        The subject's person and the mood read English words: a side declared in another
+        language ("und": Spanish "He perdido ..." is "I have lost ...") is not read for them."""
         same, results = self.same_name, self.results
         en = results.english(latin) if results is not None and same is not None else None
         ko = results.korean(korean) if en is not None and results is not None else None
         if en is None or ko is None or same is None:
-            return self._subject_person(latin, korean) or self._mood(latin, korean) or step_aside(
+            english = latin_lang == "en"
+            return (english and (self._subject_person(latin, korean) or self._mood(latin, korean))) or step_aside(
                 self.name, "Korean on one side only: roles are not compared across languages")
         if same(en.winner, ko.loser) is True and same(en.loser, ko.winner) is True:
             return GuardVerdict(self.name, True, True, f"{self.name}: {en.shown} vs {ko.shown}")

@@ -722,6 +722,8 @@ class SlotAnalyzer:
         particle: "뉴 사우스 웨일즈의"), is one mention; the pieces of it the token pass took for
         names give way to it ("웨일즈" against "New South Wales" was a where clash)."""
         folded = text.casefold()
+        if len(folded) != len(text):  # "ß" -> "ss", "İ" -> "i̇": positions in folded must be the text's
+            folded = "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
         taken: list[tuple[int, int]] = []
         for name in self._spaced_names():
             at = folded.find(name)

@@ -79,3 +79,20 @@ def test_dedupe_threshold_must_be_a_number(engine: Deduper) -> None:
         with pytest.raises(TypeError, match=r"^threshold must be a number in \[0, 1\] or None, got (str|bool)$"):
             engine.dedupe(["Fed raises rates", "Fed raises rates again"], threshold=bad)  # type: ignore[arg-type]
     assert len(engine.dedupe(["Fed raises rates", "Fed raises rates"], threshold=0.5).selected) == 1
+
+
+def test_numpy_numbers_and_array_rows_are_accepted_as_before(engine: Deduper) -> None:
+    """The new checks refused what worked before them: numpy's float32 threshold (a verifier score,
+    a percentile), an int64 document id (a DataFrame column), a pair as a row of a numpy array."""
+    np = pytest.importorskip("numpy")
+    for kind in ("passage", "headline"):
+        res = engine.dedupe(["Fed raises rates", "Fed raises rates"], kind=kind, threshold=np.float32(0.5))
+        assert res.keep == [0]
+    with pytest.raises(TypeError, match=r"got bool_?$"):
+        engine.dedupe(["Fed raises rates"], threshold=np.bool_(True))  # type: ignore[arg-type]
+    doc = engine.ingest({"title": "Daegu bus fares rise", "url": "https://a.example/1"})
+    assert engine.delete_document(np.int64(doc.document_id)) is True
+    rows = np.array([["Fed raises rates", "FED RAISES RATES"], ["Fed raises rates", "Volcano erupts in Iceland"]])
+    assert [d.same for d in engine.compare_pairs(rows)] == [True, False]  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^pairs\[0\] must be a pair \(a, b\), got 'ab'$"):
+        engine.compare_pairs(["ab"])  # type: ignore[list-item]

@@ -251,3 +251,10 @@ def test_the_subject_person_across_languages(gs: GuardSet, en: str, ko: str, blo
 )
 def test_a_request_against_an_offer_across_languages(gs: GuardSet, en: str, ko: str, blocked: bool) -> None:
     assert verdict(gs, en, ko, "en", "ko").blocked == blocked
+
+
+def test_the_subject_and_the_mood_read_only_an_english_side(gs: GuardSet) -> None:
+    """A Latin side declared in another language ("es" is "und" to the guards) was read with the
+    English tables: Spanish "He" ("I have") was the pronoun he against 나는."""
+    assert not verdict(gs, "He perdido las llaves otra vez.", "나는 또 열쇠를 잃어버렸다.", "es", "ko").blocked
+    assert verdict(gs, "He lost the keys again.", "나는 또 열쇠를 잃어버렸다.", "en", "ko").blocked

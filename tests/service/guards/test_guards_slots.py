@@ -582,3 +582,11 @@ def test_html_character_references_are_read_as_characters(gs: GuardSet) -> None:
 def test_regions_adjectives_and_words_that_name_no_one(gs: GuardSet, a: str, b: str, blocks: bool) -> None:
     blocked = gs.blocked(gs.check(side(a, "en"), side(b, "ko")))
     assert bool({"who", "where"} & set(blocked)) is blocks, blocked
+
+
+def test_a_spaced_name_after_a_letter_that_casefolds_longer(gs: GuardSet) -> None:
+    """"ß" casefolds to "ss": the spaced name's place in the folded text was not its place in the
+    text, so the mention was " 사우스 웨일즈에" and 웨일즈 stayed Wales (a where clash)."""
+    a = side("Bushfire forces evacuations in New South Wales", "en")
+    b = side("Straße 폐쇄: 뉴 사우스 웨일즈에서 산불로 주민 대피", "ko")
+    assert not {"who", "where"} & set(gs.blocked(gs.check(a, b)))
