@@ -592,6 +592,8 @@ class RoleGuard:
         en_request = next((r for r in lists["en_request"] if en == r or en.startswith(r + " ")), None)
         if en_request is None and len(first) == 2 and first[0] in lists["en_request_verbs"] and first[1] == "me":
             en_request = " ".join(first)
+        if en_request and en_offer:  # the longer phrase says it: "let me know" asks, "let me" offers
+            en_request, en_offer = (en_request, None) if len(en_request) > len(en_offer) else (None, en_offer)
         if ko_request and en_offer and not ko_offer:
             return GuardVerdict(self.name, True, True, f"{self.name}: a request ({ko_request}) vs an offer ({en_offer})")
         if ko_offer and en_request and not ko_request:

@@ -247,6 +247,9 @@ def test_the_subject_person_across_languages(gs: GuardSet, en: str, ko: str, blo
         ("Please carry my bag to the station.", "역까지 가방을 들어 주세요.", False),
         ("I'll carry your bag to the station.", "역까지 가방을 들어 줄게.", False),
         ("Carry the bag to the station.", "역까지 가방을 들어 주세요.", False),
+        # "let me know" asks: the longer phrase says it
+        ("Let me know when you arrive.", "도착하면 알려 주세요.", False),
+        ("Let me know when you arrive.", "도착하면 알려 줄게요.", True),
     ],
 )
 def test_a_request_against_an_offer_across_languages(gs: GuardSet, en: str, ko: str, blocked: bool) -> None:
