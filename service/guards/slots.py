@@ -34,7 +34,7 @@ import difflib
 import functools
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -599,11 +599,12 @@ class SlotAnalyzer:
             if not isinstance(spec, dict):
                 raise ValueError(f"slots rules: places.{pid} must be a table with ko/en lists")
             inside: tuple[str, ...] | set[str] = () if ":" in pid else (pid,)
+            stems = frozenset(str_list(spec.get("ko", []), f"slots rules: places.{pid}.ko"))
             for lang in ("ko", "en"):
                 names = spec.get(lang, [])
                 if names:
                     for name in str_list(names, f"slots rules: places.{pid}.{lang}"):
-                        add(name, self._place_id(pid, name, lang == "ko"), inside)
+                        add(name, self._place_id(pid, name, lang == "ko", stems), inside)
         # slots.toml subdivisions: ISO 3166-2 states and nations (California, 스코틀랜드), inside
         # their country so a state aligns with it and vetoes against another state
         for code, spec in self._subdivisions_rules.items():
@@ -639,15 +640,16 @@ class SlotAnalyzer:
         return {k: (frozenset(v), frozenset(within.get(k, ()))) for k, v in ids.items()}
 
     @staticmethod
-    def _place_id(pid: str, name: str, hangul: bool) -> str:
+    def _place_id(pid: str, name: str, hangul: bool, stems: Collection[str] = ()) -> str:
         """A place's identity: ``pid`` itself for a named table ("sea:east"), else the name's
         romanisation within its country, folded (``romanisation_fold``) so that the press's older
         McCune-Reischauer spellings are the same place ("place:KR:gyongju" for 경주, Gyeongju and
-        Kyongju; Pusan is Busan); Korean administrative suffixes (도, 시) are dropped so 경기도 ==
-        Gyeonggi."""
+        Kyongju; Pusan is Busan). A Korean administrative suffix (도, 시) is dropped where the
+        table also lists the name without it (``stems``: 경기도 == 경기 == Gyeonggi); elsewhere it is
+        the name's own syllable (여의도 is Yeouido, not "Yeoui")."""
         if ":" in pid:
             return pid
-        if hangul and len(name) >= 3 and name[-1] in "도시":
+        if hangul and len(name) >= 3 and name[-1] in "도시" and name[:-1] in stems:
             name = name[:-1]
         # a Korean place's Latin name is its assimilated romanisation (강릉 Gangneung)
         return f"place:{pid}:{romanisation_fold(romanize(name, assimilate=True) if hangul else name)}"
