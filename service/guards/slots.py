@@ -737,11 +737,17 @@ class SlotAnalyzer:
                 if before_ok and (not tail or tail in _KO_PARTICLES) \
                         and not any(a < end and at < b for a, b in taken):
                     taken.append((at, end))
-                    surface = text[at:end]
-                    words = surface.split()
-                    mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in words)]
-                    mentions.append(self._name_mention(surface, "hangul", True))
                 at = folded.find(name, at + 1)
+        if not taken:
+            return
+        # the pieces give way only where the text has them nowhere but inside a spaced name
+        # ("뉴 사우스 웨일즈와 웨일즈": the second 웨일즈 is Wales)
+        outside = "".join(" " if any(a <= i < b for a, b in taken) else c for i, c in enumerate(text))
+        pieces = {w for a, b in taken for w in text[a:b].split()}
+        alone = {w for w in pieces if any(m.group(1) in ("", *_KO_PARTICLES) for m in re.finditer(
+            rf"(?<![\uac00-\ud7a3]){re.escape(w)}([\uac00-\ud7a3]*)", outside))}
+        mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in pieces - alone)]
+        mentions.extend(self._name_mention(text[a:b], "hangul", True) for a, b in sorted(taken))
 
     def country_pair(self, surface: str) -> frozenset[str]:
         """The countries of a Korean compound of one-syllable country names ("한미" KR and US,

@@ -597,3 +597,13 @@ def test_a_spaced_name_after_a_letter_that_casefolds_longer(gs: GuardSet) -> Non
     a = side("Bushfire forces evacuations in New South Wales", "en")
     b = side("Straße 폐쇄: 뉴 사우스 웨일즈에서 산불로 주민 대피", "ko")
     assert not {"who", "where"} & set(gs.blocked(gs.check(a, b)))
+
+
+def test_a_spaced_name_takes_only_its_own_pieces(gs: GuardSet) -> None:
+    """"뉴 사우스 웨일즈와 웨일즈": the second 웨일즈 is Wales, read as such; "아메리카노" is no piece."""
+    sa = next(g.analyzer for g in gs.guards if hasattr(g, "analyzer"))
+    assert {m.surface for m in sa.analyse("뉴 사우스 웨일즈와 웨일즈에 폭우").mentions} == {"뉴 사우스 웨일즈", "웨일즈"}
+    assert {m.surface for m in sa.analyse("라틴 아메리카에서 아메리카노 인기").mentions} == {"라틴 아메리카"}
+    blocked = gs.blocked(gs.check(side("Storms hit New South Wales and Wales", "en"),
+                                  side("뉴 사우스 웨일즈와 웨일즈에 폭풍", "ko")))
+    assert not {"who", "where"} & set(blocked), blocked
