@@ -38,7 +38,8 @@ def test_reopening_with_another_model_warns_once_and_the_same_model_not(tmp_path
     with caplog.at_level(logging.WARNING, logger="samestory"):
         with Deduper.open(db, model=Letters("letters-a"), config=config) as d:
             assert d.stats()["vector_index"] == 1
-        assert not caplog.records
+        # INFO records may pass too where an earlier test in this worker set samestory.engine's level
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
         with Deduper.open(db, model=Letters("letters-b"), config=config) as d:
             assert d.stats()["vector_index"] == 0  # as before: not searched by the embedding stage
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
