@@ -12,7 +12,6 @@ ValueError: GuardInput.lang must be a language tag such as 'ko', 'en' or 'und', 
 from __future__ import annotations
 
 import functools
-import html
 import math
 import re
 import unicodedata
@@ -21,7 +20,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from index.hanja import read_hanja
-from index.text import lead_sentence
+from index.text import lead_sentence, unescape_html
 from service.types import GuardVerdict
 
 # Language tags the guards know; anything else well-formed ("ja", "zh-Hant") becomes "und",
@@ -157,18 +156,17 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c
 
 @functools.lru_cache(maxsize=65536)
 def prepare(text: str) -> str:
-    """HTML character references decoded, NFKC + control-character cleanup: every guard reads the
-    same prepared text. Feeds and crawled text carry "&#8212;" and "&amp;": read as they are,
-    "(CNN) &#8212; Five people died" had a number 8212 against "5명" (six Park translations).
+    """HTML character references decoded (``index.text.unescape_html``, as the engine's item
+    features already read them), NFKC + control-character cleanup: every guard reads the same
+    prepared text, also where a caller hands the guards raw text (``GuardSet.check``, the passage
+    check): read as written, "(CNN) &#8212; Five people died" had a number 8212 against "5명".
 
     >>> prepare("０.２５％p\u200b인상")
     '0.25%p 인상'
     >>> prepare("(CNN) &#8212; AT&amp;T")
     '(CNN) — AT&T'
     """
-    if "&" in text and ";" in text:
-        text = html.unescape(text)
-    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFKC", text))
+    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFKC", unescape_html(text)))
 
 
 # index.text's token pattern (numbers keep sign, separators and % / %p), on prepared text.

@@ -588,8 +588,7 @@ class RoleGuard:
         ko_offer = next((e for e in lists["ko_offer"] if e in korean), None)
         en = " ".join(_EN_WORD_RE.findall(latin.replace("’", "'").casefold()))
         first = en.split()[:2]
-        en_offer = next((o for o in lists["en_offer"] if en == o or en.startswith(o + " ")), None)
-        en_request = next((r for r in lists["en_request"] if en == r or en.startswith(r + " ")), None)
+        en_offer, en_request = _opening(en, lists["en_offer"]), _opening(en, lists["en_request"])
         if en_request is None and len(first) == 2 and first[0] in lists["en_request_verbs"] and first[1] == "me":
             en_request = " ".join(first)
         if en_request and en_offer:  # the longer phrase says it: "let me know" asks, "let me" offers
@@ -599,6 +598,11 @@ class RoleGuard:
         if ko_offer and en_request and not ko_request:
             return GuardVerdict(self.name, True, True, f"{self.name}: an offer ({ko_offer}) vs a request ({en_request})")
         return None
+
+
+def _opening(words: str, phrases: tuple[str, ...]) -> str | None:
+    """The first of ``phrases`` that ``words`` (space-joined) open with, as whole words."""
+    return next((p for p in phrases if words == p or words.startswith(p + " ")), None)
 
 
 def _strip_end(text: str) -> str:

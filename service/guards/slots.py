@@ -34,7 +34,7 @@ import difflib
 import functools
 import re
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -298,6 +298,22 @@ def _particle_stems(word: str) -> list[str]:
     """``word`` less each trailing particle it may carry, keeping two syllables or more
     ("조지아에" -> ["조지아"]; "국민의힘의" -> ["국민의힘"])."""
     return [word[: -len(p)] for p in _KO_PARTICLES if word.endswith(p) and len(word) - len(p) >= 2]
+
+
+def _word_spans(text: str, word: str) -> Iterator[tuple[int, int]]:
+    """Where ``word`` stands in ``text`` as whole words: no Hangul before it, and after it
+    nothing or one of its particles ("뉴 사우스 웨일즈의"; not "아메리카노" for 아메리카).
+
+    >>> list(_word_spans("라틴 아메리카에서 아메리카노", "아메리카"))
+    [(3, 7)]
+    """
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        tail = re.match(r"[\uac00-\ud7a3]*", text[end:])
+        if (at == 0 or not HANGUL_RE.match(text[at - 1])) and (tail is None or tail.group(0) in ("", *_KO_PARTICLES)):
+            yield at, end
+        at = text.find(word, at + 1)
 
 
 _VOICING = str.maketrans("kpt", "gbd")  # romanisation_fold: k, p, t read as g, b, d
@@ -599,12 +615,11 @@ class SlotAnalyzer:
             if not isinstance(spec, dict):
                 raise ValueError(f"slots rules: places.{pid} must be a table with ko/en lists")
             inside: tuple[str, ...] | set[str] = () if ":" in pid else (pid,)
-            stems = frozenset(str_list(spec.get("ko", []), f"slots rules: places.{pid}.ko"))
-            for lang in ("ko", "en"):
-                names = spec.get(lang, [])
-                if names:
-                    for name in str_list(names, f"slots rules: places.{pid}.{lang}"):
-                        add(name, self._place_id(pid, name, lang == "ko", stems), inside)
+            lists = {lang: str_list(spec.get(lang) or [], f"slots rules: places.{pid}.{lang}") for lang in ("ko", "en")}
+            stems = frozenset(lists["ko"])
+            for lang, names in lists.items():
+                for name in names:
+                    add(name, self._place_id(pid, name, lang == "ko", stems), inside)
         # slots.toml subdivisions: ISO 3166-2 states and nations (California, 스코틀랜드), inside
         # their country so a state aligns with it and vetoes against another state
         for code, spec in self._subdivisions_rules.items():
@@ -728,24 +743,16 @@ class SlotAnalyzer:
             folded = "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
         taken: list[tuple[int, int]] = []
         for name in self._spaced_names():
-            at = folded.find(name)
-            while at >= 0:
-                end = at + len(name)
-                before_ok = at == 0 or not HANGUL_RE.match(folded[at - 1])
-                rest = re.match(r"[\uac00-\ud7a3]*", folded[end:])
-                tail = rest.group(0) if rest else ""
-                if before_ok and (not tail or tail in _KO_PARTICLES) \
-                        and not any(a < end and at < b for a, b in taken):
+            for at, end in _word_spans(folded, name):
+                if not any(a < end and at < b for a, b in taken):
                     taken.append((at, end))
-                at = folded.find(name, at + 1)
         if not taken:
             return
         # the pieces give way only where the text has them nowhere but inside a spaced name
         # ("뉴 사우스 웨일즈와 웨일즈": the second 웨일즈 is Wales)
         outside = "".join(" " if any(a <= i < b for a, b in taken) else c for i, c in enumerate(text))
         pieces = {w for a, b in taken for w in text[a:b].split()}
-        alone = {w for w in pieces if any(m.group(1) in ("", *_KO_PARTICLES) for m in re.finditer(
-            rf"(?<![\uac00-\ud7a3]){re.escape(w)}([\uac00-\ud7a3]*)", outside))}
+        alone = {w for w in pieces if next(_word_spans(outside, w), None)}
         mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in pieces - alone)]
         mentions.extend(self._name_mention(text[a:b], "hangul", True) for a, b in sorted(taken))
 
