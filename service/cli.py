@@ -273,7 +273,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             # Each chunk is one committed transaction; its results are printed (and flushed) only
             # after the commit, so every printed result survives a crash of this process.
             chunk = articles[start : start + args.chunk_size]
-            for article, r in zip(chunk, engine.ingest_many(chunk, chunk_size=args.chunk_size), strict=True):
+            for article, r in zip(chunk, engine.ingest_many(chunk, chunk_size=args.chunk_size, warn_repeated_ids=False), strict=True):
                 by_status[r.status] += 1
                 if args.json:
                     print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import numbers
 import time as _time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
@@ -31,7 +32,14 @@ from service.settling import Settling
 from service.stateless import DedupeResult, compare_pairs, dedupe_headlines
 from service.store import Store, open_store
 from service.story_level import StoryLevel
-from service.types import Article, ArticleError, Decision, IngestResult
+from service.types import (
+    Article,
+    ArticleError,
+    Decision,
+    IngestResult,
+    RepeatedIdWarning,
+    duplicate_id_warning,
+)
 
 if TYPE_CHECKING:
     from models.verifier import PairVerifierLike
@@ -209,19 +217,26 @@ class Deduper:
         return self._ingest(self._validated([article], lambda _: ""), progress=False, chunk_size=1)[0]
 
     def ingest_many(self, articles: Iterable[Article | dict[str, Any]], *, progress: bool = False,
-                    chunk_size: int = 256) -> list[IngestResult]:
+                    chunk_size: int = 256, warn_repeated_ids: bool = True) -> list[IngestResult]:
         """Ingest in order; every ``chunk_size`` items are one transaction (committed before returning).
 
         Items are validated first, so a bad item fails the call before anything is stored, and
         the error names it by its place (``articles[3]: title must be a string, got int``).
+        Records that repeat an ``id`` give one ``RepeatedIdWarning`` saying what the repeat does
+        (``service.types.duplicate_id_warning``): nothing is lost, but a record without a ``url``
+        is keyed by its id, so its repeat is that document again. ``warn_repeated_ids=False``
+        is for callers that report it their own way (the command line, the HTTP service).
         """
         self._check_open()
         if isinstance(articles, (str, bytes, Article, Mapping)):
             # Iterating one would read its characters or keys as articles.
             raise TypeError(f"articles must be a list of articles, got one {type(articles).__name__}; "
                             "ingest() takes a single article")
-        return self._ingest(self._validated(articles, lambda i: f"articles[{i}]"), progress=progress,
-                            chunk_size=chunk_size)
+        items = self._validated(articles, lambda i: f"articles[{i}]")
+        repeated = duplicate_id_warning(a for a, _ in items) if warn_repeated_ids else None
+        if repeated:
+            warnings.warn(repeated.removeprefix("warning: "), RepeatedIdWarning, stacklevel=2)
+        return self._ingest(items, progress=progress, chunk_size=chunk_size)
 
     def _validated(self, articles: Iterable[Article | dict[str, Any]],
                    where: Callable[[int], str]) -> list[tuple[Article, str | None]]:
@@ -300,7 +315,8 @@ class Deduper:
 
         ``kind="passage"`` (chunks, article bodies): ``service.passages`` decides, and the result
         (``PassageDedupeResult``) holds the kept records and the dropped ones with why.
-        ``kind="headline"``: the headline cascade and guards, as ``ingest`` (a ``DedupeResult``).
+        ``kind="headline"``: the headline cascade and guards, as ``ingest`` (a ``DedupeResult``,
+        with ``selected`` and ``filtered`` records as the passage kind's).
         Records are strings or mappings with a ``text_field``; ``threshold`` overrides the
         embedding-stage threshold for this call. It reads neither the candidate state nor the
         store, so it may run beside an ingest in another thread (the HTTP service does).
@@ -318,7 +334,8 @@ class Deduper:
             raise ValueError(f"kind must be 'passage' or 'headline', got {kind!r}")
         from service.passages import texts_of
 
-        return dedupe_headlines(self.ctx, texts_of(records, text_field)[0], threshold=threshold, progress=progress)
+        return dedupe_headlines(self.ctx, texts_of(records, text_field)[0], threshold=threshold, progress=progress,
+                                records=list(records))
 
     # stories and settling ------------------------------------------------------------------------------
     def settle(self, *, hours: float | None = None, copies: bool = True, progress: bool = False) -> SettleReport:

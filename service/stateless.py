@@ -9,6 +9,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -16,6 +17,7 @@ from tqdm import tqdm
 from index.features import ItemFeatures
 from service.cascade import Cascade
 from service.context import EngineContext
+from service.passages import DroppedRecord
 from service.placement import enter_copy, place_copy
 from service.scoring import CosineScorer
 from service.stages import Refs
@@ -24,17 +26,34 @@ from service.types import Article, ArticleError, Decision
 
 @dataclass
 class DedupeResult:
-    """Stateless dedupe of a batch (RAG chunk filtering).
+    """Stateless dedupe of a batch of headlines (``Deduper.dedupe(kind="headline")``).
 
     ``clusters`` lists input indices per group, ``keep`` the index kept from each group (the
-    first occurrence), ``decisions`` one Decision per input. ``rethreshold`` re-groups with a
-    stricter embedding threshold without re-embedding (semhash style).
+    first occurrence), ``decisions`` one Decision per input. ``selected`` are the kept records as
+    given and ``filtered`` the dropped ones with why, as the passage kind gives them
+    (``records`` holds the inputs; empty when the result was built from positions alone).
+    ``rethreshold`` re-groups with a stricter embedding threshold without re-embedding (semhash
+    style).
     """
 
     clusters: list[list[int]]
     keep: list[int]
     decisions: list[Decision]
     duplicate_of: list[int | None] = field(default_factory=list)
+    records: list[Any] = field(default_factory=list)
+
+    @property
+    def selected(self) -> list[Any]:
+        """The kept records, in input order."""
+        return [self.records[i] for i in sorted(self.keep)] if self.records else []
+
+    @property
+    def filtered(self) -> list[DroppedRecord]:
+        """The dropped records, each with the input it copies and the stage that decided."""
+        if not self.records:
+            return []
+        return [DroppedRecord(i, self.records[i], j, d.stage, d.score, tuple(d.reasons))
+                for i, (j, d) in enumerate(zip(self.duplicate_of, self.decisions, strict=True)) if j is not None]
 
     def rethreshold(self, threshold: float) -> DedupeResult:
         """Split off items merged by the embedding stage below ``threshold`` (only ever stricter)."""
@@ -43,10 +62,10 @@ class DedupeResult:
         for i, d in enumerate(decisions):
             if dup[i] is not None and d.stage == "embedding" and (d.score or 0.0) < threshold:
                 dup[i] = None
-        return _group(dup, decisions)
+        return _group(dup, decisions, self.records)
 
 
-def _group(dup: list[int | None], decisions: list[Decision]) -> DedupeResult:
+def _group(dup: list[int | None], decisions: list[Decision], records: Sequence[Any] = ()) -> DedupeResult:
     root = list(range(len(dup)))
     for i, j in enumerate(dup):
         if j is not None:
@@ -55,7 +74,7 @@ def _group(dup: list[int | None], decisions: list[Decision]) -> DedupeResult:
     for i, r in enumerate(root):
         groups.setdefault(r, []).append(i)
     clusters = list(groups.values())
-    return DedupeResult(clusters, [g[0] for g in clusters], decisions, dup)
+    return DedupeResult(clusters, [g[0] for g in clusters], decisions, dup, list(records))
 
 
 def pair_features(pair: object, name: str) -> tuple[ItemFeatures, ItemFeatures]:
@@ -122,9 +141,10 @@ def compare_pairs(ctx: EngineContext, pairs: Sequence[tuple[Article | str, Artic
 
 
 def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: float | None = None,
-                     progress: bool = False) -> DedupeResult:
+                     progress: bool = False, records: Sequence[Any] | None = None) -> DedupeResult:
     """Each text is matched, in order, against the groups formed so far, through the same
-    cascade and guards as ``ingest`` (``progress``: a bar on stderr)."""
+    cascade and guards as ``ingest`` (``progress``: a bar on stderr). ``records``: the inputs the
+    texts came from (the result's ``selected`` / ``filtered``); the texts themselves if None."""
     if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
         raise ValueError("texts must be a list of strings")
     config = ctx.config if threshold is None else ctx.config.replace(embedding_threshold=threshold)
@@ -165,5 +185,5 @@ def dedupe_headlines(ctx: EngineContext, texts: Sequence[str], *, threshold: flo
         # say it (service.types.matched_stage), not the last stage the cascade ran; score, reasons
         # and blocked_by still say what the stages saw.
         decisions.append(p.decision if p.joins else dataclasses.replace(p.decision, stage="none"))
-    return _group(dup, decisions)
+    return _group(dup, decisions, texts if records is None else records)
 

@@ -317,6 +317,10 @@ class Decision:
         }
 
 
+class RepeatedIdWarning(UserWarning):
+    """``Deduper.ingest_many`` was given records that repeat an ``id`` (``duplicate_id_warning``)."""
+
+
 def duplicate_id_warning(articles: Iterable[Article]) -> str | None:
     """The one warning ``samestory ingest`` and ``batch`` give when records repeat an ``id``, or
     None when none does: how many records repeat an earlier one's id, the first id repeated, and

@@ -56,7 +56,8 @@ class Service:
         """
         def ingest_many(items: list[Any], chunk_size: int) -> list[Any]:
             with self.timed("ingest"):  # the gatherer holds the lock
-                return self.engine.ingest_many(items, chunk_size=chunk_size)
+                # repeats across gathered requests are re-observations, not a caller's mistake
+                return self.engine.ingest_many(items, chunk_size=chunk_size, warn_repeated_ids=False)
 
         return self.gatherer.submit(articles, ingest_many)
 

@@ -124,7 +124,8 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             wrapped = CandidateVectors(engine.ctx.state.vectors, neighbours, floor=floor, exact_scores=exact_scores,
                                        band_floor=band_floor, bodied=_bodied_groups(engine))
             engine.ctx.state.vectors = wrapped  # type: ignore[assignment]
-        out = engine.ingest_many([r.article for r in records], progress=progress)
+        # the batch command warned once for the whole input (service.batch.cli)
+        out = engine.ingest_many([r.article for r in records], progress=progress, warn_repeated_ids=False)
         if wrapped is not None:
             searches = {"answered_from_pairs": wrapped.answered, "own_search": wrapped.fell_back,
                         "own_search_for_score": wrapped.for_score, "own_search_for_ties": wrapped.for_ties,

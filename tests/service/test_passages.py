@@ -526,3 +526,42 @@ def test_the_count_says_how_many_were_vetoed_and_by_which_guards() -> None:
     # The line with another number lacks it in all eight, and no guard is asked past the five named.
     assert re.fullmatch(r"kept: and 3 more earlier chunks with 5-gram Jaccard 0\.\d{3}( to 0\.\d{3})? lack a word "
                         r"or number of this one", res.verdicts[8].reasons[5]), res.verdicts[8].reasons
+
+
+def test_headline_dedupe_gives_records_back_as_the_passage_kind_does() -> None:
+    """``dedupe(kind="headline")`` gave positions only (the eighth tour): a caller deduplicating
+    records had to index back into its own list. Records in, records out, for both kinds."""
+    from service.engine import Deduper
+
+    records = [{"id": "r1", "text": "Harbour city opens new ferry terminal"},
+               {"id": "r2", "text": "HARBOUR CITY OPENS NEW FERRY TERMINAL"},
+               {"id": "r3", "text": "Mountain village reopens its only school"}]
+    with Deduper.open(":memory:", model=None) as d:
+        head = d.dedupe(records, kind="headline")
+        plain = d.dedupe([r["text"] for r in records], kind="headline")
+    assert head.selected == [records[0], records[2]]
+    assert [(x.index, x.record["id"], x.duplicate_of, x.stage) for x in head.filtered] == [(1, "r2", 0, "exact")]
+    assert head.filtered[0].reasons == tuple(head.decisions[1].reasons)
+    assert plain.selected == [records[0]["text"], records[2]["text"]]
+    # a stricter threshold keeps the records with the result
+    assert head.rethreshold(0.99).selected == head.selected
+
+
+def test_ingest_many_warns_once_when_records_repeat_an_id() -> None:
+    """The library passed repeated ids silently (the command line warned): a record without a url
+    is keyed by its id, so its repeat is a version of the first document, not a new one."""
+    import warnings
+
+    from service.engine import Deduper
+    from service.types import RepeatedIdWarning
+
+    items = [{"id": "a", "title": "Harbour city opens new ferry terminal"},
+             {"id": "a", "title": "Mountain village reopens its only school"}]
+    with Deduper.open(":memory:", model=None) as d:
+        with pytest.warns(RepeatedIdWarning, match=r"1 record repeats an earlier record's id \(the first: 'a'\)"):
+            results = d.ingest_many(items)
+        assert results[1].status == "new_version"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            d.ingest_many([{"id": "b", "title": "x y z"}, {"id": "c", "title": "p q r"}])
+            d.ingest_many(items, warn_repeated_ids=False)
