@@ -173,6 +173,36 @@ def fold_initial_sounds(text: str) -> str:
     return text.translate(_INITIAL_SOUND_TABLE)
 
 
+# Where a headline's clauses part: a colon, a bar, a semicolon, a comma, an ellipsis or a dash
+# between spaces ("Monday morning: Seoul subway workers strike", "삼성전자, 3분기 영업익 10조").
+_CLAUSE_MARK_RE = re.compile(r"[:|;,…]|\.\.\.|\s[-–—]\s")
+
+
+def _clause_cuts(text: str) -> set[int]:
+    """The token positions at which ``text``'s clauses part (the count of tokens before each mark)."""
+    return {len(tokens(text[:m.start()])) for m in _CLAUSE_MARK_RE.finditer(text)}
+
+
+def clause_moved(a: str, b: str) -> bool:
+    """The two say the same words in the same order but for one clause moved from one end to the
+    other, at a clause mark of either text: a headline's dateline or lead moved after the rest.
+    A swap of roles ("South Korea beat Japan" / "Japan beat South Korea") is no such move.
+
+    >>> clause_moved("Seoul subway workers go on strike Monday morning", "Monday morning: Seoul subway workers go on strike")
+    True
+    >>> clause_moved("South Korea beat Japan 2-1", "Japan beat South Korea 2-1")
+    False
+    >>> clause_moved("삼성전자, 3분기 영업익 10조", "3분기 영업익 10조…삼성전자"), clause_moved("a b c", "a b c")
+    (True, False)
+    """
+    ta, tb = tokens(a), tokens(b)
+    n = len(ta)
+    if n < 2 or len(tb) != n or ta == tb:
+        return False
+    cuts_a, cuts_b = _clause_cuts(a), _clause_cuts(b)
+    return any(tb == ta[k:] + ta[:k] and (k in cuts_a or n - k in cuts_b) for k in range(1, n))
+
+
 def same_letters(a: str, b: str) -> bool:
     """The two say the same words letter for letter, whatever their spacing, case and
     punctuation: Korean headlines space compounds as each outlet likes. A Hangul syllable's

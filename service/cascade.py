@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
-from index.text import detect_lang, has_hangul, has_latin, same_letters
+from index.text import clause_moved, detect_lang, has_hangul, has_latin, same_letters
 from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
 from service.guards.quantity import QuantityGuard
@@ -115,6 +115,7 @@ def translation_lengths(a: str, b: str) -> bool:
 
 # How a reason names two texts with the same letters (``index.text.same_letters``).
 SAME_LETTERS = "the same letters (spacing, case, punctuation apart)"
+CLAUSE_MOVED = "the same words with a clause moved to the other end"
 
 
 class PairRead(NamedTuple):
@@ -416,6 +417,12 @@ class Cascade:
         texts = verify_texts(new, other)
         if same_letters(*texts):
             trace.reasons.append(f"verifier: not asked, {SAME_LETTERS}")
+            return True
+        if clause_moved(*texts):
+            # The same words with a dateline or lead moved to the other end: the verifier gave
+            # "Monday morning: Seoul subway workers go on strike" against the same words with
+            # "Monday morning" last P 0.00 (eighth tour). A role swap is no such move (index.text).
+            trace.reasons.append(f"verifier: not asked, {CLAUSE_MOVED}")
             return True
         read = self.read_pair(new, other)
         p, threshold = self._score([read])[0], self.verifier_threshold()

@@ -544,6 +544,14 @@ class RoleGuard:
         return step_aside(self.name, "a result on both sides whose names could not be matched")
 
 
+    def _short_words(self, latin: str, korean: str) -> tuple[list[str], list[str]] | None:
+        """The Korean eojeols and English words of two short sentences (both sides at most
+        ``subject_max_words``, counted the one way for the subject and the mood checks), else None."""
+        ko_words, en_words = korean.split(), _EN_WORD_RE.findall(latin.replace("’", "'"))
+        if not ko_words or not en_words or max(len(ko_words), len(en_words)) > self.subject_max_words:
+            return None
+        return ko_words, en_words
+
     def _subject_person(self, latin: str, korean: str) -> GuardVerdict | None:
         """A block when two short sentences open with subject pronouns of different persons
         ("나는 그녀에게 긴 편지를 썼다" / "He wrote me a long letter"), else None.
@@ -554,10 +562,10 @@ class RoleGuard:
         >>> g._subject_person("I wrote her a long letter.", "나는 그녀에게 긴 편지를 썼다.") is None
         True
         """
-        ko_words, en_words = korean.split(), _EN_WORD_RE.findall(latin.replace("’", "'"))
-        if not ko_words or not en_words or max(len(ko_words), len(en_words)) > self.subject_max_words \
-                or latin.lstrip()[:1] in _QUOTES or korean.lstrip()[:1] in _QUOTES:
+        short = self._short_words(latin, korean)
+        if short is None or latin.lstrip()[:1] in _QUOTES or korean.lstrip()[:1] in _QUOTES:
             return None  # a quotation opens with the speaker's words, not the sentence's subject
+        ko_words, en_words = short
         ko_first = ko_words[0]
         ko_person, en_person = self.ko_subjects.get(ko_first), self.en_subjects.get(en_words[0].casefold())
         if ko_person is None or en_person is None or en_person in ko_person.split("|"):
@@ -580,13 +588,13 @@ class RoleGuard:
         True
         """
         lists = self.mood_lists
-        words = latin.split()
-        if not words or max(len(words), len(korean.split())) > self.subject_max_words:
+        short = self._short_words(latin, korean)
+        if short is None:
             return None
         ko_end = _strip_end(korean)
         ko_request = next((e for e in lists["ko_request"] if ko_end.endswith(e)), None)
         ko_offer = next((e for e in lists["ko_offer"] if e in korean), None)
-        en = " ".join(_EN_WORD_RE.findall(latin.replace("’", "'").casefold()))
+        en = " ".join(short[1]).casefold()
         first = en.split()[:2]
         en_offer, en_request = _opening(en, lists["en_offer"]), _opening(en, lists["en_request"])
         if en_request is None and len(first) == 2 and first[0] in lists["en_request_verbs"] and first[1] == "me":

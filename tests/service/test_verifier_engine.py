@@ -341,6 +341,26 @@ def test_the_same_letters_differently_spaced_are_never_refused() -> None:
         del VECTORS[spaced], VECTORS[joined]
 
 
+def test_a_clause_moved_to_the_other_end_is_not_refused_but_a_role_swap_still_is() -> None:
+    """The eighth tour: "Monday morning: ..." against the same words with "Monday morning" last
+    got P 0.00 from the shipped verifier. The same words with a clause moved are not asked; two
+    teams swapped around "beat" are not such a move, so the verifier still reads them."""
+    moved, last = "Harbour ferry crews walk out: Friday night", "Friday night: Harbour ferry crews walk out"
+    swapped_a, swapped_b = "Riverside beat Hillcrest 2-1 in cup final", "Hillcrest beat Riverside 2-1 in cup final"
+    for t in (moved, last, swapped_a, swapped_b):
+        VECTORS[t] = VECTORS[KO]  # cosine 1.0: the embedding stage proposes each pair
+    try:
+        v = FakeVerifier(default=0.0)
+        d = engine(v)
+        dec = d.compare(moved, last)
+        assert dec.same and v.calls == []
+        assert "verifier: not asked, the same words with a clause moved to the other end" in dec.reasons
+        assert not d.compare(swapped_a, swapped_b).same
+    finally:
+        for t in (moved, last, swapped_a, swapped_b):
+            del VECTORS[t]
+
+
 def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so() -> None:
     """"0.25%p" against "25 basis points" is one figure in two units, which the verifier cannot
     convert (the shipped artefact: P 0.003, 0.82 once both say "25 basis points"): with the
