@@ -194,6 +194,9 @@ def test_promotion_and_orders_won_or_lost(gs: GuardSet, ta: str, la: str, tb: st
     ("해수부 장관에 최모 의원 임명", "ko", "Oceans minister sacked after ferry fire", "en", True),
     ("롯데, 신임 대표에 외부 인사 선임", "ko", "Lotte names outsider as new CEO", "en", False),
     ("KIST 선임연구원, 국제학회 최우수 논문상", "ko", "KIST 연구원 경질", "ko", False),  # 선임연구원 is a rank
+    # a forced exit is reported both ways: fired and resigned are one pole; fired against kept is not
+    ("Chipmaker CEO ousted by board", "en", "Chipmaker CEO steps down", "en", False),
+    ("감독 전격 경질", "ko", "Coach stays on despite losing streak", "en", True),
     # taken into custody or let out; 구속 against 불구속; 보석 is also a jewel
     ("경찰, 마약 투약 배우 체포", "ko", "Actor released on bail in drug case", "en", True),
     ("검찰, 전 시장 구속 기소", "ko", "검찰, 전 시장 불구속 기소", "ko", True),
