@@ -23,6 +23,8 @@ Result(winner='일본', loser='한국', shown='일본, 한국 승리')
 Result(winner='한국', loser='일본', shown='한국, 일본 꺾었')
 >>> frames.korean("코스피, 사상 처음 4000선 돌파") is None
 True
+>>> frames.english("Naver acquires Poshmark"), frames.korean("포시마크, 네이버에 인수돼") is None
+(Result(winner='Naver', loser='Poshmark', shown='Naver acquires Poshmark'), True)
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ def _alternation(words: list[str]) -> str:
 class ResultFrames:
     """Result frames of each language, built from ``role.toml [result]``."""
 
-    def __init__(self, en_win: list[str], en_lose: list[str], ko_win: list[str], ko_lose: list[str]) -> None:
+    def __init__(self, en_win: list[str], en_lose: list[str], ko_win: list[str], ko_lose: list[str],
+                 ko_not_after: list[str] | None = None) -> None:
         if not (en_win and en_lose and ko_win and ko_lose):
             raise ValueError("role rules: [result] needs en_win, en_lose, ko_win and ko_lose, each non-empty")
         self._en = [
@@ -76,8 +79,11 @@ class ResultFrames:
         # The loser is the word right before the result word (a score may sit between); the
         # winner is the headline's comma topic ("일본, ... 한국에 승리") or a subject ("한국이 ...").
         loser = rf"(?<=\s)(?P<y>{_KO_TOKEN}){_KO_LOSER_PARTICLES}\s+{_SCORE}"
-        self._ko = [(re.compile(rf"{loser}(?P<v>{_alternation(ko_win)})"), True),
-                    (re.compile(rf"{loser}(?P<v>{_alternation(ko_lose)})"), False)]
+        # A result word glued to one of ko_not_after is another word or the passive ("인수돼" is
+        # acquired, "인수위" a committee): no frame.
+        stop = rf"(?!{_alternation(ko_not_after)})" if ko_not_after else ""
+        self._ko = [(re.compile(rf"{loser}(?P<v>{_alternation(ko_win)}){stop}"), True),
+                    (re.compile(rf"{loser}(?P<v>{_alternation(ko_lose)}){stop}"), False)]
         self._ko_topic = re.compile(r"^(?P<x>[^,，…]+)[,，]")
         self._ko_subject = re.compile(rf"^(?P<x>{_KO_TOKEN}){_KO_SUBJECT_PARTICLES}\s")
         # read once per text, as the other guards' extractions are: the role guard asks on every pair
@@ -89,7 +95,8 @@ class ResultFrames:
         if not isinstance(table, dict):
             raise ValueError("role rules: [result] must be a table")
         where = "role rules: result"
-        return cls(*(str_list(table.get(key, []), f"{where}.{key}") for key in ("en_win", "en_lose", "ko_win", "ko_lose")))
+        return cls(*(str_list(table.get(key, []), f"{where}.{key}")
+                     for key in ("en_win", "en_lose", "ko_win", "ko_lose", "ko_not_after")))
 
     def _english(self, text: str) -> Result | None:
         """The first result frame of an English text, or None."""

@@ -186,3 +186,43 @@ def test_a_distance_or_a_jump_states_no_fall(gs: GuardSet, ta: str, la: str, tb:
 ])
 def test_promotion_and_orders_won_or_lost(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocks: bool) -> None:
     assert ("polarity" in gs.blocked(gs.check(side(ta, la), side(tb, lb)))) is blocks
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb", "blocks"), [
+    # put into or removed from an office (tests/data/frame_pairs.jsonl's frames, other sentences)
+    ("Hyundai appoints new head of design", "en", "Hyundai fires head of design", "en", True),
+    ("해수부 장관에 최모 의원 임명", "ko", "Oceans minister sacked after ferry fire", "en", True),
+    ("롯데, 신임 대표에 외부 인사 선임", "ko", "Lotte names outsider as new CEO", "en", False),
+    ("KIST 선임연구원, 국제학회 최우수 논문상", "ko", "KIST 연구원 경질", "ko", False),  # 선임연구원 is a rank
+    # a forced exit is reported both ways: fired and resigned are one pole; fired against kept is not
+    ("Chipmaker CEO ousted by board", "en", "Chipmaker CEO steps down", "en", False),
+    ("감독 전격 경질", "ko", "Coach stays on despite losing streak", "en", True),
+    # taken into custody or let out; 구속 against 불구속; 보석 is also a jewel
+    ("경찰, 마약 투약 배우 체포", "ko", "Actor released on bail in drug case", "en", True),
+    ("검찰, 전 시장 구속 기소", "ko", "검찰, 전 시장 불구속 기소", "ko", True),
+    ("루브르 보석 도난 용의자 검거", "ko", "Police arrest Louvre jewel theft suspect", "en", False),
+    # bans imposed or lifted ("금지 해제" is a lift, not a ban)
+    ("Vietnam bans e-cigarettes", "en", "베트남, 전자담배 금지 해제", "ko", True),
+    ("베트남, 전자담배 금지 해제", "ko", "Vietnam lifts ban on e-cigarettes", "en", False),
+    # a draw against a match decided; won and lost share a pole
+    ("FC서울, 포항과 1-1 무승부", "ko", "FC Seoul beat Pohang", "en", True),
+    ("FC서울, 포항에 패배", "ko", "Pohang beat FC Seoul", "en", False),
+    ("Brazil held to a goalless draw by Peru", "en", "브라질, 페루와 0-0 비겨", "ko", False),
+    # a shop or a border opened or closed; "shares close" is no closure
+    ("Uniqlo opens flagship store in Myeongdong", "en", "유니클로 명동 플래그십 매장 폐점", "ko", True),
+    ("Kospi closes higher on chip rally", "en", "Kospi opens flat", "en", False),
+    # joining against leaving
+    ("Hungary quits International Criminal Court", "en", "헝가리, 국제형사재판소 가입", "ko", True),
+    ("황희찬, 울버햄튼 합류", "ko", "Hwang Hee-chan joins Wolves", "en", False),
+    # first against again; "X년 만에 처음" is an again
+    ("Gold hits $3,000 an ounce for the first time", "en", "금값, 다시 온스당 3000달러", "ko", True),
+    ("코스피, 3년 만에 처음 3000 돌파", "ko", "Kospi tops 3,000 again", "en", False),
+    # prices raised or cut in English verbs
+    ("Starbucks raises coffee prices in Korea", "en", "스타벅스, 커피 가격 인하", "ko", True),
+    ("Starbucks raises coffee prices in Korea", "en", "스타벅스, 커피 가격 인상", "ko", False),
+    # held against put off ("출시 연기" is no launch)
+    ("현대차, 신형 전기차 출시", "ko", "Hyundai delays new EV launch", "en", True),
+    ("현대차, 신형 전기차 출시 연기", "ko", "Hyundai delays new EV launch", "en", False),
+])
+def test_new_outcome_frames(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocks: bool) -> None:
+    assert ("polarity" in gs.blocked(gs.check(side(ta, la), side(tb, lb)))) is blocks

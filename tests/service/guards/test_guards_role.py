@@ -204,6 +204,23 @@ def test_an_english_result_with_two_verbs(gs: GuardSet, ta: str, tb: str, blocke
     assert verdict(gs, ta, tb, "en").blocked == blocked
 
 
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb", "blocked"),
+    [
+        # a takeover is read as a result, the buyer winning: buyer and target swapped blocks
+        ("Kakao acquires Nexon", "en", "넥슨, 카카오 인수", "ko", True),
+        ("Kakao acquires Nexon", "en", "카카오, 넥슨 인수", "ko", False),
+        ("Samsung to buy Google", "en", "구글, 삼성전자 인수", "ko", True),
+        ("카카오, 넥슨 인수 추진", "ko", "넥슨, 카카오 인수 추진", "ko", True),
+        # the passive and other words are no frame: "넥슨, 카카오에 인수돼" is Nexon acquired by Kakao
+        ("Kakao acquires Nexon", "en", "넥슨, 카카오에 인수돼", "ko", False),
+        ("카카오, 넥슨 인수위 출범", "ko", "넥슨, 카카오 인수위 출범", "ko", False),
+    ],
+)
+def test_a_takeover_is_read_as_a_result(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocked: bool) -> None:
+    assert verdict(gs, ta, tb, la, lb).blocked == blocked
+
+
 def test_a_result_whose_names_are_unknown_steps_aside(gs: GuardSet) -> None:
     v = verdict(gs, "Hanbit Rovers beat Nuri United 2-1", "누리 유나이티드, 한빛 로버스에 2-1 승리", "en", "ko")
     assert not v.blocked
