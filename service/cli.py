@@ -841,6 +841,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose >= 2:
             raise
         raise SystemExit(f"samestory {args.command}: {exc}") from None
+    except KeyboardInterrupt:
+        # Ctrl-C is how a long run is stopped: one line, not the traceback of wherever it was
+        # (the ninth tour's `batch` ended in a guard's regex); 130 is 128 + SIGINT, as a shell says.
+        if args.verbose >= 2:
+            raise
+        print(f"samestory {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader closed the pipe (`samestory stories --id 3 | head`): stop as cat does, with no
         # traceback. Python flushes stdout again at exit and would fail there too: point it at devnull.

@@ -336,3 +336,18 @@ def test_compare_names_the_text_at_fault_before_loading_a_model():
     with pytest.raises(SystemExit) as exc:
         main(["compare", "Fed cuts rates", "Fed cuts rates", "--lang-a", "k o", "--model", "bogus"])
     assert str(exc.value.code).startswith("samestory compare: a: lang must be a language tag")
+
+
+def test_ctrl_c_is_one_line_not_a_traceback(monkeypatch, capsys):
+    """Ninth tour: Ctrl-C during a long command ended in a KeyboardInterrupt traceback from
+    wherever the work was; it is one line and status 130 (128 + SIGINT), as a shell reports it."""
+    from service import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_stats", interrupted)
+    assert cli.main(["stats", "--db", ":memory:"]) == 130
+    assert capsys.readouterr().err == "samestory stats: interrupted\n"
+    with pytest.raises(KeyboardInterrupt):  # -vv still shows where it stopped
+        cli.main(["-vv", "stats", "--db", ":memory:"])
