@@ -162,11 +162,12 @@ def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line.rstrip("\r\n"))  # the newline is none of the record (see batch.io._jsonl)
         except json.JSONDecodeError as exc:
             from service.batch.io import csv_hint
 
-            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}{csv_hint(name, parquet=False)}") from exc
+            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
+                             f"{csv_hint(name, parquet=False)}") from exc
         yield lineno, obj
 
 

@@ -37,6 +37,10 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
         read_records([bad])
+    # a line cut off inside a string said "Invalid control character" past the text's end (ninth tour)
+    bad.write_text('{"title": "ok"}\n{"id": "b", "title": "unterminated\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON: Unterminated string starting at \(column 22\)$"):
+        read_records([bad])
     # a CSV corpus said only "not valid JSON" on its header line
     (tmp_path / "feed.csv").write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"^feed\.csv:1: not valid JSON: .*; CSV is not read: convert it to JSON "
