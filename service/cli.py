@@ -162,11 +162,12 @@ def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line.rstrip("\r\n"))  # the newline is none of the record (see batch.io._jsonl)
         except json.JSONDecodeError as exc:
             from service.batch.io import csv_hint
 
-            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg}{csv_hint(name, parquet=False)}") from exc
+            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
+                             f"{csv_hint(name, parquet=False)}") from exc
         yield lineno, obj
 
 
@@ -841,6 +842,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose >= 2:
             raise
         raise SystemExit(f"samestory {args.command}: {exc}") from None
+    except KeyboardInterrupt:
+        # Ctrl-C is how a long run is stopped: one line, not the traceback of wherever it was
+        # (the ninth tour's `batch` ended in a guard's regex); 130 is 128 + SIGINT, as a shell says.
+        if args.verbose >= 2:
+            raise
+        print(f"samestory {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader closed the pipe (`samestory stories --id 3 | head`): stop as cat does, with no
         # traceback. Python flushes stdout again at exit and would fail there too: point it at devnull.

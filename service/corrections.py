@@ -427,9 +427,13 @@ class Editor:
                 raise CorrectionError(f"story {into_story} has no members left to merge into")
             veto = self.engine.ctx.constraints.cannot_link(into_docs, src_docs)
             if veto is not None:
-                raise CorrectionError(f"documents {veto.doc_a} and {veto.doc_b} were marked not the same by "
-                                      f"{veto.who} at {iso(veto.at)} (correction {veto.id}): split them first "
-                                      f"or leave the stories apart")
+                # Name the correction the editor made: after a split, "marked not the same" named
+                # something nobody did, and "split them first" read as the split just made.
+                what = (f"document {veto.doc_a} was split off from document {veto.doc_b}" if veto.kind == "split"
+                        else f"documents {veto.doc_a} and {veto.doc_b} were marked not the same")
+                raise CorrectionError(f"{what} by {veto.who} at {iso(veto.at)} (correction {veto.id}), which a "
+                                      f"merge does not undo: split one of the two off its story first, or leave "
+                                      f"the stories apart")
             now = _time.time()
             why = f"editor {who} merged story {from_story} into story {into_story}"
             # The merged story keeps its row (and the corrections name it) with no groups left. The

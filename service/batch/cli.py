@@ -79,6 +79,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
                         exact_scores=args.exact_scores, settle=args.settle, quiet=args.quiet)
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         raise SystemExit(f"samestory batch: {exc}") from exc
+    except KeyboardInterrupt:
+        # Ctrl-C: say what is left. OUT is written only at the end; an --into store has committed
+        # the records decided so far (ingest_many's chunks), and the same command into it again
+        # finishes the run (the ninth tour: 1,536 of 3,003 rows in, then a second run gave the same
+        # copy groups and stories as one uninterrupted run, those rows `reobserved`).
+        if args.verbose >= 2:
+            raise
+        kept = (f"; {_without_password(args.into)} keeps the records decided before it: run the same command "
+                "again to finish (those rows come back reobserved)") if args.into != ":memory:" else ""
+        print(f"samestory batch: interrupted; nothing written to {args.out}{kept}", file=sys.stderr)
+        return 130
     try:
         if args.out.is_dir():
             _remove_earlier_result(args.out)

@@ -73,7 +73,9 @@ def _jsonl(path: Path) -> Iterator[Record]:
                     continue
                 where = f"{path.name}:{lineno}"
                 try:
-                    obj = json.loads(line)
+                    # Without its newline: a line cut off inside a string (a writer killed mid-line)
+                    # said "Invalid control character" at a column past the text's end.
+                    obj = json.loads(line.rstrip("\r\n"))
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})"
                                      f"{csv_hint(path.name)}") from exc

@@ -128,8 +128,10 @@ def _keep(s: dict[str, Any], f: Filters) -> bool:
     if f.until is not None and s["first"] > f.until:
         return False
     if f.q:
-        needle = f.q.casefold()
-        if not any(needle in t.casefold() for t in s["titles"]):
+        # Every word of the query in one member's title, in any order (the box asks for "words";
+        # as one phrase "gwangju strike" missed "Gwangju teachers' union to begin general strike").
+        words = f.q.casefold().split()
+        if not any(all(w in t.casefold() for w in words) for t in s["titles"]):
             return False
     return True
 

@@ -56,7 +56,7 @@ def test_bad_files_get_a_clear_error_and_store_nothing(tmp_path):
     csv.write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
     res = run("ingest", str(csv), "--db", f"sqlite:///{db}", "--model", "none")
     assert res.returncode != 0 and res.stderr.decode().strip().endswith(
-        "feed.csv:1: not valid JSON: Expecting value; CSV is not read: convert it to JSON Lines (one JSON object a line)")
+        "feed.csv:1: not valid JSON: Expecting value (column 1); CSV is not read: convert it to JSON Lines (one JSON object a line)")
     bad.write_text('{"title": "ok", "url": "https://a.example/1"}\n\n{"title": "x", "url": "ftp://nope"}\n',
                    encoding="utf-8")
     res = run("ingest", str(bad), "--db", f"sqlite:///{db}", "--model", "none")
@@ -336,3 +336,29 @@ def test_compare_names_the_text_at_fault_before_loading_a_model():
     with pytest.raises(SystemExit) as exc:
         main(["compare", "Fed cuts rates", "Fed cuts rates", "--lang-a", "k o", "--model", "bogus"])
     assert str(exc.value.code).startswith("samestory compare: a: lang must be a language tag")
+
+
+def test_ctrl_c_is_one_line_not_a_traceback(monkeypatch, capsys):
+    """Ninth tour: Ctrl-C during a long command ended in a KeyboardInterrupt traceback from
+    wherever the work was; it is one line and status 130 (128 + SIGINT), as a shell reports it."""
+    from service import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_stats", interrupted)
+    assert cli.main(["stats", "--db", ":memory:"]) == 130
+    assert capsys.readouterr().err == "samestory stats: interrupted\n"
+    with pytest.raises(KeyboardInterrupt):  # -vv still shows where it stopped
+        cli.main(["-vv", "stats", "--db", ":memory:"])
+
+
+def test_a_line_cut_off_inside_a_string_says_so(tmp_path):
+    """Ninth tour: a feed whose last line was cut off inside a string (a writer killed mid-line)
+    said `not valid JSON: Invalid control character at` (the newline, past the text's end, and no
+    position after "at"); it says where the unterminated string starts."""
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"title": "ok"}\n{"id": "b", "title": "unterminated\n', encoding="utf-8")
+    res = run("ingest", str(cut), "--db", ":memory:", "--model", "none", "--quiet")
+    assert res.returncode != 0
+    assert res.stderr.decode().strip().endswith("cut.jsonl:2: not valid JSON: Unterminated string starting at (column 22)")

@@ -142,9 +142,25 @@ def test_merge_moves_copy_groups_and_not_same_blocks_a_later_merge():
     n = editor.not_same(docs[0], other.document_id, who="carol")
     assert n.kind == "not_same" and n.story_to is not None  # they shared a story: the second one's group left it
     assert _group_of(engine.store, other.document_id) == other.cluster_id
-    with pytest.raises(CorrectionError, match=r"marked not the same by carol .* split them first"):
+    with pytest.raises(CorrectionError, match=r"marked not the same by carol .* split one of the two off its story first"):
         editor.merge(story, n.story_to, who="alice")
     assert _story_docs(engine.store, n.story_to) == [other.document_id]  # the refused merge changed nothing
+    engine.close()
+
+
+def test_a_merge_refused_after_a_split_names_the_split():
+    """Ninth tour: an editor who merged a split-off story back (to undo the split) read
+    "documents 3 and 2 were marked not the same ...: split them first", a correction nobody made
+    and advice that read as the split just made."""
+    engine = _engine()
+    story, docs = _story(engine)
+    editor = Editor(engine)
+    s = editor.split(docs[-1], who="alice")
+    with pytest.raises(CorrectionError) as refused:
+        editor.merge(story, s.story_to, who="alice")
+    message = str(refused.value)
+    assert message.startswith(f"document {docs[-1]} was split off from document {s.doc_b} by alice at ")
+    assert f"(correction {s.id}), which a merge does not undo" in message and "not the same" not in message
     engine.close()
 
 

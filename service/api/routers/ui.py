@@ -176,8 +176,11 @@ def story(request: Request, story_id: int) -> HTMLResponse:
     if view is None:
         return _page(request, "error.html", who, message=f"story {story_id} does not exist", status_code=404)
     mine = service.call("read", _corrections_of, service.engine.store, story_id)
+    q = request.query_params
+    # A refused correction's form comes back as the editor filled it (_back's ``kept``).
+    kept = {k: q.get(k, "") for k in KEPT_FIELDS} if q.get("error") else {}
     return _page(request, "story.html", who, story=view, corrections=mine,
-                 notice=request.query_params.get("notice"), error=request.query_params.get("error"))
+                 notice=q.get("notice"), error=q.get("error"), kept=kept)
 
 
 def _corrections_of(store: Any, story_id: int) -> list[dict[str, Any]]:
@@ -185,8 +188,17 @@ def _corrections_of(store: Any, story_id: int) -> list[dict[str, Any]]:
 
 
 # corrections -------------------------------------------------------------------------------------
-def _back(story_id: int, *, notice: str | None = None, error: str | None = None) -> RedirectResponse:
+KEPT_FIELDS = ("form", "other_story", "doc_a", "doc_b", "note")
+
+
+def _back(story_id: int, *, notice: str | None = None, error: str | None = None,
+          kept: dict[str, str] | None = None) -> RedirectResponse:
+    """Back to the story page with a notice or an error; with an error, ``kept`` (the refused
+    form's fields) too, so that the page refills that form: a typo in the story number used to
+    lose the note the editor had written."""
     params = {k: v for k, v in (("notice", notice), ("error", error)) if v}
+    if error and kept:
+        params.update({k: v for k, v in kept.items() if k in KEPT_FIELDS and v})
     return RedirectResponse(f"/ui/stories/{story_id}?{urlencode(params)}", status.HTTP_303_SEE_OTHER)
 
 
@@ -218,7 +230,8 @@ async def _correct(request: Request, story_id: int, action: str) -> Response:
         moved = f"; document {b} moved to story {c.story_to}" if c.story_to else ""  # they shared a story
         return _back(story_id, notice=f"documents {a} and {b} marked not the same (correction {c.id}){moved}")
     except (CorrectionError, ValueError) as exc:
-        return _back(story_id, error=str(exc))
+        kept = {k: str(form.get(k) or "")[:2000] for k in KEPT_FIELDS[1:]}
+        return _back(story_id, error=str(exc), kept={"form": action, **kept})
 
 
 @router.post("/stories/{story_id}/split")

@@ -37,6 +37,10 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     bad.write_text('{"title": "ok"}\n{"title": "broken"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON"):
         read_records([bad])
+    # a line cut off inside a string said "Invalid control character" past the text's end (ninth tour)
+    bad.write_text('{"title": "ok"}\n{"id": "b", "title": "unterminated\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^bad\.jsonl:2: not valid JSON: Unterminated string starting at \(column 22\)$"):
+        read_records([bad])
     # a CSV corpus said only "not valid JSON" on its header line
     (tmp_path / "feed.csv").write_text("id,title\nr1,Fed raises rates\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"^feed\.csv:1: not valid JSON: .*; CSV is not read: convert it to JSON "
@@ -283,3 +287,27 @@ def test_batch_warns_once_about_repeated_ids_and_keeps_every_row(tmp_path: Path,
                                                                  (2, "y", "new_version")]
     assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--overwrite", "--model", "none", "--quiet"]) == 0
     assert "warning" in capsys.readouterr().err  # --quiet does not hide it
+
+
+def test_ctrl_c_is_one_line_saying_what_is_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Ninth tour: SIGINT half-way through a 3,003-record run ended in a KeyboardInterrupt
+    traceback from inside a guard, and said nothing of what was kept (nothing in OUT; with --into,
+    the records decided so far, which the same command into that store finishes)."""
+    import service.batch.run as batch_run
+    from service.cli import main
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_run, "run_batch", interrupted)
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    out = tmp_path / "out"
+    assert main(["batch", str(src), "--out", str(out), "--model", "none", "--quiet"]) == 130
+    err = capsys.readouterr().err
+    assert err == f"samestory batch: interrupted; nothing written to {out}\n"
+    assert not out.exists() or not any(out.iterdir())
+    into = f"sqlite:///{tmp_path}/s.db"
+    assert main(["batch", str(src), "--out", str(out), "--model", "none", "--quiet", "--into", into]) == 130
+    assert capsys.readouterr().err.endswith(f"; {into} keeps the records decided before it: run the same command "
+                                            "again to finish (those rows come back reobserved)\n")
