@@ -173,6 +173,18 @@ def fold_initial_sounds(text: str) -> str:
     return text.translate(_INITIAL_SOUND_TABLE)
 
 
+def fold_word_initial_sounds(text: str) -> str:
+    """``text`` with the initial ㄹ / ㄴ of each word's first syllable only written as South Korean
+    spelling writes it: a name's North Korean spelling (로동당, 리설주) compares alike with the
+    South's (노동당, 이설주), while the syllables inside a name stay as written (a name is no
+    place for the mid-word folds of :func:`fold_initial_sounds`). For comparing, not for showing.
+
+    >>> fold_word_initial_sounds("로동당 리설주"), fold_word_initial_sounds("분렬 런던")
+    ('노동당 이설주', '분렬 넌던')
+    """
+    return re.sub(r"(?<!\S)\S", lambda m: m.group(0).translate(_INITIAL_SOUND_TABLE), text)
+
+
 # Where a headline's clauses part: a colon, a bar, a semicolon, a comma, an ellipsis or a dash
 # between spaces ("Monday morning: Seoul subway workers strike", "삼성전자, 3분기 영업익 10조").
 _CLAUSE_MARK_RE = re.compile(r"[:|;,…]|\.\.\.|\s[-–—]\s")

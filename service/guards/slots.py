@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from index import numerals
-from index.text import abbreviates
+from index.text import abbreviates, fold_word_initial_sounds
 from service.guards.base import HANGUL_RE, UNIT_CONVERSION_TOLERANCE, converts, prepare
 from service.guards.rules import Rules, number, str_list, table
 
@@ -1206,7 +1206,7 @@ class SlotAnalyzer:
                     return o.surface
             return None
         for o in other.mentions:
-            if o.slot in ("who", "where") and o.script == m.script and typo_close(m.norm, o.norm):
+            if o.slot in ("who", "where") and o.script == m.script and names_alike(m, o):
                 return o.surface
         if m.script == "latin":
             toks = [t.casefold() for t in m.surface.split()]
@@ -1240,6 +1240,16 @@ class SlotAnalyzer:
 
 
 @functools.lru_cache(maxsize=65536)
+def names_alike(a: Mention, b: Mention) -> bool:
+    """Two names of one script spelt alike: a typo apart (``typo_close``), or, in Hangul, the
+    North's spelling of the other (로동당 / 노동당, 리설주 / 이설주: a word's initial ㄹ / ㄴ)."""
+    if typo_close(a.norm, b.norm):
+        return True
+    if a.script != "hangul" or b.script != "hangul":
+        return False
+    return typo_close(*("".join(fold_word_initial_sounds(m.surface.casefold()).split()) for m in (a, b)))
+
+
 def typo_close(a: str, b: str) -> bool:
     """One edit apart (two for long names): a misspelling, not another name.
 
@@ -1393,8 +1403,8 @@ def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
         return None
     if i > 0 and not (ea[i - 1][2] or eb[i - 1][2]):
         return None
-    if typo_close(ea[i][0].casefold(), eb[i][0].casefold()):
-        return None  # one name misspelt, not another name
+    if typo_close(fold_word_initial_sounds(ea[i][0].casefold()), fold_word_initial_sounds(eb[i][0].casefold())):
+        return None  # one name misspelt or in the North's spelling (로동당 / 노동당), not another name
     if other_particle(ea[i][0], eb[i][0]):
         return None  # one name with another particle ("남한에" / "남한의"), not another name
     if same_identity(a, ea[i][0], b, eb[i][0]):
@@ -1430,7 +1440,8 @@ def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str,
     ma, mb = ea[1][0], eb[1][0]
     if not (HANGUL_RE.fullmatch(ma[:1]) and HANGUL_RE.fullmatch(mb[:1])) or any(ch.isdigit() for ch in ma + mb):
         return None
-    if ma == mb or ma.casefold() in b.flat or mb.casefold() in a.flat or typo_close(ma, mb) or other_particle(ma, mb):
+    if ma == mb or ma.casefold() in b.flat or mb.casefold() in a.flat or other_particle(ma, mb) \
+            or typo_close(fold_word_initial_sounds(ma), fold_word_initial_sounds(mb)):
         return None
     shared = {w for w, _, _ in ea[2:]} & {w for w, _, _ in eb[2:]}
     # Two shared frame words: set on tests/data/first_feed.jsonl's K-pop pairs ("11월", "솔로"),

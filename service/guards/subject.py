@@ -20,7 +20,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from index.text import abbreviates, strip_outlet_suffix
+from index.text import abbreviates, fold_word_initial_sounds, strip_outlet_suffix
 from service.guards.base import GuardInput, fast_tokens, is_hangul, prepare, step_aside
 from service.guards.rules import Rules, int_setting, load_rules, str_list, table
 from service.types import GuardVerdict
@@ -302,7 +302,9 @@ class SubjectGuard:
         la, lb = self.lead(a.headline), self.lead(b.headline)
         if not la.key or not lb.key:
             return step_aside(self.name, "no lead token")
-        if la.key == lb.key or la.stem == lb.stem:
+        if la.key == lb.key or la.stem == lb.stem or (
+                is_hangul(la.stem) and fold_word_initial_sounds(la.stem) == fold_word_initial_sounds(lb.stem)):
+            # the last: a North Korean spelling (로동당 / 노동당, 리설주 / 이설주)
             return GuardVerdict(self.name, False, True, f"{self.name}: {la.shown} == {lb.shown}")
         if is_hangul(la.stem) and is_hangul(lb.stem) and min(len(la.stem), len(lb.stem)) >= 2 and abbreviates(la.stem, lb.stem):
             # A Korean short form takes its syllables in order from the full name (공정위 /

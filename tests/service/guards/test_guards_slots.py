@@ -607,3 +607,17 @@ def test_a_spaced_name_takes_only_its_own_pieces(gs: GuardSet) -> None:
     blocked = gs.blocked(gs.check(side("Storms hit New South Wales and Wales", "en"),
                                   side("뉴 사우스 웨일즈와 웨일즈에 폭풍", "ko")))
     assert not {"who", "where"} & set(blocked), blocked
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("노동당 전원회의 개막", "로동당 전원회의 개막"),  # the party as the North spells it
+    ("이설주 여사, 평양 공연 관람", "리설주 여사, 평양 공연 관람"),  # a surname's initial ㄹ
+    ("김정은, 노동당 회의 주재", "김정은, 로동당 회의 주재"),
+])
+def test_a_north_korean_spelling_of_a_name_is_the_same_name(gs: GuardSet, a: str, b: str) -> None:
+    """Word-initial ㄹ / ㄴ (두음법칙): the subject and who guards read 로동당 against 노동당 as two
+    parties (the twenty-sixth session's finding); another name in the frame still clashes."""
+    verdicts = gs.check(side(a, "ko"), side(b, "ko"))
+    assert not [v.evidence for v in verdicts if v.blocked]
+    other = gs.check(side(a, "ko"), side(a.replace("노동당", "정의당").replace("이설주", "김설주"), "ko"))
+    assert {"subject", "who"} & {v.guard for v in other if v.blocked}
