@@ -1250,6 +1250,7 @@ def names_alike(a: Mention, b: Mention) -> bool:
     return typo_close(*("".join(fold_word_initial_sounds(m.surface.casefold()).split()) for m in (a, b)))
 
 
+@functools.lru_cache(maxsize=65536)
 def typo_close(a: str, b: str) -> bool:
     """One edit apart (two for long names): a misspelling, not another name.
 

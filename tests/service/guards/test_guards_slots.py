@@ -621,3 +621,11 @@ def test_a_north_korean_spelling_of_a_name_is_the_same_name(gs: GuardSet, a: str
     assert not [v.evidence for v in verdicts if v.blocked]
     other = gs.check(side(a, "ko"), side(a.replace("노동당", "정의당").replace("이설주", "김설주"), "ko"))
     assert {"subject", "who"} & {v.guard for v in other if v.blocked}
+
+
+def test_typo_close_stays_cached() -> None:
+    """names_alike took the lru_cache decorator that typo_close had (the nk merge); typo_close,
+    asked from nine places on every pair, keeps its own."""
+    from service.guards.slots import names_alike, typo_close
+
+    assert hasattr(typo_close, "cache_info") and hasattr(names_alike, "cache_info")
