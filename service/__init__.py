@@ -4,7 +4,7 @@
 """
 
 from service.config import EngineConfig
-from service.types import Article, ArticleError, Decision, IngestResult
+from service.types import Article, ArticleError, Decision, IngestResult, RepeatedIdWarning
 
 
 def __getattr__(name: str):  # lazy: importing service.types must not load the engine
@@ -15,4 +15,5 @@ def __getattr__(name: str):  # lazy: importing service.types must not load the e
     raise AttributeError(name)
 
 
-__all__ = ["Article", "ArticleError", "Decision", "DedupeResult", "Deduper", "EngineConfig", "IngestResult"]
+__all__ = ["Article", "ArticleError", "Decision", "DedupeResult", "Deduper", "EngineConfig", "IngestResult",
+           "RepeatedIdWarning"]

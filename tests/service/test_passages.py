@@ -552,8 +552,8 @@ def test_ingest_many_warns_once_when_records_repeat_an_id() -> None:
     is keyed by its id, so its repeat is a version of the first document, not a new one."""
     import warnings
 
+    from service import RepeatedIdWarning  # beside Deduper and Article, to filter it by
     from service.engine import Deduper
-    from service.types import RepeatedIdWarning
 
     items = [{"id": "a", "title": "Harbour city opens new ferry terminal"},
              {"id": "a", "title": "Mountain village reopens its only school"}]
