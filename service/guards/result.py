@@ -25,6 +25,10 @@ Result(winner='한국', loser='일본', shown='한국, 일본 꺾었')
 True
 >>> frames.english("Naver acquires Poshmark"), frames.korean("포시마크, 네이버에 인수돼") is None
 (Result(winner='Naver', loser='Poshmark', shown='Naver acquires Poshmark'), True)
+>>> frames.korean("포시마크, 네이버에 인수") is None, frames.korean("포시마크, 네이버가 인수") is None
+(True, True)
+>>> frames.korean("포시마크, 네이버 품으로…1.6조에 인수") is None
+True
 """
 
 from __future__ import annotations
@@ -44,11 +48,13 @@ __all__ = ["Result", "ResultFrames", "load_rules", "name_matcher"]
 # A name in an English headline: one to four capitalised words or acronyms ("South Korea", "LAFC",
 # "Real Madrid"); the lower-case words around a verb ("as", "at") end it.
 _EN_NAME = r"(?:[A-Z][\w'’.\-]*|\d+ers)(?:\s+(?:[A-Z][\w'’.\-]*)){0,3}"
-# A score between the loser and the result word: "2-0", "3대1로", "2:1".
-_SCORE = r"(?:\S*\d\S*\s+)?"
+# A score between the loser and the result word: "2-0", "3대1로", "2:1"; not across an ellipsis
+# ("포시마크, 네이버 품으로…1.6조에 인수" has no score after 네이버).
+_SCORE_CHAR = r"(?:(?!\.\.)[^\s…])"  # prepare() writes … as "..."
+_SCORE = rf"(?:{_SCORE_CHAR}*\d{_SCORE_CHAR}*\s+)?"
 # A Korean name token: Hangul, Latin or digits, without the particle.
 _KO_TOKEN = r"[가-힣A-Za-z0-9]+?"
-_KO_LOSER_PARTICLES = r"(?:에게|에|을|를|전)?"
+_KO_LOSER_PARTICLES = r"(?P<p>에게|에|을|를|전)?"
 _KO_SUBJECT_PARTICLES = r"(?:이|가|은|는)"
 
 
@@ -61,6 +67,23 @@ class Result:
     shown: str
 
 
+def _subject_particle(word: str) -> bool:
+    """``word`` ends in the subject particle: 가 after a syllable without a final consonant, 이
+    after one with it ("네이버가", "쿠팡이"); not the end of a name (11번가, LG디스플레이, 우루과이).
+    After a Latin letter or a digit it is taken for the particle ("KT가").
+
+    >>> [_subject_particle(w) for w in ("네이버가", "쿠팡이", "11번가", "LG디스플레이", "KT가", "가")]
+    [True, True, False, False, True, False]
+    """
+    if len(word) < 2 or word[-1] not in "이가":
+        return False
+    prev = word[-2]
+    if not "가" <= prev <= "힣":
+        return True
+    closed = (ord(prev) - 0xAC00) % 28 != 0
+    return closed == (word[-1] == "이")
+
+
 def _alternation(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
@@ -69,7 +92,7 @@ class ResultFrames:
     """Result frames of each language, built from ``role.toml [result]``."""
 
     def __init__(self, en_win: list[str], en_lose: list[str], ko_win: list[str], ko_lose: list[str],
-                 ko_not_after: list[str] | None = None) -> None:
+                 ko_not_after: list[str] | None = None, ko_object_only: list[str] | None = None) -> None:
         if not (en_win and en_lose and ko_win and ko_lose):
             raise ValueError("role rules: [result] needs en_win, en_lose, ko_win and ko_lose, each non-empty")
         self._en = [
@@ -84,6 +107,10 @@ class ResultFrames:
         stop = rf"(?!{_alternation(ko_not_after)})" if ko_not_after else ""
         self._ko = [(re.compile(rf"{loser}(?P<v>{_alternation(ko_win)}){stop}"), True),
                     (re.compile(rf"{loser}(?P<v>{_alternation(ko_lose)}){stop}"), False)]
+        # After a name with 에 / 에게 these are the passive ("포시마크, 네이버에 인수": bought by
+        # Naver), where a match's result word takes its loser so ("한국, 일본에 승리"); after one
+        # with 이 / 가 the name is the buyer ("포시마크, 네이버가 인수"; _subject_particle).
+        self._ko_object_only = frozenset(ko_object_only or ())
         self._ko_topic = re.compile(r"^(?P<x>[^,，…]+)[,，]")
         self._ko_subject = re.compile(rf"^(?P<x>{_KO_TOKEN}){_KO_SUBJECT_PARTICLES}\s")
         # read once per text, as the other guards' extractions are: the role guard asks on every pair
@@ -96,7 +123,7 @@ class ResultFrames:
             raise ValueError("role rules: [result] must be a table")
         where = "role rules: result"
         return cls(*(str_list(table.get(key, []), f"{where}.{key}")
-                     for key in ("en_win", "en_lose", "ko_win", "ko_lose", "ko_not_after")))
+                     for key in ("en_win", "en_lose", "ko_win", "ko_lose", "ko_not_after", "ko_object_only")))
 
     def _english(self, text: str) -> Result | None:
         """The first result frame of an English text, or None."""
@@ -118,6 +145,9 @@ class ResultFrames:
         rest = clean[topic.end():]
         for pattern, wins in self._ko:
             m = pattern.search(" " + rest)
+            if m is not None and m.group("v") in self._ko_object_only and (
+                    m.group("p") in ("에", "에게") or _subject_particle(m.group("y"))):
+                return None  # bought by the name with 에 or 가: no frame is read
             if m is not None and m.group("y") not in x:
                 y = m.group("y")
                 return Result(x if wins else y, y if wins else x, f"{x}, {y} {m.group('v')}")

@@ -226,3 +226,22 @@ def test_promotion_and_orders_won_or_lost(gs: GuardSet, ta: str, la: str, tb: st
 ])
 def test_new_outcome_frames(gs: GuardSet, ta: str, la: str, tb: str, lb: str, blocks: bool) -> None:
     assert ("polarity" in gs.blocked(gs.check(side(ta, la), side(tb, lb)))) is blocks
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb"), [
+    # one report in other senses of the new frames' words (review of the frames, 2026-12-07)
+    ("Defender leaves Napoli for Bayern", "en", "수비수, 바이에른 입단", "ko"),  # a transfer
+    ("Streaming price hike leaves subscribers angry", "en", "스트리밍 요금 인상에 가입자 불만", "ko"),  # 가입자: subscribers
+    ("Airline flies to Rome for the first time after pandemic", "en", "항공사, 팬데믹 이후 로마 노선 다시 운항", "ko"),
+    ("코스피, 2021년 이후 처음 3000 돌파", "ko", "Kospi tops 3,000 again", "en"),
+    ("UPS cuts shipping fees for small firms", "en", "UPS, 소상공인 배송료 인하", "ko"),  # the carrier, no verb
+    ("Delivery startups cut fees for restaurants", "en", "배달 스타트업, 식당 수수료 인하", "ko"),  # no "ups" inside a word
+    ("Travel bans lifted as outbreak ebbs", "en", "여행 금지 해제", "ko"),
+    ("Court rejects arrest warrant for ex-mayor", "en", "전 시장 구속영장 기각…불구속 수사", "ko"),
+    ("Ceasefire talks: prime minister upbeat", "en", "총리 취임 후 첫 휴전 협상", "ko"),
+    ("Court dismisses lawsuit against president over appointment", "en", "법원, 대통령 임명 관련 소송 각하", "ko"),
+    ("Carmaker discloses Shanghai plant expansion", "en", "자동차회사, 상하이 공장 개장", "ko"),
+    ("Gunman opens fire near station", "en", "역 인근 총격…역 폐쇄", "ko"),
+])
+def test_the_new_frames_words_in_other_senses_state_no_outcome(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    assert "polarity" not in gs.blocked(gs.check(side(ta, la), side(tb, lb)))

@@ -214,6 +214,9 @@ def test_an_english_result_with_two_verbs(gs: GuardSet, ta: str, tb: str, blocke
         ("카카오, 넥슨 인수 추진", "ko", "넥슨, 카카오 인수 추진", "ko", True),
         # the passive and other words are no frame: "넥슨, 카카오에 인수돼" is Nexon acquired by Kakao
         ("Kakao acquires Nexon", "en", "넥슨, 카카오에 인수돼", "ko", False),
+        ("Kakao acquires Nexon", "en", "넥슨, 카카오에 인수", "ko", False),  # the passive, its ending dropped
+        ("Kakao acquires Nexon", "en", "넥슨, 카카오가 인수", "ko", False),  # the buyer as subject
+        ("Kakao acquires Nexon", "en", "넥슨, 카카오 품으로…1조에 인수", "ko", False),  # no score across the ellipsis
         ("카카오, 넥슨 인수위 출범", "ko", "넥슨, 카카오 인수위 출범", "ko", False),
     ],
 )
