@@ -242,6 +242,8 @@ def test_new_outcome_frames(gs: GuardSet, ta: str, la: str, tb: str, lb: str, bl
     ("Court dismisses lawsuit against president over appointment", "en", "법원, 대통령 임명 관련 소송 각하", "ko"),
     ("Carmaker discloses Shanghai plant expansion", "en", "자동차회사, 상하이 공장 개장", "ko"),
     ("Gunman opens fire near station", "en", "역 인근 총격…역 폐쇄", "ko"),
+    ("Typhoon leaves 3 dead", "en", "태풍으로 3명 사망…군 병력 구조 작업 합류", "ko"),  # a toll, no membership
+    ("Premier leaves summit early", "en", "총리, 정상회의 합류 하루 만에 조기 귀국", "ko"),
 ])
 def test_the_new_frames_words_in_other_senses_state_no_outcome(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
     assert "polarity" not in gs.blocked(gs.check(side(ta, la), side(tb, lb)))
