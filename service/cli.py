@@ -158,16 +158,15 @@ def guards_wanted(args: argparse.Namespace) -> bool:
 
 
 def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    from service.batch.io import jsonl_value
+
     for lineno, line in enumerate(stream, 1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line.rstrip("\r\n"))  # the newline is none of the record (see batch.io._jsonl)
-        except json.JSONDecodeError as exc:
-            from service.batch.io import csv_hint
-
-            raise SystemExit(f"{name}:{lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
-                             f"{csv_hint(name, parquet=False)}") from exc
+            obj = jsonl_value(line, name, lineno, parquet=False)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from exc
         yield lineno, obj
 
 

@@ -65,6 +65,24 @@ def csv_hint(name: str, *, parquet: bool = True) -> str:
     return ""
 
 
+def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> Any:
+    """The JSON value of line ``lineno`` of the file ``name``; a ValueError that names the line
+    and column where it is not JSON (``samestory ingest`` and ``batch`` read lines alike).
+
+    >>> jsonl_value('{"title": "cut', "feed.jsonl", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: feed.jsonl:3: not valid JSON: Unterminated string starting at (column 11)
+    """
+    try:
+        # Without its newline: a line cut off inside a string (a writer killed mid-line) said
+        # "Invalid control character" at a column past the text's end.
+        return json.loads(line.rstrip("\r\n"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{name}:{lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
+                         f"{csv_hint(name, parquet=parquet)}") from exc
+
+
 def _jsonl(path: Path) -> Iterator[Record]:
     try:
         with path.open(encoding="utf-8") as f:
@@ -72,13 +90,7 @@ def _jsonl(path: Path) -> Iterator[Record]:
                 if not line.strip():
                     continue
                 where = f"{path.name}:{lineno}"
-                try:
-                    # Without its newline: a line cut off inside a string (a writer killed mid-line)
-                    # said "Invalid control character" at a column past the text's end.
-                    obj = json.loads(line.rstrip("\r\n"))
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})"
-                                     f"{csv_hint(path.name)}") from exc
+                obj = jsonl_value(line, path.name, lineno)
                 yield Record(where, _article(obj, where), obj)
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
