@@ -1242,12 +1242,19 @@ class SlotAnalyzer:
 @functools.lru_cache(maxsize=65536)
 def names_alike(a: Mention, b: Mention) -> bool:
     """Two names of one script spelt alike: a typo apart (``typo_close``), or, in Hangul, the
-    North's spelling of the other (로동당 / 노동당, 리설주 / 이설주: a word's initial ㄹ / ㄴ)."""
+    North's spelling of the other (``north_spelling_close``)."""
     if typo_close(a.norm, b.norm):
         return True
     if a.script != "hangul" or b.script != "hangul":
         return False
-    return typo_close(*("".join(fold_word_initial_sounds(m.surface.casefold()).split()) for m in (a, b)))
+    return north_spelling_close(a.surface.casefold(), b.surface.casefold())
+
+
+def north_spelling_close(a: str, b: str) -> bool:
+    """``typo_close`` once each word's initial ㄹ / ㄴ is written as the South writes it
+    (``index.text.fold_word_initial_sounds``) and the spaces are dropped: 로동당 / 노동당,
+    리설주 / 이설주 are one name."""
+    return typo_close(*("".join(fold_word_initial_sounds(x).split()) for x in (a, b)))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -1404,7 +1411,7 @@ def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
         return None
     if i > 0 and not (ea[i - 1][2] or eb[i - 1][2]):
         return None
-    if typo_close(fold_word_initial_sounds(ea[i][0].casefold()), fold_word_initial_sounds(eb[i][0].casefold())):
+    if north_spelling_close(ea[i][0].casefold(), eb[i][0].casefold()):
         return None  # one name misspelt or in the North's spelling (로동당 / 노동당), not another name
     if other_particle(ea[i][0], eb[i][0]):
         return None  # one name with another particle ("남한에" / "남한의"), not another name
@@ -1442,7 +1449,7 @@ def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str,
     if not (HANGUL_RE.fullmatch(ma[:1]) and HANGUL_RE.fullmatch(mb[:1])) or any(ch.isdigit() for ch in ma + mb):
         return None
     if ma == mb or ma.casefold() in b.flat or mb.casefold() in a.flat or other_particle(ma, mb) \
-            or typo_close(fold_word_initial_sounds(ma), fold_word_initial_sounds(mb)):
+            or north_spelling_close(ma, mb):
         return None
     shared = {w for w, _, _ in ea[2:]} & {w for w, _, _ in eb[2:]}
     # Two shared frame words: set on tests/data/first_feed.jsonl's K-pop pairs ("11월", "솔로"),
