@@ -207,10 +207,10 @@ class Cascade:
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
                     stage.confirm_floor = config.copy.slot_confirm_threshold
-        if verifier is not None:  # the rescue reads hits down to verifier_floor
+        if verifier is not None:  # the rescue reads hits down to its floor (anchored below verifier_floor)
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
-                    stage.verify_floor = config.copy.verifier_floor
+                    stage.verify_floor = config.copy.rescue_floor
 
     def embed_text(self, f: ItemFeatures) -> str:
         return f.embed_text(self.config.copy.embed_body_lead)
@@ -445,13 +445,28 @@ class Cascade:
                 and self.config.copy.verifier_floor <= cosine < high and other_language(a, b)
                 and translation_lengths(*verify_texts(a, b)))
 
+    def anchored_band(self, a: ItemFeatures, b: ItemFeatures, cosine: float | None) -> bool:
+        """The pair is one the verifier may rescue below ``verifier_floor``: a verifier is on, the
+        two are in different languages with a translation's lengths, the cosine lies in
+        [``verifier_anchored_floor``, ``verifier_floor``), and the guards let the pair through and
+        match a name or figure on both sides (``GuardVerdict.anchors``)."""
+        copy = self.config.copy
+        if (self.verifier is None or cosine is None or not copy.rescue_floor <= cosine < copy.verifier_floor
+                or not other_language(a, b) or not translation_lengths(*verify_texts(a, b))):
+            return False
+        allowed, verdicts = self.vet(a, b)
+        return allowed and sum(v.anchors for v in verdicts) > 0
+
     def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
+        anchored = (", a name or figure matched on both sides"
+                    if cosine < self.config.copy.verifier_floor else "")
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
-                f"{self.config.copy.embedding_threshold}; {self._unmatched(self.read_pair(a, b))}")
+                f"{self.config.copy.embedding_threshold}{anchored}; {self._unmatched(self.read_pair(a, b))}")
 
     def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The Korean-English rescue: the embedding hits no stage took, in another language than
-        the item, with cosine in [verifier_floor, embedding_threshold), at most ``embedding_k``,
+        the item, with cosine in [verifier_floor, embedding_threshold) (or down to the anchored floor,
+        :meth:`anchored_band`), at most ``embedding_k``,
         read by the verifier in one call; best cosine first, the first at or above its threshold
         that the guards (and ``confirm``) let through is the match."""
         trace, entries, item = probe.trace, probe.state.entries, probe.item
@@ -461,7 +476,8 @@ class Cascade:
             if doc == probe.exclude_doc or cluster in trace.tried or any(c == cluster for _, c, _, _ in band):
                 continue
             other = entries.features(doc)
-            if self.rescue_band(item, other, sc.cosine) and self.too_far(item, other) is None:
+            if ((self.rescue_band(item, other, sc.cosine) or self.anchored_band(item, other, sc.cosine))
+                    and self.too_far(item, other) is None):
                 band.append((doc, cluster, sc.cosine, other))
         band = band[:self.config.copy.embedding_k]
         if not band:
@@ -583,7 +599,7 @@ class Cascade:
             # As ``match`` goes on after the embedding stage's candidates: the verifier's rescue
             # when it is on, else the slot-confirmed band.
             cos = scores.get("cosine")
-            if self.rescue_band(a, b, cos):
+            if self.rescue_band(a, b, cos) or self.anchored_band(a, b, cos):
                 return self._rescue_pair(a, b, trace, last)
             if self.verifier is None and cos is not None and self.confirm_band(cos):
                 ok, why, verdicts = self.slot_confirm(a, b)

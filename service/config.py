@@ -247,6 +247,15 @@ class CopyConfig(_Checked):
     # -> 216, recall 0.759 -> 0.754 (research/notes/verifier-runtime.md). Lower: more pairs read,
     # more unrelated merges; higher: translations whose vectors disagree stay apart.
     verifier_floor: float = 0.45
+    # Below verifier_floor, down to this cosine, a Korean-English pair is read by the verifier only
+    # when the guards let it through and match a name or a figure on both sides (GuardVerdict.anchors:
+    # "이재명 == Lee Jae-myung", "5조달러 == $5 trillion"): USE puts translated names far apart
+    # ("Lee Jae-myung holds summit with Ishiba in Tokyo" / "이재명 대통령, 도쿄서 이시바 총리와
+    # 정상회담", cosine 0.40), and the anchor keeps out the unrelated pairs a plain 0.30 floor let in.
+    # 0.30: fold-0 rows, Park R 0.774 -> 0.78x, no false merge more on the dev or hand-written
+    # sets (research/notes/verifier.md, "An anchored floor"). Lower: more pairs read, each
+    # needing its anchor; None or >= verifier_floor: off.
+    verifier_anchored_floor: float | None = 0.30
     # The rescue's own threshold (None: verifier_threshold). 0.6: of 0.5-0.8 on fold-0 dev pairs,
     # the lowest with NTREX P >= 0.99 (P / R 0.984 / 0.826 at 0.5, 0.992 / 0.803 at 0.6). Higher:
     # fewer translations merged; lower: more unrelated Korean-English pairs rescued.
@@ -282,11 +291,24 @@ class CopyConfig(_Checked):
 
     def _check(self) -> None:
         _unit_interval(self, ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor",
+                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor", "verifier_anchored_floor",
                               "verifier_rescue_threshold"))
         _non_negative(self, ("window_days", "copy_gap_hours"))
         if self.embedding_k < 1:
             raise ValueError(f"embedding_k must be >= 1, got {self.embedding_k}")
+
+    @property
+    def rescue_floor(self) -> float:
+        """The lowest cosine the verifier's rescue reads: ``verifier_anchored_floor`` when set
+        below ``verifier_floor``, else ``verifier_floor``.
+
+        >>> CopyConfig(verifier_floor=0.45, verifier_anchored_floor=0.3).rescue_floor
+        0.3
+        >>> CopyConfig(verifier_floor=0.45, verifier_anchored_floor=None).rescue_floor
+        0.45
+        """
+        low = self.verifier_anchored_floor
+        return self.verifier_floor if low is None else min(low, self.verifier_floor)
 
 
 @dataclass(frozen=True)
