@@ -76,11 +76,21 @@ WORD_BEFORE_CHARS = 32
 # another), never from its middle. The list holds every line the rag-chunks-ntrex generator adds
 # (its README) plus their common variants; what it misses still reaches the shingle pass, where
 # the unexplained line makes the chunk "new content" unless it is covered elsewhere.
+_KO_FOOTER = (r"무단\s*전재\s*(?:및|&|[-·,/])?\s*재배포(?:\s*(?:,|및)\s*AI\s*학습\s*(?:및|·)?\s*(?:활용|이용))?\s*금지"
+              r"(?:\s*[>\])])?")
 _BOILERPLATE = [
     r"\((?:Reuters|AP|AFP|Yonhap|CNN|Bloomberg)\)\s*+[-–—]?",
     r"\(\w{1,10}=\w{1,10}(?:\s\w{1,10})?\)",                # (서울=연합뉴스), (서울=뉴스1) 홍길동 기자
     r"\[(?:사진|그래픽|영상)\s*=\s*[^\]]{1,20}\]",             # [사진=연합뉴스]
-    r"무단\s*전재\s*(?:및|&)\s*재배포\s*금지",
+    # The Korean copyright footer, alone or as outlets write it with their name (the tenth tour:
+    # these were content): "<저작권자 © 매체, 무단전재 및 재배포 금지>", "ⓒ 매체 무단 전재-재배포,
+    # AI 학습 및 활용 금지", "[ⓒ 매체 & site.kr, ...]". Up to three name words after a bracket,
+    # 저작권자 or the sign (NFKC: ⓒ -> c; "(c)" as typed); without one, the name must start a line
+    # or follow a sentence's stop, so an unstopped last sentence keeps its words (at most three
+    # words after a stop are taken). Every word is whole (possessive): no text splits more than one way.
+    r"(?:[<\[(]\s*+)?(?:(?:저작권자\s*+)?(?:\(c\)|©|(?<![a-z])c(?![a-z]))|저작권자|(?<=[<\[(])|(?<=\n)|(?<=[.!?]\s))"
+    r"\s*+(?:[\w&]++(?:\.[\w&]++)*+\s*+){0,3}?,?\s*+" + _KO_FOOTER,
+    _KO_FOOTER,
     r"기사\s*제보\s*및\s*보도\s*자료",
     r"저작권자\s*+[ⓒ©]?(?:\s*[\w.]{1,20})?",
     r"▶\s*관련\s*기사\s*더보기",
