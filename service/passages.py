@@ -243,6 +243,11 @@ def texts_of(records: Sequence[Any], text_field: str = "text",
     return texts, langs
 
 
+def _no_candidate(cfg: PassageConfig) -> str:
+    return (f"kept: new content (no earlier kept chunk in its language shares about "
+            f"{cfg.lsh_threshold:.0%} of its 5-grams, the MinHash LSH bar)")
+
+
 def _quote(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
@@ -311,8 +316,7 @@ class PassageDeduper:
         final = []
         for i, v in enumerate(verdicts):
             if v is None:
-                why = notes.get(i) or [f"kept: new content (no earlier kept chunk in its language shares about "
-                                       f"{cfg.lsh_threshold:.0%} of its 5-grams, the MinHash LSH bar)"]
+                why = notes.get(i) or [_no_candidate(cfg)]
                 v = PassageVerdict(i, None, "none", None, tuple(why))
             final.append(v)
         return PassageDedupeResult(list(records), final)
@@ -381,8 +385,9 @@ class PassageDeduper:
                 self._merge(i, j, jac, what, verdicts, cfg)
                 return True
             said.append(_note(kind, what, j, jac, cfg))
-        if said:
-            notes.setdefault(i, []).extend(said)
+        # No candidate at all is a verdict too: said here, it stays first when the translation
+        # stage adds its line (the tenth tour: that line alone read as if no same-language check ran).
+        notes.setdefault(i, []).extend(said or [_no_candidate(cfg)])
         return False
 
     def _rest(self, i: int, p: Passage, rest: list[tuple[int, float]], said: list[str], passages: list[Passage],

@@ -565,3 +565,15 @@ def test_ingest_many_warns_once_when_records_repeat_an_id() -> None:
             warnings.simplefilter("error")
             d.ingest_many([{"id": "b", "title": "x y z"}, {"id": "c", "title": "p q r"}])
             d.ingest_many(items, warn_repeated_ids=False)
+
+
+def test_a_kept_chunk_says_its_same_language_verdict_when_the_translation_stage_also_speaks() -> None:
+    """The tenth tour: in a two-language batch a chunk with no same-language candidate gave only
+    the translation stage's line ("#0 (ko) is not a translation of it"); alone, the same chunk says
+    "kept: new content (no earlier kept chunk in its language ...)". Both stages looked; both say so."""
+    # A Korean window sharing half its sentences with the English one: not a translation of it.
+    res = PassageDeduper(AlignedEncoder()).dedupe([" ".join(EN[:4]), " ".join(KO[2:6])])
+    assert res.keep == [0, 1]
+    reasons = res.verdicts[1].reasons
+    assert reasons[0].startswith("kept: new content (no earlier kept chunk in its language"), reasons
+    assert len(reasons) == 2 and "not a translation" in reasons[1], reasons  # here the probe gate's line
