@@ -76,6 +76,10 @@ WORD_BEFORE_CHARS = 32
 # another), never from its middle. The list holds every line the rag-chunks-ntrex generator adds
 # (its README) plus their common variants; what it misses still reaches the shingle pass, where
 # the unexplained line makes the chunk "new content" unless it is covered elsewhere.
+# The copyright sign as it reaches the patterns: "©", "(c)" as typed, or a lone "c", which is what
+# NFKC makes of "ⓒ" (the patterns read ``nfkc(text)``; a "ⓒ" in them never matched: the tenth tour's
+# "ⓒ 2026 Harbor Wire. All rights reserved." and "(c) ..." footers stayed content).
+_SIGN = r"(?:©|\(c\)|(?<![a-z])c(?![a-z]))"
 _KO_FOOTER = (r"무단\s*전재\s*(?:및|&|[-·,/])?\s*재배포(?:\s*(?:,|및)\s*AI\s*학습\s*(?:및|·)?\s*(?:활용|이용))?\s*금지"
               r"(?:\s*[>\])])?")
 _BOILERPLATE = [
@@ -88,7 +92,7 @@ _BOILERPLATE = [
     # 저작권자 or the sign (NFKC: ⓒ -> c; "(c)" as typed); without one, the name must start a line
     # or follow a sentence's stop, so an unstopped last sentence keeps its words (at most three
     # words after a stop are taken). Every word is whole (possessive): no text splits more than one way.
-    r"(?:[<\[(]\s*+)?(?:(?:저작권자\s*+)?(?:\(c\)|©|(?<![a-z])c(?![a-z]))|저작권자|(?<=[<\[(])|(?<=\n)|(?<=[.!?]\s))"
+    r"(?:[<\[(]\s*+)?(?:(?:저작권자\s*+)?" + _SIGN + r"|저작권자|(?<=[<\[(])|(?<=\n)|(?<=[.!?]\s))"
     r"\s*+(?:[\w&]++(?:\.[\w&]++)*+\s*+){0,3}?,?\s*+" + _KO_FOOTER,
     _KO_FOOTER,
     r"기사\s*제보\s*및\s*보도\s*자료",
@@ -103,10 +107,10 @@ _BOILERPLATE = [
     # Up to four words before "All rights reserved", the last one possibly glued to it. Written
     # as "(?:[\w.]+\s*){0,4}" it let the engine split a long word every possible way: "©" and
     # 300 letters took 54 s. Now each word is whole (possessive) and only the glued one is lazy.
-    r"[©ⓒ]\s*(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
+    _SIGN + r"\s*(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
     # The same footer without the sign ("Copyright 2024 Example News. All rights reserved."), or
     # the phrase alone (the seventh tour: a chunk ending "All rights reserved." was new content).
-    r"Copyright\s*+(?:[©ⓒ]\s*)?(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
+    r"Copyright\s*+(?:" + _SIGN + r"\s*)?(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
     r"All rights reserved\.?",
 ]
 _BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*", re.IGNORECASE)

@@ -159,3 +159,20 @@ def test_words_of_the_last_sentence_are_no_outlet_name() -> None:
     # No stop before the footer: the words before it are the sentence's, not an outlet's.
     text = "시의회는 화요일 페리 노선 확대안을 통과시켰다 무단전재 및 재배포 금지"
     assert strip_boilerplate(text) == ("시의회는 화요일 페리 노선 확대안을 통과시켰다", ("무단전재 및 재배포 금지",))
+
+
+@pytest.mark.parametrize("footer", [
+    # The tenth tour: "ⓒ" (NFKC makes it "c", which the patterns' "ⓒ" never matched) and a typed
+    # "(c)" left the outlet and year as the chunk's content.
+    "ⓒ 2026 Harbor Wire. All rights reserved.",
+    "(c) 2026 Harbor Wire. All rights reserved.",
+    "(C) Harbor Wire 2026. All rights reserved.",
+    "Copyright (c) 2026 Harbor Wire. All rights reserved.",
+])
+def test_every_form_of_the_copyright_sign_starts_the_english_footer(footer: str) -> None:
+    core, removed = strip_boilerplate("The vote passed. " + footer)
+    assert core == "The vote passed." and len(removed) == 1, (core, removed)
+
+
+def test_a_c_inside_a_word_is_no_copyright_sign() -> None:
+    assert strip_boilerplate("He studied music All rights reserved.") == ("He studied music", ("All rights reserved.",))
