@@ -395,3 +395,30 @@ class Passage:
         ['12']
         """
         return sorted(self.numbers - other.numbers)
+
+    @cached_property
+    def number_sequence(self) -> tuple[str, ...]:
+        """The numbers the normalised core states, in order, each as often as it is stated."""
+        return tuple(_NUMBER_RE.findall(self.core_norm))
+
+    def misplaced_numbers(self, other: Passage) -> list[str]:
+        """This passage's numbers that ``other`` does not state in this order or as often: a figure
+        changed to a number stated elsewhere ("350 passengers" -> "40 passengers" beside "40
+        bicycles") or swapped ("9 to 4" / "4 to 9"), which ``new_numbers`` (a set) lets through.
+        [] when its numbers are a subsequence of ``other``'s (a copy, a window inside it).
+
+        >>> a = Passage.build("It passed 9 to 4. Ferries carry 350 people and 40 bikes.")
+        >>> Passage.build("It passed 9 to 4. Ferries carry 40 people and 40 bikes.").misplaced_numbers(a)
+        ['40']
+        >>> Passage.build("Ferries carry 350 people and 40 bikes.").misplaced_numbers(a)
+        []
+        """
+        theirs = other.number_sequence
+        out: list[str] = []
+        at = 0
+        for n in self.number_sequence:
+            try:
+                at = theirs.index(n, at) + 1
+            except ValueError:
+                out.append(n)
+        return out

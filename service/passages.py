@@ -420,8 +420,8 @@ class PassageDeduper:
 
     def _check(self, p: Passage, q: Passage, cfg: PassageConfig) -> tuple[str, list[str]]:
         """Whether the kept chunk ``q`` (over the Jaccard bar) says everything ``p`` says: ("copy",
-        typos) when it does, else why not, ("new" | "typos" | "numbers", the words or numbers ``q``
-        lacks) or ("vetoed", the guards' evidence)."""
+        typos) when it does, else why not, ("new" | "typos" | "numbers" | "order", the words or numbers
+        ``q`` lacks or states in another order) or ("vetoed", the guards' evidence)."""
         new, typos = p.new_words(q)
         if new:
             return "new", new
@@ -430,6 +430,9 @@ class PassageDeduper:
         numbers = p.new_numbers(q)
         if numbers:
             return "numbers", numbers
+        misplaced = p.misplaced_numbers(q)
+        if misplaced:
+            return "order", misplaced
         blocked = self._vet([(p.core, p.lang, q.core, q.lang)])
         if blocked:
             return "vetoed", blocked
@@ -600,6 +603,9 @@ def _note(kind: str, what: list[str], j: int, jac: float, cfg: PassageConfig) ->
         return f"{head} but {len(what)} words one edit from its words, more than {cfg.max_typos} typos: {shown}"
     if kind == "numbers":
         return f"{head} but not the number(s) {', '.join(what[:5])} of this chunk (new content)"
+    if kind == "order":
+        return (f"{head} but it states the number(s) {', '.join(what[:5])} of this chunk in another order "
+                f"or less often (a changed figure: new content)")
     return f"{head}, vetoed: " + "; ".join(what)
 
 
