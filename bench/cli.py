@@ -31,6 +31,25 @@ def _alternatives(value: str) -> list[str]:
     return names
 
 
+def _count_or_zero(value: str) -> int:
+    """``type=`` of ``--requests``, whose 0 means none (the tenth tour: it was refused as < 1).
+
+    >>> _count_or_zero("0"), _count_or_zero("30")
+    (0, 30)
+    >>> _count_or_zero("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be an integer >= 0, got '-1'
+    """
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value!r}")
+    return n
+
+
 def register(subparsers: Any) -> None:
     """Add the ``bench`` sub-command to an ``argparse`` sub-parser collection."""
     from service.cli import positive_int as _positive
@@ -47,23 +66,23 @@ def register(subparsers: Any) -> None:
     p.add_argument("--size", type=_positive, default=10_000,
                    help="stream size in items (default %(default)s); the named eval sets support at most about "
                         "48,800 at 40%% copies and 97,700 at 70%% (larger sizes are refused, see bench/stream.py)")
-    p.add_argument("--repeats", type=_positive, default=3, help="runs per method; medians are reported")
+    p.add_argument("--repeats", type=_positive, default=3, help="runs per method; medians are reported (default 3)")
     p.add_argument("--json", action="store_true", help="last stdout line: one JSON object with every figure")
     p.add_argument("--out", type=Path, default=None, help="also write bench-<size>.json into this folder")
     # A string default: argparse passes it through _alternatives, and --help shows it as it is typed.
     p.add_argument("--alternatives", type=_alternatives, default=DEFAULT_ALTERNATIVES,
                    help=f"comma list of {', '.join(ALTERNATIVES)} or 'none' (default %(default)s)")
-    p.add_argument("--model", default="use", help="embedder spec, or 'none' for the cheap passes only")
+    p.add_argument("--model", default="use", help="embedder spec, or 'none' for the cheap passes only (default use)")
     p.add_argument("--no-guards", action="store_true", help="engine with guards off (not the product setting)")
     p.add_argument("--dup-share", type=float, default=None,
                    help="share of copies in the stream (default 0.4 for stream, 0.3 for dedupe)")
     p.add_argument("--methods", default="samestory,semhash,minhash",
                    help="dedupe only: comma list of samestory, before (the path before the cross-lingual gate, "
                         "USE on every core; also times the requests), semhash, minhash (default %(default)s)")
-    p.add_argument("--requests", type=_positive, default=30,
+    p.add_argument("--requests", type=_count_or_zero, default=30,
                    help="dedupe only: distinct 20-chunk requests timed (0: none; default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="stream seed (default %(default)s)")
-    p.add_argument("--probe", type=_positive, default=100, help="single-item ingests timed per index-size checkpoint")
+    p.add_argument("--probe", type=_positive, default=100, help="single-item ingests timed per index-size checkpoint (default 100)")
     p.add_argument("--no-restart", action="store_true", help="skip the warm-restart / memory measurement")
     p.add_argument("--throughput-only", action="store_true",
                    help="measure throughput, precision and recall only: no restart, dedupe, guard or single-item "

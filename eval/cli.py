@@ -175,13 +175,14 @@ def register(subparsers: Any) -> None:
     r.add_argument("--baselines", action="store_true", help="run the seeds' baselines next to samestory")
     r.add_argument("--cluster-sample", type=positive_int, default=None, help="about N items of whole gold clusters per set")
     r.add_argument("--sets", default=None, help="comma-separated set names (default: all)")
-    r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (okt falls "
-                   "back to kiwipiepy where KoNLPy/Java are missing)")
+    r.add_argument("--tokenizer", default="okt", choices=["okt", "kiwi"], help="seed 003 tokenizer (default okt; "
+                   "okt falls back to kiwipiepy where KoNLPy/Java are missing)")
     r.add_argument("--no-stories", action="store_true", help="leave out the story level (the Stories section)")
     r.add_argument("--verifier", action="store_true", help="also the engine with the pair verifier off (it is on by "
                    "default), on the pair sets: a 'samestory (no verifier)' column")
     r.add_argument("--orders", default="1,2,3", help="shuffle seeds the story level is also ingested in, streamed "
-                                                     "and settled (the Arrival order table; empty: file order only)")
+                                                     "and settled (the Arrival order table; empty: file order only; "
+                                                     "default %(default)s)")
     r.add_argument("--json", action="store_true", help="last stdout line: one JSON object (F1 per set and method)")
     _common(r)
     r.set_defaults(func=cmd_report)

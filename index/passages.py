@@ -76,11 +76,25 @@ WORD_BEFORE_CHARS = 32
 # another), never from its middle. The list holds every line the rag-chunks-ntrex generator adds
 # (its README) plus their common variants; what it misses still reaches the shingle pass, where
 # the unexplained line makes the chunk "new content" unless it is covered elsewhere.
+# The copyright sign as it reaches the patterns: "©", "(c)" as typed, or a lone "c", which is what
+# NFKC makes of "ⓒ" (the patterns read ``nfkc(text)``; a "ⓒ" in them never matched: the tenth tour's
+# "ⓒ 2026 Harbor Wire. All rights reserved." and "(c) ..." footers stayed content).
+_SIGN = r"(?:©|\(c\)|(?<![a-z])c(?![a-z]))"
+_KO_FOOTER = (r"무단\s*전재\s*(?:및|&|[-·,/])?\s*재배포(?:\s*(?:,|및)\s*AI\s*학습\s*(?:및|·)?\s*(?:활용|이용))?\s*금지"
+              r"(?:\s*[>\])])?")
 _BOILERPLATE = [
     r"\((?:Reuters|AP|AFP|Yonhap|CNN|Bloomberg)\)\s*+[-–—]?",
     r"\(\w{1,10}=\w{1,10}(?:\s\w{1,10})?\)",                # (서울=연합뉴스), (서울=뉴스1) 홍길동 기자
     r"\[(?:사진|그래픽|영상)\s*=\s*[^\]]{1,20}\]",             # [사진=연합뉴스]
-    r"무단\s*전재\s*(?:및|&)\s*재배포\s*금지",
+    # The Korean copyright footer, alone or as outlets write it with their name (the tenth tour:
+    # these were content): "<저작권자 © 매체, 무단전재 및 재배포 금지>", "ⓒ 매체 무단 전재-재배포,
+    # AI 학습 및 활용 금지", "[ⓒ 매체 & site.kr, ...]". Up to three name words after a bracket,
+    # 저작권자 or the sign (NFKC: ⓒ -> c; "(c)" as typed); without one, the name must start a line
+    # or follow a sentence's stop, so an unstopped last sentence keeps its words (at most three
+    # words after a stop are taken). Every word is whole (possessive): no text splits more than one way.
+    r"(?:[<\[(]\s*+)?(?:(?:저작권자\s*+)?" + _SIGN + r"|저작권자|(?<=[<\[(])|(?<=\n)|(?<=[.!?]\s))"
+    r"\s*+(?:[\w&]++(?:\.[\w&]++)*+\s*+){0,3}?,?\s*+" + _KO_FOOTER,
+    _KO_FOOTER,
     r"기사\s*제보\s*및\s*보도\s*자료",
     r"저작권자\s*+[ⓒ©]?(?:\s*[\w.]{1,20})?",
     r"▶\s*관련\s*기사\s*더보기",
@@ -93,10 +107,10 @@ _BOILERPLATE = [
     # Up to four words before "All rights reserved", the last one possibly glued to it. Written
     # as "(?:[\w.]+\s*){0,4}" it let the engine split a long word every possible way: "©" and
     # 300 letters took 54 s. Now each word is whole (possessive) and only the glued one is lazy.
-    r"[©ⓒ]\s*(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
+    _SIGN + r"\s*(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
     # The same footer without the sign ("Copyright 2024 Example News. All rights reserved."), or
     # the phrase alone (the seventh tour: a chunk ending "All rights reserved." was new content).
-    r"Copyright\s*+(?:[©ⓒ]\s*)?(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
+    r"Copyright\s*+(?:" + _SIGN + r"\s*)?(?:\d{4}\s*)?(?:[\w.]++\s++){0,3}(?:[\w.]++\s++|[\w.]*?)All rights reserved\.?",
     r"All rights reserved\.?",
 ]
 _BOILERPLATE_START_RE = re.compile(r"^\s*(?:" + "|".join(_BOILERPLATE) + r")\s*", re.IGNORECASE)
@@ -381,3 +395,30 @@ class Passage:
         ['12']
         """
         return sorted(self.numbers - other.numbers)
+
+    @cached_property
+    def number_sequence(self) -> tuple[str, ...]:
+        """The numbers the normalised core states, in order, each as often as it is stated."""
+        return tuple(_NUMBER_RE.findall(self.core_norm))
+
+    def misplaced_numbers(self, other: Passage) -> list[str]:
+        """This passage's numbers that ``other`` does not state in this order or as often: a figure
+        changed to a number stated elsewhere ("350 passengers" -> "40 passengers" beside "40
+        bicycles") or swapped ("9 to 4" / "4 to 9"), which ``new_numbers`` (a set) lets through.
+        [] when its numbers are a subsequence of ``other``'s (a copy, a window inside it).
+
+        >>> a = Passage.build("It passed 9 to 4. Ferries carry 350 people and 40 bikes.")
+        >>> Passage.build("It passed 9 to 4. Ferries carry 40 people and 40 bikes.").misplaced_numbers(a)
+        ['40']
+        >>> Passage.build("Ferries carry 350 people and 40 bikes.").misplaced_numbers(a)
+        []
+        """
+        theirs = other.number_sequence
+        out: list[str] = []
+        at = 0
+        for n in self.number_sequence:
+            try:
+                at = theirs.index(n, at) + 1
+            except ValueError:
+                out.append(n)
+        return out

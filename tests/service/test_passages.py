@@ -565,3 +565,35 @@ def test_ingest_many_warns_once_when_records_repeat_an_id() -> None:
             warnings.simplefilter("error")
             d.ingest_many([{"id": "b", "title": "x y z"}, {"id": "c", "title": "p q r"}])
             d.ingest_many(items, warn_repeated_ids=False)
+
+
+def test_a_kept_chunk_says_its_same_language_verdict_when_the_translation_stage_also_speaks() -> None:
+    """The tenth tour: in a two-language batch a chunk with no same-language candidate gave only
+    the translation stage's line ("#0 (ko) is not a translation of it"); alone, the same chunk says
+    "kept: new content (no earlier kept chunk in its language ...)". Both stages looked; both say so."""
+    # A Korean window sharing half its sentences with the English one: not a translation of it.
+    res = PassageDeduper(AlignedEncoder()).dedupe([" ".join(EN[:4]), " ".join(KO[2:6])])
+    assert res.keep == [0, 1]
+    reasons = res.verdicts[1].reasons
+    assert reasons[0].startswith("kept: new content (no earlier kept chunk in its language"), reasons
+    assert len(reasons) == 2 and "not a translation" in reasons[1], reasons  # here the probe gate's line
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("carries 350 passengers", "carries 40 passengers"),  # 40 is stated elsewhere in the chunk
+    ("by a vote of 9 to 4", "by a vote of 4 to 9"),  # swapped
+    ("by a vote of 9 to 4", "by a vote of 9 to 9"),
+])
+def test_a_figure_changed_to_another_number_of_the_chunk_is_new_content(old: str, new: str) -> None:
+    """The tenth tour: the number check was a set, so a figure changed to a number the kept chunk
+    states elsewhere ("350 passengers" -> "40 passengers" beside "40 bicycles") passed as a copy.
+    A copy states the kept chunk's numbers in its order, as often."""
+    kept = ("The council approved the plan by a vote of 9 to 4 on Tuesday. Each new ferry carries 350 passengers "
+            "and 40 bicycles. The first route opens in April.")
+    res = PassageDeduper().dedupe([kept, kept.replace(old, new)])
+    assert res.keep == [0, 1], res.verdicts[1].reasons
+    assert "another order" in res.verdicts[1].reasons[0], res.verdicts[1].reasons
+    # A window inside it, or a copy with a typo, still states its numbers in order: still a copy.
+    window = "Each new ferry carries 350 passengers and 40 bicycles. The first route opens in April."
+    typo = kept.replace("Tuesday", "Tuesdy")
+    assert PassageDeduper().dedupe([kept, window, typo]).keep == [0]

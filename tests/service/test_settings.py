@@ -166,3 +166,25 @@ def test_serve_logs_the_effective_configuration_once(tmp_path, monkeypatch, caps
     assert len(config) == 1 and ran
     assert config[0]["engine"]["copy"]["window_days"] == 3.0 and config[0]["settings"]["api_key"] == "***"
     assert "SAMESTORY_WINDOW_DAYS" in config[0]["sources"]["env"] and "s3cret" not in json.dumps(lines)
+
+
+def test_samestory_config_names_the_engine_file_for_every_command(tmp_path, monkeypatch, capsys):
+    """docs/config.md: the TOML file is `--config FILE` or `SAMESTORY_CONFIG`. The tenth tour:
+    `SAMESTORY_CONFIG=e.toml samestory compare ...` ignored the file (only `serve` read the
+    variable); the flag still wins over it."""
+    cfg = tmp_path / "strict.toml"
+    cfg.write_text("[engine]\nngram_threshold = 0.99\n")
+    loose = tmp_path / "loose.toml"
+    loose.write_text("[engine.copy]\nngram_threshold = 0.2\n")
+    assert EngineConfig.load(env={"SAMESTORY_CONFIG": str(cfg)}).copy.ngram_threshold == 0.99
+    assert EngineConfig.load(loose, env={"SAMESTORY_CONFIG": str(cfg)}).copy.ngram_threshold == 0.2
+    assert EngineConfig.load(env={"SAMESTORY_CONFIG": ""}) == EngineConfig()
+    a, b = "Harbour city council approves ferry expansion plan", "Harbour city council approves new ferry expansion"
+    monkeypatch.setenv("SAMESTORY_CONFIG", str(cfg))
+    assert main(["compare", a, b, "--model", "none", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["same"] is False
+    assert main(["compare", a, b, "--model", "none", "--json", "--config", str(loose)]) == 0
+    assert json.loads(capsys.readouterr().out)["stage"] == "ngram"
+    monkeypatch.setenv("SAMESTORY_CONFIG", str(tmp_path / "missing.toml"))
+    msg = one_line_exit(["compare", a, b, "--model", "none"], monkeypatch)
+    assert msg.startswith("samestory compare: ") and "missing.toml" in msg, msg

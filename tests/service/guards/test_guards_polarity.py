@@ -247,3 +247,70 @@ def test_new_outcome_frames(gs: GuardSet, ta: str, la: str, tb: str, lb: str, bl
 ])
 def test_the_new_frames_words_in_other_senses_state_no_outcome(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
     assert "polarity" not in gs.blocked(gs.check(side(ta, la), side(tb, lb)))
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb"), [
+    # the second frames pass (tests/data/frame_pairs_2.jsonl's frames, other sentences)
+    ("Governor Kim wins re-election", "en", "김 지사 낙선", "ko"),
+    ("Ex-minister loses Senate race", "en", "전 장관 상원 선거 당선", "ko"),
+    ("Mayor loses re-election bid", "en", "Mayor wins re-election", "en"),  # no order lost
+    ("누리호 발사 성공", "ko", "Nuri rocket launch fails", "en"),
+    ("LG Energy enters Indian market", "en", "LG에너지, 인도 시장 철수", "ko"),
+    ("대표팀, 본선 진출", "ko", "대표팀, 본선 진출 좌절", "ko"),
+    ("Toyota ramps up output in Texas", "en", "도요타, 텍사스 공장 감산", "ko"),
+    ("Krafton hires 300 engineers", "en", "크래프톤, 엔지니어 300명 감원", "ko"),
+    ("카카오게임즈, 코스닥 상장", "ko", "Kakao Games delisted from Kosdaq", "en"),
+    ("기관, 삼성전자 순매수", "ko", "기관, 삼성전자 순매도", "ko"),
+    ("Court allows rally near embassy", "en", "법원, 대사관 인근 집회 불허", "ko"),
+    ("Railway union goes on strike", "en", "철도노조, 파업 철회", "ko"),
+    ("철도노조, 파업 예고", "ko", "철도노조, 파업 돌입", "ko"),
+    ("Fisherman survives capsizing off Jeju", "en", "제주 해상 어선 전복…어부 숨져", "ko"),
+    ("Worker injured in Ulsan plant blast", "en", "울산 공장 폭발 부상자 끝내 숨져", "ko"),
+    ("Actor hospitalized after car crash", "en", "배우, 교통사고 후 퇴원", "ko"),
+    ("실종 어민 수색 사흘째", "ko", "실종 어민 숨진 채 발견", "ko"),
+    ("Wildfire breaks out near Andong", "en", "안동 산불 주불 진화", "ko"),
+    ("Trial of ex-Samsung executive begins", "en", "전 삼성 임원 징역 3년 선고", "ko"),
+    ("KEPCO posts third-quarter operating profit", "en", "한전, 3분기 영업손실", "ko"),
+    ("Korea's trade surplus widens", "en", "Korea's trade deficit widens", "en"),
+    ("Spotify adds 5 million subscribers", "en", "Spotify loses 5 million subscribers", "en"),
+    ("Samsung raises quarterly dividend", "en", "Samsung cuts quarterly dividend", "en"),
+    ("Court upholds impeachment of president", "en", "Court dismisses impeachment of president", "en"),
+    ("Hyundai prevails in patent lawsuit", "en", "현대차, 특허소송 패소", "ko"),
+    ("기상청, 호우경보 발령", "ko", "기상청, 호우경보 해제", "ko"),
+    ("한국거래소, 주식 거래 재개", "ko", "한국거래소, 주식 거래 정지", "ko"),
+    ("Fuel tax cut extended to year-end", "en", "Fuel tax cut expires at year-end", "en"),
+    ("대통령, 장관 사의 수용", "ko", "대통령, 장관 사의 반려", "ko"),
+    ("Everton avoid relegation", "en", "Everton relegated", "en"),
+    ("Police name suspect in Busan stabbing", "en", "Police arrest suspect in Busan stabbing", "en"),
+    ("Korea signs plastics treaty", "en", "Korea withdraws from plastics treaty", "en"),
+])
+def test_second_pass_outcome_frames(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    assert gs.blocked(gs.check(side(ta, la), side(tb, lb))) == ["polarity"]
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb"), [
+    # one report: the same pole in other words, or the frames' words in other senses
+    ("Jury acquits ex-officer", "en", "Ex-officer found not guilty", "en"),
+    ("Supreme Court upholds acquittal", "en", "대법, 무죄 확정", "ko"),
+    ("OPEC+ agrees to cut oil output", "en", "OPEC+, 원유 감산 합의", "ko"),
+    ("Korea blocks access to Telegram", "en", "방통위, 텔레그램 접속 차단", "ko"),
+    ("President rejects prime minister's resignation", "en", "대통령, 총리 사의 반려", "ko"),
+    ("Nexon cuts 500 jobs", "en", "넥슨, 500명 감원", "ko"),
+    ("Netflix loses 5 million subscribers", "en", "넷플릭스 가입자 500만명 감소", "ko"),
+    ("Ceasefire extended as talks resume", "en", "휴전 연장…협상 재개", "ko"),
+    ("Gunman opens fire at market, two injured", "en", "시장서 총격…2명 부상", "ko"),
+    ("Hyundai extends lead in US EV sales", "en", "현대차, 미국 전기차 판매 격차 확대", "ko"),  # a lead, no duration
+    ("Honda profit beats estimates despite loss of market share", "en", "혼다, 점유율 하락에도 이익 예상치 상회", "ko"),
+    ("Bus crash kills 2, injures 10", "en", "버스 추락…2명 숨지고 10명 다쳐", "ko"),  # a toll holds both
+    ("10 injured in bus crash", "en", "버스 사고로 2명 숨지고 10명 다쳐", "ko"),
+    ("안철수, 경선 결선 진출", "ko", "Ahn Cheol-soo advances to runoff", "en"),  # 안철수 is a name
+    ("Ex-CEO behind bars", "en", "전 대표, 법정 구속…집회 허용 논란", "ko"),  # no "bars X from"
+    ("Police search for missing hiker", "en", "경찰, 실종 등산객 수색", "ko"),
+    ("검찰, 본사 압수수색", "ko", "Prosecutors raid headquarters; documents found", "en"),  # a raid, no search for the missing
+    ("Year-end rally lifts Kospi", "en", "연말 랠리에 코스피 상승", "ko"),  # year-end is no ending
+    ("AI 진화 속도 빨라져", "ko", "Fire breaks out at data center", "en"),  # 진화: evolution
+    ("급부상한 AI 스타트업", "ko", "AI startup injured by lawsuit costs", "en"),  # 급부상: rising
+    ("Stocks at large caps rise", "en", "대형주 상승, 용의자 검거", "ko"),  # "at large" is no suspect at large
+])
+def test_second_pass_same_pole_and_other_senses_do_not_block(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    assert "polarity" not in gs.blocked(gs.check(side(ta, la), side(tb, lb)))
