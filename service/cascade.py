@@ -90,6 +90,16 @@ def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
 RESCUE_LENGTH_RATIO_MIN = 0.3
 RESCUE_LENGTH_RATIO_MAX = 1.6
 
+# A rescue below verifier_floor (the anchored band, CopyConfig.verifier_anchored_floor) needs P at
+# least this (or the rescue threshold, if higher): a pair the cosine puts that low is less often a
+# copy, and what it shares is a name, which a follow-up shares too. Of the label-0 pairs the band
+# read on fold 0 of NTREX, Park, Tatoeba and KorSTS and on the hand-written sets (blind sets
+# apart), the highest P was 0.60 ("Starmer unveils plan to cut net migration" / "스타머 이민 감축안,
+# 하원 표결서 부결", a follow-up); 0.65 is the next step above it. The band's copies there had P
+# 0.60-1.00 (research/notes/verifier.md, "An anchored floor"). Higher: fewer translations with
+# names found; lower: follow-ups naming the same people merge.
+ANCHORED_RESCUE_THRESHOLD = 0.65
+
 
 def translation_lengths(a: str, b: str) -> bool:
     """Whether a Korean text and an English one have a translation's lengths (True when the two
@@ -349,10 +359,15 @@ class Cascade:
         t = self.config.copy.verifier_threshold
         return float(self.verifier.threshold) if t is None else t
 
-    def rescue_threshold(self) -> float:
-        """``EngineConfig.copy.verifier_rescue_threshold``, else :meth:`verifier_threshold`."""
+    def rescue_threshold(self, cosine: float | None = None) -> float:
+        """``EngineConfig.copy.verifier_rescue_threshold``, else :meth:`verifier_threshold`; for
+        a pair of ``cosine`` below ``verifier_floor`` (the anchored band), at least
+        :data:`ANCHORED_RESCUE_THRESHOLD`."""
         t = self.config.copy.verifier_rescue_threshold
-        return self.verifier_threshold() if t is None else t
+        t = self.verifier_threshold() if t is None else t
+        if cosine is not None and cosine < self.config.copy.verifier_floor:
+            t = max(t, ANCHORED_RESCUE_THRESHOLD)
+        return t
 
     def verify(self, pairs: Sequence[tuple[ItemFeatures, ItemFeatures]]) -> list[float]:
         """P(same report) for each pair, in one call of the verifier (:func:`verify_texts`)."""
@@ -483,10 +498,9 @@ class Cascade:
         if not band:
             return None
         probs = self.verify([(item, other) for _, _, _, other in band])
-        threshold = self.rescue_threshold()
         for (doc, cluster, cosine, other), p in zip(band, probs, strict=True):
             trace.tried.add(cluster)
-            if p < threshold:
+            if p < self.rescue_threshold(cosine):
                 continue
             trace.scores["verifier"] = p
             reason = f"{self._rescue_reason(p, cosine, item, other)}, with {self.refs.group(cluster, doc)}"
@@ -495,8 +509,9 @@ class Cascade:
                 continue
             return Match(Decision(True, "embedding", cosine, trace.reasons, trace.blocked_by, matched_id=doc,
                                   scores=trace.scores, guards=trace.guards), cluster, doc)
-        best = max(probs)
-        if best < threshold:
+        thresholds = [self.rescue_threshold(cosine) for _, _, cosine, _ in band]
+        if all(p < t for p, t in zip(probs, thresholds, strict=True)):
+            best, threshold = max(zip(probs, thresholds, strict=True))
             trace.scores["verifier"] = max(best, trace.scores.get("verifier", 0.0))
             trace.reasons.append(f"verifier: {best:.2f} < {threshold:.2f} at best for the {len(band)} "
                                  f"other-language hit(s) below the embedding threshold")
@@ -614,7 +629,7 @@ class Cascade:
         scores = trace.scores
         cos = scores["cosine"]
         read = self.read_pair(a, b)
-        p, threshold = self._score([read])[0], self.rescue_threshold()
+        p, threshold = self._score([read])[0], self.rescue_threshold(cos)
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "
