@@ -28,9 +28,11 @@ from service.types import GuardVerdict
 __all__ = ["SLOTS", "DateGuard", "load_rules"]
 
 # Slots in evidence order. A slot value is an int (year, month, quarter, half, weekday) or a
-# (month, day) tuple. The relative slots hold offsets ("지난해" -1, "this month" 0) of a text
+# (month, day) tuple (the time slot: (hour, minute) on a 24-hour clock; the day slot: a day of the
+# month, also read from a Korean date without its month, "16일 개최"). The relative slots hold offsets ("지난해" -1, "this month" 0) of a text
 # read without a publication time: two such texts are taken as written at the same time.
-SLOTS = ("year", "month", "quarter", "half", "date", "weekday", "relative year", "relative month", "relative day")
+SLOTS = ("year", "month", "quarter", "half", "date", "day", "time", "weekday", "relative year", "relative month",
+         "relative day")
 _RELATIVE_WORDS = {
     "relative year": {-1: "last year", 0: "this year", 1: "next year"},
     "relative month": {-1: "last month", 0: "this month", 1: "next month"},
@@ -44,6 +46,8 @@ _DIGIT_RE = re.compile(r"\d")
 
 
 def _fmt(slot: str, value: SlotValue) -> str:
+    if slot == "time" and isinstance(value, tuple):
+        return f"{value[0]:02d}:{value[1]:02d}"
     if isinstance(value, tuple):  # the date slot: (month, day)
         m, d = value
         return f"{calendar.month_abbr[m]} {d}"
@@ -100,6 +104,15 @@ class DateGuard:
         self._ko_year = re.compile(r"(?<![\d.,])(\d{4})\s?년")
         self._ko_date = re.compile(r"(?<![\d.,])(\d{1,2})\s?월\s?(\d{1,2})\s?일")
         # "3월" but not "3월급"/"3월세" (salary, rent) and not "13개월" (a duration).
+        # A day of the month without its month ("16일 도쿄서 개최"), not a count of days ("3일간",
+        # "10일째", "30일 만에", "45일로 연장", "주 5일 근무", "3일 전"). Third frames pass
+        # (tests/data/frame_pairs_3.jsonl: "Dec. 15" / "16일"); measured on every dev pair.
+        self._ko_day = re.compile(
+            r"(?<![\d.,~∼\-])(?<!주)(?<!주\s)([1-9]|[12]\d|3[01])\s?일(?=에|부터|까지|께|엔|의|자\b|오전|오후|새벽|밤|[^가-힣]|$)(?!\s?(?:간|째|만|동안|이내|내|씩|치|분|가량|이상|미만|전|후|로|으로|새|여|당|연속|평균|\d|[~∼\-]))"
+        )
+        # Times of day: "7 p.m." / "7 a.m.", "오후 7시" / "오전 7시" (hour and minute, 24-hour clock).
+        self._en_time = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?m(?:\.|(?![a-z]))", flags=re.IGNORECASE)
+        self._ko_time = re.compile(r"(오전|새벽|아침|오후|저녁|밤|낮)\s*(1[0-2]|0?[1-9])\s*시(?![간대작장])(?:\s*([0-5]?\d)\s*분|\s*(반))?")
         self._ko_month = re.compile(r"(?<![\d.,])(\d{1,2})\s?월(?![급세])")
         self._ko_quarter = re.compile(r"(?<![\d.,])([1-4])\s?분기")
         self._ko_half = re.compile(r"(상|하)반기")
@@ -136,6 +149,7 @@ class DateGuard:
             if 1 <= m <= 12 and 1 <= d <= 31:
                 out["date"].add((m, d))
                 out["month"].add(m)
+                out["day"].add(d)
 
         # Cheap substring gates before each regex scan: most texts have no dates at all.
         has_digit = _DIGIT_RE.search(text) is not None
@@ -154,6 +168,16 @@ class DateGuard:
         for m in self._ko_month.finditer(text) if has_wol else ():
             if 1 <= int(m.group(1)) <= 12:
                 out["month"].add(int(m.group(1)))
+        for m in self._ko_day.finditer(text) if has_digit and "일" in text else ():
+            out["day"].add(int(m.group(1)))
+        for m in self._en_time.finditer(text) if has_digit and "m" in lower else ():
+            hour = int(m.group(1)) % 12 + (12 if m.group(3).casefold() == "p" else 0)
+            out["time"].add((hour, int(m.group(2) or 0)))
+        for m in self._ko_time.finditer(text) if has_digit and "시" in text else ():
+            hour, part = int(m.group(2)) % 12, m.group(1)
+            if part in ("오후", "저녁") or (part == "낮" and hour < 6) or (part == "밤" and hour >= 6):
+                hour += 12
+            out["time"].add((hour, 30 if m.group(4) else int(m.group(3) or 0)))
         for m in self._ko_quarter.finditer(text) if has_digit and "분기" in text else ():
             out["quarter"].add(int(m.group(1)))
         for m in self._ko_half.finditer(text) if "반기" in text else ():
@@ -215,6 +239,8 @@ class DateGuard:
         da = self.extract(a.content, self._published(a))
         db = self.extract(b.content, self._published(b))
         shared = [slot for slot in SLOTS if slot in da and slot in db]
+        if "date" in shared:  # a day of the month is read again only where one side names no month
+            shared.remove("day")
         if not shared:
             return step_aside(self.name, "no date or period named on both sides")
         clashes: list[str] = []

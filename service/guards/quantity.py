@@ -33,6 +33,20 @@ from service.types import GuardVerdict
 __all__ = ["Quantity", "QuantityGuard", "load_rules"]
 
 
+_HANGUL = re.compile("[가-힣]")
+# Kinds whose surface is a phrase around the number ("second straight" / "2개월 연속"): written as
+# the other side writes it, the sentence breaks ("Exports fall for 2개월 연속 month": the verifier
+# read 0.09 where it read 0.68 with the phrase left alone; tests/data/frame_pairs_3.jsonl).
+_NOT_REWRITTEN = frozenset({"streak"})
+_POINT_MARKS = ("%p", "포인트", "point", "pp", "bp", "pt", "스텝")
+
+
+def _is_point(surface: str) -> bool:
+    """A percentage-point (or basis-point) surface, not a per cent one: "0.5%p", "25bp", "빅스텝"."""
+    key = "".join(surface.split()).casefold()
+    return any(mark in key for mark in _POINT_MARKS)
+
+
 @dataclass(frozen=True)
 class Quantity:
     """One stated amount: ``value`` in the dimension's base unit, ``ulp`` its stated precision."""
@@ -273,6 +287,8 @@ class QuantityGuard:
         qa, qb = self.extract(a), self.extract(b)
         text, rewrites = None, []
         for x in qa:
+            if x.dimension in _NOT_REWRITTEN:
+                continue
             # The nearest equal figure: "190마일" is "190 miles", not "300 km" (within the conversion
             # tolerance too), which made the verifier read 190 as a figure the other side lacks.
             y = min((y for y in qb if y.dimension == x.dimension and self.same(x, y)),
@@ -308,6 +324,15 @@ class QuantityGuard:
             xs = [q for q in qa if q.dimension == dim]
             ys = [q for q in qb if q.dimension == dim]
             pair = next(((x, y) for x in xs for y in ys if self.same(x, y)), None)
+            if pair is not None and dim == "percent" and _HANGUL.search(a.content) and _HANGUL.search(b.content):
+                kinds = ({_is_point(q.surface) for q in xs}, {_is_point(q.surface) for q in ys})
+                if len(kinds[0]) == len(kinds[1]) == 1 and kinds[0] != kinds[1]:
+                    # "금리 0.5%p 상승" / "금리 0.5% 상승": Korean writes the two apart, so one side
+                    # only in points and the other only in per cent is another figure (third frames
+                    # pass, tests/data/frame_pairs_3.jsonl). English steps aside: it says "percent"
+                    # of a point move, and so do translations of it.
+                    clashes.append(f"{'/'.join(q.surface for q in xs)} != {'/'.join(q.surface for q in ys)}")
+                    continue
             if pair is None:
                 clashes.append(f"{'/'.join(q.surface for q in xs)} != {'/'.join(q.surface for q in ys)}")
             else:

@@ -155,6 +155,10 @@ class RoleGuard:
                                       for w in str_list(en.get("symmetric_verbs", []), f"{where}: en.symmetric_verbs"))
         self.en_passive_aux = frozenset(w.casefold() for w in str_list(en.get("passive_aux", []), f"{where}: en.passive_aux"))
         self.en_passive_by = frozenset(w.casefold() for w in str_list(en.get("passive_by", []), f"{where}: en.passive_by"))
+        # "X verb <object> to / from Y": the second party after a preposition (role.toml en.party_prepositions)
+        self.en_party_preps = frozenset(w.casefold() for w in str_list(en.get("party_prepositions", []),
+                                                                       f"{where}: en.party_prepositions"))
+        self.en_party_window = int_setting(en, "party_window", 3, where)
         # the fourth Korean test: word order where both texts use the same bag of words
         self.order = OrderTest(OrderRules.from_table(table(rules, "order", where), where))
         # Across languages: a match result's winner and loser (result.py), compared by a name
@@ -473,11 +477,37 @@ class RoleGuard:
             while k < len(low) and k - i <= self.en_max_gap and (low[k] in self.en_gap or low[k] in self.en_passive_by):
                 by = by or low[k] in self.en_passive_by
                 k += 1
-            if j < 0 or k >= len(low) or not arg(j) or not arg(k) or keys[j] == keys[k]:
+            if j < 0 or not arg(j):
                 continue
             passive = by or (aux and not verb.endswith("ing"))  # "is suing" is active
-            triples.append(EnTriple(keys[j], keys[i], keys[k], passive, f"{written[j]} {written[i]} {written[k]}"))
+            if k < len(low) and arg(k) and keys[j] != keys[k]:
+                triples.append(EnTriple(keys[j], keys[i], keys[k], passive, f"{written[j]} {written[i]} {written[k]}"))
+            if (not passive and written[i][:1].islower() and written[j][:1].isupper()
+                    and (found := self._en_party(written, low, i, arg)) is not None and keys[found[1]] != keys[j]):
+                # the second party after a preposition: "Japan returns statue to Korea" (a lower-case
+                # verb between two names: title-case headlines say nothing of which word is the verb)
+                prep, party = found
+                triples.append(EnTriple(keys[j], f"{keys[i]} {low[prep]}", keys[party], False,
+                                        f"{written[j]} {written[i]} ... {written[prep]} {written[party]}"))
         return tuple(triples)
+
+    def _en_party(self, written: list[str], low: list[str], i: int, arg: Callable[[int], bool]) -> tuple[int, int] | None:
+        """The name after the first of en.party_prepositions within en.party_window words after the verb
+        at ``i`` ("returns stolen statue to Korea", "signs striker from Dortmund"): the last word of its
+        capitalised run ("to South Korea" -> Korea), as (preposition, name) positions, or None. Only capitalised names: "to date", "on
+        Monday's" and "from scratch" are no party."""
+        for p in range(i + 1, min(len(low), i + 2 + self.en_party_window)):
+            if low[p] not in self.en_party_preps:
+                continue
+            q = p + 1
+            while q < len(low) and low[q] in ("the", "a", "an"):
+                q += 1
+            if q >= len(low) or not written[q][:1].isupper():
+                return None
+            while q + 1 < len(low) and written[q + 1][:1].isupper() and low[q + 1] not in self.en_stop:
+                q += 1
+            return (p, q) if arg(q) else None
+        return None
 
     def _check_en(self, a: str, b: str) -> GuardVerdict:
         ta, tb = self.en_triples(a), self.en_triples(b)

@@ -525,6 +525,9 @@ class SlotAnalyzer:
         self.native_words = {k: int(number(v, f"{where}: numbers.korean_words.{k}"))
                              for k, v in table(nums, "korean_words", f"{where}: numbers").items()}
         prods = table(r, "products", where)
+        # Drug names by their INN stem ("donanemab" / "lecanemab"): slots.toml products.drugs.
+        stems = str_list(table(prods, "drugs", f"{where}: products").get("stems", []), f"{where}: products.drugs.stems")
+        self._drug_re = re.compile(rf"^[a-z]{{3,}}(?:{'|'.join(map(re.escape, stems))})$") if stems else None
         self.product_words: dict[str, str] = {}
         for kind in ("variants", "lines"):
             for pid, names in table(prods, kind, f"{where}: products").items():
@@ -991,6 +994,10 @@ class SlotAnalyzer:
                     mentions.append(Mention("which", w, low, "latin", frozenset({f"code:{low}"})))
                 k += 1
                 continue
+            if not korean and self._drug_re is not None and self._drug_re.match(low):
+                mentions.append(Mention("which", w, low, "latin", frozenset({f"drug:{low}"})))
+                k += 1
+                continue
             if not w[:1].isupper() or (w in self.en_not_names and not self._gazetteer_width(words, k)):
                 k += 1  # "New" is no name, "New South Wales" is
                 continue
@@ -1113,12 +1120,33 @@ class SlotAnalyzer:
             unit = self.before[words[k - 1].casefold()]
         if not unit and len(raw) == 4 and raw.isdigit() and 1900 <= int(raw) <= 2100:
             return j  # a year: the date guard's
+        if not (pct or unit or scale_words) and (shared := self._range_end(words, j)) is not None:
+            # the low end of a range takes the high end's scale and unit: "9-10 trillion won" is
+            # 9 trillion won to 10 trillion won, as "9조~10조원" (third frames pass)
+            ratio, unit = shared
+            value, step = self._scaled(raw, [])
+            mentions.append(Mention("number", raw, digits_of(raw), "latin", unit=unit, digits=digits_of(raw),
+                                    value=None if value is None else value * ratio, step=step * ratio))
+            return j
         value, step = self._scaled(raw, scale_words)
         factor = self.unit_factors.get(pct or unit_word, 1.0)
         mentions.append(Mention("number", " ".join(words[k:j]), digits_of(raw), "latin", unit=unit,
                                 digits=digits_of(raw), value=None if value is None else value * factor, step=step * factor,
                                 converted=converts(factor)))
         return j
+
+    def _range_end(self, words: list[str], j: int) -> tuple[float, str] | None:
+        """(ratio, unit) of a range's high end right after a bare number ("9" in "9-10
+        trillion won", "3 to 4 million people"), or None: the factor its scale and unit multiply it by."""
+        m = j + 1 if j < len(words) and words[j].casefold() == "to" else j
+        if m >= len(words) or not _NUMBER_RE.match(words[m]):
+            return None
+        probe: list[Mention] = []
+        self._latin_number(words, m, probe)
+        stated = number_value(words[m])
+        if len(probe) != 1 or not probe[0].unit or probe[0].value is None or stated is None or not stated[0]:
+            return None
+        return probe[0].value / stated[0], probe[0].unit
 
     def _scaled(self, raw: str, scale_words: list[str]) -> tuple[float | None, float]:
         """The value and step of ``raw`` times its scale words ("1.2" "million" -> 1.2e6, step 1e5)."""
