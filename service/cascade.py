@@ -90,6 +90,16 @@ def verify_texts(a: ItemFeatures, b: ItemFeatures) -> tuple[str, str]:
 RESCUE_LENGTH_RATIO_MIN = 0.3
 RESCUE_LENGTH_RATIO_MAX = 1.6
 
+# A rescue below verifier_floor (the anchored band, CopyConfig.verifier_anchored_floor) needs P at
+# least this (or the rescue threshold, if higher): a pair the cosine puts that low is less often a
+# copy, and what it shares is a name, which a follow-up shares too. Of the label-0 pairs the band
+# read on fold 0 of NTREX, Park, Tatoeba and KorSTS and on the hand-written sets (blind sets
+# apart), the highest P was 0.60 ("Starmer unveils plan to cut net migration" / "스타머 이민 감축안,
+# 하원 표결서 부결", a follow-up); 0.65 is the next step above it. The band's copies there had P
+# 0.60-1.00 (research/notes/verifier.md, "An anchored floor"). Higher: fewer translations with
+# names found; lower: follow-ups naming the same people merge.
+ANCHORED_RESCUE_THRESHOLD = 0.65
+
 
 def translation_lengths(a: str, b: str) -> bool:
     """Whether a Korean text and an English one have a translation's lengths (True when the two
@@ -207,10 +217,10 @@ class Cascade:
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
                     stage.confirm_floor = config.copy.slot_confirm_threshold
-        if verifier is not None:  # the rescue reads hits down to verifier_floor
+        if verifier is not None:  # the rescue reads hits down to its floor (anchored below verifier_floor)
             for stage in self.stages:
                 if isinstance(stage, EmbeddingStage):
-                    stage.verify_floor = config.copy.verifier_floor
+                    stage.verify_floor = config.copy.rescue_floor
 
     def embed_text(self, f: ItemFeatures) -> str:
         return f.embed_text(self.config.copy.embed_body_lead)
@@ -349,10 +359,15 @@ class Cascade:
         t = self.config.copy.verifier_threshold
         return float(self.verifier.threshold) if t is None else t
 
-    def rescue_threshold(self) -> float:
-        """``EngineConfig.copy.verifier_rescue_threshold``, else :meth:`verifier_threshold`."""
+    def rescue_threshold(self, cosine: float | None = None) -> float:
+        """``EngineConfig.copy.verifier_rescue_threshold``, else :meth:`verifier_threshold`; for
+        a pair of ``cosine`` below ``verifier_floor`` (the anchored band), at least
+        :data:`ANCHORED_RESCUE_THRESHOLD`."""
         t = self.config.copy.verifier_rescue_threshold
-        return self.verifier_threshold() if t is None else t
+        t = self.verifier_threshold() if t is None else t
+        if cosine is not None and cosine < self.config.copy.verifier_floor:
+            t = max(t, ANCHORED_RESCUE_THRESHOLD)
+        return t
 
     def verify(self, pairs: Sequence[tuple[ItemFeatures, ItemFeatures]]) -> list[float]:
         """P(same report) for each pair, in one call of the verifier (:func:`verify_texts`)."""
@@ -445,13 +460,28 @@ class Cascade:
                 and self.config.copy.verifier_floor <= cosine < high and other_language(a, b)
                 and translation_lengths(*verify_texts(a, b)))
 
+    def anchored_band(self, a: ItemFeatures, b: ItemFeatures, cosine: float | None) -> bool:
+        """The pair is one the verifier may rescue below ``verifier_floor``: a verifier is on, the
+        two are in different languages with a translation's lengths, the cosine lies in
+        [``verifier_anchored_floor``, ``verifier_floor``), and the guards let the pair through and
+        match a name or figure on both sides (``GuardVerdict.anchors``)."""
+        copy = self.config.copy
+        if (self.verifier is None or cosine is None or not copy.rescue_floor <= cosine < copy.verifier_floor
+                or not other_language(a, b) or not translation_lengths(*verify_texts(a, b))):
+            return False
+        allowed, verdicts = self.vet(a, b)
+        return allowed and sum(v.anchors for v in verdicts) > 0
+
     def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
+        anchored = (", a name or figure matched on both sides"
+                    if cosine < self.config.copy.verifier_floor else "")
         return (f"verifier: {p:.2f} (cosine {cosine:.2f}): another language, below the embedding threshold "
-                f"{self.config.copy.embedding_threshold}; {self._unmatched(self.read_pair(a, b))}")
+                f"{self.config.copy.embedding_threshold}{anchored}; {self._unmatched(self.read_pair(a, b))}")
 
     def _rescue_hits(self, probe: Probe, confirm: Confirm | None = None) -> Match | None:
         """The Korean-English rescue: the embedding hits no stage took, in another language than
-        the item, with cosine in [verifier_floor, embedding_threshold), at most ``embedding_k``,
+        the item, with cosine in [verifier_floor, embedding_threshold) (or down to the anchored floor,
+        :meth:`anchored_band`), at most ``embedding_k``,
         read by the verifier in one call; best cosine first, the first at or above its threshold
         that the guards (and ``confirm``) let through is the match."""
         trace, entries, item = probe.trace, probe.state.entries, probe.item
@@ -461,16 +491,16 @@ class Cascade:
             if doc == probe.exclude_doc or cluster in trace.tried or any(c == cluster for _, c, _, _ in band):
                 continue
             other = entries.features(doc)
-            if self.rescue_band(item, other, sc.cosine) and self.too_far(item, other) is None:
+            if ((self.rescue_band(item, other, sc.cosine) or self.anchored_band(item, other, sc.cosine))
+                    and self.too_far(item, other) is None):
                 band.append((doc, cluster, sc.cosine, other))
         band = band[:self.config.copy.embedding_k]
         if not band:
             return None
         probs = self.verify([(item, other) for _, _, _, other in band])
-        threshold = self.rescue_threshold()
         for (doc, cluster, cosine, other), p in zip(band, probs, strict=True):
             trace.tried.add(cluster)
-            if p < threshold:
+            if p < self.rescue_threshold(cosine):
                 continue
             trace.scores["verifier"] = p
             reason = f"{self._rescue_reason(p, cosine, item, other)}, with {self.refs.group(cluster, doc)}"
@@ -479,8 +509,9 @@ class Cascade:
                 continue
             return Match(Decision(True, "embedding", cosine, trace.reasons, trace.blocked_by, matched_id=doc,
                                   scores=trace.scores, guards=trace.guards), cluster, doc)
-        best = max(probs)
-        if best < threshold:
+        thresholds = [self.rescue_threshold(cosine) for _, _, cosine, _ in band]
+        if all(p < t for p, t in zip(probs, thresholds, strict=True)):
+            best, threshold = max(zip(probs, thresholds, strict=True))
             trace.scores["verifier"] = max(best, trace.scores.get("verifier", 0.0))
             trace.reasons.append(f"verifier: {best:.2f} < {threshold:.2f} at best for the {len(band)} "
                                  f"other-language hit(s) below the embedding threshold")
@@ -583,7 +614,7 @@ class Cascade:
             # As ``match`` goes on after the embedding stage's candidates: the verifier's rescue
             # when it is on, else the slot-confirmed band.
             cos = scores.get("cosine")
-            if self.rescue_band(a, b, cos):
+            if self.rescue_band(a, b, cos) or self.anchored_band(a, b, cos):
                 return self._rescue_pair(a, b, trace, last)
             if self.verifier is None and cos is not None and self.confirm_band(cos):
                 ok, why, verdicts = self.slot_confirm(a, b)
@@ -598,7 +629,7 @@ class Cascade:
         scores = trace.scores
         cos = scores["cosine"]
         read = self.read_pair(a, b)
-        p, threshold = self._score([read])[0], self.rescue_threshold()
+        p, threshold = self._score([read])[0], self.rescue_threshold(cos)
         scores["verifier"] = p
         if p < threshold:
             return Decision(False, last, scores.get(last), [f"no stage reached its threshold; verifier: {p:.2f} < "

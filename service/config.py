@@ -222,13 +222,12 @@ class CopyConfig(_Checked):
     # fewer translations and rewrites merged; lower: same-topic, different-event pairs merge unless
     # a guard stops them. A model with no calibrated value needs an explicit threshold.
     embedding_threshold: float | None = None
-    # Slot-confirmed acceptance (service/guards/confirm.py): a Korean-English headline pair that no
-    # stage proposed, with cosine at least this (and below the embedding threshold), is accepted
-    # when every guard lets it through and its slots align (slots.toml [confirm]). None takes the
-    # model's calibrated value (above; USE 0.55, one step above the lowest with no false accept on
-    # 4,646 Korean-English dev pairs: research/notes/config-history.md). Lower: different-story
-    # pairs naming the same people get in; higher: fewer short translated headlines recovered. A
-    # model without a value, or a value at or above the embedding threshold: no confirmation.
+    # Slot-confirmed acceptance (verifier off; service/guards/confirm.py): a Korean-English pair no
+    # stage proposed, cosine at least this, is accepted when every guard passes and its slots align.
+    # None: the model's value (USE 0.55, a step above the lowest with no false accept on 4,646
+    # Korean-English dev pairs: research/notes/config-history.md). Lower: other stories naming the
+    # same people get in; higher: fewer short translations found. At or above the embedding
+    # threshold: none.
     slot_confirm_threshold: float | None = None
     # The pair verifier (issue 35, models/verifier.py), a cross-encoder giving P(same report). On,
     # every merge a stage proposes and the guards let through, except identity (same URL, same
@@ -241,12 +240,17 @@ class CopyConfig(_Checked):
     # on the fold-0 dev pairs and hand-written pairs (research/notes/verifier.md); None takes the
     # artefact's. Higher: translations kept apart; lower: swapped roles and changed numbers merge.
     verifier_threshold: float | None = 0.5
-    # The rescue's floor: other-language hits among the top embedding_k, with cosine in
-    # [verifier_floor, embedding_threshold), are read by the verifier, best first. 0.45 (USE): on
-    # the 2,000-item bench stream, against 0.30, pairwise precision 0.914 -> 0.978, pairs read 586
-    # -> 216, recall 0.759 -> 0.754 (research/notes/verifier-runtime.md). Lower: more pairs read,
-    # more unrelated merges; higher: translations whose vectors disagree stay apart.
+    # The rescue's floor: other-language hits in the top embedding_k with cosine in [verifier_floor,
+    # embedding_threshold) are read by the verifier. 0.45 (USE): on the 2,000-item bench stream,
+    # against 0.30, pairwise precision 0.914 -> 0.978, recall 0.759 -> 0.754
+    # (research/notes/verifier-runtime.md). Lower: more unrelated merges; higher: fewer translations.
     verifier_floor: float = 0.45
+    # Below verifier_floor, down to this cosine, a Korean-English pair is read by the verifier only
+    # if the guards pass it and match a name or figure on both sides (GuardVerdict.anchors): USE
+    # puts translated names apart ("Lee Jae-myung holds summit with Ishiba" / "이재명 대통령, ...
+    # 이시바 총리와 정상회담": 0.40). 0.30, fold 0: Park R 0.774 -> 0.781, Tatoeba 0.780 -> 0.801, no
+    # false merge more (research/notes/verifier.md). Lower: more pairs read; None: off.
+    verifier_anchored_floor: float | None = 0.30
     # The rescue's own threshold (None: verifier_threshold). 0.6: of 0.5-0.8 on fold-0 dev pairs,
     # the lowest with NTREX P >= 0.99 (P / R 0.984 / 0.826 at 0.5, 0.992 / 0.803 at 0.6). Higher:
     # fewer translations merged; lower: more unrelated Korean-English pairs rescued.
@@ -255,23 +259,19 @@ class CopyConfig(_Checked):
     # other (seed 001: 7 days of history is what re-appears). Longer: more candidates and memory;
     # shorter: a late re-post starts a new copy group.
     window_days: float = 7.0
-    # Copy gap: a proposed copy published more than this many hours from the document it is compared
-    # with (its copy group's anchor; any member for an exact copy) is refused unless the two say the
-    # same words: a headline that recurs a news cycle later is most often another day's report.
-    # Calibrated on the UCI dev cluster file in the engine, where every join more than 1 h from its
-    # copy group was to another gold story (research/notes/stories.md "Copies a news cycle apart").
-    # Longer: next-day rewrites join the old copy group; shorter: a wire story's rewrites over a
-    # working day split into several copy groups (their story can still join them).
-    # 0: no gap. A copy further than this from its anchor counts at the anchor's time in its story.
+    # Copy gap: a proposed copy published more than this many hours from its copy group's anchor
+    # (any member for an exact copy) is refused unless the two say the same words: a headline that
+    # recurs a news cycle later is most often another day's report (UCI dev clusters: every join
+    # more than 1 h from its copy group was to another story; research/notes/stories.md). Longer:
+    # next-day rewrites join; shorter: a day's rewrites split (their story can join them). 0: no gap.
+    # A copy further than this from its anchor counts at the anchor's time in its story.
     copy_gap_hours: float = 12.0
     embed_body_lead: bool = True
-    # Bodies at ingest (service/passages.py): when the cascade merges two articles that both have a
-    # body of two or more sentences, the merge stands only if the new body is a passage copy of the
-    # other's (the /v1/dedupe rule); otherwise it is vetoed (``blocked_by`` "body") and the article
-    # starts a copy group of its own (a republished story that adds paragraphs, another outlet's
-    # article under a near-identical headline). Calibrated on the NTREX dev article clusters: its
-    # one veto is a false merge (story ARI 0.889 -> 0.913; research/notes/config-history.md). Off:
-    # such merges come back. Each merge with two bodies costs a passage comparison.
+    # Bodies at ingest (service/passages.py): a merge of two articles that both have a body of two
+    # or more sentences stands only if the new body is a passage copy of the other's (the
+    # /v1/dedupe rule), else it is vetoed (``blocked_by`` "body"): a republished story that adds
+    # paragraphs starts a copy group of its own. NTREX dev article clusters: its one veto is a false
+    # merge (story ARI 0.889 -> 0.913; research/notes/config-history.md). Off: such merges return.
     body_passages: bool = True
     # How many nearest neighbours per query the embedding stage vets against their copy groups'
     # anchors. Higher: more candidates checked per item (slower); lower: a true copy ranked
@@ -282,11 +282,24 @@ class CopyConfig(_Checked):
 
     def _check(self) -> None:
         _unit_interval(self, ("ngram_threshold", "minhash_threshold", "minhash_lsh_threshold", "embedding_threshold",
-                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor",
+                              "slot_confirm_threshold", "verifier_threshold", "verifier_floor", "verifier_anchored_floor",
                               "verifier_rescue_threshold"))
         _non_negative(self, ("window_days", "copy_gap_hours"))
         if self.embedding_k < 1:
             raise ValueError(f"embedding_k must be >= 1, got {self.embedding_k}")
+
+    @property
+    def rescue_floor(self) -> float:
+        """The lowest cosine the verifier's rescue reads: ``verifier_anchored_floor`` when set
+        below ``verifier_floor``, else ``verifier_floor``.
+
+        >>> CopyConfig(verifier_floor=0.45, verifier_anchored_floor=0.3).rescue_floor
+        0.3
+        >>> CopyConfig(verifier_floor=0.45, verifier_anchored_floor=None).rescue_floor
+        0.45
+        """
+        low = self.verifier_anchored_floor
+        return self.verifier_floor if low is None else min(low, self.verifier_floor)
 
 
 @dataclass(frozen=True)

@@ -279,6 +279,10 @@ class GuardVerdict:
     # between names no gazetteer or alias table knows, spelt alike (Jeju / 제주항공, K-pop / K), which
     # the slot guard can only guess at and the verifier reads (Cascade.vet; research/notes/verifier.md).
     soft: bool = False
+    # How many names (people, organisations, places read as actors), figures with their units and
+    # model numbers the guard matched across the two sides: what lets the verifier read a
+    # Korean-English pair whose cosine is below its floor (Cascade.anchored_band). Not serialised.
+    anchors: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         # Spelled out: dataclasses.asdict deep-copies field by field, and every ingested item

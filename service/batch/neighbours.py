@@ -104,8 +104,8 @@ class SearchPlan:
         # is the floor above, not a calibrated value: raised, it would drop same-language pairs
         # the slot-confirmed band or a proposal reads; lowered, more pairs and fewer searches
         # sent to the index, the same decisions.
-        if config.copy.verifier and config.copy.verifier_floor < floor:
-            return cls(round(config.copy.verifier_floor - FLOOR_MARGIN, 6), **kw,
+        if config.copy.verifier and config.copy.rescue_floor < floor:
+            return cls(round(config.copy.rescue_floor - FLOOR_MARGIN, 6), **kw,
                        same_language_floor=round(floor - FLOOR_MARGIN, 6))
         return cls(round(floor - FLOOR_MARGIN, 6), **kw)
 

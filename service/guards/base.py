@@ -128,9 +128,11 @@ def step_aside(name: str, why: str) -> GuardVerdict:
     return GuardVerdict(guard=name, blocked=False, decided=False, evidence=f"{name}: {why}")
 
 
-def compared(name: str, clashes: list[str], matches: list[str], *, aside: str | None = None) -> GuardVerdict:
+def compared(name: str, clashes: list[str], matches: list[str], *, aside: str | None = None,
+             anchoring: bool = False) -> GuardVerdict:
     """The verdict of a guard that compared values side by side: blocked on any clash, else
     passed on what matched; with ``aside``, nothing matched either and the guard steps aside.
+    ``anchoring``: the matches are figures or names, counted as the verdict's ``anchors``.
 
     >>> compared("version", ["iOS 17 != iOS 18"], []).blocked
     True
@@ -142,7 +144,8 @@ def compared(name: str, clashes: list[str], matches: list[str], *, aside: str | 
     if clashes:
         return GuardVerdict(name, True, True, f"{name}: " + "; ".join(clashes))
     if matches or aside is None:
-        return GuardVerdict(name, False, True, f"{name}: " + "; ".join(matches))
+        return GuardVerdict(name, False, True, f"{name}: " + "; ".join(matches),
+                            anchors=len(matches) if anchoring else 0)
     return step_aside(name, aside)
 
 

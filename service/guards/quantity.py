@@ -337,4 +337,4 @@ class QuantityGuard:
                 clashes.append(f"{'/'.join(q.surface for q in xs)} != {'/'.join(q.surface for q in ys)}")
             else:
                 matches.append(f"{pair[0].surface} == {pair[1].surface}")
-        return compared(self.name, clashes, matches)
+        return compared(self.name, clashes, matches, anchoring=True)

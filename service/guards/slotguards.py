@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from service.guards.base import HANGUL_RE, GuardInput, step_aside
 from service.guards.slots import (
+    HOME_UNSAID,
     SLOTS,
+    TRANSLITERATED,
     Mention,
     SlotAnalyzer,
     TextSlots,
@@ -130,4 +132,9 @@ class SlotGuard:
             parts.append(f"{_names(lonely)} not aligned with anything on the other side")
         if not parts:
             return step_aside(self.name, f"no {self.slot} values on either side")
-        return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(parts))
+        # Names matched with names across the sides anchor a pair (GuardVerdict.anchors); places,
+        # bare numbers and phonetic guesses do not: a stream's reports of one day share "US",
+        # "부산" and "2명" whatever they tell.
+        anchors = sum(m.slot != "where" and hit != HOME_UNSAID and not hit.endswith(TRANSLITERATED)
+                      for m, hit in c.matched) if self.slot == "who" else 0
+        return GuardVerdict(self.name, False, True, f"{self.name}: " + "; ".join(parts), anchors=anchors)

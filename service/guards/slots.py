@@ -209,6 +209,11 @@ def korean_tokens(text: str) -> tuple[tuple[str, str, int, int], ...]:
 _SCORE_RE = re.compile(r"^\d{1,3}[-:]\d{1,3}$")
 
 
+# A name matched by its phonetic key in the other side's words, no name read there (SlotComparison.matched):
+# weaker than a mention matched with a mention ("Police" against any Hangul word that sounds alike).
+TRANSLITERATED = "(transliterated on the other side)"
+
+
 @dataclass(frozen=True)
 class Mention:
     """One slot value as read from one text.
@@ -1246,7 +1251,7 @@ class SlotAnalyzer:
                     return o.surface
             used = {k for idx in taken for k in other.mentions[idx].keys}
             if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys if hk not in used):
-                return f"{m.surface} (transliterated on the other side)"
+                return f"{m.surface} {TRANSLITERATED}"
             return None
         if m.norm in other.flat:
             return f"{m.surface} (named on both sides)"
@@ -1263,7 +1268,7 @@ class SlotAnalyzer:
                 return o.surface
         used = {k for idx in taken for k in other.mentions[idx].keys}
         if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys if lk not in used):
-            return f"{m.surface} (transliterated on the other side)"
+            return f"{m.surface} {TRANSLITERATED}"
         return None
 
 
@@ -1376,6 +1381,10 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
 _HOME_IDS = frozenset({"KR", "ent:south_korea"})
 
 
+# What the home country left unsaid in Korean is matched with (SlotComparison.matched).
+HOME_UNSAID = "(the home country, unsaid in Korean)"
+
+
 def _home_country_unsaid(sa: SlotAnalyzer, a: TextSlots, b: TextSlots, out: SlotComparison) -> None:
     korean_a, korean_b = bool(a.eojeols), bool(b.eojeols)
     if korean_a == korean_b:
@@ -1389,7 +1398,7 @@ def _home_country_unsaid(sa: SlotAnalyzer, a: TextSlots, b: TextSlots, out: Slot
     for m in home:
         latin_only.remove(m)
         if not korean_a:  # matched lists a's mentions
-            out.matched.append((m, "(the home country, unsaid in Korean)"))
+            out.matched.append((m, HOME_UNSAID))
 
 
 def _country(ids: frozenset[str]) -> bool:

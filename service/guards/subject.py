@@ -305,7 +305,7 @@ class SubjectGuard:
         if la.key == lb.key or la.stem == lb.stem or (
                 is_hangul(la.stem) and fold_word_initial_sounds(la.stem) == fold_word_initial_sounds(lb.stem)):
             # the last: a North Korean spelling (로동당 / 노동당, 리설주 / 이설주)
-            return GuardVerdict(self.name, False, True, f"{self.name}: {la.shown} == {lb.shown}")
+            return GuardVerdict(self.name, False, True, f"{self.name}: {la.shown} == {lb.shown}", anchors=1)
         if is_hangul(la.stem) and is_hangul(lb.stem) and min(len(la.stem), len(lb.stem)) >= 2 and abbreviates(la.stem, lb.stem):
             # A Korean short form takes its syllables in order from the full name (공정위 /
             # 공정거래위원회, 국토부 / 국토교통부): the table cannot list them all. Measured on a
@@ -318,7 +318,7 @@ class SubjectGuard:
             return GuardVerdict(self.name, False, True, f"{self.name}: {la.shown} ~ {lb.shown} (short form)")
         if la.entity is not None and lb.entity is not None and self.related(la.entity, lb.entity):
             same = la.entity if la.entity == lb.entity else f"{la.entity} ~ {lb.entity}"
-            return GuardVerdict(self.name, False, True, f"{self.name}: {la.shown} == {lb.shown} ({same})")
+            return GuardVerdict(self.name, False, True, f"{self.name}: {la.shown} == {lb.shown} ({same})", anchors=1)
         cross = a.lang != b.lang
         if cross and (la.entity is None or lb.entity is None):
             # Unknown names cannot be compared across scripts: step aside.

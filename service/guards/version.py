@@ -124,4 +124,4 @@ class VersionGuard:
                 matches.append(f"{xs[common[0]]} == {ys[common[0]]}")
             else:
                 clashes.append(f"{'/'.join(xs.values())} != {'/'.join(ys.values())}")
-        return compared(self.name, clashes, matches)
+        return compared(self.name, clashes, matches, anchoring=True)

@@ -58,12 +58,14 @@ def test_floor_sits_below_the_engine_threshold() -> None:
 
 @pytest.mark.parametrize("verifier", [True, False])
 def test_floor_sits_below_every_band_the_engine_reads_hits_from(verifier: bool) -> None:
-    """The verifier's rescue reads other-language hits down to verifier_floor; without the
-    verifier the lowest band is the slot-confirmed one. A floor above either hides hits that
-    streaming would merge (664 items in other copy groups at 20,000 with the verifier on)."""
+    """The verifier's rescue reads other-language hits down to its floor (the anchored one,
+    0.30, below verifier_floor); without the verifier the lowest band is the slot-confirmed one.
+    A floor above either hides hits that streaming would merge (664 items in other copy groups at
+    20,000 with the verifier on)."""
     cfg = EngineConfig.of(verifier=verifier).for_model("use")
     lowest = min(cfg.copy.embedding_threshold, cfg.copy.slot_confirm_threshold,
-                 *([cfg.copy.verifier_floor] if verifier else []))
+                 *([cfg.copy.rescue_floor] if verifier else []))
+    assert not verifier or lowest == cfg.copy.verifier_anchored_floor
     assert SearchPlan.for_engine(cfg).floor < lowest
     assert SearchPlan.for_engine(cfg).floor == pytest.approx(lowest - FLOOR_MARGIN)
 
