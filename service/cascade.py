@@ -469,6 +469,8 @@ class Cascade:
         if (self.verifier is None or cosine is None or not copy.rescue_floor <= cosine < copy.verifier_floor
                 or not other_language(a, b) or not translation_lengths(*verify_texts(a, b))):
             return False
+        if self.guards is None or not self.guards.anchors(guard_input(a), guard_input(b)):
+            return False  # the cheap question first: most hits this low name nothing in common
         allowed, verdicts = self.vet(a, b)
         return allowed and sum(v.anchors for v in verdicts) > 0
 

@@ -43,6 +43,10 @@ _FACTORIES: dict[str, Callable[[Rules], Guard]] = {
 }
 
 
+# The guards whose verdicts count anchors (GuardVerdict.anchors): names and figures.
+ANCHORING = frozenset({"subject", "quantity", "version", "who"})
+
+
 class GuardSet:
     """An ordered set of guards. Any blocking verdict vetoes the proposed merge."""
 
@@ -105,6 +109,23 @@ class GuardSet:
                 log.exception("guard %s failed", guard.name)
                 verdicts.append(GuardVerdict(guard.name, False, False, f"{guard.name}: error {type(exc).__name__}"))
         return verdicts
+
+    def anchors(self, a: GuardInput, b: GuardInput) -> int:
+        """Names and figures matched on both sides (``GuardVerdict.anchors``), 0 if none or if a
+        guard that counts them blocks: the cheap guards' count, or else the who guard's, asked
+        only when ``a`` reads a name (``SlotGuard.may_anchor``). A pair with
+        anchors still needs every guard's pass (:meth:`check`); this is the cheap question first
+        (the cascade asks it of every Korean-English hit under the rescue floor:
+        research/notes/verifier.md, "An anchored floor")."""
+        total = 0
+        for guard in sorted((g for g in self.guards if g.name in ANCHORING), key=lambda g: g.name == "who"):
+            if guard.name == "who" and (total or not getattr(guard, "may_anchor", lambda _: True)(a)):
+                continue
+            verdict = guard.check(a, b)
+            if verdict.blocked:
+                return 0
+            total += verdict.anchors
+        return total
 
     def confirmable(self, a: GuardInput, b: GuardInput) -> bool:
         """Whether :meth:`confirm` could confirm this pair at all (cheap: a script test)."""

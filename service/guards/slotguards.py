@@ -79,6 +79,11 @@ class SlotGuard:
         words = max(ta.words, tb.words)
         return len(only_a) == 1 and len(only_b) == 1 and words <= self.analyzer.cross_max_words
 
+    def may_anchor(self, a: GuardInput) -> bool:
+        """Whether this guard could count an anchor for ``a`` against any text (cheap: ``a``'s own
+        analysis, cached): only the who guard counts them, and only for a name ``a`` reads."""
+        return self.slot == "who" and any(m.slot == "who" for m in self.analyzer.analyse(a.headline).mentions)
+
     def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
         sa = self.analyzer
         ta, tb, c = sa.compare(self.slot, a.headline, b.headline)

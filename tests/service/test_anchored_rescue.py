@@ -178,3 +178,17 @@ def test_the_shipped_engine_on_the_names_set() -> None:
     with it (P >= 0.65; at the rescue threshold 0.6 a third follow-up merged, P 0.60)."""
     found, false_merges = shipped_verdicts(read_pairs(NAMES))
     assert sum(found.values()) >= 32 and sum(false_merges.values()) <= 2, (found, false_merges)
+
+
+def test_the_cheap_anchor_question_agrees_with_the_full_check() -> None:
+    """``GuardSet.anchors`` (asked of every Korean-English hit under the rescue floor before the
+    ten guards are): some anchors (it stops at the first guard that finds any), 0 when one of
+    the anchoring guards blocks or none matched."""
+    gs = GuardSet.default()
+    en = lambda t: GuardInput("", t, "en")  # noqa: E731
+    ko = lambda t: GuardInput("", t, "ko")  # noqa: E731
+    assert gs.anchors(en(LEE_EN), ko(LEE_KO)) >= 1 and sum(anchors(LEE_EN, LEE_KO).values()) >= 3
+    assert gs.anchors(en(BUSAN_EN), ko(BUSAN_KO)) == 0
+    assert gs.anchors(en("Nvidia market value tops $5 trillion"), ko("엔비디아 시가총액 5조달러 돌파")) >= 1
+    # $5 trillion against 4조달러: the quantity guard blocks, so Nvidia == 엔비디아 counts for nothing
+    assert gs.anchors(en("Nvidia market value tops $5 trillion"), ko("엔비디아 시가총액 4조달러 돌파")) == 0
