@@ -43,3 +43,12 @@ def test_make_run_installs_only_what_the_default_needs():
 def test_schemathesis_is_pinned_in_the_dev_extra():
     dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
     assert any(re.fullmatch(r"schemathesis==[\d.]+", d) for d in dev)
+
+
+def test_the_build_backend_floor_reads_the_license_string():
+    """`license = "Apache-2.0"` (PEP 639) needs setuptools 77: 68-76 stop at "project.license must be
+    valid exactly by one definition", so a build without isolation on such a setuptools failed."""
+    assert isinstance(PYPROJECT["project"]["license"], str)
+    floors = [r for r in PYPROJECT["build-system"]["requires"] if r.startswith("setuptools")]
+    assert len(floors) == 1 and (m := re.fullmatch(r"setuptools>=(\d+)(\.\d+)*", floors[0])), floors
+    assert int(m.group(1)) >= 77, floors
