@@ -52,3 +52,21 @@ def test_the_build_backend_floor_reads_the_license_string():
     floors = [r for r in PYPROJECT["build-system"]["requires"] if r.startswith("setuptools")]
     assert len(floors) == 1 and (m := re.fullmatch(r"setuptools>=(\d+)(\.\d+)*", floors[0])), floors
     assert int(m.group(1)) >= 77, floors
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_alone_lists_every_target_and_installs_nothing():
+    """`make help` (and `make` alone) lists each phony target with what it does; bare `make` ran
+    the first rule, `.venv/bin/python`: it made a virtual environment and said nothing else."""
+    text = (ROOT / "Makefile").read_text("utf-8")
+    phony = re.search(r"^\.PHONY:(.*)$", text, re.M)
+    assert phony is not None
+    targets = phony.group(1).split()
+    for args in (["help"], []):
+        listing = subprocess.run(["make", "-s", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        listed = re.findall(r"^  make (\S+) +\S", listing, re.M)
+        assert sorted(listed) == sorted(targets), listing
+    assert "venv" not in subprocess.run(["make", "-n"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    # the README's make commands are listed
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert set(re.findall(r"`make (\w+)", readme)) <= set(targets)
