@@ -70,3 +70,12 @@ def test_make_alone_lists_every_target_and_installs_nothing():
     # the README's make commands are listed
     readme = (ROOT / "README.md").read_text("utf-8")
     assert set(re.findall(r"`make (\w+)", readme)) <= set(targets)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_the_readme_says_where_make_run_put_the_command():
+    """A fresh clone has no `samestory` on PATH after `make run`: the README's CLI examples say where it is."""
+    dry = subprocess.run(["make", "-n", "-B", "run"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert ".venv/bin/samestory serve" in dry
+    cli = (ROOT / "README.md").read_text("utf-8").split("## Quick start: CLI", 1)[1].split("```", 1)[0]
+    assert "`.venv/bin`" in cli and ". .venv/bin/activate" in cli
