@@ -11,6 +11,10 @@ PORT ?= 8000
 DB ?= sqlite:///var/samestory.db
 # Extras for `make run`: none for the default (bundled USE model in numpy, SQLite from the stdlib).
 EXTRAS ?=
+# One stamp per set of extras: with one stamp, `make run EXTRAS=postgres` after a plain `make run`
+# found .venv up to date and served without psycopg.
+comma := ,
+INSTALLED := $(VENV)/.installed$(if $(EXTRAS),-with-$(subst $(comma),-,$(EXTRAS)))
 
 .PHONY: help run test check install install-test lint demo clean
 
@@ -26,8 +30,14 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e ".$(if $(EXTRAS),[$(EXTRAS)])"
+	$(BIN)/pip install --quiet -e "."
 	touch $@
+
+ifneq ($(EXTRAS),)
+$(INSTALLED): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
+	touch $@
+endif
 
 # torch is installed first and pinned: an unpinned torch pulls a multi-GB CUDA build.
 $(VENV)/.installed-test: $(VENV)/.installed
@@ -35,15 +45,15 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install --quiet -e ".[postgres,redis,e5,st,baselines,bench,ray,batch,dev]"
 	touch $@
 
-install: $(VENV)/.installed ## create .venv and install the default (what `make run` needs)
+install: $(INSTALLED) ## create .venv and install the default (what `make run` needs)
 install-test: $(VENV)/.installed-test ## install the test extras too (what `make test` needs)
 
-run: $(VENV)/.installed ## install, serve the HTTP API on 127.0.0.1:8000 (change with PORT=, HOST=, DB=, EXTRAS=)
+run: $(INSTALLED) ## install, serve the HTTP API on 127.0.0.1:8000 (change with PORT=, HOST=, DB=, EXTRAS=)
 	mkdir -p var
 	$(BIN)/samestory serve --db $(DB) --host $(HOST) --port $(PORT)
 
 # A fresh store each time (the demo refuses one that already holds documents), kept for `samestory serve --db`.
-demo: $(VENV)/.installed ## ingest the bundled sample feed into var/demo.db, print its copy groups and stories
+demo: $(INSTALLED) ## ingest the bundled sample feed into var/demo.db, print its copy groups and stories
 	mkdir -p var
 	rm -f var/demo.db var/demo.db-wal var/demo.db-shm var/demo.db.faiss var/demo.db.state.npz
 	$(BIN)/samestory demo --db sqlite:///var/demo.db

@@ -79,3 +79,28 @@ def test_the_readme_says_where_make_run_put_the_command():
     assert ".venv/bin/samestory serve" in dry
     cli = (ROOT / "README.md").read_text("utf-8").split("## Quick start: CLI", 1)[1].split("```", 1)[0]
     assert "`.venv/bin`" in cli and ". .venv/bin/activate" in cli
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_run_with_extras_after_a_plain_run_installs_them(tmp_path):
+    """`make run EXTRAS=postgres` after a plain `make run`: .venv holds the default install, and the
+    extras must still be installed (one stamp for every set of extras said "up to date", and serve
+    stopped at "the PostgreSQL store needs psycopg 3")."""
+    import os
+
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").touch()
+    (tmp_path / ".venv" / ".installed").touch()
+    for age, path in ((300, "pyproject.toml"), (200, ".venv/bin/python"), (100, ".venv/.installed")):
+        os.utime(tmp_path / path, (1_700_000_000 - age, 1_700_000_000 - age))
+
+    def installs(*args: str) -> list[str]:
+        dry = subprocess.run(["make", "-n", "run", *args], cwd=tmp_path, capture_output=True, text=True,
+                             check=True).stdout
+        return [line for line in dry.splitlines() if "pip install" in line]
+
+    assert installs() == []  # the default install is up to date
+    assert installs("EXTRAS=postgres") == ['.venv/bin/pip install --quiet -e ".[postgres]"']
+    assert installs("EXTRAS=postgres,redis") == ['.venv/bin/pip install --quiet -e ".[postgres,redis]"']
