@@ -164,8 +164,10 @@ class Reader:
 
             from service.api import Settings, create_app
 
-            # The page's store, as `make run` would serve it (the bundled model, default guards).
-            app = create_app(Settings(db=f"sqlite:///{self.folder}/var/http.db"))
+            # The page's store as `make run` serves it: var/samestory.db, the store the page's CLI
+            # commands (and its Python) use too, with the bundled model and default guards. (A store
+            # of its own, var/http.db, hid that a reader who ran the CLI first got other ids.)
+            app = create_app(Settings(db=f"sqlite:///{self.folder}/var/samestory.db"))
             self._client = TestClient(app)
             self._client.__enter__()
         return self._client
