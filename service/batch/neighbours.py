@@ -79,9 +79,9 @@ class SearchPlan:
         """The floors for an engine config resolved for its model (``EngineConfig.for_model``).
 
         >>> from service.config import EngineConfig
-        >>> p = SearchPlan.for_engine(EngineConfig().for_model("use"))  # the verifier's rescue: 0.45
+        >>> p = SearchPlan.for_engine(EngineConfig().for_model("use"))  # the rescue's anchored floor: 0.30
         >>> p.floor, p.same_language_floor  # below 0.53, other-language pairs only
-        (0.43, 0.53)
+        (0.28, 0.53)
         >>> p = SearchPlan.for_engine(EngineConfig.of(verifier=False).for_model("use"))  # slot-confirmed: 0.55
         >>> p.floor, p.same_language_floor
         (0.53, None)
@@ -93,10 +93,11 @@ class SearchPlan:
         if config.copy.slot_confirm_threshold is not None:
             floor = min(floor, float(config.copy.slot_confirm_threshold))
         # The pair verifier's rescue (Cascade._rescue_hits) reads other-language hits down to
-        # verifier_floor (0.45 for USE), below both: a floor above it hid those hits from the
+        # CopyConfig.rescue_floor (verifier_anchored_floor, 0.30 for USE; verifier_floor 0.45 when
+        # that is None), below both: a floor above it hid those hits from the
         # decide step, and on the 20,000-item equivalence corpus 664 items landed in other copy
         # groups than streaming put them in (research/notes/scale.md, "late embeds"). Only
-        # other-language pairs are read there (Cascade.rescue_band), so below the floor above
+        # other-language pairs are read there (Cascade.rescue_band, anchored_band), so below the floor above
         # (0.53 for USE) a pair is kept only where the rescue may read it: 217,097 pairs at 0.43
         # for all, against 40,745 at 0.53 (research/notes/scale.md, eighteenth session). A search
         # that gets such a hit goes to the engine's own index (CandidateVectors.band_floor): the

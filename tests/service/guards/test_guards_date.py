@@ -90,3 +90,18 @@ def test_relative_untimed_rejects_an_unknown_unit() -> None:
     rules = {**rules, "settings": {**rules["settings"], "relative_untimed": ["week"]}}
     with pytest.raises(ValueError, match="relative_untimed takes year, month, day; got 'week'"):
         DateGuard.from_rules(rules)
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb"), [
+    # a count of days is no day of the month (review of the third frames pass: each vetoed before)
+    ("Russia and Ukraine agree to 30-day ceasefire on March 11", "en", "러시아·우크라이나, 30일 휴전 합의", "ko"),
+    ("Trump pauses Mexico tariffs for 30 days on Feb. 3", "en", "트럼프, 멕시코 관세 30일 유예", "ko"),
+    ("Parties campaign on March 4, a month before the vote", "en", "총선 30일 앞두고 여야 총력전", "ko"),
+])
+def test_a_count_of_days_is_no_day_of_the_month(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    assert not gs.check(side(ta, la), side(tb, lb))[0].blocked
+
+
+def test_a_day_without_its_month_still_clashes(gs: GuardSet) -> None:
+    (v,) = gs.check(side("Summit to be held in Tokyo on Dec. 15", "en"), side("16일 도쿄서 정상회의 개최", "ko"))
+    assert v.blocked and "day" in v.evidence, v

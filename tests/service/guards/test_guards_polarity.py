@@ -314,3 +314,36 @@ def test_second_pass_outcome_frames(gs: GuardSet, ta: str, la: str, tb: str, lb:
 ])
 def test_second_pass_same_pole_and_other_senses_do_not_block(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
     assert "polarity" not in gs.blocked(gs.check(side(ta, la), side(tb, lb)))
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb"), [
+    # review of the frames passes: the new words in other senses, in invented copies (each vetoed before)
+    ("Unexploded WWII bomb successfully defused in Seoul", "en", "서울 공사장서 2차대전 불발탄 발견…안전하게 해체", "ko"),
+    ("Maersk profit jumps as crisis in the Red Sea lifts freight rates", "en", "머스크, 홍해 사태에 운임 올라 순이익 급증", "ko"),
+    ("Ukraine's trade gap widens as attacks in the Black Sea choke grain exports", "en", "흑해 공격에 우크라이나 무역 적자 확대", "ko"),
+    ("Two tourists hurt in Dead Sea flash flood", "en", "사해 돌발 홍수로 관광객 2명 다쳐", "ko"),
+    ("Government creates 10,000 jobs, FSS says", "en", "금감원 \"일자리 1만개 창출\"", "ko"),
+    ("Kids allowed to wear sunscreen at school", "en", "학교서 어린이 자외선 차단제 사용 가능해져", "ko"),
+    ("Fukushima discharged treated water, hitting fishermen's main source of income", "en",
+     "후쿠시마 오염수 방류…어민 주 수입원 타격", "ko"),
+    ("Police quell illegal protest as wildfires rage nearby", "en", "산불 번지는 가운데 경찰, 불법 시위 진압", "ko"),
+    ("Plant restarted after government financial aid", "en", "정부 재정지원 받은 공장 가동 다시 시작", "ko"),
+])
+def test_review_words_in_other_senses_state_no_outcome(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    assert "polarity" not in gs.blocked(gs.check(side(ta, la), side(tb, lb)))
+
+
+@pytest.mark.parametrize(("ta", "la", "tb", "lb"), [
+    # ... while the outcomes those words state still flip the report
+    ("Summit bid succeeds", "en", "정상회담 불발", "ko"),
+    ("Airline stays in the red for third quarter", "en", "항공사, 3분기 연속 흑자", "ko"),
+    ("Two injured in crash", "en", "Two dead in crash", "en"),
+    ("Samsung hires 500", "en", "삼성, 500명 감원", "ko"),
+    ("Court allows rally", "en", "법원, 집회 차단", "ko"),
+    ("Minister discharged", "en", "장관 입원", "ko"),
+    ("Fire breaks out at Busan factory", "en", "부산 공장 불 진화", "ko"),
+    ("부산 공장서 불이 발생", "ko", "부산 공장 화재 진화", "ko"),
+    ("한국거래소, 주식 거래 재개", "ko", "한국거래소, 주식 거래정지", "ko"),
+])
+def test_review_outcomes_still_flip(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    assert gs.blocked(gs.check(side(ta, la), side(tb, lb))) == ["polarity"]
