@@ -489,14 +489,16 @@ class Cascade:
         trace, entries, item = probe.trace, probe.state.entries, probe.item
         band: list[tuple[int, int, float, ItemFeatures]] = []
         for doc, sc in sorted(probe.scored.items(), key=lambda x: -x[1].cosine):
+            if len(band) == self.config.copy.embedding_k:
+                break  # the rest would not be read (the anchored band's guard checks are not free)
             cluster = entries.cluster_of(doc)
             if doc == probe.exclude_doc or cluster in trace.tried or any(c == cluster for _, c, _, _ in band):
                 continue
             other = entries.features(doc)
-            if ((self.rescue_band(item, other, sc.cosine) or self.anchored_band(item, other, sc.cosine))
-                    and self.too_far(item, other) is None):
+            if self.rescue_band(item, other, sc.cosine) and self.too_far(item, other) is None:
                 band.append((doc, cluster, sc.cosine, other))
-        band = band[:self.config.copy.embedding_k]
+            elif self.too_far(item, other) is None and self.anchored_band(item, other, sc.cosine):
+                band.append((doc, cluster, sc.cosine, other))  # the cheap time test before the guards
         if not band:
             return None
         probs = self.verify([(item, other) for _, _, _, other in band])
