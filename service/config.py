@@ -43,7 +43,7 @@ DAY = 86_400.0  # seconds: the unit of every *_days setting
 
 # SAMESTORY_* variables read outside the settings and the engine config (where each is used).
 OTHER_ENV_VARS = {
-    "SAMESTORY_CONFIG": "the TOML file (every command; --config wins)",
+    "SAMESTORY_CONFIG": "the TOML file (--config wins)",
     "SAMESTORY_CACHE": "model cache directory (models/registry.py)",
     "SAMESTORY_RULES_DIR": "folders of extra guard rule files, added to the packaged ones (service/guards/rules.py)",
     "SAMESTORY_EVAL_DATA": "eval-data folder (eval/data.py)",
