@@ -176,8 +176,9 @@ class ResultFrames:
             return None
         y = re.sub(r"(?<=[가-힣A-Za-z0-9])[을를]$", "", words[0])
         if (not re.fullmatch(r"[가-힣A-Za-z0-9]+", y) or y in x or _subject_particle(y)
-                or re.search(r"(?:에|에게|에서|서|의|와|과|로|도|만|은|는)$", y)):
-            return None
+                or re.search(r"(?:에|에게|에서|서|의|와|과|로|도|만|은|는)$", y)
+            or any(re.search(r"(?:에|에게|에서|서)$", w) for w in words[1:-1])):
+            return None  # "美 법원에 ... 제소": the first word names a court's country, not the party
         return Result(x, y, f"{x}, {y} {end.group(0)}")
 
 
