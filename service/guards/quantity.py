@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from index import numerals
 from service.guards.base import (
@@ -27,7 +27,7 @@ from service.guards.base import (
     step_aside,
     trie_regex,
 )
-from service.guards.rules import Rules, load_rules, number, table
+from service.guards.rules import Rules, load_rules, number, str_list, table
 from service.types import GuardVerdict
 
 __all__ = ["Quantity", "QuantityGuard", "load_rules"]
@@ -56,6 +56,7 @@ class Quantity:
     ulp: float
     surface: str
     converted: bool = False  # stated in another unit system than the dimension's base (miles)
+    signed: bool = False  # a sign stated before it ("영하 12도", "minus 15C", "-20C"); see quantity.toml [signed]
 
 
 def _key(surface: str) -> str:
@@ -67,6 +68,16 @@ def _notation(surface: str) -> str:
     """A figure as written without its Latin words and spaces ("1.2 million cars" -> "1.2",
     "3조4천억원" as it is): what tells "3.4조원" from "3조4천억원" but not "cars" from "vehicles"."""
     return "".join(c for c in surface if not c.isspace() and not (c.isascii() and c.isalpha()))
+
+
+def _ending(pattern: object, where: str) -> re.Pattern[str]:
+    """A rule regex that must end right before a number (quantity.toml [signed])."""
+    if not isinstance(pattern, str):
+        raise ValueError(f"{where} must be a regex string, got {pattern!r}")
+    try:
+        return re.compile(rf"(?:{pattern})$", re.IGNORECASE)
+    except re.error as exc:
+        raise ValueError(f"{where}: invalid pattern: {exc}") from exc
 
 
 def _alternation(surfaces: list[str], lookaheads: dict[str, str]) -> str:
@@ -131,6 +142,7 @@ class QuantityGuard:
         settings = table(rules, "settings", where)
         # See quantity.toml [settings] for what this was calibrated on.
         self.max_rel = number(settings.get("max_relative_tolerance", 0.05), f"{where}: max_relative_tolerance")
+        self.fuzzy_dims = frozenset(str_list(settings.get("fuzzy_dimensions", []), f"{where}: fuzzy_dimensions"))
         if not 0 <= self.max_rel < 1:
             raise ValueError(f"{where}: max_relative_tolerance must be in [0, 1), got {self.max_rel}")
         kn = table(rules, "korean_numerals", where)
@@ -188,6 +200,23 @@ class QuantityGuard:
             re.IGNORECASE,
         )
         self._phrase_re = re.compile(_alternation(list(table(rules, "phrases", where)), {}), re.IGNORECASE) if self.phrases else None
+        # Phrases in words ("by half", "doubles", "수천") with the words around them that make them
+        # another sense ("by half a point", "mixed doubles", "이수만"); see quantity.toml.
+        try:
+            self._phrase_not_after = {
+                _key(k): re.compile(rf"(?:{v})$", re.IGNORECASE)
+                for k, v in table(rules, "phrase_not_preceded_by", where).items()
+            }
+            self._phrase_not_before = {
+                _key(k): re.compile(str(v), re.IGNORECASE) for k, v in table(rules, "phrase_not_followed_by", where).items()
+            }
+        except re.error as exc:
+            raise ValueError(f"{where}: invalid phrase_not_preceded_by / phrase_not_followed_by pattern: {exc}") from exc
+        signed = table(rules, "signed", where)
+        self.signed_dims = frozenset(str_list(signed.get("dimensions", []), f"{where}: signed.dimensions"))
+        self._minus_re, self._plus_re, self._unsigned_re = (
+            _ending(signed.get(key, "(?!)"), f"{where}: signed.{key}") for key in ("negative", "positive", "not_after")
+        )
         self._ko_token_re = re.compile(rf"\d[\d,.]*|[{''.join(self.ko_digits)}]|[{''.join(self.ko_small)}]|[{''.join(self.ko_large)}]")
         self._ko_chars = frozenset(ko_chars)
         self._unit_chars = frozenset(small_large)
@@ -230,8 +259,15 @@ class QuantityGuard:
         text = prepare(text)
         found: list[Quantity] = []
         if self._phrase_re is not None:
-            for m in self._phrase_re.finditer(text):
-                dim, value = self.phrases[_key(m.group(0))]
+            pos = 0
+            while (m := self._phrase_re.search(text, pos)) is not None:
+                key = _key(m.group(0))
+                if (key in self._phrase_not_after and self._phrase_not_after[key].search(text, 0, m.start())) or (
+                        key in self._phrase_not_before and self._phrase_not_before[key].match(text, m.end())):
+                    pos = m.start() + 1  # another phrase may start inside it ("by a quarter point")
+                    continue
+                pos = m.end()
+                dim, value = self.phrases[key]
                 found.append(Quantity(dim, value, 0.0, m.group(0)))
         for m in self._re.finditer(text):
             prefix, unit, scale = m.group("prefix"), m.group("unit"), m.group("scale")
@@ -260,7 +296,17 @@ class QuantityGuard:
             num = m.group("num")
             if not num[0].isdigit() and num.casefold() not in self.number_words and not unit:
                 continue  # Hangul-only numerals must carry a unit ("오백만 원"), else they are words
-            found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip(), converts(factor)))
+            signed = False
+            if dim in self.signed_dims:
+                # A temperature: Arabic digits only ("이도" is a word), its sign read before it.
+                before = text[: m.start("num")]
+                if not num[0].isdigit() or self._unsigned_re.search(before):
+                    continue
+                if self._minus_re.search(before):
+                    value, signed = -value, True
+                elif self._plus_re.search(before):
+                    signed = True
+            found.append(Quantity(dim, value * factor, ulp * factor, m.group(0).strip(), converts(factor), signed))
         return tuple(found)
 
     def written_alike(self, a: str, b: str, *, other_notation_only: bool = False) -> tuple[str, tuple[str, ...]]:
@@ -305,6 +351,11 @@ class QuantityGuard:
 
     def same(self, x: Quantity, y: Quantity) -> bool:
         """Equal to the precision the less precise side stated, capped at ``max_rel`` (see TOML)."""
+        if x.dimension in self.fuzzy_dims:  # orders of magnitude in words: one order apart is the same
+            return max(x.value, y.value) <= 10.0 * min(x.value, y.value)
+        if x.dimension in self.signed_dims and not (x.signed and y.signed):
+            # one side states no sign ("35C" / "영상 35도", "-18도" / "18 degrees below zero"): magnitudes only
+            x, y = replace(x, value=abs(x.value)), replace(y, value=abs(y.value))
         big = max(abs(x.value), abs(y.value))
         tol = min(max(x.ulp, y.ulp) / 2.0, self.max_rel * big) + 1e-9 * big
         if x.converted != y.converted:  # one side converted and rounded (base.UNIT_CONVERSION_TOLERANCE)

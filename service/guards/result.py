@@ -92,7 +92,8 @@ class ResultFrames:
     """Result frames of each language, built from ``role.toml [result]``."""
 
     def __init__(self, en_win: list[str], en_lose: list[str], ko_win: list[str], ko_lose: list[str],
-                 ko_not_after: list[str] | None = None, ko_object_only: list[str] | None = None) -> None:
+                 ko_not_after: list[str] | None = None, ko_object_only: list[str] | None = None,
+                 ko_far: list[str] | None = None) -> None:
         if not (en_win and en_lose and ko_win and ko_lose):
             raise ValueError("role rules: [result] needs en_win, en_lose, ko_win and ko_lose, each non-empty")
         self._en = [
@@ -111,6 +112,11 @@ class ResultFrames:
         # Naver), where a match's result word takes its loser so ("한국, 일본에 승리"); after one
         # with 이 / 가 the name is the buyer ("포시마크, 네이버가 인수"; _subject_particle).
         self._ko_object_only = frozenset(ko_object_only or ())
+        # A merger or a suit whose other party stands apart from the verb ("애플, 삼성디스플레이 OLED
+        # 특허 침해로 제소"): the first word after the comma topic, with no particle, when the
+        # headline ends in one of ko_far (role.toml).
+        self._ko_far = frozenset(ko_far or ())
+        self._ko_far_end = re.compile(rf"(?:{_alternation(list(ko_far or ()))}){stop}\S{{0,3}}$") if ko_far else None
         self._ko_topic = re.compile(r"^(?P<x>[^,，…]+)[,，]")
         self._ko_subject = re.compile(rf"^(?P<x>{_KO_TOKEN}){_KO_SUBJECT_PARTICLES}\s")
         # read once per text, as the other guards' extractions are: the role guard asks on every pair
@@ -123,7 +129,7 @@ class ResultFrames:
             raise ValueError("role rules: [result] must be a table")
         where = "role rules: result"
         return cls(*(str_list(table.get(key, []), f"{where}.{key}")
-                     for key in ("en_win", "en_lose", "ko_win", "ko_lose", "ko_not_after", "ko_object_only")))
+                     for key in ("en_win", "en_lose", "ko_win", "ko_lose", "ko_not_after", "ko_object_only", "ko_far")))
 
     def _english(self, text: str) -> Result | None:
         """The first result frame of an English text, or None."""
@@ -145,6 +151,8 @@ class ResultFrames:
         rest = clean[topic.end():]
         for pattern, wins in self._ko:
             m = pattern.search(" " + rest)
+            if m is not None and m.group("v") in self._ko_far and m.group("y").endswith("로"):
+                return self._korean_far(x, rest)  # "침해로 제소": a reason, not the party
             if m is not None and m.group("v") in self._ko_object_only and (
                     m.group("p") in ("에", "에게") or _subject_particle(m.group("y"))):
                 return None  # bought by the name with 에 or 가: no frame is read
@@ -152,6 +160,26 @@ class ResultFrames:
                 y = m.group("y")
                 return Result(x if wins else y, y if wins else x, f"{x}, {y} {m.group('v')}")
         return None
+
+    def _korean_far(self, x: str, rest: str) -> Result | None:
+        """The party of a ko_far verb that ends the headline: the first word after the topic, with no
+        particle (을 / 를 dropped), or None.
+
+        >>> frames = ResultFrames.from_table(load_rules()["role"]["result"])
+        >>> frames.korean("애플, 삼성디스플레이 OLED 특허 침해로 제소")
+        Result(winner='애플', loser='삼성디스플레이', shown='애플, 삼성디스플레이 제소')
+        >>> frames.korean("애플, 美법원에 특허 침해로 제소") is None
+        True
+        """
+        words = rest.split()
+        if len(words) < 2 or self._ko_far_end is None or not (end := self._ko_far_end.search(words[-1])):
+            return None
+        y = re.sub(r"(?<=[가-힣A-Za-z0-9])[을를]$", "", words[0])
+        if (not re.fullmatch(r"[가-힣A-Za-z0-9]+", y) or y in x or _subject_particle(y)
+                or re.search(r"(?:에|에게|에서|서|의|와|과|로|도|만|은|는)$", y)
+            or any(re.search(r"(?:에|에게|에서|서)$", w) for w in words[1:-1])):
+            return None  # "美 법원에 ... 제소": the first word names a court's country, not the party
+        return Result(x, y, f"{x}, {y} {end.group(0)}")
 
 
 def name_matcher(analyzer: SlotAnalyzer) -> Callable[[str, str], bool | None]:

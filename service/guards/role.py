@@ -97,6 +97,7 @@ class EnTriple:
     right: str
     passive: bool
     shown: str
+    by: bool = False  # the passive names its agent ("sued by SK On")
 
 
 class RoleGuard:
@@ -481,7 +482,7 @@ class RoleGuard:
                 continue
             passive = by or (aux and not verb.endswith("ing"))  # "is suing" is active
             if k < len(low) and arg(k) and keys[j] != keys[k]:
-                triples.append(EnTriple(keys[j], keys[i], keys[k], passive, f"{written[j]} {written[i]} {written[k]}"))
+                triples.append(EnTriple(keys[j], keys[i], keys[k], passive, f"{written[j]} {written[i]} {written[k]}", by))
             if (not passive and written[i][:1].islower() and written[j][:1].isupper()
                     and (found := self._en_party(written, low, i, arg)) is not None and keys[found[1]] != keys[j]):
                 # the second party after a preposition: "Japan returns statue to Korea" (a lower-case
@@ -520,6 +521,11 @@ class RoleGuard:
                     return GuardVerdict(self.name, True, True, f"{self.name}: {x.shown} vs {y.shown}")
                 if (x.left, x.right) == (y.left, y.right) and x.passive == y.passive:
                     same.append(f"{x.shown} == {y.shown}")
+                elif (x.left, x.right) == (y.left, y.right) and _agent_passive_against_active(x, y):
+                    # the same order, one side a passive with its agent: "LG sued by SK" / "LG sues SK"
+                    # (fourth frames pass, tests/data/frame_pairs_4.jsonl). A passive without "by"
+                    # ("Apple was sued" + an object) is left undecided, as before.
+                    return GuardVerdict(self.name, True, True, f"{self.name}: {x.shown} vs {y.shown} (one passive)")
                 elif (x.left, x.right) == (y.right, y.left):
                     same.append(f"{x.shown} ~ {y.shown} (passive)")
         if same:
@@ -534,6 +540,12 @@ class RoleGuard:
         if ko_a != ko_b:
             return self._check_result(tb, ta, b.lang) if ko_a else self._check_result(ta, tb, a.lang)
         if ko_a:
+            if self.results is not None:
+                ra, rb = self.results.korean(ta), self.results.korean(tb)
+                if ra is not None and rb is not None and (ra.winner, ra.loser) == (rb.winner, rb.loser):
+                    # "한국, 일본에 1-2 패배" / "일본, 한국에 2-1 승리": one result in both voices; the
+                    # particles trade places, the roles do not (fourth frames pass)
+                    return GuardVerdict(self.name, False, True, f"{self.name}: {ra.shown} == {rb.shown}")
             verdict = self._check_ko(ta, tb)
             if verdict.blocked or self.results is None:
                 return verdict
@@ -636,6 +648,31 @@ class RoleGuard:
         if ko_offer and en_request and not ko_request:
             return GuardVerdict(self.name, True, True, f"{self.name}: an offer ({ko_offer}) vs a request ({en_request})")
         return None
+
+
+_PARTICIPLE_RE = re.compile(r"(?:ed|en|ght|ld|ld|ung|uck|ot|ut)$")
+
+
+def _agent_passive_against_active(x: EnTriple, y: EnTriple) -> bool:
+    """One triple a passive with "by" and a participle ("sued by", "beaten by", "bought by"), the
+    other an active with another form of the verb, both between two capitalised words: "LG Energy
+    Solution sued by SK On" / "LG Energy Solution sues SK On". Not "the Louisiana coasts by Monday"
+    (a noun, no participle) nor "hit by" / "hit" (one form, either voice).
+
+    >>> t = lambda shown, passive, by: EnTriple("", "", "", passive, shown, by)
+    >>> _agent_passive_against_active(t("Solution sued SK", True, True), t("Solution sues SK", False, False))
+    True
+    >>> _agent_passive_against_active(t("Louisiana coasts Monday", True, True), t("Louisiana coast Monday", False, False))
+    False
+    """
+    if x.by == y.by or x.passive == y.passive:
+        return False
+    passive, active = (x, y) if x.by else (y, x)
+    pw, aw = passive.shown.split(), active.shown.split()
+    if len(pw) != 3 or len(aw) != 3 or pw[1].casefold() == aw[1].casefold():
+        return False
+    return (bool(_PARTICIPLE_RE.search(pw[1].casefold())) and not active.passive
+            and all(w[:1].isupper() for w in (pw[0], pw[2], aw[0], aw[2])))
 
 
 def _opening(words: str, phrases: tuple[str, ...]) -> str | None:

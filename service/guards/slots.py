@@ -1454,7 +1454,22 @@ def korean_same_frame(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
         return None  # one name with another particle ("남한에" / "남한의"), not another name
     if same_identity(a, ea[i][0], b, eb[i][0]):
         return None  # one name in two scripts ("BTS 정국" / "방탄소년단 정국": the alias tables say so)
+    if _admin_suffixed(ea[i][0], eb[i][0]) or _admin_suffixed(eb[i][0], ea[i][0]):
+        return None  # one place with and without its 군 / 시 ("양평군" / "양평": fourth frames pass)
     return ea[i][0], eb[i][0]
+
+
+_ADMIN_SUFFIXES = ("군", "시", "구", "읍", "면")
+
+
+def _admin_suffixed(longer: str, shorter: str) -> bool:
+    """``longer`` is ``shorter`` (two syllables or more) with a Korean administrative suffix: one
+    county or city written with and without it ("양평군" / "양평", "나주시" / "나주").
+
+    >>> _admin_suffixed("양평군", "양평"), _admin_suffixed("가평군", "양평"), _admin_suffixed("삼성", "삼")
+    (True, False, False)
+    """
+    return len(shorter) >= 2 and longer[: len(shorter)] == shorter and longer[len(shorter):] in _ADMIN_SUFFIXES
 
 
 def same_identity(a: TextSlots, word_a: str, b: TextSlots, word_b: str) -> bool:

@@ -123,16 +123,31 @@ def test_evidence_of_kept_roles_and_passive(gs: GuardSet) -> None:
 @pytest.mark.parametrize(
     ("ta", "la", "tb", "lb"),
     [
-        ("삼성이 애플을 제소했다", "ko", "Apple sues Samsung", "en"),  # cross-lingual: cannot compare
-        ("삼성, 애플 제소", "ko", "애플, 삼성 제소", "ko"),  # headline style: no particles, no roles
+        ("삼성이 애플을 고소했다", "ko", "Apple sues Samsung", "en"),  # cross-lingual: no frame for 고소
+        ("삼성, 애플 고소", "ko", "애플, 삼성 고소", "ko"),  # headline style: no particles, no roles
         ("민수가 도착했다", "ko", "지현이 떠났다", "ko"),  # nothing shared
-        ("Apple sues Samsung", "en", "Apple was sued by Samsung", "en"),  # same sides, one passive
+        ("Apple was sued", "en", "Apple sues Samsung", "en"),  # a passive without its agent
         ("Rain expected today", "en", "Sunny weekend ahead", "en"),
     ],
 )
 def test_steps_aside(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
     v = verdict(gs, ta, tb, la, lb)
     assert not v.blocked and not v.decided, v
+
+
+@pytest.mark.parametrize(
+    ("ta", "la", "tb", "lb"),
+    [
+        # fourth frames pass (tests/data/frame_pairs_4.jsonl): a suit read as a result, across
+        # languages and in headlines with no particle; the same order with one passive and its agent
+        ("삼성이 애플을 제소했다", "ko", "Apple sues Samsung", "en"),
+        ("삼성, 애플 제소", "ko", "애플, 삼성 제소", "ko"),
+        ("Apple sues Samsung", "en", "Apple was sued by Samsung", "en"),
+    ],
+)
+def test_suits_and_passives_with_their_agent_block(gs: GuardSet, ta: str, la: str, tb: str, lb: str) -> None:
+    v = verdict(gs, ta, tb, la, lb)
+    assert v.blocked, v
     assert v.evidence.startswith("role: ")
 
 
@@ -157,7 +172,7 @@ def test_user_rules_extend_the_lexicon(tmp_path: Path) -> None:
     assert not default.blocked(default.check(a, b))  # "with" is no gap word: no triple
     (tmp_path / "role.symmetric.toml").write_text('[en]\nstopwords = ["acme"]\n', encoding="utf-8")
     gs = GuardSet.from_rules([tmp_path], enabled=["role"])
-    x, y = side("Acme sues Globex", "en"), side("Globex sues Acme", "en")
+    x, y = side("Acme blames Globex", "en"), side("Globex blames Acme", "en")
     assert default.blocked(default.check(x, y)) == ["role"]
     assert gs.blocked(gs.check(x, y)) == []  # a user stopword is no argument
 
