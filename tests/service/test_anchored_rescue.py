@@ -20,8 +20,9 @@ from service.guards.base import GuardInput
 from service.store import open_store
 from service.types import Article
 from tests.helpers.labelled_pairs import read_pairs, shipped_verdicts
+from tests.helpers.verifier_fakes import DIM, VECTORS, FakeVerifier, TableEmbedder
+from tests.helpers.verifier_fakes import unit as _unit
 from tests.paths import REPO_ROOT
-from tests.service.test_verifier_engine import DIM, VECTORS, FakeVerifier, TableEmbedder, _unit
 
 LEE_EN = "Lee Jae-myung holds summit with Ishiba in Tokyo"
 LEE_KO = "이재명 대통령, 도쿄서 이시바 총리와 정상회담"

@@ -166,10 +166,12 @@ def test_ingest_refuses_a_chunk_size_below_one(flag, value, tmp_path, monkeypatc
 
 
 def test_every_numeric_count_option_is_refused_below_one(capsys):
-    for argv, flag in ((["bench", "--requests", "0"], "--requests"), (["bench", "--probe", "-2"], "--probe"),
+    for argv, flag in ((["bench", "--probe", "-2"], "--probe"),
                        (["models", "train-verifier", "--batch", "0"], "--batch"),
                        (["models", "train-verifier", "--threads", "0"], "--threads")):
         assert f"argument {flag}: must be an integer >= 1" in _parser_error(argv, capsys)
+    # --requests' 0 means "time none" (its help says so; the tenth tour): below 0 is refused
+    assert "argument --requests: must be an integer >= 0" in _parser_error(["bench", "dedupe", "--requests", "-1"], capsys)
 
 
 def test_an_unknown_model_is_refused_first_even_with_a_threshold(monkeypatch):

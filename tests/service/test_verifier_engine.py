@@ -6,7 +6,6 @@ every probability and cosine, so these run without the trained artefact or a rea
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,60 +18,18 @@ from service.engine import Deduper
 from service.guards.base import GuardInput
 from service.store import open_store
 from service.types import Article, Decision
+from tests.helpers.verifier_fakes import DIM, VECTORS, FakeVerifier, TableEmbedder
+from tests.helpers.verifier_fakes import unit as _unit
 
 KO = "코스피, 사상 처음 4000선 돌파 마감"
 EN = "Kospi closes above 4,000 for the first time"
 EN2 = "Seoul stocks end above 4,000 for first time ever"
 FRAME_A = "Korean Air completes merger with Asiana Airlines"
 FRAME_B = "Korean Air scraps merger with Asiana Airlines"
-DIM = 16
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return (v / np.linalg.norm(v)).astype(np.float32)
-
-
-def _other(text: str) -> np.ndarray:
-    """A vector of its own for any text not in the table (nearly orthogonal to the rest)."""
-    v = np.random.default_rng(zlib.crc32(text.encode())).normal(size=DIM)
-    v[:3] = 0.0
-    return _unit(v)
-
-
 # KO . EN = 0.50, KO . EN2 = 0.60, EN . EN2 = 0.30*0.5 + 0.8*... (below any threshold used here)
-VECTORS = {KO: _unit(np.eye(DIM)[0]),
-           EN: _unit(np.eye(DIM)[0] * 0.5 + np.eye(DIM)[1] * np.sqrt(0.75)),
-           EN2: _unit(np.eye(DIM)[0] * 0.6 + np.eye(DIM)[2] * 0.8)}
-
-
-class TableEmbedder:
-    name = "table"
-    dim = DIM
-
-    def encode(self, texts: Sequence[str], **kwargs: object) -> np.ndarray:
-        return np.stack([VECTORS.get(t.strip(), _other(t.strip())) for t in texts]).reshape(len(texts), DIM)
-
-
-class FakeVerifier:
-    """P(same) from a table of unordered pairs (``default`` otherwise); records every call."""
-
-    def __init__(self, table: dict[frozenset[str], float] | None = None, default: float = 0.99,
-                 threshold: float = 0.5) -> None:
-        self.table, self.default, self._threshold = table or {}, default, threshold
-        self.calls: list[list[tuple[str, str]]] = []
-
-    @property
-    def threshold(self) -> float:
-        return self._threshold
-
-    def score(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        self.calls.append(list(zip(a, b, strict=True)))
-        return np.array([self.table.get(frozenset((x, y)), self.default) for x, y in zip(a, b, strict=True)],
-                        dtype=np.float32)
-
-    @property
-    def pairs(self) -> list[tuple[str, str]]:
-        return [p for call in self.calls for p in call]
+VECTORS.update({KO: _unit(np.eye(DIM)[0]),
+                EN: _unit(np.eye(DIM)[0] * 0.5 + np.eye(DIM)[1] * np.sqrt(0.75)),
+                EN2: _unit(np.eye(DIM)[0] * 0.6 + np.eye(DIM)[2] * 0.8)})
 
 
 def engine(verifier: PairVerifierLike | None, *, embed: bool = True, **config: object) -> Deduper:
