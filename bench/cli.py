@@ -41,13 +41,9 @@ def _count_or_zero(value: str) -> int:
     ...
     argparse.ArgumentTypeError: must be an integer >= 0, got '-1'
     """
-    try:
-        n = int(value)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value!r}")
-    return n
+    from models.cli import int_at_least
+
+    return int_at_least(value, 0)
 
 
 def register(subparsers: Any) -> None:

@@ -107,10 +107,31 @@ def _cmd_train_verifier(args: argparse.Namespace) -> int:
     return train_main(argv)
 
 
+def int_at_least(value: str, low: int) -> int:
+    """``value`` as an integer of at least ``low``, else argparse's one-line error, before any
+    work: what the ``type=`` of every count option calls (:func:`positive_int`; bench's
+    ``--requests``, whose 0 means none). It lives here because models never import service, and
+    service, eval and bench may import models.
+
+    >>> int_at_least("0", 0)
+    0
+    >>> int_at_least("x", 0)
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be an integer >= 0, got 'x'
+    """
+    try:
+        n = int(value)
+    except ValueError:
+        n = low - 1
+    if n < low:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value!r}")
+    return n
+
+
 def positive_int(value: str) -> int:
     """``type=`` of a count that must be at least 1 (sizes, limits, samples, workers): a bad value
-    is argparse's one-line error, before any work. Every command group's one definition: it lives
-    here because models never import service, and service, eval and bench may import models
+    is argparse's one-line error, before any work. Every command group's one definition
     (``service.cli`` re-exports it).
 
     >>> positive_int("3")
@@ -120,13 +141,7 @@ def positive_int(value: str) -> int:
     ...
     argparse.ArgumentTypeError: must be an integer >= 1, got '0'
     """
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value!r}")
-    return n
+    return int_at_least(value, 1)
 
 
 def register(subparsers: Any) -> None:
