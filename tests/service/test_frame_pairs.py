@@ -9,23 +9,13 @@ from collections import Counter
 
 import pytest
 
-from service.guards import GuardInput, GuardSet
-from tests.helpers.labelled_pairs import read_pairs, shipped_verdicts
+from tests.helpers.labelled_pairs import guard_vetoes, read_pairs, shipped_verdicts
 from tests.paths import REPO_ROOT
 
 PAIRS = REPO_ROOT / "tests" / "data" / "frame_pairs.jsonl"
 # Copies the who / subject guards refused before these frames were written (not this change's):
 # "Korea" against "대한국", "Manchester United" against "Man Utd", 정부 against 국토교통부.
 KNOWN_COPY_VETOES = {"frame/office_copy/3", "frame/ban_copy/4", "frame/draw_copy/2"}
-
-
-def _blocked(recs: list[dict]) -> dict[str, list[str]]:
-    gs = GuardSet.from_rules()
-    out = {}
-    for r in recs:
-        sides = [GuardInput(title="", text=r[k]["text"], lang=r[k]["lang"]) for k in "ab"]
-        out[r["id"]] = gs.blocked(gs.check(*sides))
-    return out
 
 
 def test_the_frame_pairs_are_well_formed() -> None:
@@ -40,7 +30,7 @@ def test_the_guards_refuse_every_new_frame_and_no_further_copy() -> None:
     "frees detained journalist" / "detains journalist", holds both custody poles on one side (mixed
     evidence never blocks); the pair verifier refuses it."""
     recs = read_pairs(PAIRS)
-    blocked = _blocked(recs)
+    blocked = guard_vetoes(recs)
     missed = [r["id"] for r in recs if r["label"] == 0 and not blocked[r["id"]]]
     assert missed == ["frame/custody/5"], missed
     vetoed_copies = {r["id"] for r in recs if r["label"] == 1 and blocked[r["id"]]}

@@ -9,8 +9,7 @@ from collections import Counter
 
 import pytest
 
-from service.guards import GuardInput, GuardSet
-from tests.helpers.labelled_pairs import read_pairs, shipped_verdicts
+from tests.helpers.labelled_pairs import guard_misses, read_pairs, shipped_verdicts
 from tests.paths import REPO_ROOT
 
 PAIRS = REPO_ROOT / "tests" / "data" / "frame_pairs_3.jsonl"
@@ -47,14 +46,8 @@ def test_the_guards_refuse_the_new_frames_and_no_further_copy() -> None:
     """Before these rules the guards let 24 of the 71 different pairs through and vetoed 3 copies
     (a range "9-10 trillion won" read as 9, Pfizer / 화이자, the syndication tags); now 7 and 1
     (11 after the third pass; the fourth pass's rules refuse four more)."""
-    gs = GuardSet.from_rules()
-    blocked = {}
-    for r in read_pairs(PAIRS):
-        sides = [GuardInput(title="", text=r[k]["text"], lang=r[k]["lang"]) for k in "ab"]
-        blocked[r["id"]] = (r["label"], gs.blocked(gs.check(*sides)))
-    missed = {i for i, (label, b) in blocked.items() if label == 0 and not b}
+    missed, vetoed = guard_misses(read_pairs(PAIRS))
     assert missed == KNOWN_MISSES, missed
-    vetoed = {i for i, (label, b) in blocked.items() if label == 1 and b}
     assert vetoed == KNOWN_COPY_VETOES, vetoed
 
 

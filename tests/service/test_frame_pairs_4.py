@@ -10,8 +10,7 @@ from collections import Counter
 
 import pytest
 
-from service.guards import GuardInput, GuardSet
-from tests.helpers.labelled_pairs import read_pairs, shipped_verdicts
+from tests.helpers.labelled_pairs import guard_misses, read_pairs, shipped_verdicts
 from tests.paths import REPO_ROOT
 
 PAIRS = REPO_ROOT / "tests" / "data" / "frame_pairs_4.jsonl"
@@ -46,14 +45,8 @@ def test_the_guards_refuse_the_new_frames_and_no_copy() -> None:
     """Before these rules the guards let 32 of the 52 different pairs through and vetoed 2 copies
     ("한국, 일본에 1-2 패배" / "일본, 한국에 2-1 승리" read as a role swap, 양평군 / 양평 as two names);
     now 10 and none."""
-    gs = GuardSet.from_rules()
-    blocked = {}
-    for r in read_pairs(PAIRS):
-        sides = [GuardInput(title="", text=r[k]["text"], lang=r[k]["lang"]) for k in "ab"]
-        blocked[r["id"]] = (r["label"], gs.blocked(gs.check(*sides)))
-    missed = {i for i, (label, b) in blocked.items() if label == 0 and not b}
+    missed, vetoed = guard_misses(read_pairs(PAIRS))
     assert missed == KNOWN_MISSES, missed
-    vetoed = {i for i, (label, b) in blocked.items() if label == 1 and b}
     assert not vetoed, vetoed
 
 

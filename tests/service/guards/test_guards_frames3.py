@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from service.guards import GuardInput, GuardSet
+from service.guards import GuardSet
+from tests.helpers.labelled_pairs import blocked_by
 
 
 @pytest.fixture(scope="module")
 def gs() -> GuardSet:
     return GuardSet.from_rules()
-
-
-def side(text: str) -> GuardInput:
-    lang = "ko" if any("가" <= ch <= "힣" for ch in text) else "en"
-    return GuardInput(title="", text=text, lang=lang)
-
-
-def blocked_by(gs: GuardSet, a: str, b: str) -> dict[str, str]:
-    return {v.guard: v.evidence for v in gs.check(side(a), side(b)) if v.blocked}
 
 
 @pytest.mark.parametrize(
