@@ -484,3 +484,27 @@ def test_a_worker_loaded_before_a_withdrawal_lifts_it(tmp_path):
     assert second.ctx.constraints.cannot_link([a.document_id], [b.document_id]) is None
     first.close()
     second.close()
+
+
+def test_cli_withdraws_a_correction(tmp_path, capsys):
+    from service.cli import main
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    engine = _engine(db)
+    story, docs = _story(engine)
+    s = Editor(engine).split(docs[1], who="alice")
+    engine.close()
+    assert main(["corrections", "withdraw", str(s.id), "--db", db, "--model", "none", "--who", "bob",
+                 "--note", "wrong member"]) == 0
+    assert capsys.readouterr().out == (f"withdrew correction #{s.id} (split of document {docs[1]} off story {story}) "
+                                       f"as bob: placed again, 1 document moved copy group, 0 copy groups moved story\n")
+    assert main(["corrections", "list", "--db", db]) == 0
+    assert "[withdrawn by bob at " in capsys.readouterr().out
+    with pytest.raises(SystemExit, match=rf"^samestory corrections withdraw: correction {s.id} \(split .* already "
+                                         rf"withdrawn by bob"):
+        main(["corrections", "withdraw", str(s.id), "--db", db, "--model", "none"])
+    with pytest.raises(SystemExit, match=r"^samestory corrections withdraw: correction 5 does not exist$"):
+        main(["corrections", "withdraw", "5", "--db", db, "--model", "none"])
+    engine = _engine(db)
+    assert _story_of(engine.store, docs[1]) == story
+    engine.close()
