@@ -27,9 +27,14 @@ They constrain later decisions, new items' included:
   copy group, whose story is its story); a new item identical to members on both sides joins
   neither (``CopyLevel.disputed_twins``: an earlier such item's group, else a group and story of
   its own); and an editor's later merge of the two documents' stories is refused, naming the
-  pair, until an editor splits them again. The engine never
+  pair (withdraw the correction instead). The engine never
   merges two existing copy groups or stories on its own (a new item joins one group, a new group
   one story), so no later item can bring a cannot-linked pair back together.
+
+An editor may **withdraw** one (undo, :meth:`Editor.withdraw`): the withdrawal is a row of its own
+(``correction_withdrawals``, migration step 5: who, when, note), the correction stays listed,
+marked withdrawn, no longer constrains and is no labelled pair, and what it moved is placed
+again by the engine's settling scoped to it.
 
 And they are labelled pairs (:func:`labelled_pairs`) in the eval-data pair format, so
 ``samestory eval calibrate`` can re-fit the thresholds on an editor's judgement.
