@@ -507,8 +507,8 @@ class Editor:
                 what = (f"document {veto.doc_a} was split off from document {veto.doc_b}" if veto.kind == "split"
                         else f"documents {veto.doc_a} and {veto.doc_b} were marked not the same")
                 raise CorrectionError(f"{what} by {veto.who} at {iso(veto.at)} (correction {veto.id}), which a "
-                                      f"merge does not undo: split one of the two off its story first, or leave "
-                                      f"the stories apart")
+                                      f"merge does not undo: withdraw that correction (Undo on the corrections list), or "
+                                      f"split one of the two off its story first")
             now = _time.time()
             why = f"editor {who} merged story {from_story} into story {into_story}"
             # The merged story keeps its row (and the corrections name it) with no groups left. The

@@ -161,6 +161,7 @@ def test_a_merge_refused_after_a_split_names_the_split():
     message = str(refused.value)
     assert message.startswith(f"document {docs[-1]} was split off from document {s.doc_b} by alice at ")
     assert f"(correction {s.id}), which a merge does not undo" in message and "not the same" not in message
+    assert "withdraw that correction" in message  # the way back there is now
     engine.close()
 
 
