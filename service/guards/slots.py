@@ -1054,15 +1054,15 @@ class SlotAnalyzer:
             if not korean and tail in self.durations and (head in self.num_words or head in self.duration_words) \
                     and not (k + 1 < len(words) and words[k + 1].casefold() in _RECORD_WORDS):
                 # "two-year contract", "one-year extension", "six-month": a duration
-                value = float(self.num_words.get(head, self.duration_words.get(head, 0)))
-                self._duration([head, tail], 0, 1, value, 1.0, mentions)
+                count = float(self.num_words.get(head, self.duration_words.get(head, 0)))
+                self._duration([head, tail], 0, 1, count, 1.0, mentions)
                 k += 1
                 continue
             if not korean and (low in self.num_words or low in self.duration_words) and k + 1 < len(words) \
                     and words[k + 1].casefold() in self.durations \
                     and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
-                value = float(self.num_words.get(low, self.duration_words.get(low, 0)))
-                after = self._duration(words, k, k + 1, value, 1.0, mentions)
+                count = float(self.num_words.get(low, self.duration_words.get(low, 0)))
+                after = self._duration(words, k, k + 1, count, 1.0, mentions)
                 if after is not None:
                     k = after
                     continue
