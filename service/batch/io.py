@@ -134,6 +134,37 @@ def read_records(paths: Sequence[str | Path]) -> list[Record]:
     return out
 
 
+def untimed_warning(records: Sequence[Record], now: float, window_days: float) -> str | None:
+    """The one warning ``samestory batch`` gives when records without ``published_at`` meet dated
+    records outside the candidate window of ``now``, or None. An untimed record is timed at ingest
+    time, as live ingestion times it (docs/config.md), which in an archive is years after the
+    dated records: it is compared only with records published within ``window_days`` of now, so
+    an exact copy of an old dated record starts a copy group of its own, and the untimed records
+    of several years make stories of one instant. A corpus with no dates at all is left alone
+    (its records are all 'now', together).
+
+    >>> from service.types import Article
+    >>> recs = [Record("a.jsonl:1", Article(title="t", published_at="2024-01-01T00:00:00Z"), {}),
+    ...         Record("a.jsonl:2", Article(title="t"), {}), Record("a.jsonl:3", Article(title="u"), {})]
+    >>> untimed_warning(recs, now=1.8e9, window_days=7.0)
+    'warning: 2 records have no published_at (the first: a.jsonl:2); they are timed now (ingest time), so they are never compared with the 1 record published more than 7 days (window_days) before or after now'
+    >>> untimed_warning(recs[1:], now=1.8e9, window_days=7.0) is None  # no dates at all
+    True
+    """
+    untimed = [r for r in records if r.article.published_at is None]
+    span = window_days * 86_400.0
+    far = sum(1 for r in records if r.article.published_at is not None
+              and abs(r.article.published_at.timestamp() - now) > span)
+    if not untimed or not far or not window_days:
+        return None
+    have = "record has" if len(untimed) == 1 else "records have"
+    they = "it is" if len(untimed) == 1 else "they are"
+    pub = "record" if far == 1 else "records"
+    return (f"warning: {len(untimed)} {have} no published_at (the first: {untimed[0].where}); {they} timed now "
+            f"(ingest time), so {they} never compared with the {far} {pub} published more than {window_days:g} "
+            f"days (window_days) before or after now")
+
+
 def write_parquet(out_dir: Path, records: Sequence[Record], results: Iterable[dict[str, Any]],
                   *, rows_per_file: int = 100_000) -> list[Path]:
     """Each record's fields plus its result columns, ``part-00000.parquet`` ... in input order.
