@@ -65,6 +65,30 @@ def csv_hint(name: str, *, parquet: bool = True) -> str:
     return ""
 
 
+def not_utf8(path: str | Path, exc: UnicodeDecodeError) -> str:
+    """The one line a file that is not UTF-8 fails with; a gzip-compressed one (an archive's
+    ``feed.jsonl.gz``) says so, where it said only "invalid start byte at byte 1".
+
+    >>> import tempfile, gzip, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "feed.jsonl.gz"
+    >>> _ = p.write_bytes(gzip.compress(b'{"title": "t"}'))
+    >>> try:
+    ...     p.read_text(encoding="utf-8")
+    ... except UnicodeDecodeError as exc:
+    ...     print(not_utf8(p, exc).replace(str(p.parent), "DIR"))
+    DIR/feed.jsonl.gz: not UTF-8 (invalid start byte at byte 1): it is gzip-compressed; decompress it first (gunzip)
+    """
+    gzipped = False
+    if path != "-":
+        try:
+            with open(path, "rb") as f:
+                gzipped = f.read(2) == b"\x1f\x8b"
+        except OSError:
+            pass
+    return (f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})"
+            + (": it is gzip-compressed; decompress it first (gunzip)" if gzipped else ""))
+
+
 def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> Any:
     """The JSON value of line ``lineno`` of the file ``name``; a ValueError that names the line
     and column where it is not JSON (``samestory ingest`` and ``batch`` read lines alike).
@@ -85,7 +109,8 @@ def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> A
 
 def _jsonl(path: Path) -> Iterator[Record]:
     try:
-        with path.open(encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark before the first line (a Windows export) was "Unexpected UTF-8 BOM"
+        with path.open(encoding="utf-8-sig") as f:
             for lineno, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -93,7 +118,7 @@ def _jsonl(path: Path) -> Iterator[Record]:
                 obj = jsonl_value(line, path.name, lineno)
                 yield Record(where, _article(obj, where), obj)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        raise ValueError(not_utf8(path, exc)) from exc
 
 
 def require_pyarrow() -> None:

@@ -337,3 +337,17 @@ def test_batch_warns_once_when_undated_records_cannot_meet_the_dated_archive(tmp
     assert main(["batch", str(src), "--out", str(tmp_path / "out"), "--overwrite", "--model", "none", "--quiet"]) == 0
     assert "warning" not in capsys.readouterr().err
 
+
+def test_a_byte_order_mark_is_read_and_a_gzip_file_is_named(tmp_path: Path) -> None:
+    """Eleventh tour: a JSONL export starting with a UTF-8 byte-order mark stopped the run with
+    "bom.jsonl:1: not valid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig)"; a gzip-compressed
+    corpus with "not UTF-8 (invalid start byte at byte 1)"."""
+    import gzip
+
+    feed = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in FEED).encode()
+    (tmp_path / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + feed)
+    assert [r.article.title for r in read_records([tmp_path / "bom.jsonl"])] == [r.get("title", r.get("text")) for r in FEED]
+    (tmp_path / "feed.jsonl.gz").write_bytes(gzip.compress(feed))
+    with pytest.raises(ValueError, match=r"feed\.jsonl\.gz: not UTF-8 \(invalid start byte at byte 1\): it is "
+                                         r"gzip-compressed; decompress it first \(gunzip\)$"):
+        read_records([tmp_path / "feed.jsonl.gz"])
