@@ -241,7 +241,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         stream = sys.stdin
     else:
         try:
-            stream = open(args.file, encoding="utf-8", errors="strict")  # noqa: SIM115
+            # utf-8-sig: a byte-order mark before the first line (a Windows export) is no JSON error
+            stream = open(args.file, encoding="utf-8-sig", errors="strict")  # noqa: SIM115
         except OSError as exc:
             # the reason alone, as dedupe says it ("[Errno 2] No such file or directory: 'x'" repeated the name)
             raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
@@ -254,7 +255,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             except (ArticleError, TypeError) as exc:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
     except UnicodeDecodeError as exc:
-        raise SystemExit(f"{args.file}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        from service.batch.io import not_utf8
+
+        raise SystemExit(not_utf8(args.file, exc)) from exc
     repeated = duplicate_id_warning(articles)
     if repeated:  # once, before the work; --quiet hides the per-item lines, not this
         print(repeated, file=sys.stderr)
@@ -343,11 +346,13 @@ def _read_dedupe_input(path: str, field: str | None) -> tuple[list[Any], list[in
         text = sys.stdin.read()
     else:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")  # a leading byte-order mark is no text
         except OSError as exc:
             raise SystemExit(f"cannot read {path}: {exc.strerror or exc}") from exc
         except UnicodeDecodeError as exc:
-            raise SystemExit(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+            from service.batch.io import not_utf8
+
+            raise SystemExit(not_utf8(path, exc)) from exc
     jsonl = field is not None or path.endswith(".jsonl")
     field = field or "text"
     records: list[Any] = []

@@ -258,12 +258,22 @@ class Deduper:
     def _ingest(self, items: list[tuple[Article, str | None]], *, progress: bool,
                 chunk_size: int) -> list[IngestResult]:
         results: list[IngestResult] = []
+        # The earliest time still to come after each item (an untimed one is timed now, as ingest
+        # times it): expiry keeps what those items can match (CopyLevel.expire).
+        now, to_come = _time.time(), [float("inf")] * (len(items) + 1)
+        for i in range(len(items) - 1, -1, -1):
+            at = items[i][0].published_at
+            to_come[i] = min(to_come[i + 1], at.timestamp() if at is not None else now)
         bar = tqdm(total=len(items), disable=not progress, unit="item", desc="ingest")
-        for start in range(0, len(items), chunk_size):
-            chunk = items[start : start + chunk_size]
-            results.extend(self.copy_level.ingest_chunk(chunk))
-            bar.update(len(chunk))
-        bar.close()
+        try:
+            for start in range(0, len(items), chunk_size):
+                chunk = items[start : start + chunk_size]
+                self.copy_level.earliest_to_come = to_come[start + len(chunk)]
+                results.extend(self.copy_level.ingest_chunk(chunk))
+                bar.update(len(chunk))
+        finally:
+            self.copy_level.earliest_to_come = float("inf")
+            bar.close()
         return results
 
     # deletion ------------------------------------------------------------------------------------------

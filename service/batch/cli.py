@@ -54,7 +54,9 @@ def _remove_earlier_result(out: Path) -> None:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from service.batch.io import read_records, require_pyarrow, write_parquet
+    import time
+
+    from service.batch.io import read_records, require_pyarrow, untimed_warning, write_parquet
     from service.batch.run import run_batch
     from service.cli import check_model, guards_wanted
     from service.config import EngineConfig
@@ -71,6 +73,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
         if repeated:  # once, before the work (--quiet hides progress, not this)
             print(repeated, file=sys.stderr)
         config = EngineConfig.load(args.config)
+        # An archive's undated records are timed now, out of reach of its dated ones: said once, here.
+        untimed = untimed_warning(records, time.time(), config.copy.window_days)
+        if untimed:
+            print(untimed, file=sys.stderr)
         out = run_batch(records, engine=args.engine, model=model, device=args.device, config=config,
                         guards=guards_wanted(args), into=args.into, level=args.level, batch_size=args.batch_size,
                         progress=(not args.quiet and sys.stderr.isatty()) or args.progress,

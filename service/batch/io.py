@@ -65,6 +65,30 @@ def csv_hint(name: str, *, parquet: bool = True) -> str:
     return ""
 
 
+def not_utf8(path: str | Path, exc: UnicodeDecodeError) -> str:
+    """The one line a file that is not UTF-8 fails with; a gzip-compressed one (an archive's
+    ``feed.jsonl.gz``) says so, where it said only "invalid start byte at byte 1".
+
+    >>> import tempfile, gzip, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "feed.jsonl.gz"
+    >>> _ = p.write_bytes(gzip.compress(b'{"title": "t"}'))
+    >>> try:
+    ...     p.read_text(encoding="utf-8")
+    ... except UnicodeDecodeError as exc:
+    ...     print(not_utf8(p, exc).replace(str(p.parent), "DIR"))
+    DIR/feed.jsonl.gz: not UTF-8 (invalid start byte at byte 1): it is gzip-compressed; decompress it first (gunzip)
+    """
+    gzipped = False
+    if path != "-":
+        try:
+            with open(path, "rb") as f:
+                gzipped = f.read(2) == b"\x1f\x8b"
+        except OSError:
+            pass
+    return (f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})"
+            + (": it is gzip-compressed; decompress it first (gunzip)" if gzipped else ""))
+
+
 def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> Any:
     """The JSON value of line ``lineno`` of the file ``name``; a ValueError that names the line
     and column where it is not JSON (``samestory ingest`` and ``batch`` read lines alike).
@@ -85,7 +109,8 @@ def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> A
 
 def _jsonl(path: Path) -> Iterator[Record]:
     try:
-        with path.open(encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark before the first line (a Windows export) was "Unexpected UTF-8 BOM"
+        with path.open(encoding="utf-8-sig") as f:
             for lineno, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -93,7 +118,7 @@ def _jsonl(path: Path) -> Iterator[Record]:
                 obj = jsonl_value(line, path.name, lineno)
                 yield Record(where, _article(obj, where), obj)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        raise ValueError(not_utf8(path, exc)) from exc
 
 
 def require_pyarrow() -> None:
@@ -132,6 +157,37 @@ def read_records(paths: Sequence[str | Path]) -> list[Record]:
     if not out:
         raise ValueError(f"no records in {', '.join(map(str, paths))}")
     return out
+
+
+def untimed_warning(records: Sequence[Record], now: float, window_days: float) -> str | None:
+    """The one warning ``samestory batch`` gives when records without ``published_at`` meet dated
+    records outside the candidate window of ``now``, or None. An untimed record is timed at ingest
+    time, as live ingestion times it (docs/config.md), which in an archive is years after the
+    dated records: it is compared only with records published within ``window_days`` of now, so
+    an exact copy of an old dated record starts a copy group of its own, and the untimed records
+    of several years make stories of one instant. A corpus with no dates at all is left alone
+    (its records are all 'now', together).
+
+    >>> from service.types import Article
+    >>> recs = [Record("a.jsonl:1", Article(title="t", published_at="2024-01-01T00:00:00Z"), {}),
+    ...         Record("a.jsonl:2", Article(title="t"), {}), Record("a.jsonl:3", Article(title="u"), {})]
+    >>> untimed_warning(recs, now=1.8e9, window_days=7.0)
+    'warning: 2 records have no published_at (the first: a.jsonl:2); they are timed now (ingest time), so they are never compared with the 1 record published more than 7 days (window_days) before or after now'
+    >>> untimed_warning(recs[1:], now=1.8e9, window_days=7.0) is None  # no dates at all
+    True
+    """
+    untimed = [r for r in records if r.article.published_at is None]
+    span = window_days * 86_400.0
+    far = sum(1 for r in records if r.article.published_at is not None
+              and abs(r.article.published_at.timestamp() - now) > span)
+    if not untimed or not far or not window_days:
+        return None
+    have = "record has" if len(untimed) == 1 else "records have"
+    they = "it is" if len(untimed) == 1 else "they are"
+    pub = "record" if far == 1 else "records"
+    return (f"warning: {len(untimed)} {have} no published_at (the first: {untimed[0].where}); {they} timed now "
+            f"(ingest time), so {they} never compared with the {far} {pub} published more than {window_days:g} "
+            f"days (window_days) before or after now")
 
 
 def write_parquet(out_dir: Path, records: Sequence[Record], results: Iterable[dict[str, Any]],

@@ -364,3 +364,23 @@ def test_a_line_cut_off_inside_a_string_says_so(tmp_path):
     res = run("ingest", str(cut), "--db", ":memory:", "--model", "none", "--quiet")
     assert res.returncode != 0
     assert res.stderr.decode().strip().endswith("cut.jsonl:2: not valid JSON: Unterminated string starting at (column 22)")
+
+
+def test_a_byte_order_mark_is_read_and_a_gzip_file_is_named(tmp_path):
+    """Eleventh tour: a JSONL export with a UTF-8 byte-order mark (Windows tools write one) failed on
+    line 1 with Python's "Unexpected UTF-8 BOM (decode using utf-8-sig)", and a `feed.jsonl.gz`
+    with "not UTF-8 (invalid start byte at byte 1)", in ingest, dedupe and batch alike."""
+    import gzip
+
+    feed = '{"title": "Fed raises rates", "url": "https://a.example/1"}\n{"title": "FED RAISES RATES"}\n'
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + feed.encode())
+    res = run("ingest", str(bom), "--db", f"sqlite:///{tmp_path}/s.db", "--model", "none", "--quiet")
+    assert res.returncode == 0, res.stderr.decode()
+    res = run("dedupe", str(bom), "--field", "title", "--model", "none")
+    assert res.returncode == 0 and res.stdout.decode().count("\n") == 1, res.stderr.decode()
+    gz = tmp_path / "feed.jsonl.gz"
+    gz.write_bytes(gzip.compress(feed.encode()))
+    res = run("ingest", str(gz), "--db", f"sqlite:///{tmp_path}/s.db", "--model", "none")
+    assert res.stderr.decode().strip() == (f"{gz}: not UTF-8 (invalid start byte at byte 1): it is gzip-compressed; "
+                                           "decompress it first (gunzip)")

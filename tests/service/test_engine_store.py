@@ -190,3 +190,27 @@ def test_deleting_an_aged_out_representative_promotes_a_member_from_the_store():
     other = ({first.document_id, copy.document_id} - {rep}).pop()
     assert e.delete_document(rep)
     assert e.store.get_cluster(first.cluster_id).representative_id == other
+
+
+def test_an_archive_out_of_publication_order_keeps_what_its_later_records_can_match(monkeypatch):
+    """Eleventh tour: `samestory batch` over an invented 2024-2025 archive, one outlet's file in
+    date order and then another's with exact copies of 100 of its reports: 95 of the 100 copies came
+    back `new` ("no candidate above any stage's threshold"). Every 5,000 items the engine forgot what
+    lay two windows behind the newest item seen (late 2025), though the call still held items of
+    2024 to decide. It now forgets only what no item still to come in the call can match."""
+    import service.copy_level as copy_level
+
+    monkeypatch.setattr(copy_level, "EXPIRE_EVERY", 4)  # 5,000 items in production
+    e = cheap_engine()
+    dates = ["2024-01-05", "2024-06-05", "2025-01-05", "2025-06-05"]
+    titles = ["청주 공장 화재로 12명 부상", "한국은행, 기준금리 연 3.5%로 동결", "3월 수출 593억달러 증가",
+              "LG 트윈스, 두산 베어스에 5-2 승리"]
+    archive = [Article(title=t, url=f"https://a.example/{i}", published_at=f"{d}T09:00:00Z")
+               for i, (t, d) in enumerate(zip(titles, dates, strict=True))]
+    copies = [Article(title=a.title, url=f"https://b.example/{i}", published_at=a.published_at)
+              for i, a in enumerate(archive[:2])]
+    out = e.ingest_many([*archive, *copies], chunk_size=2)
+    assert [r.status for r in out] == ["new"] * 4 + ["duplicate"] * 2
+    assert [r.cluster_id for r in out[4:]] == [r.cluster_id for r in out[:2]]
+    # between calls the engine knows no item to come: memory is bounded by the window as before
+    assert e.copy_level.expire() >= 3
