@@ -27,9 +27,14 @@ They constrain later decisions, new items' included:
   copy group, whose story is its story); a new item identical to members on both sides joins
   neither (``CopyLevel.disputed_twins``: an earlier such item's group, else a group and story of
   its own); and an editor's later merge of the two documents' stories is refused, naming the
-  pair, until an editor splits them again. The engine never
+  pair (withdraw the correction instead). The engine never
   merges two existing copy groups or stories on its own (a new item joins one group, a new group
   one story), so no later item can bring a cannot-linked pair back together.
+
+An editor may **withdraw** one (undo, :meth:`Editor.withdraw`): the withdrawal is a row of its own
+(``correction_withdrawals``, migration step 5: who, when, note), the correction stays listed,
+marked withdrawn, no longer constrains and is no labelled pair, and what it moved is placed
+again by the engine's settling scoped to it.
 
 And they are labelled pairs (:func:`labelled_pairs`) in the eval-data pair format, so
 ``samestory eval calibrate`` can re-fit the thresholds on an editor's judgement.
@@ -58,7 +63,7 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.representative import Candidate, better
@@ -68,7 +73,8 @@ KINDS = ("split", "merge", "not_same")
 # The pair label each kind stands for in the eval-data format: 1 = the same story.
 LABELS = {"split": 0, "merge": 1, "not_same": 0}
 
-_COLS = "id, kind, doc_a, doc_b, story_from, story_to, who, at, note"
+_COLS = ("c.id, c.kind, c.doc_a, c.doc_b, c.story_from, c.story_to, c.who, c.at, c.note, w.who, w.at, w.note"
+         " FROM editor_corrections c LEFT JOIN correction_withdrawals w ON w.correction_id = c.id")
 
 
 class CorrectionError(ValueError):
@@ -78,6 +84,19 @@ class CorrectionError(ValueError):
 class CorrectionTargetMissing(CorrectionError):
     """A correction naming a document or story that does not exist (or a deleted document): the
     HTTP API's 404, where any other ``CorrectionError`` is a 409."""
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """An editor's withdrawal of a correction (undo): who, when, and the note. A row of its own
+    (``correction_withdrawals``, migration step 5): the correction's row is never rewritten."""
+
+    who: str
+    at: float
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"who": self.who, "at": iso(self.at), "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -97,6 +116,7 @@ class Correction:
     who: str
     at: float
     note: str | None = None
+    withdrawn: Withdrawal | None = None  # withdrawn (undone): no longer a constraint nor a labelled pair
 
     @property
     def label(self) -> int:
@@ -108,7 +128,20 @@ class Correction:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "doc_a": self.doc_a, "doc_b": self.doc_b,
                 "story_from": self.story_from, "story_to": self.story_to, "who": self.who,
-                "at": iso(self.at), "note": self.note, "label": self.label}
+                "at": iso(self.at), "note": self.note, "label": self.label,
+                "withdrawn": None if self.withdrawn is None else self.withdrawn.to_dict()}
+
+    def describe(self) -> str:
+        """What it did, in the words of the pages and the CLI.
+
+        >>> Correction(3, "merge", 1, 2, 9, 4, "bob", 0.0).describe()
+        'merge of story 9 into story 4'
+        """
+        if self.kind == "merge":
+            return f"merge of story {self.story_from} into story {self.story_to}"
+        if self.kind == "split":
+            return f"split of document {self.doc_a} off story {self.story_from}"
+        return f"documents {self.doc_a} and {self.doc_b} marked not the same"
 
 
 def iso(t: float | None) -> str | None:
@@ -122,15 +155,21 @@ def iso(t: float | None) -> str | None:
 
 # storage ---------------------------------------------------------------------------------------------
 def _row(r: Any) -> Correction:
+    withdrawn = None if r[9] is None else Withdrawal(r[9], float(r[10]), r[11])
     return Correction(int(r[0]), r[1], int(r[2]), int(r[3]), None if r[4] is None else int(r[4]),
-                      None if r[5] is None else int(r[5]), r[6], float(r[7]), r[8])
+                      None if r[5] is None else int(r[5]), r[6], float(r[7]), r[8], withdrawn)
 
 
 def list_corrections(store: Any, *, limit: int | None = None) -> list[Correction]:
-    """Every correction, oldest first (the last ``limit`` when given)."""
-    rows = store._all(f"SELECT {_COLS} FROM editor_corrections ORDER BY id")
+    """Every correction, oldest first (the last ``limit`` when given), withdrawn ones included."""
+    rows = store._all(f"SELECT {_COLS} ORDER BY c.id")
     out = [_row(r) for r in rows]
     return out[-limit:] if limit else out
+
+
+def get_correction(store: Any, correction_id: int) -> Correction | None:
+    row = store._one(f"SELECT {_COLS} WHERE c.id = ?", (correction_id,))
+    return None if row is None else _row(row)
 
 
 def _insert(store: Any, kind: str, doc_a: int, doc_b: int, story_from: int | None, story_to: int | None,
@@ -144,11 +183,14 @@ def _insert(store: Any, kind: str, doc_a: int, doc_b: int, story_from: int | Non
 # constraints: the engine's hook -------------------------------------------------------------------
 @dataclass
 class Constraints:
-    """Must-link (merged stories) and cannot-link (document pairs) from the corrections."""
+    """Must-link (merged stories) and cannot-link (document pairs) from the corrections that are
+    not withdrawn."""
 
     merged_into: dict[int, tuple[int, Correction]] = field(default_factory=dict)
     cannot: dict[frozenset[int], Correction] = field(default_factory=dict)
     last_id: int = 0
+    last_withdrawal: int = 0  # the newest withdrawal read (``refresh`` lifts the newer ones)
+    live: dict[int, Correction] = field(default_factory=dict, repr=False)  # what the maps are made of, by id
     # The store they were read from: ``refresh`` reads the corrections other workers made since.
     store: Any = field(default=None, repr=False, compare=False)
 
@@ -161,10 +203,27 @@ class Constraints:
 
     def add(self, c: Correction) -> None:
         self.last_id = max(self.last_id, c.id)
+        if c.withdrawn is None:
+            self.live[c.id] = c
+            self._constrain(c)
+
+    def _constrain(self, c: Correction) -> None:
         if c.kind == "merge" and c.story_from is not None and c.story_to is not None:
             self.merged_into[c.story_from] = (c.story_to, c)
         elif c.kind in ("split", "not_same"):
             self.cannot[frozenset((c.doc_a, c.doc_b))] = c
+
+    def lift(self, correction_id: int) -> Correction | None:
+        """A withdrawn correction no longer constrains: the maps are rebuilt from the others, so an
+        earlier merge of the same story (or correction of the same pair) holds again. Returns the
+        correction lifted (None: it was not in force here)."""
+        c = self.live.pop(correction_id, None)
+        if c is not None:
+            self.merged_into.clear()
+            self.cannot.clear()
+            for other in sorted(self.live.values(), key=lambda x: x.id):
+                self._constrain(other)
+        return c
 
     def __bool__(self) -> bool:
         return bool(self.merged_into or self.cannot)
@@ -199,16 +258,23 @@ class Constraints:
         return groups, count
 
     def refresh(self) -> list[Correction]:
-        """The corrections written since ours were read (by another worker), now added."""
+        """The corrections written or withdrawn since ours were read (by another worker), now added
+        or lifted (one query on the two primary keys when nothing changed)."""
         if self.store is None:
             return []
-        row = self.store._one("SELECT MAX(id) FROM editor_corrections")
-        if row is None or row[0] is None or int(row[0]) <= self.last_id:
-            return []
-        fresh = [_row(r) for r in self.store._all(f"SELECT {_COLS} FROM editor_corrections WHERE id > ? ORDER BY id",
-                                                  (self.last_id,))]
-        for c in fresh:
-            self.add(c)
+        newest, withdrawn = _newest(self.store)
+        fresh: list[Correction] = []
+        if newest > self.last_id:
+            fresh = [_row(r) for r in self.store._all(f"SELECT {_COLS} WHERE c.id > ? ORDER BY c.id", (self.last_id,))]
+            for c in fresh:
+                self.add(c)
+        if withdrawn > self.last_withdrawal:
+            lifted = [_row(r) for r in self.store._all(f"SELECT {_COLS} WHERE w.id > ? ORDER BY c.id",
+                                                       (self.last_withdrawal,))]
+            for c in lifted:
+                if self.lift(c.id) is not None:
+                    fresh.append(c)
+            self.last_withdrawal = withdrawn
         return fresh
 
     def story_of(self, story: int) -> tuple[int, list[Correction]]:
@@ -235,8 +301,16 @@ class Constraints:
         return None
 
 
+def _newest(store: Any) -> tuple[int, int]:
+    """The newest correction's and the newest withdrawal's ids (0: none)."""
+    row = store._one("SELECT (SELECT MAX(id) FROM editor_corrections), (SELECT MAX(id) FROM correction_withdrawals)")
+    return (0, 0) if row is None else (int(row[0] or 0), int(row[1] or 0))
+
+
 def load_constraints(store: Any) -> Constraints:
+    _, withdrawn = _newest(store)  # before the list: a withdrawal between the two is lifted again, harmlessly
     out = Constraints.from_corrections(list_corrections(store))
+    out.last_withdrawal = withdrawn
     out.store = store
     return out
 
@@ -255,6 +329,7 @@ class Editor:
 
     def __init__(self, engine: Any) -> None:
         self.engine = engine
+        self.placed_again: tuple[Any, Any] | None = None  # the last withdrawal's settling reports
         if getattr(engine.ctx, "constraints", None) is None:
             attach(engine)
 
@@ -432,8 +507,8 @@ class Editor:
                 what = (f"document {veto.doc_a} was split off from document {veto.doc_b}" if veto.kind == "split"
                         else f"documents {veto.doc_a} and {veto.doc_b} were marked not the same")
                 raise CorrectionError(f"{what} by {veto.who} at {iso(veto.at)} (correction {veto.id}), which a "
-                                      f"merge does not undo: split one of the two off its story first, or leave "
-                                      f"the stories apart")
+                                      f"merge does not undo: withdraw that correction (Undo on the corrections list), or "
+                                      f"split one of the two off its story first")
             now = _time.time()
             why = f"editor {who} merged story {from_story} into story {into_story}"
             # The merged story keeps its row (and the corrections name it) with no groups left. The
@@ -443,6 +518,67 @@ class Editor:
             c = _insert(store, "merge", into_live[0].representative_id, src_live[0].representative_id,
                         from_story, into_story, who, now, note)
             return self._done(c, [into_story, from_story])
+
+    def withdraw(self, correction_id: int, *, who: str, note: str | None = None) -> Correction:
+        """Withdraw (undo) a correction: the withdrawal is recorded (who, when, the note; the
+        correction's row stays, marked withdrawn), the correction no longer constrains (its
+        must-link or cannot-link is lifted), and the documents it moved are placed again as the
+        engine places them without it, by its own settling (``Settling.settle_copies`` and
+        ``settle_stories``) scoped to them: a split document's copy group and the group it left are
+        replayed at the copy level, then every copy group of the stories involved at the story
+        level, everything else held as context (a withdrawn split's document rejoins the group and
+        story the cascade and the story score give it; a withdrawn merge's groups go back to the
+        merged story first, and the stories stay apart unless the story score joins them). The
+        result is what settling the store with the remaining corrections gives. The settlings'
+        reports are in ``placed_again`` (copies, stories)."""
+        store = self.store
+        with self._transaction():
+            self.engine.story_level.sync_corrections()  # other workers' corrections and withdrawals first
+            c = get_correction(store, correction_id)
+            if c is None:
+                raise CorrectionTargetMissing(f"correction {correction_id} does not exist")
+            if c.withdrawn is not None:
+                raise CorrectionError(f"correction {c.id} ({c.describe()}) was already withdrawn by "
+                                      f"{c.withdrawn.who} at {iso(c.withdrawn.at)}")
+            live = [d for d in dict.fromkeys((c.doc_a, c.doc_b)) if self._live(d)]
+            if not live:
+                raise CorrectionError(f"correction {c.id} ({c.describe()}) names documents {c.doc_a} and {c.doc_b}, "
+                                      f"which were deleted: nothing is left to place again")
+            now = _time.time()
+            wid = store._insert("INSERT INTO correction_withdrawals (correction_id, who, at, note) VALUES (?, ?, ?, ?)",
+                                (c.id, who, now, note))
+            constraints = self.engine.ctx.constraints
+            constraints.lift(c.id)
+            constraints.last_withdrawal = max(constraints.last_withdrawal, wid)
+            stories = {constraints.story_of(s)[0] for s in (c.story_from, c.story_to) if s is not None}
+            if c.kind == "merge" and c.story_from is not None:
+                self._unmerge(c, who, now)
+                stories.add(c.story_from)
+            stories |= {self._story_of(self.store.get_document(d)) for d in live}
+            copy_docs = [] if c.kind == "merge" else \
+                [m for d in live for m in self._group_docs(self.store.get_document(d).cluster_id)]
+            story_docs = {d for sid in stories for d in self._story_docs(sid)} | set(live)
+            settling = self.engine.settling
+            try:
+                copies = settling.settle_copies(scope=set(copy_docs)) if copy_docs else None
+                placed = settling.settle_stories(scope=story_docs)
+            except ValueError as exc:  # settling on another model than the store's
+                raise CorrectionError(f"correction {c.id} cannot be withdrawn here: {exc}") from exc
+            self.placed_again = (copies, placed)
+            return replace(c, withdrawn=Withdrawal(who, now, note))
+
+    def _live(self, document_id: int) -> bool:
+        doc = self.store.get_document(document_id)
+        return doc is not None and not doc.deleted and doc.cluster_id is not None
+
+    def _unmerge(self, c: Correction, who: str, now: float) -> None:
+        """A withdrawn merge's copy groups back to the story they were merged from (those still
+        where the merge put them, with its reason), before the stories are settled."""
+        merged = f"editor {c.who} merged story {c.story_from} into story {c.story_to}"
+        back = f"editor {who} withdrew correction {c.id} ({c.describe()}): back in story {c.story_from}"
+        for g in self.store.clusters_of_story(self.engine.ctx.constraints.story_of(c.story_to)[0]):
+            if g.story_score is None and g.story_reason == merged:
+                self.store.set_cluster_story(g.id, c.story_from, None, back, now)
 
 
 class _EngineTransaction:
@@ -522,10 +658,11 @@ def _side(store: Any, doc_id: int) -> dict[str, Any] | None:
 def labelled_pairs(store: Any) -> Iterator[dict[str, Any]]:
     """The corrections as labelled pairs in the eval-data pair format (``eval.data.load_pairs``):
     ``{"id", "a": {"text", "lang"}, "b": {...}, "label", "kind", "level", "meta"}`` (``level``: see
-    :func:`correction_level`); a pair whose document has no text left is skipped. The latest correction of a pair wins (an editor may change their mind)."""
+    :func:`correction_level`); a pair whose document has no text left is skipped. The latest correction of a pair wins (an editor may change their mind); a withdrawn one is none."""
     latest: dict[frozenset[int], Correction] = {}
     for c in list_corrections(store):
-        latest[frozenset((c.doc_a, c.doc_b))] = c
+        if c.withdrawn is None:  # a withdrawn correction is no judgement
+            latest[frozenset((c.doc_a, c.doc_b))] = c
     copy_splits = copy_level_splits(store) if latest else set()
     for c in sorted(latest.values(), key=lambda x: x.id):
         a, b = _side(store, c.doc_a), _side(store, c.doc_b)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time as _time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -92,7 +92,8 @@ class Settling:
             report.seconds += copy_report.seconds
         return report
 
-    def settle_copies(self, *, hours: float | None = None, progress: bool = False) -> CopySettleReport:
+    def settle_copies(self, *, hours: float | None = None, progress: bool = False,
+                      scope: Collection[int] | None = None) -> CopySettleReport:
         """Re-decide the open window's copy groups in publication order (``service/settle.py``).
 
         The live items of the open window (what a warm restart reads) whose copy groups lie wholly
@@ -111,7 +112,8 @@ class Settling:
         ``corrected`` says how many corrections that was).
 
         ``hours``: replay only the copy groups whose items were all published (else first seen)
-        within the last ``hours`` before the newest item.
+        within the last ``hours`` before the newest item. ``scope``: only the copy groups holding
+        one of these documents (an editor's withdrawal, ``Editor.withdraw``); the others are held.
         """
         check_hours(hours)
         started = _time.perf_counter()
@@ -130,10 +132,12 @@ class Settling:
                 members[int(doc.cluster_id)] = store.members_of(int(doc.cluster_id))  # type: ignore[arg-type]
         cut = max(when.values()) - hours * 3600.0 if hours is not None and when else None
 
+        in_scope = None if scope is None else {int(doc.cluster_id) for doc, _ in rows if doc.id in scope}  # type: ignore[arg-type]
+
         def replayable(group: int) -> bool:
             # A member outside the window is not read, so its group stays as it is (and, with
             # ``hours``, a group with a member older than the cut).
-            return group not in corrected and all(
+            return group not in corrected and (in_scope is None or group in in_scope) and all(
                 (t := when.get(m.document_id)) is not None and (cut is None or t >= cut) for m in members[group])
 
         replayed = {g for g in members if replayable(g)}
@@ -260,7 +264,8 @@ class Settling:
             raise ValueError(f"the store's items were embedded with {', '.join(sorted(stored))}: settle with "
                              f"that model, not {self.ctx.model_name or 'none'}")
 
-    def settle_stories(self, *, hours: float | None = None, progress: bool = False) -> SettleReport:
+    def settle_stories(self, *, hours: float | None = None, progress: bool = False,
+                       scope: Collection[int] | None = None) -> SettleReport:
         """Re-decide the open stories in publication order (``service/settle.py``): the story
         level as if the feed had arrived in time order, whatever order it came in.
 
@@ -281,7 +286,8 @@ class Settling:
         ``hours``: replay only the copy groups whose items were all published within the last
         ``hours`` before the newest item; older groups are held where they are, as context the
         replayed ones may join (the settling's cost then follows the recent items, not the
-        open stories' whole window).
+        open stories' whole window). ``scope``: replay only the copy groups holding one of these
+        documents (an editor's withdrawal, ``Editor.withdraw``); the others are held as context.
 
         >>> from service.engine import Deduper
         >>> d = Deduper.open(":memory:", model=None)
@@ -336,6 +342,8 @@ class Settling:
         # and may join them.
         corrected, honoured = self.ctx.constraints.pinned({it.doc_id: it.group for it in items}, before)
         held |= corrected
+        if scope is not None:
+            held |= {it.group for it in items} - {it.group for it in items if it.doc_id in scope}
         tracker = self.story.new_tracker()
         tracker.allocate = None  # the replay's own ids; stored ids are chosen after (keep_ids)
         context = [it for it in items if it.group in held]

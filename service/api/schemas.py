@@ -675,6 +675,12 @@ class SettleOut(BaseModel):
 
 
 # A ``service.corrections.Correction`` (its ``to_dict()``).
+class WithdrawalOut(BaseModel):
+    who: str = Field(description="the name of the API key that withdrew the correction")
+    at: str = Field(description="when, ISO 8601 UTC", json_schema_extra={"format": "date-time"})
+    note: str | None
+
+
 class CorrectionOut(BaseModel):
     id: int
     kind: str
@@ -686,6 +692,7 @@ class CorrectionOut(BaseModel):
     at: str = Field(description="when, ISO 8601 UTC", json_schema_extra={"format": "date-time"})
     note: str | None
     label: int = Field(description="1: the pair is the same story, 0: it is not")
+    withdrawn: WithdrawalOut | None = Field(None, description="who withdrew it (undo) and when; null: in force")
 
 
 class Health(BaseModel):

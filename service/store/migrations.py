@@ -209,6 +209,19 @@ def _v4_stories(db: Schema) -> None:
                 "(SELECT COALESCE(MAX(id), 0) + 1 FROM stories), false)")
 
 
+def _v5_correction_withdrawals(db: Schema) -> None:
+    # An editor's withdrawal of a correction (service/corrections.py, Editor.withdraw): who, when,
+    # why. A row of its own, so the correction's row is never rewritten (its history stays), and one
+    # per correction at most (UNIQUE: withdrawing twice is refused).
+    db.exec("""CREATE TABLE IF NOT EXISTS correction_withdrawals (
+    id {pk},
+    correction_id BIGINT NOT NULL UNIQUE REFERENCES editor_corrections(id),
+    who TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    note TEXT
+)""")
+
+
 STEPS: list[Step] = [
     Step(1, "base schema: documents, versions, observations, clusters, memberships, events, vectors, changes",
          _v1_base),
@@ -217,6 +230,8 @@ STEPS: list[Step] = [
          _v3_editor_corrections),
     Step(4, "stories: the event level above copy groups (stories table; clusters.story_id, story_score, "
             "story_reason)", _v4_stories),
+    Step(5, "correction_withdrawals: editors' withdrawals of corrections (undo), with who and when",
+         _v5_correction_withdrawals),
 ]
 LATEST_VERSION = STEPS[-1].version
 

@@ -3,7 +3,7 @@
 
 Loads the demo feed, signs in with a named key, opens a story (issue 17's event level) and checks
 its copy groups, their members and reasons, uses the compare box, splits a member off the story,
-restarts the service and sees the split stay.
+restarts the service and sees the split stay, then undoes it from the corrections list.
 Also reads a story with JavaScript off, and checks Swagger UI and ReDoc render with no network.
 
 Skips where Chromium, chromedriver or selenium is absent, except in CI (``CI=true``, or
@@ -253,6 +253,22 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         assert len(docs) == members_before - 1 and daum_doc not in docs
         drv.get(f"{base}/ui/stories/{new_story}")
         assert [int(r.get_attribute("data-doc")) for r in drv.find_elements(By.CSS_SELECTOR, "tr.member")] == [daum_doc]
+
+        # Undo the split from the corrections list (ninth tour: there was no way back): the page asks
+        # first, the correction stays listed as withdrawn, and the copy rejoins its story.
+        drv.get(f"{base}/ui/corrections")
+        row = next(r for r in drv.find_elements(By.CSS_SELECTOR, "#corrections tbody tr") if "split" in r.text)
+        row.find_element(By.NAME, "note").send_keys("the same release after all")
+        row.find_element(By.CSS_SELECTOR, "form.undo button").click()
+        _wait(drv, ec.alert_is_present()).accept()
+        _wait(drv, ec.presence_of_element_located((By.ID, "notice")))
+        assert "withdrawn (split of document" in drv.find_element(By.ID, "notice").text
+        row = drv.find_element(By.CSS_SELECTOR, "#corrections tr.withdrawn")
+        assert "withdrawn by alice" in row.text and "the same release after all" in row.text
+        assert not row.find_elements(By.CSS_SELECTOR, "form.undo")
+        drv.get(f"{base}/ui/stories/{story}")
+        docs = [int(r.get_attribute("data-doc")) for r in drv.find_elements(By.CSS_SELECTOR, "tr.member")]
+        assert len(docs) == members_before and daum_doc in docs
         drv.quit()
 
         # With JavaScript off the pages read the same (server-rendered): a fresh browser, the key in the form.
@@ -261,7 +277,7 @@ def test_editor_reads_compares_splits_and_the_split_survives_a_restart(browser, 
         drv.find_element(By.ID, "key").send_keys(KEY)
         drv.find_element(By.CSS_SELECTOR, "form[action='/ui/login'] button").click()
         _wait(drv, ec.presence_of_element_located((By.CSS_SELECTOR, "section.group")))
-        assert len(drv.find_elements(By.CSS_SELECTOR, "tr.member")) == members_before - 1
+        assert len(drv.find_elements(By.CSS_SELECTOR, "tr.member")) == members_before
         assert "ngram: weighted 3-gram Jaccard" in drv.find_element(By.TAG_NAME, "main").text
         stamp = drv.find_element(By.CSS_SELECTOR, "time").text  # the server's ISO 8601, not rewritten
         assert stamp[:4] == "2026" and "T" in stamp

@@ -161,6 +161,7 @@ def test_a_merge_refused_after_a_split_names_the_split():
     message = str(refused.value)
     assert message.startswith(f"document {docs[-1]} was split off from document {s.doc_b} by alice at ")
     assert f"(correction {s.id}), which a merge does not undo" in message and "not the same" not in message
+    assert "withdraw that correction" in message  # the way back there is now
     engine.close()
 
 
@@ -323,6 +324,11 @@ def test_corrections_on_postgres(pg_url):
     assert _story_docs(engine.store, c.story_to) == [docs[1]]
     assert _story_docs(engine.store, story) == sorted([docs[0], docs[2], other.document_id])
     assert len(list(labelled_pairs(engine.store))) == 2
+    Editor(engine).withdraw(c.id, who="carol", note="undo")  # the withdrawal table, on PostgreSQL too
+    engine.close()
+    engine = _engine(pg_url)
+    assert [x.withdrawn.who if x.withdrawn else None for x in list_corrections(engine.store)] == ["carol", None]
+    assert _story_of(engine.store, docs[1]) == story and len(engine.ctx.constraints.cannot) == 0
     engine.close()
 
 
@@ -362,3 +368,144 @@ def test_the_copy_groups_view_shows_a_member_an_editor_moved_as_editor(tmp_path,
     assert main(["copy-groups", "--db", db, "--id", str(group)]) == 0
     shown = capsys.readouterr().out
     assert f"doc {docs[1]:<6} [editor   ]" in shown and "founded" not in shown, shown
+
+
+# withdrawing a correction (undo) ------------------------------------------------------------------
+def _placement(store) -> tuple[set[frozenset[int]], set[frozenset[int]]]:
+    """The live documents' copy groups and stories, as sets of documents (ids aside)."""
+    groups: dict[int, set[int]] = {}
+    stories: dict[int, set[int]] = {}
+    for doc, _ in store.live_documents(0.0):
+        groups.setdefault(doc.cluster_id, set()).add(doc.id)
+        stories.setdefault(store.get_cluster(doc.cluster_id).story_id, set()).add(doc.id)
+    return {frozenset(g) for g in groups.values()}, {frozenset(s) for s in stories.values()}
+
+
+def test_withdrawing_a_split_puts_the_document_back_and_lifts_the_cannot_link():
+    """Ninth tour, "No undo": a mistaken split stayed (a merge back was refused)."""
+    engine = _engine()
+    story, docs = _story(engine)
+    group = _group_of(engine.store, docs[0])
+    before = _placement(engine.store)
+    editor = Editor(engine)
+    s = editor.split(docs[1], who="alice")
+    w = editor.withdraw(s.id, who="bob", note="the same press release after all")
+    assert (w.id, w.withdrawn.who, w.withdrawn.note) == (s.id, "bob", "the same press release after all")
+    assert _placement(engine.store) == before
+    assert (_group_of(engine.store, docs[1]), _story_of(engine.store, docs[1])) == (group, story)
+    # History is kept: the correction is listed, marked withdrawn; it is no constraint and no labelled pair.
+    [listed] = list_corrections(engine.store)
+    assert listed.to_dict()["withdrawn"]["who"] == "bob" and listed.to_dict()["withdrawn"]["at"].endswith("Z")
+    assert not engine.ctx.constraints and list(labelled_pairs(engine.store)) == []
+    # The engine's memory follows: a new exact copy joins the story again, as without the split.
+    naver = Article(title=SYNDICATED[1].title, url="https://n.news.naver.com/article/1", lang="ko")
+    r = engine.ingest(naver)
+    assert (r.cluster_id, r.story_id) == (group, story)
+    engine.close()
+
+
+def test_withdrawing_a_merge_lets_the_stories_part():
+    engine = _engine()
+    story, docs = _story(engine)
+    other = engine.ingest(OTHER)
+    editor = Editor(engine)
+    m = editor.merge(story, other.story_id, who="alice")
+    editor.withdraw(m.id, who="alice")
+    # The story score does not join them: the merged story's copy group is back in its own story.
+    assert _story_docs(engine.store, story) == sorted(docs)
+    assert _story_docs(engine.store, other.story_id) == [other.document_id]
+    assert engine.story_level.group_story[other.cluster_id] == other.story_id
+    assert "withdrew correction" in engine.store.get_cluster(other.cluster_id).story_reason
+    assert not engine.ctx.constraints.merged_into
+    engine.close()
+
+
+def test_withdrawing_not_the_same_lets_the_pair_rejoin():
+    engine = _engine()
+    a, b = _fed(engine)
+    editor = Editor(engine)
+    n = editor.not_same(a.document_id, b.document_id, who="carol")
+    assert _story_of(engine.store, b.document_id) == n.story_to
+    editor.withdraw(n.id, who="carol")
+    assert _story_of(engine.store, b.document_id) == a.story_id  # the story score joins them, as it did
+    assert engine.ctx.constraints.cannot_link([a.document_id], [b.document_id]) is None
+    engine.close()
+
+
+def test_a_withdrawal_gives_what_settling_with_the_remaining_corrections_gives():
+    articles = [*SYNDICATED, FED, FED_FOLLOW_UP, OTHER]
+    engine = _engine()
+    results = engine.ingest_many(articles)
+    editor = Editor(engine)
+    split = editor.split(results[1].document_id, who="alice")
+    editor.not_same(results[3].document_id, results[4].document_id, who="carol")  # stays
+    editor.withdraw(split.id, who="alice")
+    fresh = _engine()
+    again = fresh.ingest_many(articles)
+    Editor(fresh).not_same(again[3].document_id, again[4].document_id, who="carol")
+    fresh.settle()
+    assert _placement(engine.store) == _placement(fresh.store)
+    report = engine.settle()  # nothing left to re-decide
+    assert (report.moved, report.copies.moved) == (0, 0)
+    fresh.close()
+    engine.close()
+
+
+def test_bad_withdrawals_are_one_line_errors():
+    from service.corrections import CorrectionTargetMissing
+
+    engine = _engine()
+    story, docs = _story(engine)
+    editor = Editor(engine)
+    with pytest.raises(CorrectionTargetMissing, match=r"^correction 9 does not exist$"):
+        editor.withdraw(9, who="bob")
+    s = editor.split(docs[1], who="alice")
+    editor.withdraw(s.id, who="bob")
+    with pytest.raises(CorrectionError, match=rf"^correction {s.id} \(split of document {docs[1]} off story "
+                                              rf"{story}\) was already withdrawn by bob at .*Z$"):
+        editor.withdraw(s.id, who="carol")
+    n = editor.not_same(docs[0], docs[2], who="alice")
+    for d in (docs[0], docs[2]):
+        engine.delete_document(d)
+    with pytest.raises(CorrectionError, match=rf"names documents {docs[0]} and {docs[2]}, which were deleted"):
+        editor.withdraw(n.id, who="bob")
+    assert [c.withdrawn is None for c in list_corrections(engine.store)] == [False, True]  # refused: nothing written
+    engine.close()
+
+
+def test_a_worker_loaded_before_a_withdrawal_lifts_it(tmp_path):
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    first = _engine(db)
+    a, b = _fed(first)
+    n = Editor(first).not_same(a.document_id, b.document_id, who="carol")
+    second = _engine(db)
+    assert second.ctx.constraints.cannot_link([a.document_id], [b.document_id]) is not None
+    Editor(first).withdraw(n.id, who="carol")
+    second.story_level.sync_corrections()  # what its next placement does first
+    assert second.ctx.constraints.cannot_link([a.document_id], [b.document_id]) is None
+    first.close()
+    second.close()
+
+
+def test_cli_withdraws_a_correction(tmp_path, capsys):
+    from service.cli import main
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    engine = _engine(db)
+    story, docs = _story(engine)
+    s = Editor(engine).split(docs[1], who="alice")
+    engine.close()
+    assert main(["corrections", "withdraw", str(s.id), "--db", db, "--model", "none", "--who", "bob",
+                 "--note", "wrong member"]) == 0
+    assert capsys.readouterr().out == (f"withdrew correction #{s.id} (split of document {docs[1]} off story {story}) "
+                                       f"as bob: placed again, 1 document moved copy group, 0 copy groups moved story\n")
+    assert main(["corrections", "list", "--db", db]) == 0
+    assert "[withdrawn by bob at " in capsys.readouterr().out
+    with pytest.raises(SystemExit, match=rf"^samestory corrections withdraw: correction {s.id} \(split .* already "
+                                         rf"withdrawn by bob"):
+        main(["corrections", "withdraw", str(s.id), "--db", db, "--model", "none"])
+    with pytest.raises(SystemExit, match=r"^samestory corrections withdraw: correction 5 does not exist$"):
+        main(["corrections", "withdraw", "5", "--db", db, "--model", "none"])
+    engine = _engine(db)
+    assert _story_of(engine.store, docs[1]) == story
+    engine.close()

@@ -111,6 +111,24 @@ def test_split_from_the_page_and_the_corrections_list(client_for):
     assert "only+member" in r.headers["location"] or "only%20member" in r.headers["location"]
 
 
+def test_undo_from_the_corrections_list(client_for):
+    """Ninth tour, "No undo": the page had no way back from a split (a merge back was refused)."""
+    client = client_for()
+    client.post("/ui/stories/1/split", data={"document_id": "2"})
+    html = client.get("/ui/corrections").text
+    assert 'action="/ui/corrections/1/withdraw"' in html and ">Undo</button>" in html
+    r = client.post("/ui/corrections/1/withdraw", data={"note": "wrong member"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/ui/corrections?notice=")
+    html = client.get(r.headers["location"]).text
+    assert "correction 1 withdrawn (split of document 2 off story 1): 1 document placed again" in html
+    assert 'class="withdrawn"' in html and "withdrawn by anonymous" in html and ": wrong member" in html
+    assert 'action="/ui/corrections/1/withdraw"' not in html  # nothing left to undo
+    assert len(re.findall(r'<tr class="member', client.get("/ui/stories/1").text)) == 2  # back in its story
+    r = client.post("/ui/corrections/1/withdraw", follow_redirects=False)
+    assert "already+withdrawn" in r.headers["location"]
+    assert "already withdrawn by anonymous" in client.get(r.headers["location"]).text
+
+
 def test_named_keys_login_cookie_and_who(client_for):
     client = client_for(api_keys="alice=k-alice,bob=k-bob")
     r = client.get("/ui/stories/1", follow_redirects=False)
@@ -162,6 +180,28 @@ def test_corrections_api_and_pairs_export(client_for):
     r = client.get("/v1/corrections/pairs")
     assert r.headers["content-type"].startswith("application/x-ndjson")
     assert '"label": 0' in r.text and '"kind": "editor_split"' in r.text
+
+
+def test_withdrawing_a_correction_over_http(client_for):
+    """Ninth tour, "No undo": no route took a correction back."""
+    client = client_for(api_keys="alice=k-alice,bob=k-bob")
+    alice, bob = {"X-API-Key": "k-alice"}, {"X-API-Key": "k-bob"}
+    split = client.post("/v1/corrections", json={"kind": "split", "document_id": 2}, headers=alice).json()
+    r = client.post(f"/v1/corrections/{split['id']}/withdraw", json={"note": "the same release"}, headers=bob)
+    assert r.status_code == 200 and r.json()["withdrawn"]["who"] == "bob" and r.json()["withdrawn"]["note"] == "the same release"
+    assert [g["id"] for g in client.get("/v1/stories/1", headers=bob).json()["copy_groups"]] == [1]  # back in its story
+    listed = client.get("/v1/corrections", headers=bob).json()
+    assert listed[0]["id"] == split["id"] and listed[0]["withdrawn"]["who"] == "bob" and listed[0]["who"] == "alice"
+    assert client.get("/v1/corrections/pairs", headers=bob).text == ""  # a withdrawn correction is no labelled pair
+    again = client.post(f"/v1/corrections/{split['id']}/withdraw", headers=bob)
+    assert again.status_code == 409 and again.json()["detail"].startswith(
+        f"correction {split['id']} (split of document 2 off story 1) was already withdrawn by bob at ")
+    missing = client.post("/v1/corrections/77/withdraw", headers=bob)
+    assert missing.status_code == 404 and missing.json()["detail"] == "correction 77 does not exist"
+    assert client.post("/v1/corrections/1/withdraw").status_code == 401
+    assert client.post("/v1/corrections/1/withdraw", json={"why": "x"}, headers=bob).status_code == 422
+    spec = client.get("/openapi.json", headers=bob).json()
+    assert set(spec["paths"]["/v1/corrections/{correction_id}/withdraw"]["post"]["responses"]) >= {"200", "404", "409"}
 
 
 def test_api_docs_and_assets_come_from_the_service(client_for):

@@ -1,16 +1,17 @@
-"""``/v1/corrections``: editors' splits, merges and "not the same" pairs; their export as labelled pairs."""
+"""``/v1/corrections``: editors' splits, merges and "not the same" pairs, their withdrawal (undo); their export as
+labelled pairs."""
 
 from __future__ import annotations
 
 import json
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, status
+from fastapi import APIRouter, Depends, HTTPException, Path, status
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.dependencies import ServiceDep, require_api_key
-from service.api.schemas import CorrectionOut, StoreId
+from service.api.schemas import MAX_ID, CorrectionOut, StoreId
 from service.corrections import (
     Correction,
     CorrectionError,
@@ -91,6 +92,33 @@ def post_correction(body: CorrectionIn, service: ServiceDep,
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
     except CorrectionError as exc:
         raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
+
+
+CorrectionId = Annotated[int, Path(ge=1, le=MAX_ID, description="correction id (from GET /v1/corrections)")]
+
+
+class WithdrawIn(BaseModel):
+    """Why the correction is withdrawn (optional)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"note": "split the wrong member"}]})
+
+    note: str | None = Field(None, max_length=2_000)
+
+
+@router.post("/corrections/{correction_id}/withdraw", response_model=CorrectionOut,
+             summary="Withdraw (undo) a correction: its constraint is lifted and what it moved is placed again",
+             responses={404: {"description": "no such correction"},
+                        409: {"description": "already withdrawn, or its documents were deleted (the detail says)"}})
+def withdraw_correction(correction_id: CorrectionId, service: ServiceDep, who: Annotated[str, Depends(require_api_key)],
+                        body: WithdrawIn | None = None) -> CorrectionOut:
+    note = body.note if body is not None else None
+    try:
+        c = service.call("correct", lambda: Editor(service.engine).withdraw(correction_id, who=who, note=note))
+    except CorrectionTargetMissing as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    except CorrectionError as exc:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from exc
+    return CorrectionOut.model_validate(c.to_dict())
 
 
 @router.get("/corrections/pairs", summary="The corrections as labelled pairs (eval-data JSONL, for eval calibrate)",

@@ -255,7 +255,37 @@ def corrections(request: Request) -> HTMLResponse:
     service = get_service(request)
     rows = service.call("read", list_corrections, service.engine.store)
     shown = [c.to_dict() for c in reversed(rows[-CORRECTIONS_SHOWN:])]
-    return _page(request, "corrections.html", who, corrections=shown, total=len(rows))
+    q = request.query_params
+    return _page(request, "corrections.html", who, corrections=shown, total=len(rows),
+                 notice=q.get("notice"), error=q.get("error"))
+
+
+@router.post("/corrections/{correction_id}/withdraw")
+async def withdraw(request: Request, correction_id: int) -> Response:
+    """The corrections list's Undo: withdraw the correction, back to the list with what happened."""
+    who = _who(request)
+    service: Service = get_service(request)
+    form = await _form(request)
+    editor = Editor(service.engine)
+    try:
+        c = await run_in_threadpool(service.call, "correct", lambda: editor.withdraw(
+            correction_id, who=who, note=form.get("note") or None))
+    except CorrectionError as exc:
+        params = {"error": str(exc)}
+    else:
+        params = {"notice": f"correction {c.id} withdrawn ({c.describe()}){_placed_again(editor)}"}
+    return RedirectResponse(f"/ui/corrections?{urlencode(params)}", status.HTTP_303_SEE_OTHER)
+
+
+def _placed_again(editor: Editor) -> str:
+    """What the withdrawal's settling moved, for the notice: ``: 1 document and 1 copy group placed again``."""
+    copies, stories = editor.placed_again or (None, None)
+    docs = copies.moved if copies is not None else 0
+    groups = stories.moved if stories is not None else 0
+    if not docs and not groups:
+        return ": nothing moved (the engine places them where they are)"
+    parts = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((docs, "document"), (groups, "copy group")) if n]
+    return f": {' and '.join(parts)} placed again"
 
 
 # compare -----------------------------------------------------------------------------------------

@@ -150,3 +150,53 @@ def test_postgres_missing_database_or_schema_is_one_line(pg_url):
     with pytest.raises(StoreOpenError) as err:
         open_store(f"{base}/no_such_database_i23")
     assert 'database "no_such_database_i23" does not exist' in str(err.value) and "\n" not in str(err.value)
+
+
+def _v4_store_with_a_correction(url: str, monkeypatch) -> None:
+    """A version-4 store (before withdrawals) as the previous release left it: two copies of one
+    report in one copy group and story, and an editor's "not the same" between them."""
+    with monkeypatch.context() as m:
+        m.setattr(migrations, "STEPS", STEPS[:4])
+        m.setattr(migrations, "LATEST_VERSION", 4)
+        old = open_store(url)
+        with old.transaction():
+            story, now = old.create_story(1.0), 1.0
+            docs = []
+            for i in (1, 2):
+                doc = old.insert_document("rss", f"https://a.example/{i}", f"https://a.example/{i}", None, None, now)
+                old.insert_version(doc, "h1", "Fed raises rates by 25 basis points", "", "en", now)
+                docs.append(doc)
+            cluster = old.create_cluster(docs[0], now)
+            old.set_cluster_story(cluster, story, None, "founded", now)
+            for doc in docs:
+                old.set_membership(doc, cluster, now, "exact", 1.0, None, {"same": True})
+                old.record_change(doc, now)
+            old._insert("INSERT INTO editor_corrections (kind, doc_a, doc_b, story_from, story_to, who, at, note)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", ("not_same", docs[0], docs[1], None, None, "alice", now, None))
+        old.close()
+
+
+def _withdraws_after_the_upgrade(url: str) -> None:
+    from service.corrections import Editor, list_corrections
+    from service.engine import Deduper
+
+    store = open_store(url)
+    assert store.schema_report["applied"] == [STEPS[4].name]
+    engine = Deduper(store, embedder=None)
+    [c] = list_corrections(engine.store)
+    assert c.withdrawn is None and engine.ctx.constraints.cannot  # in force until withdrawn
+    Editor(engine).withdraw(c.id, who="bob")
+    assert [x.withdrawn.who for x in list_corrections(engine.store)] == ["bob"] and not engine.ctx.constraints
+    engine.close()
+
+
+def test_a_v4_sqlite_store_upgrades_to_withdrawals(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'v4.db'}"
+    _v4_store_with_a_correction(url, monkeypatch)
+    _withdraws_after_the_upgrade(url)
+
+
+@pytest.mark.postgres
+def test_a_v4_postgres_store_upgrades_to_withdrawals(pg_url, monkeypatch):
+    _v4_store_with_a_correction(pg_url, monkeypatch)
+    _withdraws_after_the_upgrade(pg_url)
