@@ -8,6 +8,16 @@
 'polarity: 급등 ~ surges'
 >>> g.check(side("금리 인상하지 않기로"), side("금리 인하")).decided
 False
+
+Measures and scopes (``[measures]`` in ``polarity.measures.toml``) are axes of their own, read in a
+scan of their own: the same figure of another measure, or of another population, is another report.
+
+>>> g.check(side("삼성전자 3분기 영업이익 9조"), side("Samsung Q3 sales 9 trillion won", "en")).evidence
+'polarity: measure earnings: 영업이익 vs sales'
+>>> g.check(side("삼성전자 영업익 9조"), side("삼성전자 영업이익 9조…매출 79조")).blocked
+False
+>>> g.check(side("남성 실업률 3.1%"), side("여성 실업률 3.1%")).evidence
+'polarity: measure sex: 남성 vs 여성'
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ __all__ = ["Hit", "PolarityGuard", "load_rules"]
 
 _ALNUM_RE = re.compile(r"[a-z0-9]")
 _EN_NEG_HINTS = ("not", "n't", "no", "never", "without", "fail")
+# Measures are not negated ("수출이 늘지 않아" still reports exports): a pattern that never matches.
+_NO_NEGATION = {"ko_after": "(?!)", "en_before": "(?!)"}
 
 
 class PolarityGuard:
@@ -87,6 +99,15 @@ class PolarityGuard:
         gated = context_sources + regex_sources
         self._re = GatedScanner(gated, "|".join(sources) or None) if gated or sources else None
         self.extract = functools.lru_cache(maxsize=65536)(self._extract)
+        # Measures and scopes: families whose members are the poles of an axis ("earnings": revenue /
+        # operating / net; "sex": men / women), with their own context, scanned apart from the
+        # poles above so that neither takes the other's words ("operating profit" is both a profit
+        # and the operating line). One side naming no member of a family is no evidence.
+        measures = table(rules, "measures", where)
+        self.measures: PolarityGuard | None = None
+        if measures:
+            context = table(rules, "measure_context", where)
+            self.measures = PolarityGuard({"axes": measures, "context": context, "negation": _NO_NEGATION})
 
     def _add(self, regex_sources: list[str], label: str, axis: str, pole: str, terms: list[str], where: str) -> None:
         for term in terms:
@@ -136,9 +157,20 @@ class PolarityGuard:
         return tuple(hits)
 
     def check(self, a: GuardInput, b: GuardInput) -> GuardVerdict:
-        ha, hb = self.extract(a.content), self.extract(b.content)
+        clashes, matches = self._compare(a.content, b.content)
+        if self.measures is not None:
+            # Only the clashes: a measure named alike on both sides says nothing of the outcome, and
+            # a decided polarity verdict counts as an aligned value for the slot confirmation.
+            clashes = clashes + self.measures._compare(a.content, b.content, label="measure ")[0]
+        return compared(self.name, clashes, matches, aside="no direction or stance words on both sides")
+
+    def _compare(self, text_a: str, text_b: str, label: str = "") -> tuple[list[str], list[str]]:
+        """(clashes, matches) of the markers and axes of two texts; ``label`` names the axis in
+        the evidence ("measure earnings: ...")."""
+        ha, hb = self.extract(text_a), self.extract(text_b)
         clashes: list[str] = []
         matches: list[str] = []
+        named = (lambda axis: f"{label}{axis}: ") if label else (lambda axis: "")
         for marker in self.markers:
             xa = [h.surface for h in ha if h.axis == "@marker" and h.pole == marker]
             xb = [h.surface for h in hb if h.axis == "@marker" and h.pole == marker]
@@ -155,10 +187,10 @@ class PolarityGuard:
                 pa, pb = (_last_step(d, self.axes[axis]) for d in (pa, pb))
             common = [p for p in self.axes[axis] if p in pa and p in pb]
             if common:
-                matches.append(f"{pa[common[0]]} ~ {pb[common[0]]}")
+                matches.append(f"{named(axis)}{pa[common[0]]} ~ {pb[common[0]]}")
             else:
-                clashes.append(f"{'/'.join(pa.values())} vs {'/'.join(pb.values())}")
-        return compared(self.name, clashes, matches, aside="no direction or stance words on both sides")
+                clashes.append(f"{named(axis)}{'/'.join(pa.values())} vs {'/'.join(pb.values())}")
+        return clashes, matches
 
 
 def _last_step(poles: dict[str, str], order: tuple[str, ...]) -> dict[str, str]:

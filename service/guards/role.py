@@ -41,6 +41,14 @@ _SENTENCE_END_RE = re.compile(r"[.!?。！？][\"'”’)\]」』]*$")
 _DIGIT_RE = re.compile(r"\d")
 _QUOTES = "\"'“‘「『"
 _EN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)*")
+# A move between two clubs (fifth frames pass): English "from A to B", "joins B from A", "leaves A for
+# B" (capitalised names of up to three words); Korean "A서 B로 이적" / "A 떠나 B로 이적" (이적, 입단, 임대, 이동).
+_CAP = r"([A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2})"
+_EN_ROUTE_RE = re.compile(rf"\bfrom\s+(?:the\s+)?{_CAP}\s+to\s+(?:the\s+)?{_CAP}")
+_EN_JOINS_RE = re.compile(rf"\b(?:joins|joined|signs\s+for|signed\s+for|moves\s+to|moved\s+to)\s+{_CAP}\s+from\s+{_CAP}")
+_EN_LEAVES_FOR_RE = re.compile(rf"\b(?:leaves|left|quits)\s+{_CAP}\s+for\s+{_CAP}")
+_KO_TRANSFER_RE = re.compile(r"(?:(?P<a>\S+?)(?:에서|서)|(?P<c>\S+)\s+떠나)\s+(?:(?P<b>(?:\S+\s)?\S+?)(?:으로|로)|(?P<d>\S+))\s*"
+                             r"(?:이적|입단|임대|이동)")
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 _NAME_SPAN = 3  # words of a Latin name before the one that carries the particle ("Johan Georg Holstein과")
 _AUX_LINKS = "고어아여해돼져워와"  # a predicate ending like this may take an auxiliary ("하고 있다")
@@ -510,7 +518,43 @@ class RoleGuard:
             return (p, q) if arg(q) else None
         return None
 
+    def _en_route(self, text: str) -> tuple[str, str, str] | None:
+        """The one "from A to B" of a text, A and B capitalised names (their last words' keys), and
+        the words as written; None without one, or with two. "moves from Feyenoord to Olympiacos" /
+        "moves from Olympiacos to Feyenoord" is a transfer the other way (fifth frames pass,
+        tests/data/frame_pairs_5.jsonl): the verb's triple saw one mover and two clubs."""
+        written = _EN_WORD_RE.findall(prepare(text))
+        low = [w.casefold() for w in written]
+        found: list[tuple[str, str, str]] = []
+        for i, w in enumerate(low):
+            if w != "from":
+                continue
+            ends = []
+            q = i + 1
+            for _ in range(2):  # the name after "from", then "to" and the name after it
+                while q < len(low) and low[q] in ("the", "a", "an"):
+                    q += 1
+                if q >= len(low) or not written[q][:1].isupper():
+                    break
+                start = q
+                while q + 1 < len(low) and written[q + 1][:1].isupper() and low[q + 1] not in self.en_stop:
+                    q += 1
+                ends.append((start, q))
+                q += 1
+                if len(ends) == 1:
+                    if q >= len(low) or low[q] != "to":
+                        break
+                    q += 1
+            if len(ends) == 2:
+                (s1, e1), (s2, e2) = ends
+                found.append((self._en_key(low[e1]), self._en_key(low[e2]),
+                              f"from {' '.join(written[s1 : e1 + 1])} to {' '.join(written[s2 : e2 + 1])}"))
+        return found[0] if len(found) == 1 and found[0][0] != found[0][1] else None
+
     def _check_en(self, a: str, b: str) -> GuardVerdict:
+        ra, rb = self._en_route(a), self._en_route(b)
+        if ra is not None and rb is not None and (ra[0], ra[1]) == (rb[1], rb[0]):
+            return GuardVerdict(self.name, True, True, f"{self.name}: {ra[2]} vs {rb[2]} (the other way)")
         ta, tb = self.en_triples(a), self.en_triples(b)
         same: list[str] = []
         for x in ta:
@@ -575,6 +619,9 @@ class RoleGuard:
         same, results = self.same_name, self.results
         en = results.english(latin) if results is not None and same is not None else None
         ko = results.korean(korean) if en is not None and results is not None else None
+        if (en is None or ko is None) and same is not None and latin_lang == "en" \
+                and (moved := self._transfer_across(latin, korean, same)) is not None:
+            return moved
         if en is None or ko is None or same is None:
             english = latin_lang == "en"
             return (english and (self._subject_person(latin, korean) or self._mood(latin, korean))) or step_aside(
@@ -585,6 +632,34 @@ class RoleGuard:
             return GuardVerdict(self.name, False, True, f"{self.name}: {en.shown} ~ {ko.shown}")
         return step_aside(self.name, "a result on both sides whose names could not be matched")
 
+
+    def _en_transfer(self, latin: str) -> tuple[str, str, str] | None:
+        """A move's clubs in English, (from, to, as written): "from A to B", "joins B from A",
+        "leaves A for B"; None without one."""
+        route = self._en_route(latin)
+        if route is not None:
+            m = _EN_ROUTE_RE.search(prepare(latin))
+            return (m.group(1), m.group(2), route[2]) if m else None
+        m = _EN_JOINS_RE.search(prepare(latin))
+        if m:
+            return m.group(2), m.group(1), m.group(0)
+        m = _EN_LEAVES_FOR_RE.search(prepare(latin))
+        return (m.group(1), m.group(2), m.group(0)) if m else None
+
+    def _transfer_across(self, latin: str, korean: str, same: Callable[[str, str], bool | None]) -> GuardVerdict | None:
+        """A player's move across languages with its clubs the other way ("오현규, 헹크서 슈투트가르트로
+        이적" / "Oh Hyeon-gyu joins Genk from Stuttgart", fifth frames pass): blocks when both clubs
+        match crossed, passes when both match in order, else None (the names could not be matched)."""
+        en = self._en_transfer(latin)
+        m = _KO_TRANSFER_RE.search(prepare(korean))
+        if en is None or m is None:
+            return None
+        ko_from, ko_to = m.group("a") or m.group("c"), m.group("b") or m.group("d")
+        if same(en[0], ko_to) is True and same(en[1], ko_from) is True:
+            return GuardVerdict(self.name, True, True, f"{self.name}: {en[2]} vs {m.group(0)} (the other way)")
+        if same(en[0], ko_from) is True and same(en[1], ko_to) is True:
+            return GuardVerdict(self.name, False, True, f"{self.name}: {en[2]} ~ {m.group(0)}")
+        return None
 
     def _short_words(self, latin: str, korean: str) -> tuple[list[str], list[str]] | None:
         """The Korean eojeols and English words of two short sentences (both sides at most

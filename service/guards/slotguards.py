@@ -93,8 +93,9 @@ class SlotGuard:
             # bare numbers in long texts are noise (scores, times, a count the other side drops):
             # they clash only on headline-sized texts (slots.toml name_max_words)
             long_text = max(ta.words, tb.words) > sa.name_max_words
+            # so are durations ("over the past three years" / "지난 2년여간": slots.toml numbers.durations)
             pairs = [(x, y) for x in only_a for y in only_b if compatible_units(x.unit, y.unit, sa.bare_ok)
-                     and not (long_text and not x.unit and not y.unit)]
+                     and not (long_text and ((not x.unit and not y.unit) or x.unit == "duration"))]
             if pairs:
                 xs = list(dict.fromkeys(x for x, _ in pairs))
                 ys = list(dict.fromkeys(y for _, y in pairs))

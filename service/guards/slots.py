@@ -292,6 +292,13 @@ _SENTENCE_BREAK_RE = re.compile(r"[.!?:;|\"“”'‘(\[]\s*$")
 _NUMBER_RE = re.compile(r"^\d+(?:[.,]\d+)*$")
 _ORDINAL_RE = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
 _NUM_UNIT_RE = re.compile(r"^(\d+(?:[.,]\d+)*)([A-Za-z%]+)$")
+# Roman numerals read after slots.toml numbers.roman_after ("Phase III"), upper case only: "I" alone
+# is a pronoun elsewhere.
+# After a duration, words that make it a record's span ("32-month high", "16년 만에 최고", "3년래 최저"):
+# not read, as before durations were (a UCI same-story pair: "32-month high" / "one-month low" of two assets).
+_RECORD_WORDS = frozenset({"high", "low", "highs", "lows", "peak", "best", "worst", "최고", "최저", "최대", "최소",
+                           "최고치", "최저치"})
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5}
 _CODE_RE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]{2,10}$")
 _NOUN_TAGS = frozenset({"NNP", "NNG", "SL", "SH"})
 _KO_SCALE_TAGS = frozenset({"NR"})
@@ -527,6 +534,13 @@ class SlotAnalyzer:
                           for k, v in table(nums, "ordinal_words", f"{where}: numbers").items()}
         self.native_words = {k: int(number(v, f"{where}: numbers.korean_words.{k}"))
                              for k, v in table(nums, "korean_words", f"{where}: numbers").items()}
+        # durations in months ("2년" 24, "15 months" 15): slots.toml numbers.durations
+        self.durations = {k.casefold(): number(v, f"{where}: numbers.durations.{k}")
+                          for k, v in table(nums, "durations", f"{where}: numbers").items()}
+        self.year_date_next = frozenset(str_list(nums.get("year_date_next", []), f"{where}: year_date_next"))
+        self.duration_words = {k.casefold(): int(number(v, f"{where}: numbers.duration_words.{k}"))
+                               for k, v in table(nums, "duration_words", f"{where}: numbers").items()}
+        self.roman_after = frozenset(s.casefold() for s in str_list(nums.get("roman_after", []), f"{where}: roman_after"))
         prods = table(r, "products", where)
         # Drug names by their INN stem ("donanemab" / "lecanemab"): slots.toml products.drugs.
         stems = str_list(table(prods, "drugs", f"{where}: products").get("stems", []), f"{where}: products.drugs.stems")
@@ -856,7 +870,10 @@ class SlotAnalyzer:
                     mentions.append(Mention("number", m.group(0), m.group(0), "hangul", digits=m.group(0),
                                             value=float(m.group(0)), step=1.0))
             if form in self.ord_words and tag in ("MM", "NNG", "XPN") and i + 1 < n \
-                    and self.after.get(toks[i + 1][0].casefold()) == "ordinal":
+                    and (self.after.get(toks[i + 1][0].casefold()) == "ordinal"
+                         or (tag == "MM" and toks[i + 1][1] == "NNG" and len(text.split()) <= self.name_max_words)):
+                # "첫 수상" is the first one, as "두 번째 수상" is the second (fifth frames pass); only in
+                # headline-sized texts: a body's "첫 골" met "in the fourth minute" (an NTREX translation)
                 mentions.append(Mention("number", form + toks[i + 1][0], form, "hangul", unit="ordinal",
                                         digits=str(self.ord_words[form]), value=float(self.ord_words[form]), step=1.0))
             i += 1
@@ -939,6 +956,10 @@ class SlotAnalyzer:
         unit_form = toks[j][0].casefold() if j < n and toks[j][1] in ("NNB", "NNG", "SW", "SL", "NR") else ""
         if unit_form == "%" and j + 1 < n and toks[j + 1][0].casefold() == "p":
             unit_form = "%p"
+        if unit_form in self.durations and j < n and toks[j][2] == toks[j - 1][3]:
+            after = self._korean_duration(toks, i, j, form, value, step, mentions)
+            if after is not None:
+                return after
         if unit_form in self.date_units or (unit_form and unit_form[:1] in ("년", "월", "일")):
             return j + 1
         unit = self.after.get(unit_form, "")
@@ -953,6 +974,55 @@ class SlotAnalyzer:
         mentions.append(Mention("number", surface.strip(), digits, "hangul", unit=unit, digits=digits,
                                 value=value * factor, step=step * factor, converted=converts(factor)))
         return j + 1 if has_after else j
+
+    def _korean_duration(self, toks: tuple[tuple[str, str, int, int], ...], i: int, j: int, form: str,
+                         value: float, step: float, mentions: list[Mention]) -> int | None:
+        """A Korean duration at ``toks[i]`` with its unit at ``toks[j]`` ("2년", "15개월", "2년 6개월":
+        30 months), as a mention of the unit class "duration" in months: the index after it, or None
+        when the number is a date ("2025년", "25년 3월", "96년생")."""
+        n = len(toks)
+        unit_form = toks[j][0]
+        if unit_form == "년":
+            if len(form) == 4 or value >= 1000:
+                return None
+            nxt = toks[j + 1] if j + 1 < n else None
+            if nxt is not None and nxt[2] == toks[j][3] and nxt[0] in self.year_date_next:
+                return None  # "96년생", "2년도"
+            if nxt is not None and nxt[1] == "SN" and j + 2 < n and toks[j + 2][0] != "개월":
+                later = toks[j + 2][0]
+                if later in self.year_date_next or later[:1] in ("월", "일") or later in self.date_units:
+                    return None  # "25년 3월", "25년 1분기": a date
+        look = [t[0] for t in toks[j + 1 : j + 4]]
+        while look and look[0] in ("만", "에", "래", "내", "새"):
+            look.pop(0)
+        if look and look[0] in _RECORD_WORDS:
+            return None  # "16년 만에 최고", "3년래 최저": a record's span, as "16-year high"
+        months = value * self.durations[unit_form]
+        mstep = step * self.durations[unit_form]
+        k = j + 1
+        if unit_form == "년" and k + 1 < n and toks[k][1] == "SN" and toks[k + 1][0] == "개월":
+            more = number_value(toks[k][0])  # "2년 6개월": one duration of 30 months
+            if more is not None:
+                months, mstep, k = months + more[0], more[1], k + 2
+        surface = "".join(t[0] for t in toks[i:k] if t[1] != "SP")
+        mentions.append(Mention("number", surface, digits_of(f"{months:g}"), "hangul", unit="duration",
+                                digits=digits_of(f"{months:g}"), value=months, step=mstep))
+        return k
+
+    def _duration(self, words: list[str], k: int, j: int, value: float, step: float, mentions: list[Mention]) -> int | None:
+        """``value`` (``words[k]``) with a duration word at ``words[j]`` ("3 years", "15 months",
+        "10-year" read as "10", "year"): a mention in months, the index after it; None for an age
+        ("10 years old") or a date word the table does not list."""
+        unit_word = words[j].casefold() if j < len(words) else ""
+        if unit_word not in self.durations or (j + 1 < len(words) and words[j + 1].casefold() in ("old", "older")):
+            return None
+        if j + 1 < len(words) and words[j + 1].casefold() in _RECORD_WORDS:
+            return None  # "32-month high" / "one-month low": a record's span names no asset (UCI)
+        factor = self.durations[unit_word]
+        mentions.append(Mention("number", " ".join(words[k : j + 1]), digits_of(f"{value * factor:g}"), "latin",
+                                unit="duration", digits=digits_of(f"{value * factor:g}"), value=value * factor,
+                                step=step * factor))
+        return j + 1
 
     def _latin(self, text: str, mentions: list[Mention], korean: bool) -> tuple[list[tuple[str, bool]], list[str], bool]:
         matches = list(_LATIN_TOKEN_RE.finditer(text))
@@ -978,9 +1048,33 @@ class SlotAnalyzer:
             if w[:1].isdigit() or w in ("$", "₩"):
                 k = k + 1 if korean else self._latin_number(words, k, mentions)  # Korean numbers: kiwi's
                 continue
-            if not korean and low in self.ord_words:
-                mentions.append(Mention("number", w, low, "latin", unit="ordinal", digits=str(self.ord_words[low]),
-                                        value=float(self.ord_words[low]), step=1.0))
+            head, _, tail = low.partition("-")
+            if not korean and (low in self.ord_words or (tail and head in self.ord_words)):
+                # "fifth-largest", "second-biggest": the ordinal of a rank, as "5위" (fifth frames pass)
+                mentions.append(Mention("number", w, head, "latin", unit="ordinal", digits=str(self.ord_words[head]),
+                                        value=float(self.ord_words[head]), step=1.0))
+                k += 1
+                continue
+            if not korean and tail in self.durations and (head in self.num_words or head in self.duration_words) \
+                    and not (k + 1 < len(words) and words[k + 1].casefold() in _RECORD_WORDS):
+                # "two-year contract", "one-year extension", "six-month": a duration
+                count = float(self.num_words.get(head, self.duration_words.get(head, 0)))
+                self._duration([head, tail], 0, 1, count, 1.0, mentions)
+                k += 1
+                continue
+            if not korean and (low in self.num_words or low in self.duration_words) and k + 1 < len(words) \
+                    and words[k + 1].casefold() in self.durations \
+                    and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
+                count = float(self.num_words.get(low, self.duration_words.get(low, 0)))
+                after = self._duration(words, k, k + 1, count, 1.0, mentions)
+                if after is not None:
+                    k = after
+                    continue
+            if not korean and w in _ROMAN and k > 0 and words[k - 1].casefold() in self.roman_after:
+                # "Phase III" is "phase 3" ("HLB's drug enters Phase III" / "Phase II" merged)
+                mentions.append(Mention("number", f"{words[k - 1]} {w}", str(_ROMAN[w]), "latin",
+                                        unit=self.before.get(words[k - 1].casefold(), ""), digits=str(_ROMAN[w]),
+                                        value=float(_ROMAN[w]), step=1.0))
                 k += 1
                 continue
             if not korean and low in self.num_words and not (k > 0 and words[k - 1].casefold() in ("no", "a")):
@@ -1019,6 +1113,7 @@ class SlotAnalyzer:
                 while not title_case and j + 1 < len(words) and j + 1 not in initial \
                         and not _POSSESSIVE_RE.search(words[j]) \
                         and not text[matches[j].end() : matches[j + 1].start()].strip() and (
+                        not (words[j + 1] in _ROMAN and words[j].casefold() in self.roman_after)) and (
                         words[j + 1][:1].isupper() and words[j + 1] not in self.en_not_names
                          and words[j + 1].casefold() not in self.product_words and not _CODE_RE.match(words[j + 1])):
                     j += 1
@@ -1106,6 +1201,11 @@ class SlotAnalyzer:
                 scale_words.append(words[j])
                 j += 1
             nxt = words[j].casefold() if j < len(words) else ""
+            if nxt in self.durations and not scale_words and not (len(raw) == 4 and raw.isdigit()):
+                stated = number_value(raw)
+                after = None if stated is None else self._duration(words, k, j, stated[0], stated[1], mentions)
+                if after is not None:
+                    return after
             if nxt in self.date_units or (k > 0 and words[k - 1] in ("January", "February", "March", "April", "May",
                                                                       "June", "July", "August", "September",
                                                                       "October", "November", "December")):
