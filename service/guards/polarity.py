@@ -67,6 +67,9 @@ class PolarityGuard:
                 terms = str_list(table({"t": spec}, "t", f"{where}: axes.{axis}.{pole}").get("terms"),
                                  f"{where}: axes.{axis}.{pole}.terms")
                 self._add(regex_sources, f"axes.{axis}.{pole}", axis, pole, terms, where)
+        # Axes whose poles are steps in order ("구속" / "구속기소"): a text is at the last step it names.
+        steps = table(rules, "steps", where).get("axes")
+        self.steps = frozenset(str_list(steps, f"{where}: steps.axes") if steps is not None else ())
         self.markers: tuple[str, ...] = ()
         for marker, spec in table(rules, "markers", where).items():
             terms = str_list(table({"t": spec}, "t", f"{where}: markers.{marker}").get("terms"),
@@ -180,12 +183,24 @@ class PolarityGuard:
             pb = {h.pole: h.surface for h in reversed(hb) if h.axis == axis}
             if not pa or not pb:
                 continue
+            if axis in self.steps:  # the last step each side names: "구속기소" is charged, not arrested
+                pa, pb = (_last_step(d, self.axes[axis]) for d in (pa, pb))
             common = [p for p in self.axes[axis] if p in pa and p in pb]
             if common:
                 matches.append(f"{named(axis)}{pa[common[0]]} ~ {pb[common[0]]}")
             else:
                 clashes.append(f"{named(axis)}{'/'.join(pa.values())} vs {'/'.join(pb.values())}")
         return clashes, matches
+
+
+def _last_step(poles: dict[str, str], order: tuple[str, ...]) -> dict[str, str]:
+    """The last of ``order``'s steps that ``poles`` holds, alone.
+
+    >>> _last_step({"charged": "기소", "arrested": "구속"}, ("raided", "arrested", "charged"))
+    {'charged': '기소'}
+    """
+    last = [p for p in order if p in poles][-1]
+    return {last: poles[last]}
 
 
 @dataclass(frozen=True)

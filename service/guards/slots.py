@@ -280,6 +280,9 @@ class SlotComparison:
 # "Hyundai E" and a name "C"
 _LATIN_TOKEN_RE = re.compile(r"\$|₩|\d+(?:[.,]\d+)*(?:%p|%|[A-Za-z]+)?|[A-Za-z][A-Za-z0-9]*(?:[-'’&][A-Za-z][A-Za-z0-9]*)*")
 _DOTTED_ABBR_RE = re.compile(r"\b((?:[A-Z]\.){2,})")
+# "N. Korea" / "N Korea" / "S.Korea", as wires write them (follow-ups pass): read as "Korea" and "N",
+# they were KR against 북한 and a who "N" against "North".
+_KOREA_ABBR_RE = re.compile(r"\b([NS])\.?\s*(?=Korean?s?\b)")
 # A decimal written without its leading zero ("$.79"): read as "0.79", or the "." was dropped and
 # "an extra $.79" clashed with "0.79달러" as $79 (a Park translation).
 _BARE_DECIMAL_RE = re.compile(r"(?<![\w.,])\.(?=\d)")
@@ -717,6 +720,7 @@ class SlotAnalyzer:
     def _analyse(self, text: str) -> TextSlots:
         clean = _TIME_RE.sub(" ", prepare(text))
         clean = _DOTTED_ABBR_RE.sub(lambda m: m.group(1).replace(".", "") + " ", clean)  # U.S. -> US
+        clean = _KOREA_ABBR_RE.sub(lambda m: "North " if m.group(1) == "N" else "South ", clean)
         clean = _BARE_DECIMAL_RE.sub("0.", clean)
         mentions: list[Mention] = []
         hangul_keys: list[str] = []
