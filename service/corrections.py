@@ -529,7 +529,8 @@ class Editor:
         level, everything else held as context (a withdrawn split's document rejoins the group and
         story the cascade and the story score give it; a withdrawn merge's groups go back to the
         merged story first, and the stories stay apart unless the story score joins them). The
-        result is what settling the store with the remaining corrections gives. The settlings'
+        result is what settling the store with the remaining corrections gives. A merge whose
+        story was merged on later is refused until that later merge is withdrawn. The settlings'
         reports are in ``placed_again`` (copies, stories)."""
         store = self.store
         with self._transaction():
@@ -540,6 +541,15 @@ class Editor:
             if c.withdrawn is not None:
                 raise CorrectionError(f"correction {c.id} ({c.describe()}) was already withdrawn by "
                                       f"{c.withdrawn.who} at {iso(c.withdrawn.at)}")
+            constraints = self.engine.ctx.constraints
+            later = constraints.merged_into.get(c.story_to) if c.kind == "merge" and c.story_to is not None else None
+            if later is not None:
+                # A later merge moved the merged groups on with its own reason: which of them came
+                # from c.story_from is no longer known here, and the later merge's must-link would
+                # hold them where they are (review of the 29th session: they stayed merged).
+                raise CorrectionError(f"correction {c.id} ({c.describe()}) cannot be withdrawn while story "
+                                      f"{c.story_to} is merged on into story {later[0]} (correction {later[1].id}): "
+                                      f"withdraw that correction first")
             live = [d for d in dict.fromkeys((c.doc_a, c.doc_b)) if self._live(d)]
             if not live:
                 raise CorrectionError(f"correction {c.id} ({c.describe()}) names documents {c.doc_a} and {c.doc_b}, "
@@ -547,7 +557,6 @@ class Editor:
             now = _time.time()
             wid = store._insert("INSERT INTO correction_withdrawals (correction_id, who, at, note) VALUES (?, ?, ?, ?)",
                                 (c.id, who, now, note))
-            constraints = self.engine.ctx.constraints
             constraints.lift(c.id)
             constraints.last_withdrawal = max(constraints.last_withdrawal, wid)
             stories = {constraints.story_of(s)[0] for s in (c.story_from, c.story_to) if s is not None}

@@ -143,8 +143,8 @@ class StoryLevel:
         return self.ctx.config.story.revise and not self.ctx.constraints
 
     def sync_corrections(self) -> None:
-        """Read the corrections other workers made since ours were loaded (one MAX(id) query on
-        the primary key) and rebuild the stories they touched, so their evidence is the store's."""
+        """Read the corrections other workers made or withdrew since ours were loaded (one query on
+        the two tables' primary keys) and rebuild the stories they touched, so their evidence is the store's."""
         fresh = self.ctx.constraints.refresh()
         touched = [s for c in fresh for s in (c.story_from, c.story_to) if s is not None]
         if touched:

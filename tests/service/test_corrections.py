@@ -509,3 +509,24 @@ def test_cli_withdraws_a_correction(tmp_path, capsys):
     engine = _engine(db)
     assert _story_of(engine.store, docs[1]) == story
     engine.close()
+
+
+def test_a_merge_merged_on_later_is_withdrawn_after_the_later_one():
+    """Review of the 29th session: withdrawing the first of two chained merges (OTHER into S, then
+    S into FED's story) left OTHER's group in FED's story, held there by the later merge, where
+    settling without the first merge parts it."""
+    engine = _engine()
+    results = engine.ingest_many([*SYNDICATED, FED, FED_FOLLOW_UP, OTHER])
+    story, fed_story, other = results[0].story_id, results[3].story_id, results[5]
+    editor = Editor(engine)
+    first = editor.merge(story, other.story_id, who="alice")
+    later = editor.merge(fed_story, story, who="alice")
+    with pytest.raises(CorrectionError, match=rf"^correction {first.id} \(merge of story {other.story_id} into story "
+                                              rf"{story}\) cannot be withdrawn while story {story} is merged on into "
+                                              rf"story {fed_story} \(correction {later.id}\): withdraw that"):
+        editor.withdraw(first.id, who="bob")
+    assert [c.withdrawn for c in list_corrections(engine.store)] == [None, None]  # refused: nothing written
+    editor.withdraw(later.id, who="bob")
+    editor.withdraw(first.id, who="bob")
+    assert _story_docs(engine.store, _story_of(engine.store, other.document_id)) == [other.document_id]
+    engine.close()

@@ -108,7 +108,8 @@ class WithdrawIn(BaseModel):
 @router.post("/corrections/{correction_id}/withdraw", response_model=CorrectionOut,
              summary="Withdraw (undo) a correction: its constraint is lifted and what it moved is placed again",
              responses={404: {"description": "no such correction"},
-                        409: {"description": "already withdrawn, or its documents were deleted (the detail says)"}})
+                        409: {"description": "already withdrawn, its documents deleted, or its merged story merged on by a later merge "
+                                             "to withdraw first (the detail says)"}})
 def withdraw_correction(correction_id: CorrectionId, service: ServiceDep, who: Annotated[str, Depends(require_api_key)],
                         body: WithdrawIn | None = None) -> CorrectionOut:
     note = body.note if body is not None else None

@@ -137,6 +137,14 @@ def test_the_fifth_pass_frames_block(gs: GuardSet, a: str, b: str, guard: str, e
         ),
         ("Government names advisory board on AI", "정부, AI 자문위원회 구성"),
         ("Team Phase wins esports final", "Team Phase wins esports final"),
+        # review of the 29th session: a kept rating or forecast stays in its clause and holds no revision
+        ("Fed holds rates steady, raises growth forecast", "연준 금리 동결…성장률 전망 상향"),
+        ("BOK keeps rate on hold, lowers outlook", "한은 금리 동결, 전망 하향"),
+        ("무디스, 한국 신용등급 전망 상향…Aa2 유지", "Moody's raises Korea's rating outlook"),
+        ("Fitch holds off on rating cut", "피치, 등급 하향 보류"),
+        # the instance a ruling acts on is not the one that rules
+        ("1심 판결 뒤집혀", "Appeals court overturns ruling"),
+        ("Supreme Court upholds lower court ruling", "대법, 항소심 판결 유지"),
     ],
 )
 def test_the_fifth_pass_frames_pass_copies_and_other_senses(gs: GuardSet, a: str, b: str) -> None:

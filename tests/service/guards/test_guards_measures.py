@@ -70,6 +70,7 @@ def families(guard: PolarityGuard, text: str) -> dict[str, set[str]]:
         ("총리 지지율 28%", "총리 부정평가 28%", "measure approval: 지지율 vs 부정평가"),
         ("코스닥 3% 급등", "Kospi jumps 3%", "measure index: 코스닥 vs kospi"),
         ("Unemployment among women rises", "남성 실업 증가", "measure sex: among women vs 남성"),
+        ("Female workers' wages rise 3%", "남성 근로자 임금 3% 상승", "measure sex: female vs 남성"),
         (
             "비수도권 아파트 거래 20% 감소",
             "수도권 아파트 거래 20% 감소",
@@ -131,6 +132,8 @@ def test_the_same_measure_in_other_words_passes(
         ("전세사기 피해 지원 확대", "housing_price"),
         ("Debt rises to 50% of GDP", "output"),  # a denominator
         ("Police arrest three men over fraud", "sex"),  # people, not a scope
+        ("Woman, 40, killed by male partner", "sex"),  # one person's sex (review of the 29th session)
+        ("It has to be a female betta", "sex"),
         ("Hyundai holds global dealer conference", "market"),  # no figure after global
         ("Domestic violence reports rise 10%", "market"),
         ("전국민 지원금 지급", "region"),
