@@ -510,9 +510,8 @@ class Editor:
                                       f"merge does not undo: withdraw that correction (Undo on the corrections list), or "
                                       f"split one of the two off its story first")
             now = _time.time()
-            why = f"editor {who} merged story {from_story} into story {into_story}"
-            # The merged story keeps its row (and the corrections name it) with no groups left. The
-            # reason's wording is read back by StoryLevel.evidence_part: keep the two together.
+            why = merge_reason(who, from_story, into_story)
+            # The merged story keeps its row (and the corrections name it) with no groups left.
             for g in src_groups:
                 store.set_cluster_story(g.id, into_story, None, why, now)
             c = _insert(store, "merge", into_live[0].representative_id, src_live[0].representative_id,
@@ -550,7 +549,8 @@ class Editor:
                 raise CorrectionError(f"correction {c.id} ({c.describe()}) cannot be withdrawn while story "
                                       f"{c.story_to} is merged on into story {later[0]} (correction {later[1].id}): "
                                       f"withdraw that correction first")
-            live = [d for d in dict.fromkeys((c.doc_a, c.doc_b)) if self._live(d)]
+            docs = {d: store.get_document(d) for d in dict.fromkeys((c.doc_a, c.doc_b))}
+            live = [d for d, doc in docs.items() if doc is not None and not doc.deleted and doc.cluster_id is not None]
             if not live:
                 raise CorrectionError(f"correction {c.id} ({c.describe()}) names documents {c.doc_a} and {c.doc_b}, "
                                       f"which were deleted: nothing is left to place again")
@@ -563,9 +563,8 @@ class Editor:
             if c.kind == "merge" and c.story_from is not None:
                 self._unmerge(c, who, now)
                 stories.add(c.story_from)
-            stories |= {self._story_of(self.store.get_document(d)) for d in live}
-            copy_docs = [] if c.kind == "merge" else \
-                [m for d in live for m in self._group_docs(self.store.get_document(d).cluster_id)]
+            stories |= {self._story_of(docs[d]) for d in live}
+            copy_docs = [] if c.kind == "merge" else [m for d in live for m in self._group_docs(docs[d].cluster_id)]
             story_docs = {d for sid in stories for d in self._story_docs(sid)} | set(live)
             settling = self.engine.settling
             try:
@@ -576,14 +575,10 @@ class Editor:
             self.placed_again = (copies, placed)
             return replace(c, withdrawn=Withdrawal(who, now, note))
 
-    def _live(self, document_id: int) -> bool:
-        doc = self.store.get_document(document_id)
-        return doc is not None and not doc.deleted and doc.cluster_id is not None
-
     def _unmerge(self, c: Correction, who: str, now: float) -> None:
         """A withdrawn merge's copy groups back to the story they were merged from (those still
         where the merge put them, with its reason), before the stories are settled."""
-        merged = f"editor {c.who} merged story {c.story_from} into story {c.story_to}"
+        merged = merge_reason(c.who, c.story_from, c.story_to)
         back = f"editor {who} withdrew correction {c.id} ({c.describe()}): back in story {c.story_from}"
         for g in self.store.clusters_of_story(self.engine.ctx.constraints.story_of(c.story_to)[0]):
             if g.story_score is None and g.story_reason == merged:
@@ -616,6 +611,12 @@ class _EngineTransaction:
         elif exc is not None:
             attach(self.engine)  # a refused correction may have added nothing, but reload to be sure
         return suppressed
+
+
+def merge_reason(who: str, from_story: int | None, into_story: int | None) -> str:
+    """The reason a merge writes on the copy groups it moves, which ``StoryLevel.evidence_part``
+    reads back and a withdrawal finds them by (:meth:`Editor._unmerge`): keep the three together."""
+    return f"editor {who} merged story {from_story} into story {into_story}"
 
 
 def split_reason(who: str, document_id: int, story: int) -> str:

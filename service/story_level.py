@@ -25,7 +25,7 @@ from service.store.base import ClusterRow, DocumentRow
 from service.stories import StoryEvidence, StoryTracker, story_text
 from service.types import Article
 
-# The story reason service.corrections.Editor.merge gives each copy group it moves.
+# The story reason service.corrections.Editor.merge gives each copy group it moves (merge_reason).
 _MERGED_RE = re.compile(r"merged story (\d+) into story \d+$")
 
 
