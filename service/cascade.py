@@ -574,13 +574,34 @@ class Cascade:
                 if found is not None:
                     return found
         if not trace.reasons:
-            trace.reasons.append("no candidate above any stage's threshold")
+            outside = self._outside_window(probe) if window is not None else None
+            trace.reasons.append(outside or "no candidate above any stage's threshold")
         if trace.blocked_by and trace.best is not None:  # the best vetoed proposal says why
             stage_name, best_score = trace.best
             return Match(Decision(False, stage_name, best_score, trace.reasons, trace.blocked_by,
                                   scores=trace.scores, guards=trace.guards))
         return Match(Decision(False, last_stage, trace.scores.get(last_stage), trace.reasons, trace.blocked_by,
                               scores=trace.scores, guards=trace.guards))
+
+    def _outside_window(self, probe: Probe) -> str | None:
+        """For an item no stage found a candidate for: the first candidate a cheap stage (exact,
+        n-gram, MinHash) finds at or above its threshold outside the candidate window, as the
+        reason (the index still holds items up to twice the window back). The vector search is
+        not run again: it would cost what the embedding stage cost; its out-of-window hits stay
+        unnamed."""
+        whole = Probe(probe.item, probe.state, probe.vector, None, probe.exclude_doc, refs=probe.refs)
+        for stage in self.stages:
+            if not stage.settles_cheaply or not stage.active(probe.state):
+                continue
+            for doc, score in stage.candidates(whole):
+                if score < stage.threshold:
+                    break
+                if doc == probe.exclude_doc or probe.in_window(doc):
+                    continue
+                days = abs(probe.state.entries.time_of(doc) - probe.item.time) / DAY
+                return (f"nearest candidate outside the window: {stage.describe(whole, doc, score)}, "
+                        f"{days:.1f} days apart (window_days {self.config.copy.window_days:g})")
+        return None
 
     def cheaply_unsettled(self, feats: Sequence[ItemFeatures], state: CheapIndices) -> list[int]:
         """Indices of the items of a batch the cheap stages settle neither against ``state`` nor

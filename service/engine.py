@@ -369,8 +369,9 @@ class Deduper:
     # reading ---------------------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
         """Store and index counts. ``copy_groups`` and ``indexed_copy_groups`` are the copy groups
-        stored and in the candidate index; ``clusters`` and ``indexed_clusters`` are their
-        deprecated aliases (the store's table name), removed in the next release."""
+        stored with members (``stories`` likewise: an emptied row is not counted) and in the
+        candidate index; ``clusters`` and ``indexed_clusters`` are their deprecated aliases (the
+        store's table name), removed in the next release."""
         self._check_open()
         counts = self.store.counts()
         return {

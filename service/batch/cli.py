@@ -185,8 +185,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--settle", action="store_true",
                    help="once every record is decided, settle the copy groups and the stories (as `samestory "
                         "settle`: re-decided in publication order, so they do not depend on the input's order; "
-                        "records without published_at follow the timed ones in content-hash order); copy_group_id "
-                        "and story_id are then the settled ones")
+                        "records without published_at follow the timed ones in content-hash order); every row's "
+                        "copy_group_id, story_id, status, duplicate_of, stage, score, reasons are then the settled ones")
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="items per batch of the parallel stages (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

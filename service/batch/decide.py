@@ -105,7 +105,8 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
     ``copy_group_id`` and ``story_id`` are its item's copy group and that group's story once every
     record is in (a story revision may move a group after a row's own decision; its status,
     stage and score are that decision); ``settle``: once both levels are settled
-    (``Deduper.settle``: re-decided in publication order).
+    (``Deduper.settle``: re-decided in publication order), and the status columns then say the
+    settled decision (``settled_memberships``).
 
     ``neighbours``: the sharded search stage's candidate pairs (cosine >= ``floor``); the
     engine's vector searches are then answered from them (``service.batch.candidates``);
@@ -135,6 +136,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
         settled = engine.settle(progress=progress).to_dict() if settle else None
         counters = {k: int(v) for k, v in engine.ctx.counters.items()}
         groups, stories = stored_groups(engine.store, out), stored_stories(engine.store, out)
+        memberships = settled_memberships(engine.store, out, groups) if settle else {}
     finally:
         engine.close()
     first_row: dict[int, int] = {}
@@ -143,19 +145,54 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
     results = []
     for row, r in enumerate(out):
         d = r.decision
+        status, dup, stage, score = r.status, r.duplicate_of, d.stage, d.score
+        blocked_by, reasons = list(d.blocked_by), list(d.reasons)
+        settled_as = memberships.get(row)
+        if settled_as is not None:  # the settled decision, which the row's copy group is the result of
+            m, group_rep = settled_as
+            status = "new" if m.matched_id is None else "duplicate"
+            if status == "new":
+                dup = None
+            elif dup is None or dup == r.document_id or dup not in group_rep[1]:
+                # the streamed representative it matched is no longer in its copy group
+                dup = group_rep[0] if group_rep[0] != r.document_id else m.matched_id
+            stage, score = m.stage, m.score
+            blocked_by, reasons = list(m.decision.get("blocked_by", [])), list(m.decision.get("reasons", []))
         results.append({
             "row": row,
             "copy_group_id": groups[row],
             "story_id": stories[row],
-            "duplicate_of": None if r.duplicate_of is None else first_row.get(r.duplicate_of),
-            "status": r.status,
-            "stage": matched_stage(r.status, d.stage),  # "none" for a new item, as ingest says it
-            "score": None if d.score is None else float(d.score),
+            "duplicate_of": None if dup is None else first_row.get(dup),
+            "status": status,
+            "stage": matched_stage(status, stage),  # "none" for a new item, as ingest says it
+            "score": None if score is None else float(score),
             "document_id": r.document_id,
             # the store's id of that representative: also set when it is a document the --into store
             # already held before this batch (then duplicate_of, a row of this input, is null)
-            "duplicate_of_document": r.duplicate_of,
-            "blocked_by": list(d.blocked_by),
-            "reasons": list(d.reasons),
+            "duplicate_of_document": dup,
+            "blocked_by": blocked_by,
+            "reasons": reasons,
         })
     return Decided(results, counters, late, searches, settled)
+
+
+def settled_memberships(store: Any, out: Sequence[Any], groups: Sequence[int]
+                        ) -> dict[int, tuple[Any, tuple[int, set[int]]]]:
+    """After a settling: for each row that put its document in a copy group (status ``new`` or
+    ``duplicate``; a re-observation or a new version says what that record was), the document's
+    membership as the settling left it (its decision: founder or the copy it matched, stage,
+    score, reasons) and its copy group's representative and members, so that the row's status
+    columns say the settled decision its ``copy_group_id`` is the result of."""
+    held: dict[int, tuple[dict[int, Any], int]] = {}
+    rows: dict[int, tuple[Any, tuple[int, set[int]]]] = {}
+    for row, (r, g) in enumerate(zip(out, groups, strict=True)):
+        if r.status not in ("new", "duplicate"):
+            continue
+        if g not in held:
+            cluster = store.get_cluster(g)
+            held[g] = ({m.document_id: m for m in store.members_of(g)},
+                       cluster.representative_id if cluster is not None else r.representative_id)
+        members, rep = held[g]
+        if r.document_id in members:  # a deleted document keeps its streamed row
+            rows[row] = (members[r.document_id], (rep, set(members)))
+    return rows

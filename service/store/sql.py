@@ -32,6 +32,13 @@ def _cluster(row: Any) -> ClusterRow:
 
 _DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
 _VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
+# A copy group or story that holds members: a group whose every member moved to another group (an
+# editor's split withdrawn, a settling) and a story left with no such group (merged into another, its
+# split withdrawn) keep their rows, which corrections and decisions name, but are not listed or counted.
+# Members that were deleted still hold their group (its listing shows it without a representative).
+_GROUP_HELD = "EXISTS (SELECT 1 FROM memberships m WHERE m.cluster_id = clusters.id)"
+_STORY_HELD = ("EXISTS (SELECT 1 FROM clusters c JOIN memberships m ON m.cluster_id = c.id"
+               " WHERE c.story_id = stories.id)")
 # What a warm-up reads (both the rebuild and the snapshot's window filter): one clause, so they agree.
 _LIVE_SINCE = "d.deleted = 0 AND (d.first_seen >= ? OR d.published_at >= ?)"
 
@@ -198,7 +205,8 @@ class SQLStoreBase:
                 for r in rows]
 
     def list_clusters(self, limit: int, offset: int) -> list[ClusterRow]:
-        rows = self._all(f"SELECT {_CLUSTER_COLS} FROM clusters"
+        """Copy groups that hold members (``_GROUP_HELD``), most recently updated first."""
+        rows = self._all(f"SELECT {_CLUSTER_COLS} FROM clusters WHERE {_GROUP_HELD}"
                          " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", (limit, offset))
         return [_cluster(r) for r in rows]
 
@@ -221,8 +229,9 @@ class SQLStoreBase:
         return StoryRow(int(row[0]), row[1], row[2]) if row else None
 
     def list_stories(self, limit: int, offset: int) -> list[StoryRow]:
-        rows = self._all("SELECT id, created_at, updated_at FROM stories ORDER BY updated_at DESC, id DESC"
-                         " LIMIT ? OFFSET ?", (limit, offset))
+        """Stories that hold members (``_STORY_HELD``), most recently updated first."""
+        rows = self._all(f"SELECT id, created_at, updated_at FROM stories WHERE {_STORY_HELD}"
+                         " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", (limit, offset))
         return [StoryRow(int(r[0]), r[1], r[2]) for r in rows]
 
     def clusters_of_story(self, story_id: int) -> list[ClusterRow]:
@@ -292,7 +301,9 @@ class SQLStoreBase:
 
     def counts(self) -> dict[str, int]:
         out = {}
+        held = {"clusters": _GROUP_HELD, "stories": _STORY_HELD}  # empty ones are not counted
         for table in ("documents", "versions", "observations", "clusters", "stories"):
-            out[table] = int(self._one(f"SELECT COUNT(*) FROM {table}")[0])
+            where = f" WHERE {held[table]}" if table in held else ""
+            out[table] = int(self._one(f"SELECT COUNT(*) FROM {table}{where}")[0])
         out["live_documents"] = int(self._one("SELECT COUNT(*) FROM documents WHERE deleted = 0")[0])
         return out

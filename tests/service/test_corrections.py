@@ -530,3 +530,48 @@ def test_a_merge_merged_on_later_is_withdrawn_after_the_later_one():
     editor.withdraw(first.id, who="bob")
     assert _story_docs(engine.store, _story_of(engine.store, other.document_id)) == [other.document_id]
     engine.close()
+
+
+def _listed(engine: Deduper) -> tuple[list[int], list[int], dict[str, int]]:
+    """The story and copy group ids ``GET /v1/stories`` and ``/v1/copy-groups`` list, and the counts."""
+    from service.views import copy_group_page, story_page
+
+    stats = engine.stats()
+    return ([s.id for s in story_page(engine.store, 50, 0).stories],
+            [g.id for g in copy_group_page(engine.store, 50, 0).copy_groups],
+            {k: stats[k] for k in ("stories", "copy_groups")})
+
+
+def _a_split_withdrawn_leaves_nothing_listed(engine: Deduper) -> None:
+    story, docs = _story(engine)
+    group = _group_of(engine.store, docs[0])
+    editor = Editor(engine)
+    s = editor.split(docs[1], who="alice")
+    split_group = _group_of(engine.store, docs[1])
+    assert _listed(engine) == ([s.story_to, story], [split_group, group], {"stories": 2, "copy_groups": 2})
+    editor.withdraw(s.id, who="bob")
+    # The split's group and story are empty: their rows stay (the correction names the story), unlisted.
+    assert _members(engine.store, split_group) == [] and _story_docs(engine.store, s.story_to) == []
+    assert _listed(engine) == ([story], [group], {"stories": 1, "copy_groups": 1})
+    from service.web.stories import story_list
+
+    assert [x["id"] for x in story_list(engine.store)["stories"]] == [story]  # the /ui list, as before
+
+
+def test_a_withdrawn_split_leaves_no_empty_copy_group_or_story_listed():
+    engine = _engine()
+    _a_split_withdrawn_leaves_nothing_listed(engine)
+    # "Not the same" moves the copy group to a new story; withdrawn, that story is empty and unlisted.
+    a, b = _fed(engine)
+    n = Editor(engine).not_same(a.document_id, b.document_id, who="carol")
+    Editor(engine).withdraw(n.id, who="carol")
+    stories, _, counts = _listed(engine)
+    assert n.story_to not in stories and a.story_id in stories and counts["stories"] == 2
+    engine.close()
+
+
+@pytest.mark.postgres
+def test_a_withdrawn_split_leaves_no_empty_copy_group_or_story_listed_on_postgres(pg_url):
+    engine = _engine(pg_url)
+    _a_split_withdrawn_leaves_nothing_listed(engine)
+    engine.close()

@@ -175,6 +175,27 @@ def test_embedding_threshold_is_calibrated_per_model():
         Deduper(open_store(":memory:"), embedder=Toy())
 
 
+def test_a_copy_outside_the_window_says_so():
+    # Its reason was "no candidate above any stage's threshold", as for an item nothing resembles.
+    from service.config import EngineConfig
+
+    e = Deduper(open_store(":memory:"), embedder=None, config=EngineConfig.of(window_days=1))
+    e.ingest(Article(title="Fed raises rates by a quarter point", url="https://a.example/1",
+                     published_at="2026-01-01T00:00:00Z"))
+    late = e.ingest(Article(title="Fed raises rates by a quarter point", url="https://b.example/1",
+                            published_at="2026-01-02T12:00:00Z"))
+    assert late.status == "new"
+    assert late.decision.reasons == ["nearest candidate outside the window: exact: same normalised title as "
+                                     f"document {late.document_id - 1}, 1.5 days apart (window_days 1)"]
+    near = e.ingest(Article(title="Fed raises rates by a quarter point, stocks fall", url="https://c.example/1",
+                            published_at="2026-01-04T00:00:00Z"))
+    assert near.status == "new" and near.decision.reasons[0].startswith(
+        "nearest candidate outside the window: ngram: weighted 3-gram Jaccard ")
+    other = e.ingest(Article(title="Quake hits Turkey", url="https://d.example/1", published_at="2026-01-04T01:00:00Z"))
+    assert other.decision.reasons == ["no candidate above any stage's threshold"]
+    e.close()
+
+
 def test_deleting_an_aged_out_representative_promotes_a_member_from_the_store():
     # The live members were looked up in memory only: once the copy group had aged out of memory
     # (twice the window behind the newest item), deleting its representative left it with none.

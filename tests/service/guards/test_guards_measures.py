@@ -77,6 +77,11 @@ def families(guard: PolarityGuard, text: str) -> dict[str, set[str]]:
             "measure region: 비수도권 vs 수도권",
         ),
         ("Greater Seoul housing starts fall", "전국 주택 착공 감소", "measure region: greater seoul vs 전국"),
+        # "Seoul-area" is 수도권 (it named no scope), still not 지방 / nationwide
+        ("Seoul-area apartment prices rise 0.3%", "지방 아파트값 0.3% 상승", "measure region: seoul-area vs 지방 "),
+        ("서울·수도권 아파트값 상승", "Nationwide apartment prices rise", "measure region: 수도권/서울 vs nationwide"),
+        ("남성 기대수명 80세", "Life expectancy for women hits 80", "measure sex: 남성 vs for women"),
+        ("여성의 고용률 60% 돌파", "남성 고용률 60% 돌파", "measure sex: 여성 vs 남성"),
         (
             "Kia's overseas sales rise 7%",
             "기아 국내 판매 7% 증가",
@@ -103,6 +108,11 @@ def test_a_swapped_measure_or_scope_blocks(gs: GuardSet, a: str, b: str, evidenc
         ("美 근원 CPI 3.3%", "US core inflation at 3.3%", "prices"),
         ("Korea's GDP shrinks 0.2%", "2분기 국내총생산 0.2% 감소", "output"),
         ("수도권 주택 공급 감소", "Housing supply in greater Seoul falls", "region"),
+        # one scope: Seoul metropolitan area = 수도권 (서울·수도권 names the city too)
+        ("수도권 아파트값 0.3% 상승", "Seoul-area apartment prices rise 0.3%", "region"),
+        ("수도권 아파트값 5주 연속 상승", "Seoul metro area apartment prices up for 5th week", "region"),
+        ("서울·수도권 아파트값 0.3% 상승", "Seoul apartment prices rise 0.3%", "region"),
+        ("서울과 수도권 아파트값 상승", "Greater Seoul apartment prices rise", "region"),
         ("Global tablet shipments fall 5%", "세계 태블릿 출하량 5% 감소", "market"),
         ("Hyundai's U.S. sales rise 9%", "현대차 미국 판매 9% 증가", "market"),
         # a side naming two members shares one with the other side
@@ -134,6 +144,11 @@ def test_the_same_measure_in_other_words_passes(
         ("Police arrest three men over fraud", "sex"),  # people, not a scope
         ("Woman, 40, killed by male partner", "sex"),  # one person's sex (review of the 29th session)
         ("It has to be a female betta", "sex"),
+        # 남성 / 여성 naming one person, or inside a word, is no population scope
+        ("여성 최초 대법원장 취임", "sex"),
+        ("40대 여성, 흉기에 찔려 숨져", "sex"),
+        ("남성 A씨 사기 혐의 구속", "sex"),
+        ("여성가족부 장관 사퇴", "sex"),
         ("Hyundai holds global dealer conference", "market"),  # no figure after global
         ("Domestic violence reports rise 10%", "market"),
         ("전국민 지원금 지급", "region"),
@@ -158,6 +173,20 @@ def test_words_that_name_no_measure(measures: PolarityGuard, text: str, absent: 
 )
 def test_the_longest_name_decides(measures: PolarityGuard, text: str, family: str, member: str) -> None:
     assert families(measures, text).get(family) == {member}
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("남성 A씨, 보이스피싱 혐의 구속", "여성 B씨, 보이스피싱 혐의 구속"),  # persons: other guards' to tell
+        ("여성 최초 대법원장 취임", "First woman chief justice takes office"),
+        ("40대 남성, 흉기 난동 후 체포", "40대 여성, 흉기 난동 후 체포"),
+    ],
+)
+def test_one_persons_sex_is_no_scope(measures: PolarityGuard, a: str, b: str) -> None:
+    """A veto needs a population reading on both sides (employment, wages, life expectancy of men vs
+    women): 남성 / 여성 naming one person named a scope and vetoed such pairs."""
+    assert "sex" not in families(measures, a) and "sex" not in families(measures, b)
 
 
 def test_a_user_file_adds_a_family(tmp_path: Path) -> None:
