@@ -1617,6 +1617,60 @@ def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str,
     return ma, mb
 
 
+# Words between a group's name and its member in an English headline ("BTS member Jimin", "Blackpink
+# star Lisa"); the possessive ("Seventeen's Jeonghan") is stripped by the tokeniser.
+_MEMBER_TITLES = frozenset({"member", "star", "singer", "leader", "rapper", "vocalist", "idol"})
+# Two members sound unlike when their phonetic keys are this far apart and neither starts the other.
+# Set on the sixth frames set's pairs (tests/data/frame_pairs_6.jsonl) and K-pop stage names spelt
+# both ways: 호시 / Jeonghan 1.5, 민지 / Hanni 2.0, 제니 / Lisa 1.5 differ; 쯔위 / Tzuyu 1.0, 윈터 / Winter 0.5,
+# 정국 / Jung Kook 0 are one person. Lower, a transliteration (쯔위 / Tzuyu) would veto a copy; higher,
+# two-syllable names one consonant apart (제니 / Lisa) would pass.
+_MEMBER_DISTANCE = 1.5
+
+
+def cross_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str, str] | None:
+    """A Korean and an English headline that open with one group's name and a member of it, whose
+    members sound unlike ("세븐틴 호시, 육군 현역 입대" / "Seventeen's Jeonghan enlists in the army"):
+    (member a, member b), else None.
+
+    ``korean_member_swap`` compares two Korean headlines word for word; across scripts the members
+    are compared by sound, since a member is transliterated ("블랙핑크 제니" / "Blackpink's Jennie").
+    The Korean member is the word after the group that holds a name (often unknown to the tables:
+    호시 is read by its place only); the English one a capitalised name right after the group.
+    """
+    for ko, en, flipped in ((a, b, False), (b, a, True)):
+        if not HANGUL_RE.search(ko.flat) or HANGUL_RE.search(en.flat) or max(ko.words, en.words) > max_words:
+            continue
+        ea = ko.eojeols
+        if len(ea) < 3 or not (ea[0][2] and ea[1][2]):
+            continue
+        group, member = ea[0][0], ea[1][0]
+        if not HANGUL_RE.fullmatch(member[:1]) or any(not HANGUL_RE.fullmatch(ch) for ch in member):
+            continue
+        group_keys = {k for m in ko.mentions if m.surface == group for k in m.keys}
+        seq = en.latin_seq
+        hit = next((m for m in en.mentions if m.slot == "who" and group_keys & set(m.keys)), None)
+        if not group_keys or hit is None:
+            continue
+        n = len(hit.surface.split())
+        if [t for t, _ in seq[:n]] != [t.casefold() for t in re.findall(r"[^\s'’]+", hit.surface)][:n]:
+            continue
+        i = n + (n < len(seq) and seq[n][0] in _MEMBER_TITLES)
+        if i >= len(seq) or not seq[i][1]:
+            continue
+        other = next((m for m in en.mentions if m.slot == "who" and m is not hit
+                      and m.surface.split()[0].casefold() == seq[i][0]), None)
+        if other is None or member in en.flat or other.surface.split()[0].casefold() in ko.flat:
+            continue
+        kx = phonetic_key(romanize(member))
+        keys = other.keys or latin_keys(other.surface.split()[0])
+        if not kx or any(kx.startswith(k) or k.startswith(kx) for k in keys if k) \
+                or min(key_distance(kx, k) for k in keys) < _MEMBER_DISTANCE:
+            continue
+        return (other.surface, member) if flipped else (member, other.surface)
+    return None
+
+
 def same_frame_substitution(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
     """The leads of two Latin headlines differ and nothing else does ("Intel shares fall ..." vs
     "Micron shares fall ..."): the (lead a, lead b) when both are capitalised, else None.
