@@ -1468,9 +1468,25 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
     for m in (x for x in b.mentions if x.slot in names):
         if sa.counterpart(m, a, taken_a) is None:
             (out.only_b if m.strong else out.weak_b).append(m)
+    if slot == "who":
+        out.only_a, out.only_b = _affiliations_dropped(a, out.only_a), _affiliations_dropped(b, out.only_b)
     if slot in ("who", "where"):
         _home_country_unsaid(sa, a, b, out)
     return out
+
+
+def _affiliations_dropped(xs: TextSlots, lonely: list[Mention]) -> list[Mention]:
+    """``lonely`` without a Latin name written in the possessive right before a name of the same
+    text that the other side names: "Blackpink's Jennie" / "Jennie Kim", "Samsung's Lee Jae-yong" /
+    "Lee Jae-yong" tell one person, the group or company is the person's affiliation (the sixth frames
+    set's copy frames6/who_copy/2 was vetoed "Jennie Kim != Blackpink"). A possessive before a name the
+    other side lacks is still a name: "SK's Chey" against "Samsung's Lee" keeps both."""
+    def affiliation(g: Mention) -> bool:
+        return g.script == "latin" and g.slot == "who" and any(
+            p is not g and p.slot == "who" and all(p is not q for q in lonely)
+            and any(f"{g.norm}{mark}{p.norm}" in xs.flat for mark in ("'s", "’s", "'", "’"))
+            for p in xs.mentions)
+    return [g for g in lonely if not affiliation(g)]
 
 
 # Korean media leave the home country unsaid where the English version names it: "11월 수출 7.5%
