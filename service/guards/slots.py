@@ -1663,10 +1663,12 @@ def cross_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str, 
         group, member = ea[0][0], ea[1][0]
         if not HANGUL_RE.fullmatch(member[:1]) or any(not HANGUL_RE.fullmatch(ch) for ch in member):
             continue
-        group_keys = {k for m in ko.mentions if m.surface == group for k in m.keys}
+        known = [m for m in ko.mentions if m.surface == group]
+        group_keys = {k for m in known for k in m.keys}
+        group_ids = frozenset().union(*(m.ids for m in known))
         seq = en.latin_seq
-        hit = next((m for m in en.mentions if m.slot == "who" and group_keys & set(m.keys)), None)
-        if not group_keys or hit is None:
+        hit = next((m for m in en.mentions if m.slot == "who" and (group_keys & set(m.keys) or group_ids & m.ids)), None)
+        if not known or hit is None:
             continue
         n = len(hit.surface.split())
         if [t for t, _ in seq[:n]] != [t.casefold() for t in re.findall(r"[^\s'’]+", hit.surface)][:n]:
