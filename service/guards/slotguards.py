@@ -31,6 +31,7 @@ from service.guards.slots import (
     TextSlots,
     compatible_units,
     country_compound_clash,
+    cross_member_swap,
     inside_unknown,
     korean_member_swap,
     korean_same_frame,
@@ -129,7 +130,7 @@ class SlotGuard:
             # the English test needs a capitalised lead left over; the Korean one is a tuple compare
             swap = korean_same_frame(ta, tb) or (
                 same_frame_substitution(ta, tb) if (only_a or only_b or c.weak_a or c.weak_b) else None) or (
-                korean_member_swap(ta, tb, sa.name_max_words))
+                korean_member_swap(ta, tb, sa.name_max_words)) or cross_member_swap(ta, tb, sa.name_max_words)
             if swap is not None:
                 return GuardVerdict(self.name, True, True, f"{self.name}: {swap[0]} != {swap[1]} (same frame)")
         parts = [f"{m.surface} == {hit}" for m, hit in c.matched[:_SHOWN]]

@@ -1468,9 +1468,25 @@ def compare_slot(sa: SlotAnalyzer, slot: str, a: TextSlots, b: TextSlots) -> Slo
     for m in (x for x in b.mentions if x.slot in names):
         if sa.counterpart(m, a, taken_a) is None:
             (out.only_b if m.strong else out.weak_b).append(m)
+    if slot == "who":
+        out.only_a, out.only_b = _affiliations_dropped(a, out.only_a), _affiliations_dropped(b, out.only_b)
     if slot in ("who", "where"):
         _home_country_unsaid(sa, a, b, out)
     return out
+
+
+def _affiliations_dropped(xs: TextSlots, lonely: list[Mention]) -> list[Mention]:
+    """``lonely`` without a Latin name written in the possessive right before a name of the same
+    text that the other side names: "Blackpink's Jennie" / "Jennie Kim", "Samsung's Lee Jae-yong" /
+    "Lee Jae-yong" tell one person, the group or company is the person's affiliation (the sixth frames
+    set's copy frames6/who_copy/2 was vetoed "Jennie Kim != Blackpink"). A possessive before a name the
+    other side lacks is still a name: "SK's Chey" against "Samsung's Lee" keeps both."""
+    def affiliation(g: Mention) -> bool:
+        return g.script == "latin" and g.slot == "who" and any(
+            p is not g and p.slot == "who" and all(p is not q for q in lonely)
+            and any(f"{g.norm}{mark}{p.norm}" in xs.flat for mark in ("'s", "’s", "'", "’"))
+            for p in xs.mentions)
+    return [g for g in lonely if not affiliation(g)]
 
 
 # Korean media leave the home country unsaid where the English version names it: "11월 수출 7.5%
@@ -1615,6 +1631,62 @@ def korean_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str,
     if len(shared) < 2:
         return None
     return ma, mb
+
+
+# Words between a group's name and its member in an English headline ("BTS member Jimin", "Blackpink
+# star Lisa"); the possessive ("Seventeen's Jeonghan") is stripped by the tokeniser.
+_MEMBER_TITLES = frozenset({"member", "star", "singer", "leader", "rapper", "vocalist", "idol"})
+# Two members sound unlike when their phonetic keys are this far apart and neither starts the other.
+# Set on the sixth frames set's pairs (tests/data/frame_pairs_6.jsonl) and K-pop stage names spelt
+# both ways: 호시 / Jeonghan 1.5, 민지 / Hanni 2.0, 제니 / Lisa 1.5 differ; 쯔위 / Tzuyu 1.0, 윈터 / Winter 0.5,
+# 정국 / Jung Kook 0 are one person. Lower, a transliteration (쯔위 / Tzuyu) would veto a copy; higher,
+# two-syllable names one consonant apart (제니 / Lisa) would pass.
+_MEMBER_DISTANCE = 1.5
+
+
+def cross_member_swap(a: TextSlots, b: TextSlots, max_words: int) -> tuple[str, str] | None:
+    """A Korean and an English headline that open with one group's name and a member of it, whose
+    members sound unlike ("세븐틴 호시, 육군 현역 입대" / "Seventeen's Jeonghan enlists in the army"):
+    (member a, member b), else None.
+
+    ``korean_member_swap`` compares two Korean headlines word for word; across scripts the members
+    are compared by sound, since a member is transliterated ("블랙핑크 제니" / "Blackpink's Jennie").
+    The Korean member is the word after the group that holds a name (often unknown to the tables:
+    호시 is read by its place only); the English one a capitalised name right after the group.
+    """
+    for ko, en, flipped in ((a, b, False), (b, a, True)):
+        if not HANGUL_RE.search(ko.flat) or HANGUL_RE.search(en.flat) or max(ko.words, en.words) > max_words:
+            continue
+        ea = ko.eojeols
+        if len(ea) < 3 or not (ea[0][2] and ea[1][2]):
+            continue
+        group, member = ea[0][0], ea[1][0]
+        if not HANGUL_RE.fullmatch(member[:1]) or any(not HANGUL_RE.fullmatch(ch) for ch in member):
+            continue
+        known = [m for m in ko.mentions if m.surface == group]
+        group_keys = {k for m in known for k in m.keys}
+        group_ids = frozenset().union(*(m.ids for m in known))
+        seq = en.latin_seq
+        hit = next((m for m in en.mentions if m.slot == "who" and (group_keys & set(m.keys) or group_ids & m.ids)), None)
+        if not known or hit is None:
+            continue
+        n = len(hit.surface.split())
+        if [t for t, _ in seq[:n]] != [t.casefold() for t in re.findall(r"[^\s'’]+", hit.surface)][:n]:
+            continue
+        i = n + (n < len(seq) and seq[n][0] in _MEMBER_TITLES)
+        if i >= len(seq) or not seq[i][1]:
+            continue
+        other = next((m for m in en.mentions if m.slot == "who" and m is not hit
+                      and m.surface.split()[0].casefold() == seq[i][0]), None)
+        if other is None or member in en.flat or other.surface.split()[0].casefold() in ko.flat:
+            continue
+        kx = phonetic_key(romanize(member))
+        keys = other.keys or latin_keys(other.surface.split()[0])
+        if not kx or any(kx.startswith(k) or k.startswith(kx) for k in keys if k) \
+                or min(key_distance(kx, k) for k in keys) < _MEMBER_DISTANCE:
+            continue
+        return (other.surface, member) if flipped else (member, other.surface)
+    return None
 
 
 def same_frame_substitution(a: TextSlots, b: TextSlots) -> tuple[str, str] | None:
