@@ -41,6 +41,9 @@ HANJA_ABBREVIATIONS: dict[str, str] = {
 # Hangul word's gloss in brackets ("미(美)를 부여했다": beauty, not America), and whether a word
 # follows it at once ("美연준": written out with a space, "미국 연준").
 _RUN_RE = re.compile(r"(?<!\d)(?<![\uac00-\ud7a3]\()([\u3400-\u4dbf\u4e00-\u9fff]+)(?=(\w)?)")
+# Any character from U+3400 to U+9FFF: the test that a text may hold such a run (one regex scan,
+# about a tenth of a per-character Python test; the same characters).
+_MAY_HOLD_RE = re.compile("[\u3400-\u9fff]")
 
 
 def _read(match: re.Match[str]) -> str:
@@ -52,6 +55,6 @@ def _read(match: re.Match[str]) -> str:
 
 def read_hanja(text: str) -> str:
     """``text`` with each run of Hanja abbreviations written in Hangul (see the module)."""
-    if not any("\u3400" <= c <= "\u9fff" for c in text):
+    if _MAY_HOLD_RE.search(text) is None:
         return text
     return _RUN_RE.sub(_read, text)

@@ -65,3 +65,18 @@ def test_the_shipped_engine_on_the_hanja_pairs() -> None:
     false merges, so it reads the headlines as written (research/notes/xling.md)."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
     assert sum(false_merges.values()) <= 5 and sum(found.values()) >= 21, (found, false_merges)  # 6 -> 5: 與 / 野 (guards.md, "General frames")
+
+
+def test_the_precheck_holds_exactly_the_characters_of_the_range() -> None:
+    """``read_hanja``'s one-scan test that a text may hold Hanja (``_MAY_HOLD_RE``, issue 37:
+    the per-character Python test was 1.5 % of an ingest) accepts exactly U+3400..U+9FFF, so
+    every text reads as before; a text without one comes back as the same object."""
+    import sys
+
+    from index.hanja import _MAY_HOLD_RE
+
+    held = [c for c in map(chr, range(sys.maxunicode + 1)) if _MAY_HOLD_RE.search(c)]
+    assert held == [chr(c) for c in range(0x3400, 0xA000)]
+    for text in ("Fed raises rates", "코스피 4000선 돌파", "\u33ff\ua000", ""):
+        assert read_hanja(text) is text
+    assert read_hanja("\u3400 中企 美연준") == "\u3400 中企 미국 연준"
