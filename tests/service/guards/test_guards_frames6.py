@@ -79,3 +79,37 @@ def test_the_sixth_pass_frames_block(gs: GuardSet, a: str, b: str, guard: str, e
 )
 def test_the_sixth_pass_frames_pass_copies_and_other_senses(gs: GuardSet, a: str, b: str) -> None:
     assert not blocked_by(gs, a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # A hike held back in other words than "on hold": read as a hike, it vetoed 인상 보류 / 유보
+        ("한전, 전기요금 인상 보류", "KEPCO postpones electricity rate hike"),
+        ("한국은행, 금리 인하 유보", "BOK holds off on rate cut"),
+        ("Fed delays rate hike", "연준, 금리 인상 연기"),
+        # A plan scrapped in Korean words other than 백지화 / 보류 (계획 철회 read as a plan)
+        ("정부, 신공항 건설 계획 폐기", "Government drops new airport plan"),
+        ("정부, 원전 건설 계획 포기", "Government abandons plan to build reactor"),
+        # A bare Korean 출석 has no tense: "to testify" / "to appear before" is no summons against it
+        ("김범수, 내일 국감 출석", "Kakao's Kim to testify at parliamentary audit tomorrow"),
+        ("Ex-minister to appear before prosecutors", "전 장관, 내일 검찰 출석"),
+    ],
+)
+def test_the_review_of_the_sixth_pass_copies_pass(gs: GuardSet, a: str, b: str) -> None:
+    """Copies the sixth pass's rules vetoed (review): each was let through before them."""
+    assert not blocked_by(gs, a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "evidence"),
+    [
+        ("Fed hikes rates", "연준, 금리 인상 연기", "hikes vs 인상 연기"),
+        ("한전, 전기요금 인상", "KEPCO postpones electricity rate hike", "vs postpones"),
+        ("Ex-minister appears before prosecutors", "Ex-minister to appear before prosecutors", "vs to appear before"),
+        ("정부, 신공항 계획 철회", "정부, 신공항 계획 발표", "vs"),
+    ],
+)
+def test_the_review_of_the_sixth_pass_keeps_the_reports_apart(gs: GuardSet, a: str, b: str, evidence: str) -> None:
+    got = blocked_by(gs, a, b)
+    assert "polarity" in got and evidence in got["polarity"], got
