@@ -79,6 +79,14 @@ def test_the_seventh_pass_frames_block(gs: GuardSet, a: str, b: str, evidence: s
         ("Hwang ruled out of Iraq game with injury", "황희찬, 부상으로 이라크전 결장"),
         ("삼성전자 주식회사, 신임 사외이사 선임", "Samsung Electronics names new outside director"),
         ("Netflix's annual meeting this week", "넷플릭스 연례 주주총회 이번 주 개최"),
+        # review of the full dev run: market moves, a wife, a passive, a venue, part of a month, a noun
+        ("World stocks fall after weak China exports", "China's first bond default rattles markets"),
+        ("제시 잭슨 주니어와 아내, 사기죄 인정", "제시 잭슨 주니어, 부인, 사기죄 인정"),
+        ("Sharks are not considered dangerous", "상어는 위험하다고 여겨지지 않는다"),
+        ("Zheng reaches semifinals at the All England Club", "정친원, 윔블던 준결승 진출"),
+        ("Warm weather through the first half of October", "10월 초순까지 따뜻한 날씨"),
+        ("Sinhala has a four-way deixis system", "신할라어는 4가지 방식의 지시사 체계를 가진다"),
+        ("Yes, it is hard to publish in a peer-reviewed journal", "네, 동료 검토 저널에 게재하기는 어렵다"),
         # a denial or a review inside a long sentence is not the report's frame
         (
             "정부는 북한 선박의 영해 운항을 금지하는 방안을 검토하고 있다고 해양수산부 관계자가 오늘 오후 기자들에게 밝혔다.",
