@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from service.guards.base import GuardInput, compared, is_hangul, prepare, term_pattern, trie_regex
 from service.guards.gated import GatedScanner
-from service.guards.rules import Rules, load_rules, str_list, table
+from service.guards.rules import Rules, load_rules, number, str_list, table
 from service.types import GuardVerdict
 
 __all__ = ["Hit", "PolarityGuard", "load_rules"]
@@ -71,6 +71,10 @@ class PolarityGuard:
         steps = table(rules, "steps", where).get("axes")
         self.steps = frozenset(str_list(steps, f"{where}: steps.axes") if steps is not None else ())
         self.markers: tuple[str, ...] = ()
+        # Markers compared on headline-sized texts only when set: a denial or a review inside a
+        # long sentence is not the frame of the report (frames pass 7).
+        limit = rules.get("marker_max_words")
+        self.marker_max_words: int | None = None if limit is None else int(number(limit, f"{where}: marker_max_words"))
         for marker, spec in table(rules, "markers", where).items():
             terms = str_list(table({"t": spec}, "t", f"{where}: markers.{marker}").get("terms"),
                              f"{where}: markers.{marker}.terms")
@@ -103,11 +107,18 @@ class PolarityGuard:
         # operating / net; "sex": men / women), with their own context, scanned apart from the
         # poles above so that neither takes the other's words ("operating profit" is both a profit
         # and the operating line). One side naming no member of a family is no evidence.
+        # One-sided markers of a report's frame ([measure_markers]: a denial, an act only considered)
+        # are scanned with them, apart from the poles: "매각설 부인" is a stance and a denial.
         measures = table(rules, "measures", where)
         self.measures: PolarityGuard | None = None
         if measures:
             context = table(rules, "measure_context", where)
-            self.measures = PolarityGuard({"axes": measures, "context": context, "negation": _NO_NEGATION})
+            markers = table(rules, "measure_markers", where)
+            settings = table(rules, "measure_marker_settings", where)
+            self.measures = PolarityGuard({"axes": measures, "markers": markers, "context": context,
+                                           "negation": _NO_NEGATION, **(
+                                               {"marker_max_words": settings["max_words"]}
+                                               if "max_words" in settings else {})})
 
     def _add(self, regex_sources: list[str], label: str, axis: str, pole: str, terms: list[str], where: str) -> None:
         for term in terms:
@@ -171,7 +182,10 @@ class PolarityGuard:
         clashes: list[str] = []
         matches: list[str] = []
         named = (lambda axis: f"{label}{axis}: ") if label else (lambda axis: "")
-        for marker in self.markers:
+        markers = self.markers
+        if self.marker_max_words is not None and max(len(text_a.split()), len(text_b.split())) > self.marker_max_words:
+            markers = ()
+        for marker in markers:
             xa = [h.surface for h in ha if h.axis == "@marker" and h.pole == marker]
             xb = [h.surface for h in hb if h.axis == "@marker" and h.pole == marker]
             if bool(xa) != bool(xb):

@@ -741,14 +741,20 @@ class SlotAnalyzer:
         """A name of the alias tables written in the text is a mention whatever kiwipiepy made of
         it: it splits some by context ("국민의힘, 당대표 선출": 국민 / 의 / 힘; "조국혁신당": 조국혁 /
         신 / 당). Each Hangul word, as written or without a trailing particle, is looked up; the
-        pieces of it the token pass took for names give way to it."""
-        for m in re.finditer(r"[\uac00-\ud7a3]+", text):
-            word = m.group(0)
-            name = word if word in self._ko_alias_names else next(
-                (stem for stem in _particle_stems(word) if stem in self._ko_alias_names), None)
+        pieces of it the token pass took for names give way to it. A name that opens with Latin
+        letters or digits ("FA컵", "K리그") is looked up whole first, and its Latin piece gives way too
+        (seventh frames pass: "FA컵" was "FA" against 코리아컵)."""
+        for m in re.finditer(r"([A-Za-z0-9]*)([\uac00-\ud7a3]+)", text):
+            name = None
+            for word in ((m.group(0), m.group(2)) if m.group(1) else (m.group(0),)):
+                name = word if word in self._ko_alias_names else next(
+                    (stem for stem in _particle_stems(word) if stem in self._ko_alias_names), None)
+                if name is not None:
+                    break
             if name is None or any(x.surface == name for x in mentions):
                 continue
-            mentions[:] = [x for x in mentions if not (x.script == "hangul" and x.surface in name)]
+            mixed = re.search(r"[A-Za-z0-9]", name) is not None
+            mentions[:] = [x for x in mentions if not ((x.script == "hangul" or mixed) and x.surface in name)]
             mentions.append(self._name_mention(name, "hangul", True))
 
     def _spaced_names(self) -> tuple[str, ...]:
