@@ -27,7 +27,9 @@ def test_the_shipped_engine_on_the_blind_pairs() -> None:
     on), at 46eebcf and again after the general frames of the same day (identical): 12 false merges
     of 100 different reports (outcome 6 of 25, who / where / which 4 of 25, role swap and follow-up 1
     each, numbers and dates 0 of 20) and 43 copies of 70 (Korean-English 27 of 35, same-language
-    rewordings 16 of 35). The test holds those figures: fewer false merges or more copies are
+    rewordings 16 of 35). On 2026-12-07, after the sixth and seventh frames passes (each written from
+    its own invented pairs): 7 false merges (outcome 3, who / where / which 2, role swap and
+    follow-up 1 each), 44 copies. The test holds those figures: fewer false merges or more copies are
     progress (tighten the bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 12 and sum(found.values()) >= 43, (found, false_merges)
+    assert sum(false_merges.values()) <= 7 and sum(found.values()) >= 44, (found, false_merges)

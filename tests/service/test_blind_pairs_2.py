@@ -35,7 +35,8 @@ def test_the_shipped_engine_on_the_second_blind_pairs() -> None:
     (Korean-English 20 of 35, same-language rewordings 7 of 35, 16 of those refused by the pair
     verifier). After the Korean score fix (the spent pair, module docstring): 14 false merges, 27
     copies; after the follow-ups pass of 2026-12-07 (written from its own invented pairs), 13 false
-    merges. The test holds those figures: fewer false merges or more copies are progress (tighten
+    merges; after the sixth and seventh frames passes (their own invented pairs), 12 (outcome 6,
+    who / where / which 3, follow-up 3). The test holds those figures: fewer false merges or more copies are progress (tighten
     the bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 13 and sum(found.values()) >= 27, (found, false_merges)
+    assert sum(false_merges.values()) <= 12 and sum(found.values()) >= 27, (found, false_merges)

@@ -2,7 +2,12 @@
 2026-12-07 before any scoring, by a writer who read neither the engine's code, its rules, its notes,
 the other hand-written sets nor /work/shared/eval-data. Kept as written: no rule is to be tuned on
 it (a frame written from one of its pairs makes that pair no longer blind; say so here if it
-happens)."""
+happens).
+
+Spent as classes (not as pairs): its first scoring found five kinds no rule knew (a modality, an
+instrument, a time frame, a competition, a denial); the seventh frames pass then wrote its own
+invented pairs for those five (tests/data/frame_pairs_7.jsonl, research/notes/guards.md), so their
+figures below are no longer blind measures."""
 
 from __future__ import annotations
 
@@ -36,7 +41,9 @@ def test_the_shipped_engine_on_the_fourth_blind_pairs() -> None:
     / a league game; a denial 0 of 7), and in the older kinds outcome 3 of 12, follow-up 1 of 10, who
     / where / which 1 of 12 (numbers and dates, role swaps and other events of one topic 0 of 28).
     Copies: 14 of 70 (same-language rewordings 3 of 44: the verifier refused 29 and 20 fell below
-    the cosine threshold; Korean-English 11 of 26). The test holds those figures: fewer false merges
+    the cosine threshold; Korean-English 11 of 26). After the sixth and seventh frames passes: 8
+    false merges (time frame 2, outcome 2, modality, instrument, follow-up and who / where / which 1
+    each), the same 14 copies. The test holds those figures: fewer false merges
     or more copies are progress (tighten the bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 28 and sum(found.values()) >= 14, (found, false_merges)
+    assert sum(false_merges.values()) <= 8 and sum(found.values()) >= 14, (found, false_merges)
