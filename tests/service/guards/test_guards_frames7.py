@@ -31,6 +31,10 @@ def gs() -> GuardSet:
         ("Hybe to sell stake in SM: sources", "Hybe denies plan to sell stake in SM", "(no denial)"),
         ("네이버, 라인 지분 매각 검토", "네이버 \"라인 지분 매각 결정된 바 없다\"", "(no denial)"),
         ("Meta rules out return to China", "Meta plans return to China", "(no denial)"),
+        ("Police deny leaking suspect's name", "경찰, 피의자 실명 유출", "(no denial)"),
+        ("Lotte denies liquidity crisis rumor", "롯데, 유동성 위기설", "(no denial)"),
+        ("연준, 금리 인하할 수도", "Fed cuts rates", "(no considered)"),
+        ("Board to review merger proposal", "Board approves merger", "(no considered)"),
         # instruments, bond kinds, share classes, coins
         ("LG Chem raises 1 trillion won via rights offering", "LG Chem raises 1 trillion won via bond sale", "instrument"),
         ("카카오, 5천억 교환사채 발행", "카카오, 5천억 신주인수권부사채 발행", "bond_kind"),
@@ -87,6 +91,29 @@ def test_the_seventh_pass_frames_block(gs: GuardSet, a: str, b: str, evidence: s
         ("Warm weather through the first half of October", "10월 초순까지 따뜻한 날씨"),
         ("Sinhala has a four-way deixis system", "신할라어는 4가지 방식의 지시사 체계를 가진다"),
         ("Yes, it is hard to publish in a peer-reviewed journal", "네, 동료 검토 저널에 게재하기는 어렵다"),
+        # review 2 of the pass: copies it vetoed. Market subjects weigh news; a regard, not a review;
+        # evidence reviewed; a refusal, not a denial; plural "deny"; 사실 아냐; 우려 일축 is no denial
+        # of a report; the Korean hedges of "may"; "looks set to" before a verb "may" does not read;
+        # "to review" a proposal; a stadium or a park named after the games is a venue
+        ("Stocks mixed as investors weigh Fed comments", "증시 혼조…연준 발언 주시"),
+        ("Oil prices rise as traders weigh supply risks", "유가, 공급 위험에 상승"),
+        ("Musk considers Twitter a town square", "머스크, 트위터를 광장으로 여겨"),
+        ("Police reviewing CCTV footage", "경찰, CCTV 영상 분석 중"),
+        ("Police reviewing CCTV footage in murder case", "경찰, 살인 사건 CCTV 검토"),
+        ("Apple was denied a patent for its headset", "애플 헤드셋 특허 거절돼"),
+        ("Court denies bail for ex-minister", "법원, 전 장관 보석 기각"),
+        ("Visa denied for Korean singer", "한국 가수 비자 거부"),
+        ("Police deny wrongdoing in crowd crush", "경찰, 압사 사고 책임 부인"),
+        ("Samsung: 'Report on HBM failure not true'", "삼성 \"HBM 테스트 탈락 보도 사실 아냐\""),
+        ("Fed chair dismisses recession fears", "연준 의장, 경기침체 우려 일축"),
+        ("Fed may cut rates in September", "연준, 9월 금리 인하할 수도"),
+        ("Apple could delay iPhone launch", "애플, 아이폰 출시 연기 가능성"),
+        ("Fed could pause rate hikes", "연준, 금리 인상 멈출 듯"),
+        ("Samsung looks set to beat estimates", "삼성전자, 시장 예상 웃돌 듯"),
+        ("Board to review merger proposal", "이사회, 합병안 검토"),
+        ("정부, 정책 재검토", "Government to review policy again"),
+        ("FC Seoul beat Ulsan 2-1 in K League 1", "FC서울, 서울월드컵경기장서 울산 2-1 제압"),
+        ("Seoul beat Ulsan at World Cup Stadium", "FC서울, K리그1서 울산 제압"),
         # a denial or a review inside a long sentence is not the report's frame
         (
             "정부는 북한 선박의 영해 운항을 금지하는 방안을 검토하고 있다고 해양수산부 관계자가 오늘 오후 기자들에게 밝혔다.",
