@@ -599,7 +599,7 @@ class Cascade:
                 if doc == probe.exclude_doc or probe.in_window(doc):
                     continue
                 days = abs(probe.state.entries.time_of(doc) - probe.item.time) / DAY
-                return (f"nearest candidate outside the window: {stage.describe(whole, doc, score)}, "
+                return (f"a candidate outside the window: {stage.describe(whole, doc, score)}, "
                         f"{days:.1f} days apart (window_days {self.config.copy.window_days:g})")
         return None
 

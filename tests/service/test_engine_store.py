@@ -185,12 +185,12 @@ def test_a_copy_outside_the_window_says_so():
     late = e.ingest(Article(title="Fed raises rates by a quarter point", url="https://b.example/1",
                             published_at="2026-01-02T12:00:00Z"))
     assert late.status == "new"
-    assert late.decision.reasons == ["nearest candidate outside the window: exact: same normalised title as "
+    assert late.decision.reasons == ["a candidate outside the window: exact: same normalised title as "
                                      f"document {late.document_id - 1}, 1.5 days apart (window_days 1)"]
     near = e.ingest(Article(title="Fed raises rates by a quarter point, stocks fall", url="https://c.example/1",
                             published_at="2026-01-04T00:00:00Z"))
     assert near.status == "new" and near.decision.reasons[0].startswith(
-        "nearest candidate outside the window: ngram: weighted 3-gram Jaccard ")
+        "a candidate outside the window: ngram: weighted 3-gram Jaccard ")
     other = e.ingest(Article(title="Quake hits Turkey", url="https://d.example/1", published_at="2026-01-04T01:00:00Z"))
     assert other.decision.reasons == ["no candidate above any stage's threshold"]
     e.close()
