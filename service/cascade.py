@@ -234,11 +234,13 @@ class Cascade:
                 stage.encode = encode
 
     # guards ----------------------------------------------------------------------------------------
-    def vet(self, a: ItemFeatures, b: ItemFeatures) -> tuple[bool, list[GuardVerdict]]:
-        """(allowed, verdicts). With guards off every merge is allowed."""
+    def vet(self, a: ItemFeatures, b: ItemFeatures,
+            inputs: tuple[GuardInput, GuardInput] | None = None) -> tuple[bool, list[GuardVerdict]]:
+        """(allowed, verdicts). With guards off every merge is allowed. ``inputs``: ``guard_input``
+        of ``a`` and ``b`` when the caller has built them (their cached readings are reused)."""
         if self.guards is None:
             return True, []
-        verdicts = self.guards.check(guard_input(a), guard_input(b))
+        verdicts = self.guards.check(*(inputs or (guard_input(a), guard_input(b))))
         if any(v.blocked and v.guard != "date" for v in verdicts) and same_letters(a.guard_text(), b.guard_text()):
             # spacing, case, punctuation and North Korean initial sounds apart the same letters:
             # nothing a guard compares differs, but the spacing moves what it reads as a name
@@ -465,14 +467,26 @@ class Cascade:
         two are in different languages with a translation's lengths, the cosine lies in
         [``verifier_anchored_floor``, ``verifier_floor``), and the guards let the pair through and
         match a name or figure on both sides (``GuardVerdict.anchors``)."""
+        return bool(self._anchored_candidate(a, b, cosine)) and self._anchored_vet(a, b) is not None
+
+    def _anchored_candidate(self, a: ItemFeatures, b: ItemFeatures, cosine: float | None) -> bool:
+        """:meth:`anchored_band` without its guards: the cheap tests (verifier, cosine, languages,
+        lengths), asked first of every hit."""
         copy = self.config.copy
-        if (self.verifier is None or cosine is None or not copy.rescue_floor <= cosine < copy.verifier_floor
-                or not other_language(a, b) or not translation_lengths(*verify_texts(a, b))):
-            return False
-        if self.guards is None or not self.guards.anchors(guard_input(a), guard_input(b)):
-            return False  # the cheap question first: most hits this low name nothing in common
-        allowed, verdicts = self.vet(a, b)
-        return allowed and sum(v.anchors for v in verdicts) > 0
+        return (self.verifier is not None and cosine is not None and copy.rescue_floor <= cosine < copy.verifier_floor
+                and other_language(a, b) and translation_lengths(*verify_texts(a, b)))
+
+    def _anchored_vet(self, a: ItemFeatures, b: ItemFeatures,
+                      ga: GuardInput | None = None) -> list[GuardVerdict] | None:
+        """:meth:`anchored_band`'s guards: the verdicts (``vet``) of a pair they let through with a
+        name or figure matched on both sides, else None. ``ga``: ``guard_input(a)``, if built."""
+        if self.guards is None:
+            return None
+        inputs = (guard_input(a) if ga is None else ga, guard_input(b))
+        if not self.guards.anchors(*inputs):
+            return None  # the cheap question first: most hits this low name nothing in common
+        allowed, verdicts = self.vet(a, b, inputs)
+        return verdicts if allowed and sum(v.anchors for v in verdicts) > 0 else None
 
     def _rescue_reason(self, p: float, cosine: float, a: ItemFeatures, b: ItemFeatures) -> str:
         anchored = (", a name or figure matched on both sides"
@@ -487,33 +501,45 @@ class Cascade:
         read by the verifier in one call; best cosine first, the first at or above its threshold
         that the guards (and ``confirm``) let through is the match."""
         trace, entries, item = probe.trace, probe.state.entries, probe.item
-        band: list[tuple[int, int, float, ItemFeatures]] = []
+        # (doc, cluster, cosine, features, the guards' verdicts when the anchored band asked them)
+        band: list[tuple[int, int, float, ItemFeatures, list[GuardVerdict] | None]] = []
+        item_input: GuardInput | None = None  # guard_input(item), built once for all its hits
         for doc, sc in sorted(probe.scored.items(), key=lambda x: -x[1].cosine):
             if len(band) == self.config.copy.embedding_k:
                 break  # the rest would not be read (the anchored band's guard checks are not free)
             cluster = entries.cluster_of(doc)
-            if doc == probe.exclude_doc or cluster in trace.tried or any(c == cluster for _, c, _, _ in band):
+            if doc == probe.exclude_doc or cluster in trace.tried or any(e[1] == cluster for e in band):
                 continue
             other = entries.features(doc)
-            if self.rescue_band(item, other, sc.cosine) and self.too_far(item, other) is None:
-                band.append((doc, cluster, sc.cosine, other))
-            elif self.too_far(item, other) is None and self.anchored_band(item, other, sc.cosine):
-                band.append((doc, cluster, sc.cosine, other))  # the cheap time test before the guards
+            # Cheapest first, each test once: the bands' own tests (disjoint cosine ranges), the
+            # time test, then the anchored band's guards.
+            rescue = self.rescue_band(item, other, sc.cosine)
+            if not (rescue or self._anchored_candidate(item, other, sc.cosine)) or self.too_far(item, other) is not None:
+                continue
+            if rescue:
+                band.append((doc, cluster, sc.cosine, other, None))
+                continue
+            if item_input is None and self.guards is not None:
+                item_input = guard_input(item)
+            verdicts = self._anchored_vet(item, other, item_input)
+            if verdicts is not None:
+                band.append((doc, cluster, sc.cosine, other, verdicts))
         if not band:
             return None
-        probs = self.verify([(item, other) for _, _, _, other in band])
-        for (doc, cluster, cosine, other), p in zip(band, probs, strict=True):
+        probs = self.verify([(item, other) for _, _, _, other, _ in band])
+        for (doc, cluster, cosine, other, vetted), p in zip(band, probs, strict=True):
             trace.tried.add(cluster)
             if p < self.rescue_threshold(cosine):
                 continue
             trace.scores["verifier"] = p
             reason = f"{self._rescue_reason(p, cosine, item, other)}, with {self.refs.group(cluster, doc)}"
-            # the band holds no pair too far apart in time, so _propose asks the guards
-            if not (self._propose(trace, reason, item, other) and self._confirmed(trace, confirm, doc)):
+            # the band holds no pair too far apart in time, so _propose asks the guards (the
+            # anchored band's pairs were vetted there and passed: their verdicts are reused)
+            if not (self._propose(trace, reason, item, other, vetted) and self._confirmed(trace, confirm, doc)):
                 continue
             return Match(Decision(True, "embedding", cosine, trace.reasons, trace.blocked_by, matched_id=doc,
                                   scores=trace.scores, guards=trace.guards), cluster, doc)
-        thresholds = [self.rescue_threshold(cosine) for _, _, cosine, _ in band]
+        thresholds = [self.rescue_threshold(cosine) for _, _, cosine, _, _ in band]
         if all(p < t for p, t in zip(probs, thresholds, strict=True)):
             best, threshold = max(zip(probs, thresholds, strict=True))
             trace.scores["verifier"] = max(best, trace.scores.get("verifier", 0.0))
@@ -521,12 +547,15 @@ class Cascade:
                                  f"other-language hit(s) below the embedding threshold")
         return None
 
-    def _propose(self, trace: Trace, reason: str, new: ItemFeatures, other: ItemFeatures) -> bool:
-        time_veto = self._time_veto(new, other)
+    def _propose(self, trace: Trace, reason: str, new: ItemFeatures, other: ItemFeatures,
+                 vetted: list[GuardVerdict] | None = None) -> bool:
+        """The time veto, then the guards (``vet``); ``vetted``: the verdicts of a pair already
+        found close enough in time and let through by ``vet``, which are not asked again."""
+        time_veto = None if vetted is not None else self._time_veto(new, other)
         if time_veto is not None:  # no guard is asked; the guards of the last proposal stay on the trace
             blocking = [time_veto]
         else:
-            allowed, verdicts = self.vet(new, other)
+            allowed, verdicts = (True, vetted) if vetted is not None else self.vet(new, other)
             trace.guards = verdicts
             if allowed:
                 trace.reasons.append(reason)
