@@ -84,6 +84,10 @@ class CopyLevel:
         try:
             with self.ctx.store.transaction():
                 self.ctx.catch_up()
+                # Other workers' corrections and withdrawals before the first copy decision, not
+                # only at the story placement after it: ``disputed_twins`` reads the cannot-links
+                # (the twelfth tour: a split on one server, an identical copy joined one side on the other).
+                self.story.sync_corrections()
                 for (article, key), f in zip(chunk, feats, strict=True):
                     results.append(self.ingest_one(article, key, f, now, prefetched))
                 last = self.ctx.store.max_change()
