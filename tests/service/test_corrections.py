@@ -235,6 +235,24 @@ def test_a_new_copy_of_a_split_member_does_not_join_the_story_it_was_split_from(
     engine.close()
 
 
+def test_settling_keeps_an_identical_copy_of_both_sides_of_a_split_apart():
+    """Ingest keeps a copy identical to both sides of an editor's split apart from both (above);
+    settling the copy groups must not then join it to one side. Before, the replay had no such
+    rule: the twelfth tour's `POST /v1/settlements` moved three such copies into one side each."""
+    engine = _engine()
+    _, docs = _story(engine)
+    c = Editor(engine).split(docs[1], who="alice")
+    r = engine.ingest(Article(title=SYNDICATED[1].title, url="https://n.news.naver.com/article/1", lang="ko"))
+    again = engine.ingest(Article(title=SYNDICATED[1].title, url="https://news.nate.com/view/4", lang="ko"))
+    assert "kept apart from both" in r.decision.reasons[-1] and again.cluster_id == r.cluster_id
+    report = engine.settle_copies()
+    sides = {_group_of(engine.store, docs[0]), _group_of(engine.store, docs[1])}
+    assert _group_of(engine.store, r.document_id) not in sides, report.to_dict()
+    assert _group_of(engine.store, again.document_id) == _group_of(engine.store, r.document_id)
+    assert len(sides) == 2 and c.doc_a == docs[1]  # the split holds
+    engine.close()
+
+
 def _split_seen_by_another_worker(db: str) -> None:
     """A split made on one worker holds at the other's next copy decision: the twelfth tour's two
     `samestory serve` on PostgreSQL. Before, the other worker read the corrections made since its
