@@ -84,6 +84,10 @@ class CopyLevel:
         try:
             with self.ctx.store.transaction():
                 self.ctx.catch_up()
+                # Other workers' corrections and withdrawals before the first copy decision, not
+                # only at the story placement after it: ``disputed_twins`` reads the cannot-links
+                # (the twelfth tour: a split on one server, an identical copy joined one side on the other).
+                self.story.sync_corrections()
                 for (article, key), f in zip(chunk, feats, strict=True):
                     results.append(self.ingest_one(article, key, f, now, prefetched))
                 last = self.ctx.store.max_change()
@@ -243,44 +247,10 @@ class CopyLevel:
         return confirm
 
     def disputed_twins(self, f: ItemFeatures, p: CopyPlacement) -> CopyPlacement:
-        """``p``, unless a new item must stay out of the copy group the cascade chose: it is an
-        identical copy of members of two copy groups an editor told apart (a split or "not the
-        same" between them), so joining either would take a side the editor's cannot-link does not
-        tell. It then joins an undisputed group of its identical copies (an earlier such item's),
-        else starts a group, and a story, of its own (``apart`` says why; over-splitting beats
-        over-merging)."""
-        if p.group is None:
-            return p
-        entries = self.ctx.state.entries
-        twins: dict[int, int] = {}  # copy group -> its earliest identical copy of the item
-        for d in sorted(d for d in self.ctx.state.exact.lookup(f.content_key) if d in entries):
-            twins.setdefault(entries.cluster_of(d), d)
-        if p.group not in twins or len(twins) < 2:
-            return p
-        docs = {g: [m.document_id for m in self.ctx.store.members_of(g)] for g in twins}
-        disputed: dict[int, tuple[int, int, Any]] = {}
-        for g in twins:
-            for h in twins:
-                if g < h and (c := self.ctx.constraints.cannot_link(docs[g], docs[h])) is not None:
-                    disputed.setdefault(g, (g, h, c))
-                    disputed.setdefault(h, (g, h, c))
-        if p.group not in disputed:
-            return p
-        g1, g2, c = disputed[p.group]
-        why = (f"editor: identical to members of copy groups {g1} and {g2}, which {c.who} told apart "
-               f"(correction {c.id}, {c.kind} of documents {c.doc_a} and {c.doc_b})")
-        calm = [g for g in twins if g not in disputed]
-        dec = p.decision
-        if calm:
-            g = min(calm)
-            return CopyPlacement(g, Decision(True, "exact", 1.0,
-                                             [f"exact: same normalised {exact_match_words(f, True)} as document {twins[g]}",
-                                              f"{why}: joined copy group {g} of its identical copies instead "
-                                              f"(cannot-link)"], list(dec.blocked_by),
-                                             matched_id=twins[g], scores={**dec.scores, "exact": 1.0}), twins[g], p.vector)
-        apart = f"{why}: kept apart from both (cannot-link)"
-        return CopyPlacement(None, Decision(False, dec.stage, dec.score, [*dec.reasons, apart], [*dec.blocked_by, "editor"],
-                                            scores=dict(dec.scores), guards=list(dec.guards)), None, p.vector, apart)
+        """``p``, unless a new item must stay out of the copy group the cascade chose
+        (``disputed_twins`` below, on the live state and the stored memberships)."""
+        return disputed_twins(f, p, self.ctx.state, self.ctx.constraints,
+                              lambda g: [m.document_id for m in self.ctx.store.members_of(g)])
 
     def known_document(self, article: Article, doc: DocumentRow, f: ItemFeatures, chash: str,
                        now: float) -> IngestResult:
@@ -315,3 +285,47 @@ class CopyLevel:
         obs = self.recorder.observation(article, doc.id, version_id, "new_version", decision, now)
         return IngestResult(obs, doc.id, version_id, doc.cluster_id, rep, "new_version", None, decision, id=article.id,
                             story_id=story_id)
+
+
+def disputed_twins(f: ItemFeatures, p: CopyPlacement, state: Any, constraints: Any,
+                   docs_of: Callable[[int], list[int]], name: Callable[[int], str] = str) -> CopyPlacement:
+    """``p``, unless a new item must stay out of the copy group the cascade chose: it is an
+    identical copy of members of two copy groups an editor told apart (a split or "not the
+    same" between them), so joining either would take a side the editor's cannot-link does not
+    tell. It then joins an undisputed group of its identical copies (an earlier such item's),
+    else starts a group, and a story, of its own (``apart`` says why; over-splitting beats
+    over-merging). ``state``: the candidate state the cascade chose from (the live one, or a
+    settling's replay); ``docs_of``: a copy group's documents there; ``name``: a group as reasons
+    name it (a settling's new groups have no store id yet)."""
+    if p.group is None:
+        return p
+    entries = state.entries
+    twins: dict[int, int] = {}  # copy group -> its earliest identical copy of the item
+    for d in sorted(d for d in state.exact.lookup(f.content_key) if d in entries):
+        twins.setdefault(entries.cluster_of(d), d)
+    if p.group not in twins or len(twins) < 2:
+        return p
+    docs = {g: docs_of(g) for g in twins}
+    disputed: dict[int, tuple[int, int, Any]] = {}
+    for g in twins:
+        for h in twins:
+            if g < h and (c := constraints.cannot_link(docs[g], docs[h])) is not None:
+                disputed.setdefault(g, (g, h, c))
+                disputed.setdefault(h, (g, h, c))
+    if p.group not in disputed:
+        return p
+    g1, g2, c = disputed[p.group]
+    why = (f"editor: identical to members of copy groups {name(g1)} and {name(g2)}, which {c.who} told apart "
+           f"(correction {c.id}, {c.kind} of documents {c.doc_a} and {c.doc_b})")
+    calm = [g for g in twins if g not in disputed]
+    dec = p.decision
+    if calm:
+        g = min(calm)
+        return CopyPlacement(g, Decision(True, "exact", 1.0,
+                                         [f"exact: same normalised {exact_match_words(f, True)} as document {twins[g]}",
+                                          f"{why}: joined copy group {name(g)} of its identical copies instead "
+                                          f"(cannot-link)"], list(dec.blocked_by),
+                                         matched_id=twins[g], scores={**dec.scores, "exact": 1.0}), twins[g], p.vector)
+    apart = f"{why}: kept apart from both (cannot-link)"
+    return CopyPlacement(None, Decision(False, dec.stage, dec.score, [*dec.reasons, apart], [*dec.blocked_by, "editor"],
+                                        scores=dict(dec.scores), guards=list(dec.guards)), None, p.vector, apart)

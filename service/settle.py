@@ -159,18 +159,34 @@ def copy_order(items: Iterable[CopyItem]) -> list[CopyItem]:
 
 def replay_copies(cascade: Cascade, state: CandidateState, items: Sequence[CopyItem], *,
                   vector_of: Callable[[CopyItem], np.ndarray | None],
-                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float) -> dict[int, ReplayedCopy]:
+                  confirm_of: Callable[[CopyItem], Confirm | None], window_days: float,
+                  held_docs: Callable[[int], list[int]] | None = None,
+                  adjust: Callable[..., Any] | None = None) -> dict[int, ReplayedCopy]:
     """Stream ``items`` (in the order given) through ``cascade`` over ``state`` as the engine's
     ingest does: a match joins the group it names (in the state: a held group, or one this replay
     founded), anything else founds a group, the item its anchor (and its vector the group's).
     ``vector_of`` gives an item's copy-level vector (asked only when the cascade needs it),
-    ``confirm_of`` its body check. Returns each item's placement, by document id."""
+    ``confirm_of`` its body check. ``adjust(features, placement, docs_of, name)`` may overrule a
+    placement (``copy_level.disputed_twins``: an editor's cannot-link), ``docs_of`` giving a
+    group's documents (``held_docs`` for a held group, the replay's for one it founded).
+    Returns each item's placement, by document id."""
     placed: dict[int, ReplayedCopy] = {}
     ids = itertools.count(REPLAY_IDS)
+
+    def docs_of(group: int) -> list[int]:
+        if group < REPLAY_IDS:
+            return held_docs(group) if held_docs is not None else []
+        return [d for d, r in placed.items() if r.group == group]
+
+    def name(group: int) -> str:
+        return str(group) if group < REPLAY_IDS else f"(new, founded by document {docs_of(group)[0]})"
+
     for it in items:
         f = it.features
         window = (f.time - window_days * DAY, f.time + window_days * DAY)
         p = place_copy(cascade, state, f, functools.partial(vector_of, it), window, confirm=confirm_of(it))
+        if adjust is not None:
+            p = adjust(f, p, docs_of, name)
         group = enter_copy(state, p, doc_id=it.doc_id, version_id=it.version_id, features=f, url=it.url,
                            source=it.source, new_group=ids.__next__, vector=p.vector)
         placed[it.doc_id] = ReplayedCopy(group, p.decision, p.matched)

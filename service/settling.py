@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from index.features import ItemFeatures
 from service.context import EngineContext
-from service.copy_level import CopyLevel
+from service.copy_level import CopyLevel, disputed_twins
 from service.representative import best_of, better
 from service.restart import StateRestart, anchor_of
 from service.settle import (
@@ -158,7 +158,13 @@ class Settling:
         placed = replay_copies(self.ctx.cascade, state, tqdm(items, desc="settling copies", unit="item",
                                                          disable=not progress),
                                vector_of=lambda it: vectors[it.version_id][0] if it.version_id in vectors else None,
-                               confirm_of=confirm_of, window_days=self.ctx.config.copy.window_days)
+                               confirm_of=confirm_of, window_days=self.ctx.config.copy.window_days,
+                               # A copy identical to both sides of an editor's split stays apart
+                               # from both, as at ingest (CopyLevel.disputed_twins).
+                               held_docs=lambda g: [m.document_id for m in store.members_of(g)],
+                               adjust=(lambda f, p, docs_of, name: disputed_twins(
+                                   f, p, state, self.ctx.constraints, docs_of, name))
+                               if self.ctx.constraints.cannot else None)
         before = {it.doc_id: it.group for it in items}
         held = {int(doc.cluster_id) for doc, _ in held_rows}  # type: ignore[arg-type]
         ids = {g: g for g in held}

@@ -74,7 +74,7 @@ class Metrics:
         # Deprecated label (the copy groups' old name), kept one release for existing dashboards.
         self.index_size.labels("clusters").set(stats.get("indexed_copy_groups", 0))
         self.index_size.labels("vectors").set(stats.get("vector_index", 0))
-        for table in ("documents", "live_documents", "versions", "observations", "copy_groups", "clusters"):
+        for table in ("documents", "live_documents", "versions", "observations", "copy_groups", "clusters", "stories"):
             if table in stats:
                 self.store_rows.labels(table).set(stats[table])
         for name, value in stats.get("embedding_cache", {}).items():

@@ -235,6 +235,55 @@ def test_a_new_copy_of_a_split_member_does_not_join_the_story_it_was_split_from(
     engine.close()
 
 
+def test_settling_keeps_an_identical_copy_of_both_sides_of_a_split_apart():
+    """Ingest keeps a copy identical to both sides of an editor's split apart from both (above);
+    settling the copy groups must not then join it to one side. Before, the replay had no such
+    rule: the twelfth tour's `POST /v1/settlements` moved three such copies into one side each."""
+    engine = _engine()
+    _, docs = _story(engine)
+    c = Editor(engine).split(docs[1], who="alice")
+    r = engine.ingest(Article(title=SYNDICATED[1].title, url="https://n.news.naver.com/article/1", lang="ko"))
+    again = engine.ingest(Article(title=SYNDICATED[1].title, url="https://news.nate.com/view/4", lang="ko"))
+    assert "kept apart from both" in r.decision.reasons[-1] and again.cluster_id == r.cluster_id
+    report = engine.settle_copies()
+    sides = {_group_of(engine.store, docs[0]), _group_of(engine.store, docs[1])}
+    assert _group_of(engine.store, r.document_id) not in sides, report.to_dict()
+    assert _group_of(engine.store, again.document_id) == _group_of(engine.store, r.document_id)
+    assert len(sides) == 2 and c.doc_a == docs[1]  # the split holds
+    engine.close()
+
+
+def _split_seen_by_another_worker(db: str) -> None:
+    """A split made on one worker holds at the other's next copy decision: the twelfth tour's two
+    `samestory serve` on PostgreSQL. Before, the other worker read the corrections made since its
+    start only at its story placement, after the copy decision: an identical copy of both sides of
+    the split joined one side there (``exact``, no editor reason) and was kept apart on the
+    worker that took the correction."""
+    first = _engine(db)
+    story, docs = _story(first)
+    second = _engine(db)  # another process on the same store, loaded before the split
+    c = Editor(first).split(docs[1], who="alice")
+    naver = Article(title=SYNDICATED[1].title, url="https://n.news.naver.com/article/1", lang="ko")
+    r = second.ingest(naver)
+    assert r.story_id not in (story, c.story_to) and r.decision.same is False, r.to_dict()
+    assert "editor" in r.decision.blocked_by and "kept apart from both" in r.decision.reasons[-1]
+    # And a withdrawal made on the first is lifted before the second's next copy decision too.
+    Editor(first).withdraw(c.id, who="alice")
+    nate = Article(title=SYNDICATED[1].title, url="https://news.nate.com/view/4", lang="ko")
+    again = second.ingest(nate)
+    assert "editor" not in again.decision.blocked_by and again.decision.same, again.to_dict()
+    first.close()
+    second.close()
+
+
+def test_a_split_holds_at_the_next_copy_decision_of_a_worker_loaded_before_it(tmp_path):
+    _split_seen_by_another_worker(f"sqlite:///{tmp_path / 's.db'}")
+
+
+def test_a_split_holds_at_the_next_copy_decision_of_another_worker_on_postgres(pg_url):
+    _split_seen_by_another_worker(pg_url)
+
+
 def test_a_merge_brings_new_items_to_the_merged_story_also_on_a_worker_loaded_before_it(tmp_path):
     db = f"sqlite:///{tmp_path / 's.db'}"
     first = _engine(db)

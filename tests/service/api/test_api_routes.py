@@ -161,6 +161,18 @@ def test_metrics_counts_stages_merges_and_latency(client):
     assert "samestory_guard_vetoes" in text
 
 
+def test_metrics_store_rows_give_every_count_samestory_stats_gives(client):
+    """`samestory_store_rows` has a row for each store count `samestory stats` prints, at the same
+    value. Before, the stories were missing (the twelfth tour: `stats` said 68, `/metrics` nothing)."""
+    client.post("/v1/articles", json={"articles": STORY})
+    listed = client.get("/v1/stories").json()["stories"]
+    text = client.get("/metrics").text
+    rows = {line.split('"')[1]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+            if line.startswith("samestory_store_rows{")}
+    assert rows["stories"] == len(listed) >= 1
+    assert set(rows) >= {"documents", "live_documents", "versions", "observations", "copy_groups", "stories"}
+
+
 def test_guard_vetoes_are_counted(client):
     # A different figure in otherwise the same headline: the quantity guard must keep them apart.
     arts = [{"title": "Fed raises rates by 25 basis points", "url": "https://a.example/1"},
