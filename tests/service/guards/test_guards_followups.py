@@ -13,11 +13,6 @@ from service.guards.polarity import PolarityGuard, load_rules
 from tests.helpers.labelled_pairs import blocked_by, side
 
 
-@pytest.fixture(scope="module")
-def gs() -> GuardSet:
-    return GuardSet.from_rules()
-
-
 @pytest.mark.parametrize(
     ("a", "b", "evidence"),
     [

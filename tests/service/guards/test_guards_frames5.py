@@ -13,11 +13,6 @@ from service.guards import GuardSet
 from tests.helpers.labelled_pairs import blocked_by
 
 
-@pytest.fixture(scope="module")
-def gs() -> GuardSet:
-    return GuardSet.from_rules()
-
-
 @pytest.mark.parametrize(
     ("a", "b", "guard", "evidence"),
     [

@@ -12,11 +12,6 @@ from service.guards.polarity import PolarityGuard
 from tests.helpers.labelled_pairs import blocked_by
 
 
-@pytest.fixture(scope="module")
-def gs() -> GuardSet:
-    return GuardSet.from_rules()
-
-
 @pytest.mark.parametrize(
     ("a", "b", "evidence"),
     [

@@ -17,11 +17,6 @@ from tests.helpers.labelled_pairs import blocked_by
 
 
 @pytest.fixture(scope="module")
-def gs() -> GuardSet:
-    return GuardSet.from_rules()
-
-
-@pytest.fixture(scope="module")
 def measures() -> PolarityGuard:
     guard = PolarityGuard.from_rules(load_rules()["polarity"]).measures
     assert guard is not None
