@@ -48,7 +48,7 @@ OTHER_ENV_VARS = {
     "SAMESTORY_RULES_DIR": "folders of extra guard rule files, added to the packaged ones (service/guards/rules.py)",
     "SAMESTORY_EVAL_DATA": "eval-data folder (eval/data.py)",
     "SAMESTORY_USE_THREADS": "BLAS threads of the bundled USE encoder, default 1 (models/use.py)",
-    "SAMESTORY_PG_URL": "the tests' PostgreSQL server (tests/conftest.py)",
+    "SAMESTORY_PG_URL": "the tests' PostgreSQL server (tests/helpers/pg.py)",
     "SAMESTORY_REQUIRE_POSTGRES": "CI: PostgreSQL tests fail instead of skipping (tests/conftest.py)",
     "SAMESTORY_REDIS_URL": "the tests' Redis server (tests/conftest.py)",
     "SAMESTORY_REQUIRE_REDIS": "CI: Redis tests fail instead of skipping (tests/conftest.py)",

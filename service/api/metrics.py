@@ -24,7 +24,7 @@ class Metrics:
         self.items = Counter("samestory_items",
                              "Ingested items by the stage that matched them to stored items (\"none\" for new items: "
                              "none matched) and the outcome", ["stage", "status"], registry=r)
-        self.merges = Counter("samestory_merges", "Items joined to an existing story (status duplicate), by stage",
+        self.merges = Counter("samestory_merges", "Items joined to an existing copy group (status duplicate), by stage",
                               ["stage"], registry=r)
         self.vetoes = Counter("samestory_guard_vetoes", "Merges vetoed by a guard", ["guard"], registry=r)
         self.rejected = Counter("samestory_rejected_requests", "Requests refused for bad input, by status code",
@@ -42,7 +42,7 @@ class Metrics:
         self.gathered_items = Histogram("samestory_ingest_gathered_items", "Articles in one engine call of ingest",
                                         buckets=(1, 10, 50, 100, 250, 500, 1000, 5000), registry=r)
         self.index_size = Gauge("samestory_index_size",
-                                "Entries in the in-memory candidate indices (documents, clusters, vectors)",
+                                "Entries in the in-memory candidate indices (documents, copy groups, vectors; clusters: old name of copy_groups)",
                                 ["index"], registry=r)
         self.store_rows = Gauge("samestory_store_rows", "Rows in the store by table", ["table"], registry=r)
         self.embedding_cache = Gauge("samestory_embedding_cache",

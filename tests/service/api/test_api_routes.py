@@ -161,6 +161,16 @@ def test_metrics_counts_stages_merges_and_latency(client):
     assert "samestory_guard_vetoes" in text
 
 
+def test_metrics_help_says_copy_group_where_it_counts_copy_groups(client):
+    """`samestory_merges` counts items joined to a copy group (docs/api.md), not to a story, and the
+    index gauge's labels are documents, copy groups and vectors; the HELP lines said "story" and
+    "clusters" (the copy groups' old name)."""
+    text = client.get("/metrics").text
+    helps = {line.split(" ", 3)[2]: line.split(" ", 3)[3] for line in text.splitlines() if line.startswith("# HELP ")}
+    assert "copy group" in helps["samestory_merges_total"] and "story" not in helps["samestory_merges_total"]
+    assert "copy groups" in helps["samestory_index_size"]
+
+
 def test_metrics_store_rows_give_every_count_samestory_stats_gives(client):
     """`samestory_store_rows` has a row for each store count `samestory stats` prints, at the same
     value. Before, the stories were missing (the twelfth tour: `stats` said 68, `/metrics` nothing)."""
