@@ -70,3 +70,18 @@ def test_an_excuse_must_name_a_marker() -> None:
     bad = {**rules, "measure_marker_excuses": {"nonesuch": {"hedges": ["may"], "terms": ["전망"]}}}
     with pytest.raises(ValueError, match="nonesuch"):
         PolarityGuard.from_rules(bad)
+
+
+def test_a_follow_up_is_another_report_of_the_same_story(gs: GuardSet) -> None:
+    """The follow-up marker keeps a follow-up out of its first report's copy group; the story level's
+    veto (slot guards and subjects, no polarity) does not keep it out of the story."""
+    from service.guards.slots import SlotAnalyzer
+    from service.guards.storyveto import SlotVeto
+    from service.guards.subject import SubjectGuard
+    from service.stories import StoryEvidence
+
+    rules = load_rules()
+    veto = SlotVeto(SlotAnalyzer(rules), subject=SubjectGuard.from_rules(rules["subject"]))
+    first, follow = "교육부, 늘봄학교 운영 방안 발표", "교육부, 늘봄학교 후속 조치 발표"
+    assert "polarity" in blocked_by(gs, first, follow)
+    assert veto(*(StoryEvidence.build(t, "", "ko", 0.0, None) for t in (first, follow))) is None
