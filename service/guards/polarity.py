@@ -71,6 +71,22 @@ class PolarityGuard:
         steps = table(rules, "steps", where).get("axes")
         self.steps = frozenset(str_list(steps, f"{where}: steps.axes") if steps is not None else ())
         self.markers: tuple[str, ...] = ()
+        # Excuses of a one-sided marker ([measure_marker_excuses.<marker>]): a hit of the marker
+        # that ``hedges`` matches (its surface) does not count against a text that ``terms`` match
+        # (ninth mend: "Fed may cut rates" / "금리 인하 전망", a hedge worded as a forecast).
+        self.excuses: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+        for marker, spec in table(rules, "excuses", where).items():
+            spec = table({"t": spec}, "t", f"{where}: excuses.{marker}")
+            pats = []
+            for key in ("hedges", "terms"):
+                terms = str_list(spec.get(key), f"{where}: excuses.{marker}.{key}")
+                if not terms:
+                    raise ValueError(f"{where}: excuses.{marker}.{key} must list at least one term")
+                try:
+                    pats.append(re.compile("|".join(f"(?:{term_pattern(t)})" for t in terms)))
+                except (ValueError, re.error) as exc:
+                    raise ValueError(f"{where}: excuses.{marker}.{key}: {exc}") from exc
+            self.excuses[marker] = (pats[0], pats[1])
         # Markers compared on headline-sized texts only when set: a denial or a review inside a
         # long sentence is not the frame of the report (frames pass 7).
         limit = rules.get("marker_max_words")
@@ -115,7 +131,10 @@ class PolarityGuard:
             context = table(rules, "measure_context", where)
             markers = table(rules, "measure_markers", where)
             settings = table(rules, "measure_marker_settings", where)
-            self.measures = PolarityGuard({"axes": measures, "markers": markers, "context": context,
+            excuses = table(rules, "measure_marker_excuses", where)
+            if unknown := sorted(set(excuses) - set(markers)):
+                raise ValueError(f"{where}: measure_marker_excuses name no marker: {', '.join(unknown)}")
+            self.measures = PolarityGuard({"axes": measures, "markers": markers, "context": context, "excuses": excuses,
                                            "negation": _NO_NEGATION, **(
                                                {"marker_max_words": settings["max_words"]}
                                                if "max_words" in settings else {})})
@@ -175,6 +194,15 @@ class PolarityGuard:
             clashes = clashes + self.measures._compare(a.content, b.content, label="measure ")[0]
         return compared(self.name, clashes, matches, aside="no direction or stance words on both sides")
 
+    def _excuse(self, marker: str, hits: list[str], other: str) -> str | None:
+        """The words of ``other`` (the text without ``marker``) that excuse ``hits`` (the marker's
+        words on the other text), or None: every hit must be one the excuse's ``hedges`` match."""
+        spec = self.excuses.get(marker)
+        if spec is None or not all(spec[0].search(h) for h in hits):
+            return None
+        found = spec[1].search(" ".join(prepare(other).casefold().split()))
+        return None if found is None else found.group(0)
+
     def _compare(self, text_a: str, text_b: str, label: str = "") -> tuple[list[str], list[str]]:
         """(clashes, matches) of the markers and axes of two texts; ``label`` names the axis in
         the evidence ("measure earnings: ...")."""
@@ -189,6 +217,10 @@ class PolarityGuard:
             xa = [h.surface for h in ha if h.axis == "@marker" and h.pole == marker]
             xb = [h.surface for h in hb if h.axis == "@marker" and h.pole == marker]
             if bool(xa) != bool(xb):
+                excuse = self._excuse(marker, xa or xb, text_b if xa else text_a)
+                if excuse is not None:
+                    matches.append(f"{(xa or xb)[0]} ~ {excuse}" if xa else f"{excuse} ~ {xb[0]}")
+                    continue
                 clashes.append(f"{(xa or ['(no ' + marker + ')'])[0]} vs {(xb or ['(no ' + marker + ')'])[0]}")
             elif xa:
                 matches.append(f"{xa[0]} ~ {xb[0]}")

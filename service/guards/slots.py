@@ -503,6 +503,9 @@ class SlotAnalyzer:
         ko = table(r, "korean", where)
         self.ko_not_names = frozenset(str_list(ko.get("not_names", []), f"{where}: korean.not_names"))
         self.ko_titles = frozenset(str_list(ko.get("titles", []), f"{where}: korean.titles"))
+        # a body's name before a member's word is the member's title, no name of its own ("상원 의원")
+        self.ko_member_words = {str(k): tuple(str_list(v, f"{where}: korean.member_words.{k}"))
+                                for k, v in table(ko, "member_words", f"{where}: korean").items()}
         self.country_syllables = {str(k): str(v) for k, v in
                                   table(ko, "country_syllables", f"{where}: korean").items()}
         self.country_pairs = frozenset(str_list(ko.get("country_pairs", []), f"{where}: korean.country_pairs"))
@@ -755,7 +758,13 @@ class SlotAnalyzer:
                 continue
             mixed = re.search(r"[A-Za-z0-9]", name) is not None
             mentions[:] = [x for x in mentions if not ((x.script == "hangul" or mixed) and x.surface in name)]
-            mentions.append(self._name_mention(name, "hangul", True))
+            mention = self._name_mention(name, "hangul", True)
+            if any(text.startswith(w, m.end() + (text[m.end():m.end() + 1] == " ")) for w in self.ko_member_words.get(name, ())):
+                # "상원 의원" is a senator, whom English writes "senator" (no name), or a loose
+                # translation of the chamber ("하원 의원" / "the House of Representatives"): it aligns
+                # with the chamber and vetoes nothing (ninth mend; a KorSTS translation either way)
+                mention = replace(mention, strong=False)
+            mentions.append(mention)
 
     def _spaced_names(self) -> tuple[str, ...]:
         """The gazetteer's Hangul names of two words or more ("뉴 사우스 웨일즈", "라틴 아메리카"),
@@ -1349,24 +1358,29 @@ class SlotAnalyzer:
                     return o.surface
             return None
         for o in other.mentions:
-            if o.slot in ("who", "where") and o.script == m.script and names_alike(m, o):
+            if o.slot in ("who", "where") and o.script == m.script and names_alike(m, o) and not aliases_apart(m, o):
                 return o.surface
         if m.script == "latin":
             toks = [t.casefold() for t in m.surface.split()]
-            if toks and (all(t in other.latin_tokens for t in toks) or (len(toks) > 1 and toks[-1] in other.latin_tokens)):
+            # a word of the name that the other side writes only inside another known name is not
+            # the name: "Financial" of "KB Financial" in "Shinhan Financial" (ninth mend)
+            apart = {t for o in other.mentions if aliases_apart(m, o) for t in o.surface.casefold().split()}
+            if toks and (all(t in other.latin_tokens for t in toks) or (len(toks) > 1 and toks[-1] in other.latin_tokens)) \
+                    and not apart.issuperset(toks[-1:]):
                 return f"{m.surface} (named on both sides)"
             for idx, o in enumerate(other.mentions):
-                if o.slot in ("who", "where") and any(self.close(k, ok, o.script != m.script and idx not in taken)
-                                                      for k in m.keys for ok in o.keys):
+                if o.slot in ("who", "where") and not aliases_apart(m, o) and any(
+                        self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):
                     return o.surface
-            used = {k for idx in taken for k in other.mentions[idx].keys}
+            used = {k for idx in taken for k in other.mentions[idx].keys} | {
+                k for o in other.mentions if aliases_apart(m, o) for k in o.keys}
             if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys if hk not in used):
                 return f"{m.surface} {TRANSLITERATED}"
             return None
         if m.norm in other.flat:
             return f"{m.surface} (named on both sides)"
         for idx, o in enumerate(other.mentions):
-            if o.slot not in ("who", "where"):
+            if o.slot not in ("who", "where") or aliases_apart(m, o):
                 continue
             if o.script == "hangul" and min(len(o.norm), len(m.norm)) >= 2 and (
                     o.norm in m.norm or m.norm in o.norm or abbreviates(o.norm, m.norm)):
@@ -1376,10 +1390,20 @@ class SlotAnalyzer:
             # spelled differently (로어노크 / 로아노크) or in the other script: the phonetic key
             if any(self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):
                 return o.surface
-        used = {k for idx in taken for k in other.mentions[idx].keys}
+        used = {k for idx in taken for k in other.mentions[idx].keys} | {
+            k for o in other.mentions if aliases_apart(m, o) for k in o.keys}
         if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys if lk not in used):
             return f"{m.surface} {TRANSLITERATED}"
         return None
+
+
+def aliases_apart(a: Mention, b: Mention) -> bool:
+    """Two names the alias tables know, as two identities: never one name by sound or by a shared
+    word ("KB Kookmin Bank" sounds like "KB금융" by its key's prefix, "KB Financial" and "Shinhan
+    Financial" share "Financial"; ninth mend). A name of the tables spelt in a way they do not
+    list is still aligned by its key with a name they do not know."""
+    return (any(i.startswith("alias:") for i in a.ids) and any(i.startswith("alias:") for i in b.ids)
+            and not a.ids & b.ids)
 
 
 @functools.lru_cache(maxsize=65536)
