@@ -3,23 +3,23 @@
 What the pair verifier reads (``service.cascade.Cascade.read_pair``). Trained to refuse a changed
 figure, it reads a figure that one side writes in digits and the other in another notation as a
 figure the other side lacks, and refuses clear translations for it (koen-news-park dev copies,
-P before / after the rewrite: "노인 2명이 사망" / "Two elderly men ... died", "인질 중 9명" / "Nine
-of the hostages" 0.40 / 0.62; "시속 22km" / "near 14 mph (22 km/hr)" 0.37 / 0.98; "교황 존 폴
-2세" / "Pope John Paul II" 0.42 / 0.75; research/notes/xling.md, "Park's fold-0 misses"). Three
-notations, each rewritten only where the other side writes the figure and this side does not:
+P before / after the rewrite: pos/test/1739, a count in words, 0.40 / 0.62; pos/test/1411, a speed
+with its conversion, 0.37 / 0.98; pos/test/46, a regnal number, 0.42 / 0.75; research/notes/
+xling.md, "Park's fold-0 misses"). Three notations, each rewritten only where the other side
+writes the figure and this side does not:
 
 * an English number word (one to twenty) where the Korean side counts with that number in digits
-  ("2명", "3년"): the word as digits, in the English text;
-* an English figure given with its conversion in brackets ("14 mph (22 km/hr)", "15 meters (49
+  ("3명", "2년"): the word as digits, in the English text;
+* an English figure given with its conversion in brackets ("12 mph (19 km/h)", "30 meters (98
   feet)") where the Korean side writes one of the two figures and not the other: the one it
   writes, in the English text;
-* a Korean regnal number ("니콜라이 2세") where the English side writes that numeral after a name
-  ("Nicholas II"): the Roman numeral, in the Korean text.
+* a Korean regnal number ("찰스 3세") where the English side writes that numeral after a name
+  ("Charles III"): the Roman numeral, in the Korean text.
 
 Pure and deterministic, like ``index.text``.
 
->>> read_alike("노인 2명이 사망했다", "Two elderly men died")
-('노인 2명이 사망했다', '2 elderly men died', ('Two as 2',))
+>>> read_alike("소방관 3명 부상", "Three firefighters hurt")
+('소방관 3명 부상', '3 firefighters hurt', ('Three as 3',))
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _NUMBER_WORDS = {w: i for i, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
 # A number word on its own: not part of a compound ("two-year", "twenty-two"), which the verifier
-# read as a changed word once in digits (tests/data/frame_pairs_5.jsonl: P 0.64 -> 0.40).
+# read as a changed word once in digits (tests/data/frame_pairs_5.jsonl xl_copy/15: P 0.64 -> 0.40).
 _WORD_RE = re.compile(r"(?<![-\w])(" + "|".join(_NUMBER_WORDS) + r")(?![-\w])", re.IGNORECASE)
 # Korean counters after a count ("2명", "3년간", "15개국"); not 일 or 월 (a date: "2일" is the
 # second of the month) and not 세 (an age, or a regnal number: below).
@@ -55,9 +55,9 @@ _CONVERSION_RE = re.compile(rf"({_FIGURE})\s?-?\s?({_UNIT})\s*\(\s*(?:about |som
 
 _ROMAN = {"II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10, "XI": 11,
           "XII": 12, "XIII": 13, "XIV": 14, "XV": 15, "XVI": 16, "XVII": 17, "XVIII": 18}
-# A numeral after a capitalised name ("Nicholas II", "John Paul II"), not a sentence's "I".
+# A numeral after a capitalised name ("Charles III", "John Paul II"), not a sentence's "I".
 _EN_REGNAL_RE = re.compile(r"\b[A-Z][a-z]+ (" + "|".join(sorted(_ROMAN, key=len, reverse=True)) + r")\b")
-# "니콜라이 2세": a number and 세 after a Hangul word and a space (an age is written "48세 여성",
+# "찰스 3세": a number and 세 after a Hangul word and a space (an age is written "48세 여성",
 # and only a value the English side writes as a numeral after a name is rewritten).
 _KO_REGNAL_RE = re.compile(r"(?<=[가-힣] )(\d{1,2})세")
 
@@ -70,8 +70,8 @@ def number_words_as_digits(en: str, ko: str) -> tuple[str, tuple[str, ...]]:
     """``en`` with each number word that ``ko`` counts with in digits, and ``en`` does not write
     in digits, written as digits; and those rewrites.
 
-    >>> number_words_as_digits("Nine of the hostages were released", "인질 중 9명은 풀려났다")
-    ('9 of the hostages were released', ('Nine as 9',))
+    >>> number_words_as_digits("Five miners rescued", "광부 5명 구조")
+    ('5 miners rescued', ('Five as 5',))
     """
     counts = {m.group(1) for m in _KO_COUNT_RE.finditer(ko)}
     if not counts:
@@ -94,8 +94,8 @@ def conversions_as_written(en: str, ko: str) -> tuple[str, tuple[str, ...]]:
     """``en`` with each figure given with its conversion in brackets cut to the figure ``ko``
     writes, where ``ko`` writes one of the two and not the other; and those rewrites.
 
-    >>> conversions_as_written("about 30 miles (50 kilometers) from Potosi", "포토시에서 50km 떨어진")
-    ('about 50 kilometers from Potosi', ('30 miles (50 kilometers) as 50 kilometers',))
+    >>> conversions_as_written("about 60 miles (97 kilometers) south of Seoul", "서울에서 남쪽으로 97km 떨어진")
+    ('about 97 kilometers south of Seoul', ('60 miles (97 kilometers) as 97 kilometers',))
     """
     written = _numbers(ko)
     done: list[str] = []
@@ -116,8 +116,8 @@ def regnal_as_roman(ko: str, en: str) -> tuple[str, tuple[str, ...]]:
     """``ko`` with each regnal number ("2세" after a name) written as the Roman numeral ``en``
     writes after a name for that value; and those rewrites.
 
-    >>> regnal_as_roman("황제 니콜라이 2세의 자녀", "children of Czar Nicholas II")
-    ('황제 니콜라이 II의 자녀', ('2세 as II',))
+    >>> regnal_as_roman("찰스 3세 국왕, 전시회 개막", "King Charles III opens exhibition")
+    ('찰스 III 국왕, 전시회 개막', ('3세 as III',))
     """
     numerals = {_ROMAN[m.group(1)]: m.group(1) for m in _EN_REGNAL_RE.finditer(en)}
     if not numerals:

@@ -404,11 +404,11 @@ class Cascade:
           (research/notes/verifier-runtime.md, "Names written alike").
         - across Korean and English, figures one side writes in another notation
           (``index.readalike``): an English number word where the Korean side counts in digits
-          ("Two elderly men" / "노인 2명"), a figure with its conversion in brackets where the
-          Korean side writes one of the two ("14 mph (22 km/hr)" / "22km"), both in the English
-          text, and a regnal number ("니콜라이 2세" / "Nicholas II") in the Korean one. Fold 0 of
-          koen-news-park: 5 copies more, nothing else moves on the fold-0 sets; a hand-written copy
-          more (research/notes/xling.md, "Park's fold-0 misses").
+          ("Three firefighters" / "소방관 3명"), a figure with its conversion in brackets where the
+          Korean side writes one of the two ("12 mph (19 km/h)" / "19km"), both in the English
+          text, and a regnal number ("찰스 3세" / "Charles III") in the Korean one. Fold 0 of
+          koen-news-park: 5 copies more, nothing else moves on the fold-0 sets or the KorSTS
+          sample; verifier_pairs one copy more (research/notes/xling.md, "Park's fold-0 misses").
 
         Without guards, as read."""
         x, y = verify_texts(a, b)

@@ -959,7 +959,8 @@ class SlotAnalyzer:
             return i + 1  # 3.13.2 (a version: the version guard's)
         if i > 0 and toks[i - 1][0] == "제" and toks[i - 1][3] == start and form.isdigit():
             # "제2조" (Article 2), "제3차": an ordinal, the word glued after it its counter and never a
-            # scale word ("2조" alone is two trillion: "수정헌법 제2조" was 2e12 against "2nd Amendment")
+            # scale word ("2조" alone is two trillion: a koen-news-park dev copy read "제2조" as 2e12
+            # against the English "2nd")
             k = i + 1 if i + 1 < n and toks[i + 1][2] == end and toks[i + 1][1] in ("NNB", "NNG") else i
             mentions.append(Mention("number", text[toks[i - 1][2] : toks[k][3]], form, "hangul", unit="ordinal",
                                     digits=form, value=float(form), step=1.0))

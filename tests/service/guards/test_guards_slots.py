@@ -631,16 +631,15 @@ def test_typo_close_stays_cached() -> None:
     assert hasattr(typo_close, "cache_info") and hasattr(names_alike, "cache_info")
 
 
-# The thirty-second session's reading of koen-news-park dev copies the guards blocked
-# (research/notes/xling.md, "Park's fold-0 misses"): a Slavic "dz", a legal article. Written anew
-# here; another name or article still clashes.
+# The thirty-second session's reading of koen-news-park dev copies the guards blocked (pos/dev/650,
+# pos/test/1984; research/notes/xling.md, "Park's fold-0 misses"): a Slavic "dz", a legal article.
+# The sentences are invented; another name or article still clashes.
 @pytest.mark.parametrize(("en", "ko", "other"), [
     # "dz" is the ㅈ Korean writes (Karadzic 카라지치, Dzeko 제코), not d + z
-    ("Lawyers say Serbia hid the truth about Karadzic's arrest", "변호사 \"세르비아, 카라지치 체포 진실 숨겨\"",
-     "변호사 \"세르비아, 밀로셰비치 체포 진실 숨겨\""),
+    ("Serbia hands Karadzic to the tribunal", "세르비아, 카라지치 재판소에 인도", "세르비아, 믈라디치 재판소에 인도"),
     # "제2조" is Article 2, the ordinal "2nd", not "2조" (two trillion)
-    ("NRA backs McCain, citing his votes for the 2nd Amendment", "총기협회, 수정헌법 제2조 지지 표결 들어 매케인 지지",
-     "총기협회, 수정헌법 제4조 지지 표결 들어 매케인 지지"),
+    ("Court hears 2nd Amendment challenge to gun rule", "법원, 총기 규제에 대한 수정헌법 제2조 소송 심리",
+     "법원, 총기 규제에 대한 수정헌법 제4조 소송 심리"),
 ])
 def test_a_name_or_figure_written_as_the_other_language_writes_it_is_no_clash(gs: GuardSet, en: str, ko: str,
                                                                               other: str) -> None:
