@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from index.features import ItemFeatures
 from index.ngram import GatedNgramIndex
+from index.readalike import read_alike
 from index.text import clause_moved, detect_lang, has_hangul, has_latin, same_letters
 from index.unmatched import describe as describe_unmatched
 from service.config import DAY, EngineConfig
@@ -130,7 +131,7 @@ CLAUSE_MOVED = "the same words with a clause moved to the other end"
 
 class PairRead(NamedTuple):
     """What the pair verifier reads of a pair (:meth:`Cascade.read_pair`): the two texts in
-    :func:`verify_texts`' order, and what was rewritten in one of them to be read alike."""
+    :func:`verify_texts`' order, and what was rewritten in them to be read alike."""
 
     a: str
     b: str
@@ -401,22 +402,33 @@ class Cascade:
           substituted names, read as two institutions (P 0.00). Hand-written abbreviation set:
           copies found 12 -> 14 of 43 with this alone, nothing more merged; no dev pair moves
           (research/notes/verifier-runtime.md, "Names written alike").
+        - across Korean and English, figures one side writes in another notation
+          (``index.readalike``): an English number word where the Korean side counts in digits
+          ("Three firefighters" / "소방관 3명"), a figure with its conversion in brackets where the
+          Korean side writes one of the two ("12 mph (19 km/h)" / "19km"), both in the English
+          text, and a regnal number ("찰스 3세" / "Charles III") in the Korean one. Fold 0 of
+          koen-news-park: 5 copies more, nothing else moves on the fold-0 sets or the KorSTS
+          sample; verifier_pairs one copy more (research/notes/xling.md, "Park's fold-0 misses").
 
         Without guards, as read."""
         x, y = verify_texts(a, b)
         first, second = reading_order(x, y)
-        aligned = first
+        aligned, other = first, second
         figures: tuple[str, ...] = ()
         names: tuple[str, ...] = ()
         if self._quantities is not None:
-            aligned, figures = self._quantities.written_alike(aligned, second, other_notation_only=not other_language(a, b))
+            xl = other_language(a, b)
+            aligned, figures = self._quantities.written_alike(aligned, second, other_notation_only=not xl)
+            if xl and has_hangul(first) and not has_hangul(second):
+                aligned, other, notations = read_alike(aligned, second)
+                figures += notations
         if self._subjects is not None:
-            aligned, names = self._subjects.names_alike(aligned, second)
+            aligned, names = self._subjects.names_alike(aligned, other)
         if not figures and not names:
             return PairRead(x, y)
         if (first, second) == (x, y):
-            return PairRead(aligned, y, figures, names)
-        return PairRead(x, aligned, figures, names)
+            return PairRead(aligned, other, figures, names)
+        return PairRead(other, aligned, figures, names)
 
     @staticmethod
     def _unmatched(read: PairRead) -> str:

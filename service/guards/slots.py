@@ -103,7 +103,9 @@ _ASSIMILATION = {(21, 5): ("ng", "n"), (16, 5): ("m", "n"), (1, 5): ("ng", "n"),
 # dropped (Korean inserts 으 between consonants and writes English vowels loosely), voiced and
 # unvoiced stops fall together (ㄱ is g or k), f/v become p and z/j/ch/sh become s (Korean has
 # no f, v, z or sh).
-_DIGRAPHS = (("tch", "s"), ("sch", "s"), ("sh", "s"), ("ch", "s"), ("ph", "p"), ("th", "t"), ("ck", "k"),
+# "dz" is one sound, the ㅈ Korean writes for it (Karadzic 카라지치, Dzeko 제코): read as d + z the
+# key had a T more, and a koen-news-park dev copy was two people to the who guard.
+_DIGRAPHS = (("dz", "j"), ("tch", "s"), ("sch", "s"), ("sh", "s"), ("ch", "s"), ("ph", "p"), ("th", "t"), ("ck", "k"),
              ("qu", "kw"), ("dg", "s"), ("gh", ""), ("ng", "N"), ("x", "ks"))
 _CLASS = {"b": "P", "p": "P", "f": "P", "v": "P", "d": "T", "t": "T", "g": "K", "k": "K", "c": "K", "q": "K",
           "j": "S", "z": "S", "s": "S", "l": "R", "r": "R", "m": "M", "n": "N", "N": "N", "h": "H"}
@@ -964,6 +966,14 @@ class SlotAnalyzer:
             return i + 2
         if not _NUMBER_RE.match(form) or form.count(".") > 1:
             return i + 1  # 3.13.2 (a version: the version guard's)
+        if i > 0 and toks[i - 1][0] == "제" and toks[i - 1][3] == start and form.isdigit():
+            # "제2조" (Article 2), "제3차": an ordinal, the word glued after it its counter and never a
+            # scale word ("2조" alone is two trillion: a koen-news-park dev copy read "제2조" as 2e12
+            # against the English "2nd")
+            k = i + 1 if i + 1 < n and toks[i + 1][2] == end and toks[i + 1][1] in ("NNB", "NNG") else i
+            mentions.append(Mention("number", text[toks[i - 1][2] : toks[k][3]], form, "hangul", unit="ordinal",
+                                    digits=form, value=float(form), step=1.0))
+            return k + 1
         # Korean numerals with scale words: 3 천 5 백만 -> 35,000,000, stated to the million
         value, step, j = korean_numeral_step(toks, i)
         if value is None:

@@ -340,6 +340,33 @@ def test_the_verifier_reads_equal_figures_written_alike_and_the_reasons_say_so()
     assert Cascade(EngineConfig.of(verifier=True), None, verifier=v).read_pair(a, b) == (en, ko, (), ())
 
 
+def test_across_languages_figures_in_other_notations_are_read_alike_on_either_side() -> None:
+    """koen-news-park dev copies the shipped verifier refused read a count in words against the
+    Korean digits as a figure the English side lacks (pos/test/1739: P 0.40, 0.62 read alike). The
+    English number word is read as the digits the Korean side counts with, a regnal number as the
+    English numeral, and the reasons say so; in one language nothing of this is rewritten."""
+    from index.features import ItemFeatures
+    from service.cascade import Cascade
+    from service.guards import GuardSet
+
+    v = FakeVerifier(default=0.9)
+    cascade = Cascade(EngineConfig.of(verifier=True), GuardSet.default(), verifier=v)
+    ko = "등반객 4명 구조…52세 가이드는 여전히 실종"
+    en = "Four climbers rescued, but a 52-year-old guide is still missing"
+    a, b = (ItemFeatures.build(t, "", lang, 0.0) for t, lang in ((en, "en"), (ko, "ko")))
+    read = cascade.read_pair(a, b)
+    assert read.a == "4 climbers rescued, but a 52-year-old guide is still missing"
+    assert read.b == ko and read.figures == ("Four as 4",)
+    assert cascade._unmatched(read).startswith("figures read alike: Four as 4; ")
+    cascade.verify([(a, b)])
+    assert v.pairs[-1] == (ko, read.a)  # Korean first (reading_order)
+    king_ko, king_en = (ItemFeatures.build(t, "", lang, 0.0) for t, lang in (
+        ("찰스 3세 국왕, 전시회 개막", "ko"), ("King Charles III opens exhibition", "en")))
+    assert cascade.read_pair(king_ko, king_en).a == "찰스 III 국왕, 전시회 개막"
+    same = ItemFeatures.build("Four climbers were rescued on Sunday", "", "en", 0.0)
+    assert cascade.read_pair(a, same).figures == ()
+
+
 def test_the_verifier_reads_a_short_form_of_one_name_alike_and_the_reasons_say_so() -> None:
     """"한은" against "한국은행" is one bank, which the verifier (trained to refuse substituted
     names) read as two (the shipped artefact: P 0.00): with the guards on it reads the first
