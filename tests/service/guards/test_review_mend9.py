@@ -23,6 +23,9 @@ from tests.paths import REPO_ROOT
         # a follow-up a translation words as 추가 / "further" is still the follow-up
         ("Korea, US to hold follow-up talks on tariffs", "한미, 관세 관련 추가 협상 개최"),
         ("정부, 폭염 피해 후속 대책 발표", "Government announces further measures on heat wave damage"),
+        # a follow-up the other side words otherwise ("a follow-up to", "to follow up on")
+        ("정부, 부동산 대책 후속 조치 발표", "Government announces follow-up to property measures"),
+        ("한미, 관세 합의 후속 협의 착수", "Korea, US move to follow up on tariff deal"),
         # the coin's ticker
         ("ETH price jumps 10% after upgrade", "업그레이드 후 이더리움 가격 10% 급등"),
     ],
