@@ -39,6 +39,18 @@ _EN_NEG_HINTS = ("not", "n't", "no", "never", "without", "fail")
 _NO_NEGATION = {"ko_after": "(?!)", "en_before": "(?!)"}
 
 
+@dataclass(frozen=True)
+class Excuse:
+    """A one-sided marker's excuse ([measure_marker_excuses.<marker>], ninth mend): ``hedges`` on
+    the marker's words, ``terms`` on the other text's first clause (before ``breaks``), refused
+    after a ``further`` word the marker's side lacks (review of the ninth mend)."""
+
+    hedges: re.Pattern[str]
+    terms: re.Pattern[str]
+    breaks: re.Pattern[str] | None = None
+    further: re.Pattern[str] | None = None
+
+
 class PolarityGuard:
     """Blocks when an axis is present on both sides with disjoint poles, or a marker is one-sided."""
 
@@ -74,19 +86,19 @@ class PolarityGuard:
         # Excuses of a one-sided marker ([measure_marker_excuses.<marker>]): a hit of the marker
         # that ``hedges`` matches (its surface) does not count against a text that ``terms`` match
         # (ninth mend: "Fed may cut rates" / "금리 인하 전망", a hedge worded as a forecast).
-        self.excuses: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+        self.excuses: dict[str, Excuse] = {}
         for marker, spec in table(rules, "excuses", where).items():
             spec = table({"t": spec}, "t", f"{where}: excuses.{marker}")
-            pats = []
-            for key in ("hedges", "terms"):
-                terms = str_list(spec.get(key), f"{where}: excuses.{marker}.{key}")
-                if not terms:
+            pats: dict[str, re.Pattern[str] | None] = {}
+            for key in ("hedges", "terms", "breaks", "further"):
+                terms = str_list(spec.get(key, []), f"{where}: excuses.{marker}.{key}")
+                if not terms and key in ("hedges", "terms"):
                     raise ValueError(f"{where}: excuses.{marker}.{key} must list at least one term")
                 try:
-                    pats.append(re.compile("|".join(f"(?:{term_pattern(t)})" for t in terms)))
+                    pats[key] = re.compile("|".join(f"(?:{term_pattern(t)})" for t in terms)) if terms else None
                 except (ValueError, re.error) as exc:
                     raise ValueError(f"{where}: excuses.{marker}.{key}: {exc}") from exc
-            self.excuses[marker] = (pats[0], pats[1])
+            self.excuses[marker] = Excuse(**pats)  # type: ignore[arg-type]
         # Markers compared on headline-sized texts only when set: a denial or a review inside a
         # long sentence is not the frame of the report (frames pass 7).
         limit = rules.get("marker_max_words")
@@ -194,14 +206,23 @@ class PolarityGuard:
             clashes = clashes + self.measures._compare(a.content, b.content, label="measure ")[0]
         return compared(self.name, clashes, matches, aside="no direction or stance words on both sides")
 
-    def _excuse(self, marker: str, hits: list[str], other: str) -> str | None:
+    def _excuse(self, marker: str, hits: list[str], other: str, own: str) -> str | None:
         """The words of ``other`` (the text without ``marker``) that excuse ``hits`` (the marker's
-        words on the other text), or None: every hit must be one the excuse's ``hedges`` match."""
+        words on ``own``), or None: every hit must be one the excuse's ``hedges`` match; ``terms``
+        are read in ``other``'s first clause (up to ``breaks``), and not after a ``further`` word
+        that ``own`` lacks ("Fed cuts rates; more cuts expected": the forecast is of another act)."""
         spec = self.excuses.get(marker)
-        if spec is None or not all(spec[0].search(h) for h in hits):
+        if spec is None or not all(spec.hedges.search(h) for h in hits):
             return None
-        found = spec[1].search(" ".join(prepare(other).casefold().split()))
-        return None if found is None else found.group(0)
+        text = " ".join(prepare(other).casefold().split())
+        if spec.breaks is not None:
+            text = spec.breaks.split(text, maxsplit=1)[0]
+        further = spec.further is not None and spec.further.search(" ".join(prepare(own).casefold().split())) is None
+        for found in spec.terms.finditer(text):
+            if further and spec.further is not None and spec.further.search(text[:found.start()]):
+                continue
+            return found.group(0)
+        return None
 
     def _compare(self, text_a: str, text_b: str, label: str = "") -> tuple[list[str], list[str]]:
         """(clashes, matches) of the markers and axes of two texts; ``label`` names the axis in
@@ -217,7 +238,7 @@ class PolarityGuard:
             xa = [h.surface for h in ha if h.axis == "@marker" and h.pole == marker]
             xb = [h.surface for h in hb if h.axis == "@marker" and h.pole == marker]
             if bool(xa) != bool(xb):
-                excuse = self._excuse(marker, xa or xb, text_b if xa else text_a)
+                excuse = self._excuse(marker, xa or xb, text_b if xa else text_a, text_a if xa else text_b)
                 if excuse is not None:
                     matches.append(f"{(xa or xb)[0]} ~ {excuse}" if xa else f"{excuse} ~ {xb[0]}")
                     continue
