@@ -409,7 +409,29 @@ class MinHashIndex:
         """
         if grams.size == 0 or not len(self._slot_of):
             return []
+        return self._verified(grams, self._table.query(self.band_keys(grams)), window, exclude, floor)
+
+    def candidates_split(self, grams: np.ndarray, window: tuple[float, float], floor: float
+                         ) -> tuple[list[tuple[int, float]], Callable[[], list[tuple[int, float]]]]:
+        """One LSH query, two answers: ``candidates(grams, window=window)``, and a function that
+        lists the hits outside the window whose Jaccard is at or above ``floor``, best first (ties
+        by id, as ``candidates`` without a window lists them). The hits outside the window are
+        verified only when asked for (an item with no candidate in any stage names one as its
+        reason); the index must not change in between."""
+        if grams.size == 0 or not len(self._slot_of):
+            return [], list
         slots = self._table.query(self.band_keys(grams))
+
+        def beyond() -> list[tuple[int, float]]:
+            t = self._time[slots]
+            outside = slots[~((window[0] <= t) & (t <= window[1]))]
+            return [h for h in self._verified(grams, outside, None, None, floor) if h[1] >= floor]
+
+        return self._verified(grams, slots, window, None, None), beyond
+
+    def _verified(self, grams: np.ndarray, slots: np.ndarray, window: tuple[float, float] | None,
+                  exclude: set[int] | None, floor: float | None) -> list[tuple[int, float]]:
+        """``candidates`` from the LSH hits ``slots`` on."""
         if not slots.size:
             return []
         if slots.size <= _PAIRWISE_HITS:

@@ -290,12 +290,48 @@ class GatedNgramIndex:
     def candidates(self, lead: str, grams: np.ndarray, *, window: tuple[float, float] | None = None,
                    min_score: float = 0.0, exclude: set[int] | None = None) -> list[tuple[int, float]]:
         """Documents in ``lead``'s bucket, best first, with their weighted-Jaccard score."""
+        scored = self._score_bucket(lead, grams)
+        if scored is None:
+            return []
+        members, times, scores = scored
+        keep = scores >= min_score
+        if window is not None:
+            keep &= (times >= window[0]) & (times <= window[1])
+        return self._listed(members, scores, keep, exclude)
+
+    def candidates_split(self, lead: str, grams: np.ndarray, window: tuple[float, float], floor: float
+                         ) -> tuple[list[tuple[int, float]], Callable[[], list[tuple[int, float]]]]:
+        """One scoring of ``lead``'s bucket, two answers: ``candidates(lead, grams, window=window)``,
+        and a function that lists the members outside the window scoring at or above ``floor``,
+        best first (bucket order among equal scores, as ``candidates`` without a window lists
+        them). The second list is built only when asked for (an item with no candidate in any
+        stage names one as its reason): it reads the scores already computed."""
+        scored = self._score_bucket(lead, grams)
+        if scored is None:
+            return [], list
+        members, times, scores = scored
+        inside = (times >= window[0]) & (times <= window[1])
+        return (self._listed(members, scores, inside, None),
+                lambda: self._listed(members, scores, ~inside & (scores >= floor), None))
+
+    @staticmethod
+    def _listed(members: np.ndarray, scores: np.ndarray, keep: np.ndarray,
+                exclude: set[int] | None) -> list[tuple[int, float]]:
+        hits = np.flatnonzero(keep)
+        out = [(d, s) for d, s in zip(members[hits].tolist(), scores[hits].tolist(), strict=True)
+               if not (exclude and d in exclude)]
+        out.sort(key=lambda x: -x[1])  # stable: equal scores keep bucket order
+        return out
+
+    def _score_bucket(self, lead: str, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The newest ``max_bucket`` members of ``lead``'s bucket (``_pack``), their times, and each
+        one's weighted-Jaccard score against ``grams``; None when there is nothing to score."""
         bucket = self._buckets.get(lead)
         if not bucket or grams.size == 0:
-            return []
+            return None
         members, times, concat, offsets = self._pack(lead)
         if not members.size:
-            return []
+            return None
         n_docs = self._live + 1 + self.min_docs
         # The query counts as one document: its grams' frequencies are one higher.
         q_slots = self._slot_of.lookup(grams).astype(np.int64)
@@ -312,14 +348,7 @@ class GatedNgramIndex:
         inter = np.add.reduceat(w * in_query, offsets)
         union = w_query + np.add.reduceat(w, offsets) - inter
         scores = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-        keep = scores >= min_score
-        if window is not None:
-            keep &= (times >= window[0]) & (times <= window[1])
-        hits = np.flatnonzero(keep)
-        out = [(d, s) for d, s in zip(members[hits].tolist(), scores[hits].tolist(), strict=True)
-               if not (exclude and d in exclude)]
-        out.sort(key=lambda x: -x[1])  # stable: equal scores keep bucket order
-        return out
+        return members, times, scores
 
     def _pack(self, lead: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The newest ``max_bucket`` members of a bucket, their times, and their slots

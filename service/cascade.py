@@ -626,21 +626,19 @@ class Cascade:
 
     def _outside_window(self, probe: Probe) -> str | None:
         """For an item no stage found a candidate for: the first candidate a cheap stage (exact,
-        n-gram, MinHash) finds at or above its threshold outside the candidate window, as the
-        reason (the index still holds items up to twice the window back). The vector search is
-        not run again: it would cost what the embedding stage cost; its out-of-window hits stay
-        unnamed."""
-        whole = Probe(probe.item, probe.state, probe.vector, None, probe.exclude_doc, refs=probe.refs)
+        n-gram, MinHash) found at or above its threshold outside the candidate window, as the
+        reason (the index still holds items up to twice the window back). Each cheap stage kept
+        its hits outside the window from its one search (``Probe.outside``): nothing is searched
+        again. The vector search's hits outside the window stay unnamed."""
         for stage in self.stages:
-            if not stage.settles_cheaply or not stage.active(probe.state):
+            beyond = probe.outside.get(stage.name) if stage.settles_cheaply else None
+            if beyond is None:
                 continue
-            for doc, score in stage.candidates(whole):
-                if score < stage.threshold:
-                    break
+            for doc, score in beyond():
                 if doc == probe.exclude_doc or probe.in_window(doc):
                     continue
                 days = abs(probe.state.entries.time_of(doc) - probe.item.time) / DAY
-                return (f"a candidate outside the window: {stage.describe(whole, doc, score)}, "
+                return (f"a candidate outside the window: {stage.describe(probe, doc, score)}, "
                         f"{days:.1f} days apart (window_days {self.config.copy.window_days:g})")
         return None
 

@@ -127,6 +127,10 @@ class Probe:
     # Representatives scored headline with headline (only one side has a body): their reason says so.
     headline_only: set[int] = field(default_factory=set)
     refs: Refs = field(default_factory=Refs)
+    # Per cheap stage that searched with a window: its hits outside the window at or above its
+    # threshold, best first, from the same search (computed when called). An item no stage found
+    # a candidate for names the first as its reason (``Cascade._outside_window``).
+    outside: dict[StageName, Callable[[], list[tuple[int, float]]]] = field(default_factory=dict)
 
     def in_window(self, doc: int) -> bool:
         return self.window is None or self.window[0] <= self.state.entries.time_of(doc) <= self.window[1]
@@ -202,7 +206,8 @@ class Stage(ABC):
 
     @abstractmethod
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
-        """(document, score) pairs, best first; the walk stops at the first below ``threshold``."""
+        """(document, score) pairs, best first; the walk stops at the first below ``threshold``.
+        A cheap stage searching with a window also files its hits outside it in ``probe.outside``."""
 
     @abstractmethod
     def describe(self, probe: Probe, doc: int, score: float) -> str:
@@ -250,11 +255,14 @@ class ExactStage(Stage):
         return 1.0  # an exact hit scores 1.0: every one is proposed
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
-        f, state = probe.item, probe.state
-        for key in f.exact_keys:
-            for doc in state.exact.lookup(key):
-                if doc != probe.exclude_doc and doc in state.entries and probe.in_window(doc):
-                    yield doc, 1.0
+        state, exclude = probe.state, probe.exclude_doc
+        found = [d for key in probe.item.exact_keys for d in state.exact.lookup(key)
+                 if d != exclude and d in state.entries]
+        if probe.window is None:
+            return [(d, 1.0) for d in found]
+        if found:
+            probe.outside[self.name] = lambda: [(d, 1.0) for d in found if not probe.in_window(d)]
+        return ((d, 1.0) for d in found if probe.in_window(d))
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         # A document found under the item's whole-text key was found there first.
@@ -292,7 +300,12 @@ class NgramStage(ConfiguredStage):
         return self.config.copy.ngram_threshold
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
-        return probe.state.ngram.candidates(probe.item.lead, probe.item.grams, window=probe.window)
+        f = probe.item
+        if probe.window is None:
+            return probe.state.ngram.candidates(f.lead, f.grams)
+        inside, probe.outside[self.name] = probe.state.ngram.candidates_split(f.lead, f.grams, probe.window,
+                                                                               self.threshold)
+        return inside
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         return (f"ngram: weighted 3-gram Jaccard {score:.3f} >= {self.threshold} "
@@ -319,7 +332,11 @@ class MinHashStage(ConfiguredStage):
         return self.config.copy.minhash_threshold
 
     def candidates(self, probe: Probe) -> Iterable[tuple[int, float]]:
-        return probe.state.minhash.candidates(probe.item.grams, window=probe.window)
+        if probe.window is None:
+            return probe.state.minhash.candidates(probe.item.grams)
+        inside, probe.outside[self.name] = probe.state.minhash.candidates_split(probe.item.grams, probe.window,
+                                                                                 self.threshold)
+        return inside
 
     def describe(self, probe: Probe, doc: int, score: float) -> str:
         return f"minhash: 3-gram Jaccard {score:.3f} >= {self.threshold} with {probe.refs.anchor(doc)}"

@@ -162,6 +162,31 @@ def test_vectorised_verification_gives_the_pairwise_answer_and_floor_cuts_its_he
     assert hits > 5_000  # the LSH did propose many pairs
 
 
+def test_candidates_split_is_the_windowed_search_and_the_hits_outside_it() -> None:
+    """``candidates_split`` (one LSH query, issue 37) answers what two queries answered: the windowed
+    ``candidates``, and the unwindowed one's hits outside the window at or above the floor, in its
+    order (ties by id); with few hits (verified pair by pair) and many (vectorised), and removals."""
+    rng = np.random.default_rng(5)
+    shared = rng.integers(0, 2**32, 40, dtype=np.uint64).astype(np.uint32)
+    idx = MinHashIndex(threshold=0.5)
+    named = 0
+    for i in range(400):
+        own = rng.integers(0, 2**32, int(rng.integers(0, 20)), dtype=np.uint64).astype(np.uint32)
+        g = np.unique(np.concatenate([rng.choice(shared, int(rng.integers(5, 40)), replace=False), own]))
+        lo = float(rng.integers(0, 400))
+        window, floor = (lo, lo + float(rng.integers(0, 100))), float(rng.choice([0.3, 0.6, 0.71, 1.0]))
+        inside, beyond = idx.candidates_split(g, window, floor)
+        assert inside == idx.candidates(g, window=window), i
+        want = [(d, s) for d, s in idx.candidates(g) if s >= floor and not window[0] <= float(d) <= window[1]]
+        assert beyond() == want, i
+        named += bool(want)
+        idx.add(i, g, float(i))
+        if i % 9 == 0:
+            idx.remove(i // 2)
+    assert named > 20
+    assert MinHashIndex().candidates_split(shared, (0.0, 1.0), 0.5)[1]() == []
+
+
 def test_member_hash_table_agrees_with_binary_search() -> None:
     rng = np.random.default_rng(4)
     for size in (1, 2, 17, 44, 255, 256, 257, 600):

@@ -8,13 +8,16 @@ decision's stage and reasons.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 
+from index.exact import ExactIndex
 from index.features import ItemFeatures
+from index.minhash import BandTable
 from index.ngram import GatedNgramIndex
 from service.cascade import Cascade
 from service.config import EngineConfig
@@ -60,19 +63,31 @@ class FakeTable:
 @dataclass
 class FakeExact:
     keys: dict[int, list[int]] = field(default_factory=dict)
+    lookups: int = 0
 
     def lookup(self, key: int) -> list[int]:
+        self.lookups += 1
         return list(self.keys.get(key, []))
 
 
 @dataclass
 class FakeHits:
-    """Fixed (doc, score) hits, best first, whatever the query."""
+    """Fixed (doc, score) hits, best first, whatever the query; ``outside``: those a search with a
+    window finds outside it (best first). ``searches`` counts the searches."""
 
     hits: list[tuple[int, float]] = field(default_factory=list)
+    outside: list[tuple[int, float]] = field(default_factory=list)
+    searches: int = 0
 
     def candidates(self, *args: object, **kwargs: object) -> list[tuple[int, float]]:
+        self.searches += 1
         return list(self.hits)
+
+    def candidates_split(self, *args: object) -> tuple[list[tuple[int, float]], object]:
+        self.searches += 1
+        floor = args[-1]
+        assert isinstance(floor, float)
+        return list(self.hits), lambda: [h for h in self.outside if h[1] >= floor]
 
 
 @dataclass
@@ -158,6 +173,77 @@ def test_an_exact_copy_outside_the_window_is_not_a_candidate():
     s.exact.keys = {}
     assert match(s, f, window=(T0 - 86_400, T0 + 86_400)).decision.reasons == [
         "no candidate above any stage's threshold"]
+
+
+def counted_searches(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Counts, by name, the cheap indices' searches: an exact-key lookup, an n-gram bucket scored
+    (``_pack``: every n-gram search reads its bucket through it), a MinHash LSH query."""
+    counts: Counter[str] = Counter()
+
+    def spy(name: str, orig: Callable[..., object]) -> Callable[..., object]:
+        def counted(*args: object) -> object:
+            counts[name] += 1
+            return orig(*args)
+        return counted
+
+    for name, cls, attr in (("exact", ExactIndex, "lookup"), ("ngram", GatedNgramIndex, "_pack"),
+                            ("minhash", BandTable, "query")):
+        monkeypatch.setattr(cls, attr, spy(name, getattr(cls, attr)))
+    return counts
+
+
+def real_state(*docs: tuple[int, ItemFeatures]) -> CandidateState:
+    """A candidate state (real indices) with each document the anchor of its own copy group."""
+    s = CandidateState(CFG, None)
+    for doc, f in docs:
+        s.put(Entry(doc, doc, 10 * doc, f, None, None))
+        s.set_rep(10 * doc, doc)
+    return s
+
+
+@pytest.mark.parametrize(("old_title", "reason"), [
+    ("Fed raises rates by a quarter point", "exact: same normalised title as document 7"),
+    ("Fed raises rates by a quarter point, stocks fall", "ngram: weighted 3-gram Jaccard 0.6"),  # IDF: 0.6..
+    ("BREAKING: Fed raises rates by a quarter point", "minhash: 3-gram Jaccard 0.775 >= 0.6 with anchor 7"),
+    ("Quake hits Turkey", None),
+])
+def test_an_item_with_no_candidate_searches_each_cheap_index_once_and_names_one_outside_the_window(
+        monkeypatch: pytest.MonkeyPatch, old_title: str, reason: str | None) -> None:
+    # Issue 37: the reason "a candidate outside the window" came from a second search of every
+    # cheap index, without the window; now each stage keeps its hits outside the window from its one
+    # search. An exact-key lookup is one per key, plus the one the exact reason's wording makes.
+    f = feats("Fed raises rates by a quarter point")
+    s = real_state((2, feats("Fed chair speaks on jobs", t=T0 - 20 * 86_400)),  # in the n-gram bucket 'fed'
+                   (3, feats("Quake hits Turkey", t=T0)), (7, feats(old_title, t=T0 - 30 * 86_400)))
+    counts = counted_searches(monkeypatch)
+    d = match(s, f, window=(T0 - 86_400, T0 + 86_400)).decision
+    assert not d.same and len(d.reasons) == 1
+    if reason is None:
+        assert d.reasons == ["no candidate above any stage's threshold"]
+    else:
+        assert d.reasons[0].startswith(f"a candidate outside the window: {reason}")
+        assert d.reasons[0].endswith(", 30.0 days apart (window_days 7)")
+    assert counts == {"exact": len(f.exact_keys) + (reason is not None and reason.startswith("exact")),
+                      "ngram": 1, "minhash": 1}
+
+
+def test_the_reason_outside_the_window_skips_the_excluded_document_and_prefers_the_earlier_stage() -> None:
+    f = feats("Fed raises rates by a quarter point")
+    old = T0 - 30 * 86_400
+    s = real_state((5, feats("Fed raises rates by a quarter point, stocks fall", t=old - 86_400)),
+                   (7, feats("Fed raises rates by a quarter point", t=old)))
+    window = (T0 - 86_400, T0 + 86_400)
+    c = Cascade(CFG, None)
+    assert c.match(f, s, no_vector, window).decision.reasons[0].startswith(
+        "a candidate outside the window: exact: same normalised title as document 7, 30.0 days")
+    # Document 7 is the item itself (a settling replay): the n-gram stage's hit is named.
+    reason = c.match(f, s, no_vector, window, exclude_doc=7).decision.reasons[0]
+    assert reason.startswith("a candidate outside the window: ngram: weighted 3-gram Jaccard 0.")
+    assert reason.endswith(" >= 0.3 with anchor 5 (lead 'fed'), 31.0 days apart (window_days 7)")
+    # In the window, a candidate is proposed (and would be named): no reason outside it.
+    assert c.match(f, s, no_vector, (old - 86_400, T0)).decision.reasons[0].startswith("exact: same normalised")
+    # Without a window (stateless dedupe) nothing is outside it.
+    assert c.match(f, s, no_vector, None).decision.matched_id == 7
 
 
 def test_the_walk_stops_at_the_first_hit_below_the_threshold():
