@@ -43,7 +43,7 @@ def test_the_shipped_engine_on_the_fourth_blind_pairs() -> None:
     Copies: 14 of 70 (same-language rewordings 3 of 44: the verifier refused 29 and 20 fell below
     the cosine threshold; Korean-English 11 of 26). After the sixth and seventh frames passes: 8
     false merges (time frame 2, outcome 2, modality, instrument, follow-up and who / where / which 1
-    each), the same 14 copies. The test holds those figures: fewer false merges
+    each), the same 14 copies; after the ninth frames pass (its own invented pairs), 7. The test holds those figures: fewer false merges
     or more copies are progress (tighten the bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 8 and sum(found.values()) >= 14, (found, false_merges)
+    assert sum(false_merges.values()) <= 7 and sum(found.values()) >= 14, (found, false_merges)

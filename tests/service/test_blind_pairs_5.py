@@ -2,7 +2,12 @@
 2026-12-07 before any scoring, by a writer who read neither the engine's code, its rules, its notes,
 the other hand-written sets nor /work/shared/eval-data (only the descriptions of blind sets 3 and 4,
 for the shape and the kinds used before). Kept as written: no rule is to be tuned on it (a frame
-written from one of its pairs makes that pair no longer blind; say so here if it happens)."""
+written from one of its pairs makes that pair no longer blind; say so here if it happens).
+
+Spent as classes (not as pairs): its first scoring found five kinds no rule knew (forecast / actual,
+partial / full, record matched / broken, preliminary / final release, plan / reversal); the ninth
+frames pass wrote its own invented pairs for them (tests/data/frame_pairs_9.jsonl), so their
+figures below are no longer blind measures."""
 
 from __future__ import annotations
 
@@ -37,7 +42,10 @@ def test_the_shipped_engine_on_the_fifth_blind_pairs() -> None:
     another counterpart, outcome, who / where / which, numbers and dates 0 of 50. Copies: 23 of 70
     (same-language rewordings 11 of 44: the verifier refused 23, 6 fell below the cosine threshold,
     4 a guard; Korean-English 12 of 26: 9 below every threshold, the verifier refused 4, a guard 1).
+    After the ninth frames pass (written from its own invented pairs for the five new kinds, which
+    are spent as classes, not as pairs): 13 false merges (forecast / actual 3, partial / full 3,
+    preliminary / final release 3, reversal 2, follow-up 2), the same 23 copies.
     The test holds those figures: fewer false merges or more copies are progress (tighten the
     bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 33 and sum(found.values()) >= 23, (found, false_merges)
+    assert sum(false_merges.values()) <= 13 and sum(found.values()) >= 23, (found, false_merges)
