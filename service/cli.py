@@ -667,6 +667,9 @@ def cmd_clusters(args: argparse.Namespace) -> int:
 
 
 def _print_story(view: dict[str, Any]) -> None:
+    if not view["copy_groups"]:  # as the /ui page says it: no span, languages or title to print
+        print(f"story {view['id']}: no members left (deleted, split or merged away)")
+        return
     print(f"story {view['id']}: {_count(len(view['copy_groups']), 'copy group')}, {', '.join(view['languages'])}, "
           f"{view['start']} .. {view['end']}")
     for g in view["copy_groups"]:

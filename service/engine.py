@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import numbers
 import time as _time
 import warnings
@@ -121,6 +122,7 @@ class Deduper:
         self.story_level = StoryLevel(ctx, self.recorder)
         # Other workers' new items reach the open stories as they reach the candidate state.
         ctx.restart.on_new_documents = self.story_level.take_in
+        ctx.restart.on_deleted_document = functools.partial(self.story_level.forget, counted=False)
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
         self._owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
@@ -290,6 +292,7 @@ class Deduper:
                 return False
             now = _time.time()
             self.store.mark_deleted(document_id, now)
+            self.story_level.forget(doc)  # before the state forgets it: its story time reads its anchor there
             self.ctx.state.remove(document_id)
             if doc.cluster_id is not None:
                 cluster = self.store.get_cluster(doc.cluster_id)

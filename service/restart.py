@@ -91,6 +91,8 @@ class StateRestart:
         # Told the documents a replay brought in that the state did not hold (other workers' new
         # items): the engine's story level adds them to its open stories (StoryLevel.take_in).
         self.on_new_documents: Callable[[list[tuple[DocumentRow, VersionRow]]], object] | None = None
+        # Told each document another worker deleted, before the state forgets it (StoryLevel.forget).
+        self.on_deleted_document: Callable[[DocumentRow], object] | None = None
 
     def advance(self, cursor: int) -> None:
         """The state now reflects the store up to change ``cursor`` (the engine's own writes)."""
@@ -393,6 +395,8 @@ class StateRestart:
         for doc_id in doc_ids:
             doc = self.store.get_document(doc_id)
             if doc is None or doc.deleted or doc.latest_version_id is None or doc.cluster_id is None:
+                if doc is not None and doc.deleted and self.on_deleted_document is not None:
+                    self.on_deleted_document(doc)
                 self.state.remove(doc_id)
                 continue
             ver = self.store.get_version(doc.latest_version_id)

@@ -309,7 +309,8 @@ class Settling:
         started = _time.perf_counter()
         self.ctx.catch_up()  # other workers' items into the state first: their anchors time re-runs
         self.story.sync_corrections()
-        rows = [(doc, ver) for doc, ver in self.story.open_rows() if doc.cluster_id is not None]
+        rows = self.story.story_rows([(doc, ver) for doc, ver in self.story.open_rows() if doc.cluster_id is not None],
+                                     every=True)
         # Without a publication time an item's only order is its arrival: such items are replayed
         # after the timed ones, copy group by copy group (service/settle.py, settle_order).
         untimed = sum(doc.published_at is None for doc, _ in rows)

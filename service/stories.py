@@ -404,6 +404,17 @@ class StoryEvidence:
                 and bool(self.figures) and bool(member.figures) and self.figures != member.figures)
 
 
+def same_evidence(a: StoryEvidence, b: StoryEvidence) -> bool:
+    """Whether ``a`` and ``b`` are one item's evidence (its text, time and vector), read from the
+    stream or from the store."""
+    if (a.headline, a.words, a.anchors, a.time, a.lang, a.frame, a.figures) != (
+            b.headline, b.words, b.anchors, b.time, b.lang, b.frame, b.figures):
+        return False
+    if a.vector is None or b.vector is None:
+        return a.vector is None and b.vector is None
+    return bool(np.array_equal(a.vector, b.vector))
+
+
 class StoryVeto(Protocol):
     """Says why an item must not join a story member's story (None: no objection).
 
@@ -1565,6 +1576,46 @@ class StoryTracker:
         if settle:
             self.revise_around(unit)
         return self.units[unit].story
+
+    def remove(self, story_id: int, unit: Hashable, ev: StoryEvidence) -> bool | None:
+        """Take one member's evidence (``ev``, as it was added with ``unit``) out of story
+        ``story_id``, as if it had never arrived: a deleted document. The story is rebuilt from its
+        revision log without that entry (kept members, vectors, counts and the unit's lead as a
+        restart reads them), the word statistics lose its words; a story left empty is closed.
+        True: removed; False: the log does not hold it (never read here, e.g. another worker's
+        item deleted before this one read it); None: the story keeps no complete log (revision
+        off, or rebuilt by an editor's correction), so the caller rebuilds it from the store."""
+        story = self.stories.get(story_id)
+        if story is None:
+            return False
+        if not story.revisable():
+            return None
+        at = next((i for i, (k, e) in enumerate(story.log) if k == unit and same_evidence(e, ev)), None)
+        if at is None:
+            return False
+        log = story.log[:at] + story.log[at + 1:]
+        rebuilt = self._rebuilt(story_id, log)
+        if rebuilt is None:
+            del self.stories[story_id]
+        else:
+            self.stories[story_id] = rebuilt
+        self.uncount(ev)
+        u = self.units.get(unit)
+        if u is not None:
+            rest = [e for k, e in log if k == unit]
+            if rest:
+                u.lead = rest[0]
+            else:
+                del self.units[unit]
+        return True
+
+    def uncount(self, ev: StoryEvidence) -> None:
+        """Take a removed item out of the word statistics (IDF) that ``add`` counted it in."""
+        self.docs -= 1
+        for term in set(ev.words) | ev.anchors:
+            self.df[term] -= 1
+            if self.df[term] <= 0:
+                del self.df[term]
 
     def rebuild(self, story_id: int, evidence: Iterable[StoryEvidence]) -> None:
         """Replace story ``story_id``'s evidence by ``evidence`` (its members as they are now), or

@@ -198,7 +198,36 @@ class StoryLevel:
                     if ver is not None:
                         rows.append((doc, ver))
         for part in dict.fromkeys([*wanted, *parts]):
-            self.stories.rebuild(part, [ev for _, ev in self.stored_evidence(parts.get(part, []))])
+            self.stories.rebuild(part, [ev for _, ev in self.stored_evidence(self.story_rows(parts.get(part, [])))])
+
+    def forget(self, doc: DocumentRow, *, counted: bool = True) -> None:
+        """Take a deleted document's evidence out of its open story, as a restart (which reads live
+        documents only) would not have it: before, its words and vector kept drawing items into its
+        story until the next restart or settling (the thirteenth tour). Call it before the document
+        leaves the candidate state (its story time reads its group's anchor there). ``counted``:
+        the tracker is known to hold it (this worker's deletion); another worker's may not have
+        reached it, so a story without a log is then rebuilt without touching the word statistics."""
+        group = doc.cluster_id
+        if group is None:
+            return
+        first = self.story_rows([(doc, self.ctx.store.get_version(doc.latest_version_id))]
+                                if doc.latest_version_id is not None else [])
+        if not first or first[0][1] is None:
+            return
+        unit = self.stories.units.get(group)
+        cluster = self.ctx.store.get_cluster(group)
+        part = unit.story if unit is not None else (
+            (self.evidence_part(cluster) or cluster.story_id) if cluster is not None else None)
+        if part is None:
+            return
+        ((_, ev),) = self.stored_evidence(first)
+        self.read_versions.pop(first[0][1].id, None)
+        if self.stories.remove(part, group, ev) is None:
+            self.restory([part])  # the store's live members: the deleted one is not among them
+            if counted:
+                self.stories.uncount(ev)
+        if not self.ctx.store.members_of(group):  # its last live member: a restart has no such group
+            self.group_story.pop(group, None)
 
     def take_in(self, rows: list[tuple[DocumentRow, Any]]) -> int:
         """Other workers' new items (a change-feed replay, ``StateRestart.on_new_documents``) into
@@ -208,7 +237,7 @@ class StoryLevel:
         store made two stories (the seventh tour). Items older than a warm restart reads are left
         out, as there. Returns how many were added."""
         horizon = _time.time() - max(self.ctx.config.operations.warmup_days, self.ctx.config.story.window_days) * DAY
-        recent = [(doc, ver) for doc, ver in rows if doc.cluster_id is not None and ver.id not in self.read_versions
+        recent = [(doc, ver) for doc, ver in self.story_rows(rows) if doc.cluster_id is not None and ver.id not in self.read_versions
                   and (not self.ctx.config.story.window_days or max(doc.first_seen, doc.published_at or 0.0) >= horizon)]
         return self._add_stored(recent)
 
@@ -242,13 +271,26 @@ class StoryLevel:
                                               _time.time() - max(self.ctx.config.operations.warmup_days,
                                                                  self.ctx.config.story.window_days) * DAY))
 
+    def story_rows(self, rows: list[tuple[DocumentRow, Any]], *, every: bool = False) -> list[tuple[DocumentRow, Any]]:
+        """``rows`` with each document's first version in place of its latest: the text its story
+        evidence was built from when it arrived. A new version (a correction at the same URL) keeps
+        its copy group and story and brings no evidence of its own (``CopyLevel.known_document``),
+        so a restart, a settling and another worker read what the stream read; the latest version's
+        words and (absent, unless it represents its group) vector made a restarted engine place
+        later items otherwise (the thirteenth tour). ``every``: look the versions up in one pass
+        over the store (a warm restart) instead of by id."""
+        if not rows:
+            return rows
+        first = self.ctx.store.first_versions(None if every else [doc.id for doc, _ in rows])
+        return [(doc, first.get(doc.id, ver)) for doc, ver in rows]
+
     def warm(self) -> int:
         """Rebuild the open stories from the store: every live item of the last ``story_window_days``
         (before the newest item's time), oldest first, with its stored vectors."""
         self.stories = self.new_tracker()
         self.group_story = {}
         self.read_versions = {}
-        rows = self.open_rows()
+        rows = self.story_rows(self.open_rows(), every=True)
         if not rows:
             return 0
         added = self._add_stored(rows)

@@ -290,7 +290,8 @@ class IngestResultOut(_CopyGroupAlias):
     story_id: int | None = Field(None, description="the story (same event) the copy group is in: GET /v1/stories/{id}")
     representative_id: int
     status: StatusName
-    duplicate_of: int | None
+    duplicate_of: int | None = Field(description="status duplicate: the copy group's representative when the item "
+                                                 "joined (matched_copy is the document it matched); else null")
     decision: DecisionOut
 
 

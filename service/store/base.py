@@ -8,7 +8,7 @@ both think a URL is new cannot both store it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -168,6 +168,7 @@ class Store(Protocol):
     def max_change(self) -> int: ...
     def live_documents(self, since: float) -> Iterator[tuple[DocumentRow, VersionRow]]: ...
     def live_document_ids(self, since: float) -> set[int]: ...
+    def first_versions(self, document_ids: Collection[int] | None = None) -> dict[int, VersionRow]: ...
     def counts(self) -> dict[str, int]: ...
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -275,6 +275,20 @@ class SQLStoreBase:
                 break
             for r in rows:
                 yield _doc(r[:10]), _ver(r[10:])
+
+    def first_versions(self, document_ids: Collection[int] | None = None) -> dict[int, VersionRow]:
+        """The first version of each of these documents (None: of every one) that has more than one:
+        what the story level read when the document arrived (a new version leaves its story as it is)."""
+        many = "SELECT MIN(id) FROM versions{} GROUP BY document_id HAVING COUNT(*) > 1"
+        if document_ids is None:
+            rows = self._all(f"SELECT {_VER_COLS} FROM versions WHERE id IN ({many.format('')})")
+        else:
+            ids, rows = sorted(set(document_ids)), []
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                inner = many.format(f" WHERE document_id IN ({', '.join('?' for _ in chunk)})")
+                rows += self._all(f"SELECT {_VER_COLS} FROM versions WHERE id IN ({inner})", tuple(chunk))
+        return {v.document_id: v for v in map(_ver, rows)}
 
     def live_document_ids(self, since: float) -> set[int]:
         """Ids of the documents ``live_documents(since)`` yields, without reading their rows."""

@@ -384,3 +384,20 @@ def test_a_byte_order_mark_is_read_and_a_gzip_file_is_named(tmp_path):
     res = run("ingest", str(gz), "--db", f"sqlite:///{tmp_path}/s.db", "--model", "none")
     assert res.stderr.decode().strip() == (f"{gz}: not UTF-8 (invalid start byte at byte 1): it is gzip-compressed; "
                                            "decompress it first (gunzip)")
+
+
+def test_a_story_whose_members_were_all_deleted_says_so(tmp_path, capsys):
+    # The thirteenth tour: after a privacy deletion of a story's only document, `stories --id`
+    # printed "story 54: 0 copy groups, , None .. None".
+    from service.cli import main
+    from service.engine import Deduper
+
+    db = f"sqlite:///{tmp_path}/s.db"
+    d = Deduper.open(db, model=None)
+    r = d.ingest({"title": "Fire at Busan warehouse forces 340 to evacuate", "url": "https://a.example/1",
+                  "published_at": "2026-12-07T00:30:00Z"})
+    assert d.delete_document(r.document_id)
+    d.close()
+    assert main(["stories", "--id", str(r.story_id), "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert out.strip() == f"story {r.story_id}: no members left (deleted, split or merged away)"
