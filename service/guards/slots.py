@@ -1367,30 +1367,31 @@ class SlotAnalyzer:
                             and any(self.close(k, ok) for k in m.keys for ok in o.keys))):
                     return o.surface
             return None
-        for o in other.mentions:
-            if o.slot in ("who", "where") and o.script == m.script and names_alike(m, o) and not aliases_apart(m, o):
+        # the other side's names the alias tables know as other identities than m's (ninth mend)
+        apart = frozenset(idx for idx, o in enumerate(other.mentions) if aliases_apart(m, o))
+        for idx, o in enumerate(other.mentions):
+            if o.slot in ("who", "where") and o.script == m.script and idx not in apart and names_alike(m, o):
                 return o.surface
         if m.script == "latin":
             toks = [t.casefold() for t in m.surface.split()]
             # a word of the name that the other side writes only inside another known name is not
             # the name: "Financial" of "KB Financial" in "Shinhan Financial" (ninth mend)
-            apart = {t for o in other.mentions if aliases_apart(m, o) for t in o.surface.casefold().split()}
+            apart_words = {t for idx in apart for t in other.mentions[idx].surface.casefold().split()}
             if toks and (all(t in other.latin_tokens for t in toks) or (len(toks) > 1 and toks[-1] in other.latin_tokens)) \
-                    and not apart.issuperset(toks[-1:]):
+                    and not apart_words.issuperset(toks[-1:]):
                 return f"{m.surface} (named on both sides)"
             for idx, o in enumerate(other.mentions):
-                if o.slot in ("who", "where") and not aliases_apart(m, o) and any(
+                if o.slot in ("who", "where") and idx not in apart and any(
                         self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):
                     return o.surface
-            used = {k for idx in taken for k in other.mentions[idx].keys} | {
-                k for o in other.mentions if aliases_apart(m, o) for k in o.keys}
+            used = {k for idx in taken | apart for k in other.mentions[idx].keys}
             if any(self.close(k, hk) for k in m.keys for hk in other.hangul_keys if hk not in used):
                 return f"{m.surface} {TRANSLITERATED}"
             return None
         if m.norm in other.flat:
             return f"{m.surface} (named on both sides)"
         for idx, o in enumerate(other.mentions):
-            if o.slot not in ("who", "where") or aliases_apart(m, o):
+            if o.slot not in ("who", "where") or idx in apart:
                 continue
             if o.script == "hangul" and min(len(o.norm), len(m.norm)) >= 2 and (
                     o.norm in m.norm or m.norm in o.norm or abbreviates(o.norm, m.norm)):
@@ -1400,8 +1401,7 @@ class SlotAnalyzer:
             # spelled differently (로어노크 / 로아노크) or in the other script: the phonetic key
             if any(self.close(k, ok, o.script != m.script and idx not in taken) for k in m.keys for ok in o.keys):
                 return o.surface
-        used = {k for idx in taken for k in other.mentions[idx].keys} | {
-            k for o in other.mentions if aliases_apart(m, o) for k in o.keys}
+        used = {k for idx in taken | apart for k in other.mentions[idx].keys}
         if any(self.close(k, lk) for k in m.keys for lk in other.latin_keys if lk not in used):
             return f"{m.surface} {TRANSLITERATED}"
         return None
