@@ -68,14 +68,14 @@ class EngineCounters:
         moves.add_metric(["copy"], v("settle_copy_moves", 0))
         moves.add_metric(["story"], v("settle_story_moves", 0))
         yield moves
-        deletions = CounterMetricFamily("samestory_deletions", "Documents deleted")
-        deletions.add_metric([], v("deletions", 0))
+        deletions = CounterMetricFamily("samestory_deletions",
+                                        "Documents deleted; new_representative true: the deleted document was its "
+                                        "copy group's representative and another member took its place",
+                                        labels=["new_representative"])
+        moved = v("deletion_representative_moves", 0)
+        deletions.add_metric(["true"], moved)
+        deletions.add_metric(["false"], v("deletions", 0) - moved)
         yield deletions
-        reps = CounterMetricFamily("samestory_deletion_representative_moves",
-                                   "Deletions of a copy group's representative that made another member the "
-                                   "representative")
-        reps.add_metric([], v("deletion_representative_moves", 0))
-        yield reps
 
 
 class Metrics:

@@ -180,7 +180,7 @@ def test_metrics_help_says_copy_group_where_it_counts_copy_groups(client):
     assert "done, failed" in helps["samestory_settle_runs_total"]
     assert "copy group (level copy)" in helps["samestory_settle_moves_total"]
     assert "story (level story)" in helps["samestory_settle_moves_total"]
-    assert "representative" in helps["samestory_deletion_representative_moves_total"]
+    assert "representative" in helps["samestory_deletions_total"]
 
 
 def _metric(text: str, name: str) -> float:
@@ -237,8 +237,8 @@ def test_settling_and_deletion_are_counted_and_logged_without_texts(make_client,
     deleted = client.delete(f"/v1/documents/{rep}").json()
     assert deleted["new_representative_id"] is not None
     text = client.get("/metrics").text
-    assert _metric(text, "samestory_deletions_total") == 1.0
-    assert _metric(text, "samestory_deletion_representative_moves_total") == 1.0
+    assert _metric(text, 'samestory_deletions_total{new_representative="true"}') == 1.0
+    assert _metric(text, 'samestory_deletions_total{new_representative="false"}') == 0.0
     lines = [r for r in caplog.records if r.name == "samestory.engine"]
     assert [r.getMessage() for r in lines] == [f"document {rep} deleted"] and lines[0].levelno == logging.INFO
     assert lines[0].samestory == {"document_id": rep, "copy_group_id": group,
