@@ -8,6 +8,8 @@ Used in two ways with the same stage functions and the same guards:
 from __future__ import annotations
 
 import math
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -194,8 +196,12 @@ class Cascade:
 
     def __init__(self, config: EngineConfig, guards: GuardSet | None, scorer: EmbeddingScorer | None = None,
                  stages: Sequence[Stage] | None = None, verifier: PairVerifierLike | None = None,
-                 refs: Refs | None = None) -> None:
+                 refs: Refs | None = None, counters: Counter[str] | None = None) -> None:
         self.config = config
+        # The engine's counters (``EngineContext.counters``, /metrics): what the verifier read,
+        # confirmed, refused and rescued, and its time. None (dedupe's own cascade, run beside
+        # ingestion without the engine lock): not counted, so no two threads add to one dict.
+        self.counters = counters
         # How reasons name what an item matched: store ids, or input positions (stateless dedupe).
         self.refs = refs or Refs()
         self.guards = guards
@@ -383,8 +389,18 @@ class Cascade:
         if not reads:
             return []
         texts = [reading_order(r.a, r.b) for r in reads]
+        started = time.perf_counter_ns()
         p = self.verifier.score([t[0] for t in texts], [t[1] for t in texts])
+        if self.counters is not None:
+            self.counters["verifier_ns"] += time.perf_counter_ns() - started
+            self.counters["verifier_calls"] += 1
+            self.counters["verifier_pairs"] += len(reads)
         return [float(x) for x in p]
+
+    def _count(self, outcome: str) -> None:
+        """One verifier outcome (``verifier_confirmed``, ``_refused``, ``_rescued``) in the counters."""
+        if self.counters is not None:
+            self.counters[outcome] += 1
 
     def read_pair(self, a: ItemFeatures, b: ItemFeatures) -> PairRead:
         """What the verifier reads of a pair, in :func:`verify_texts`' order, with what the guards
@@ -458,8 +474,10 @@ class Cascade:
         trace.scores["verifier"] = p
         spans = self._unmatched(read)
         if p >= threshold:
+            self._count("verifier_confirmed")
             trace.reasons.append(f"verifier: {p:.2f}, {spans}")
             return True
+        self._count("verifier_refused")
         trace.reasons.append(f"verifier: {p:.2f} < {threshold:.2f}, {spans}")
         if "verifier" not in trace.blocked_by:
             trace.blocked_by.append("verifier")
@@ -549,6 +567,7 @@ class Cascade:
             # anchored band's pairs were vetted there and passed: their verdicts are reused)
             if not (self._propose(trace, reason, item, other, vetted) and self._confirmed(trace, confirm, doc)):
                 continue
+            self._count("verifier_rescued")
             return Match(Decision(True, "embedding", cosine, trace.reasons, trace.blocked_by, matched_id=doc,
                                   scores=trace.scores, guards=trace.guards), cluster, doc)
         thresholds = [self.rescue_threshold(cosine) for _, _, cosine, _, _ in band]
@@ -700,4 +719,6 @@ class Cascade:
                             f"{threshold:.2f} (cosine {cos:.2f}); {self._unmatched(read)}"],
                             scores=scores)
         ok = self._propose(trace, self._rescue_reason(p, cos, a, b), a, b)
+        if ok:
+            self._count("verifier_rescued")
         return Decision(ok, "embedding", cos, trace.reasons, trace.blocked_by, scores=scores, guards=trace.guards)

@@ -72,10 +72,10 @@ class EngineContext:
         # first use (or at warm_verifier). A verifier passed in is used whatever the config says.
         if verifier is None and config.copy.verifier:
             verifier = engine_verifier(config)
-        cascade = Cascade(config, guards, scorer, verifier=verifier)
         # "checkpoints" is counted by the background writer: created here, so that thread never
         # adds a key while a reader copies the counters.
         counters: Counter[str] = Counter(checkpoints=0)
+        cascade = Cascade(config, guards, scorer, verifier=verifier, counters=counters)
         restart = StateRestart(store, config, new_state(config, embedder), counters=counters, model_name=model_name,
                                index_path=index_path(store), snapshot_path=index_path(store, ".state.npz"))
         ctx = cls(store, config, embedder, model_name, guards, url_rules, scorer, verifier, cascade, counters, restart,

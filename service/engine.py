@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import logging
 import numbers
 import time as _time
 import warnings
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from service.passages import PassageDedupeResult
 
 __all__ = ["DEFAULT_GUARDS", "DedupeResult", "Deduper", "GuardsArg", "guards_on", "resolve_guards"]
+_log = logging.getLogger("samestory.engine")
 
 
 class _Default(enum.Enum):
@@ -291,6 +293,7 @@ class Deduper:
             if doc is None or doc.deleted:
                 return False
             now = _time.time()
+            new_rep = None
             self.store.mark_deleted(document_id, now)
             self.story_level.forget(doc)  # before the state forgets it: its story time reads its anchor there
             self.ctx.state.remove(document_id)
@@ -309,6 +312,12 @@ class Deduper:
             self.store.record_change(document_id, now)
             last = self.store.max_change()
         self.restart.advance(last)
+        self.ctx.counters["deletions"] += 1
+        if new_rep is not None:
+            self.ctx.counters["deletion_representative_moves"] += 1
+        # ids only: no text of the document reaches the logs
+        _log.info("document %d deleted", document_id, extra={"samestory": {
+            "document_id": document_id, "copy_group_id": doc.cluster_id, "new_representative_id": new_rep}})
         return True
 
     # stateless ----------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ move (editors' corrections, groups outside the window), runs the replays, and st
 
 from __future__ import annotations
 
+import logging
 import time as _time
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
@@ -38,6 +39,8 @@ from service.settle import (
 from service.store.base import DocumentRow, MembershipRow
 from service.stories import story_text
 from service.story_level import StoryLevel
+
+log = logging.getLogger("samestory.engine")
 
 
 def check_hours(hours: float | None) -> None:
@@ -85,11 +88,27 @@ class Settling:
         >>> d.close()
         """
         check_hours(hours)
-        copy_report = self.settle_copies(hours=hours, progress=progress) if copies else None
-        report = self.settle_stories(hours=hours, progress=progress)
+        counters = self.ctx.counters
+        try:
+            copy_report = self.settle_copies(hours=hours, progress=progress) if copies else None
+            report = self.settle_stories(hours=hours, progress=progress)
+        except BaseException as exc:
+            counters["settle_failed"] += 1
+            log.info("settling failed: %s", type(exc).__name__, extra={"samestory": {"hours": hours, "copies": copies}})
+            raise
         report.copies = copy_report
         if copy_report is not None:
             report.seconds += copy_report.seconds
+        copy_moves = copy_report.moved if copy_report is not None else 0
+        counters["settle_runs"] += 1
+        counters["settle_copy_moves"] += copy_moves
+        counters["settle_story_moves"] += report.moved
+        log.info("settled: %d copy moves, %d story moves", copy_moves, report.moved,
+                 extra={"samestory": {"items": report.items, "copy_items": copy_report.items if copy_report else 0,
+                                      "copy_moves": copy_moves, "story_moves": report.moved,
+                                      "new_copy_groups": copy_report.new_groups if copy_report else 0,
+                                      "new_stories": report.new_stories, "hours": hours, "copies": copies,
+                                      "seconds": round(report.seconds, 3)}})
         return report
 
     def settle_copies(self, *, hours: float | None = None, progress: bool = False,

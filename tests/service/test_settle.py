@@ -369,6 +369,10 @@ def test_settling_with_another_model_than_the_stores_is_refused(tmp_path: Path) 
     d = Deduper.open(db, model=None)
     with pytest.raises(ValueError, match="embedded with fixed: settle with that model, not none"):
         d.settle_stories()
+    # a refused settling counts as failed in the engine's counters (/metrics: samestory_settle_runs_total)
+    with pytest.raises(ValueError, match="embedded with fixed"):
+        d.settle()
+    assert (d.stats()["counters"]["settle_failed"], d.stats()["counters"].get("settle_runs", 0)) == (1, 0)
     d.close()
 
 

@@ -98,6 +98,33 @@ def test_a_korean_english_pair_below_the_threshold_is_rescued_at_cosine_half() -
     assert b.decision.scores["verifier"] == pytest.approx(0.99)
 
 
+def test_the_engine_counts_what_the_verifier_read_confirmed_refused_and_rescued() -> None:
+    """The engine's counters (``/metrics``: samestory_verifier_*) say what the verifier did, counted
+    where it is called, not read back from the reasons (thirteenth tour: only its vetoes showed)."""
+    v = FakeVerifier({frozenset((FRAME_A, FRAME_B)): 0.0, frozenset((KO, EN)): 0.99})
+    d = engine(v)
+    counts = d.stats()["counters"]
+    assert [counts.get(k, 0) for k in ("verifier_pairs", "verifier_confirmed")] == [0, 0]
+    d.ingest(Article(title=KO, url="https://c.example/1"))
+    rescued = d.ingest(Article(title=EN, url="https://d.example/1"))
+    assert rescued.decision.stage == "embedding" and rescued.status == "duplicate"  # cosine 0.50: the rescue
+    d.ingest(Article(title=FRAME_A, url="https://a.example/1"))
+    assert d.ingest(Article(title=FRAME_B, url="https://b.example/1")).decision.blocked_by == ["verifier"]
+    confirmed = d.ingest(Article(title=f"{FRAME_A} today", url="https://e.example/1"))
+    assert confirmed.status == "duplicate" and confirmed.decision.stage == "ngram"  # P 0.99 (the default)
+    d.ingest(Article(title=EN, url="https://d.example/1"))  # a re-observation: the verifier is not asked
+    counts = d.stats()["counters"]
+    assert len(v.pairs) == 3
+    assert {k: counts[k] for k in ("verifier_calls", "verifier_pairs", "verifier_confirmed", "verifier_refused",
+                                   "verifier_rescued")} == {"verifier_calls": 3, "verifier_pairs": 3,
+                                                            "verifier_confirmed": 1, "verifier_refused": 1,
+                                                            "verifier_rescued": 1}
+    assert counts["verifier_ns"] > 0
+    # dedupe runs its own cascade beside ingestion (no engine lock): its reads are not counted
+    d.dedupe([FRAME_A, FRAME_B], kind="headline")
+    assert len(v.pairs) == 4 and d.stats()["counters"]["verifier_pairs"] == 3
+
+
 def test_a_rescue_refused_leaves_a_new_group_and_says_what_the_verifier_gave() -> None:
     v = FakeVerifier(default=0.1)
     d = engine(v)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from service.engine import Deduper
@@ -169,6 +171,80 @@ def test_metrics_help_says_copy_group_where_it_counts_copy_groups(client):
     helps = {line.split(" ", 3)[2]: line.split(" ", 3)[3] for line in text.splitlines() if line.startswith("# HELP ")}
     assert "copy group" in helps["samestory_merges_total"] and "story" not in helps["samestory_merges_total"]
     assert "copy groups" in helps["samestory_index_size"]
+    # the engine's own counters (the verifier, settling, deletion) say what each count is of
+    assert "Pairs the pair verifier read" in helps["samestory_verifier_pairs_total"]
+    assert "not dedupe" in helps["samestory_verifier_pairs_total"]
+    for outcome in ("confirmed", "refused", "rescued", "Korean-English"):
+        assert outcome in helps["samestory_verifier_outcomes_total"]
+    assert "Seconds" in helps["samestory_verifier_seconds_total"]
+    assert "done, failed" in helps["samestory_settle_runs_total"]
+    assert "copy group (level copy)" in helps["samestory_settle_moves_total"]
+    assert "story (level story)" in helps["samestory_settle_moves_total"]
+    assert "representative" in helps["samestory_deletions_total"]
+
+
+def _metric(text: str, name: str) -> float:
+    """The value of the one line ``name`` (with its labels) in a /metrics page."""
+    values = [float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.rsplit(" ", 1)[0] == name]
+    assert len(values) == 1, name
+    return values[0]
+
+
+def test_metrics_count_what_the_shipped_verifier_read_and_confirmed(client):
+    """The verifier's reads show in /metrics, counted where it is called (thirteenth tour: only its
+    vetoes did). The app's engine runs the shipped verifier (the default config)."""
+    before = client.get("/metrics").text
+    assert _metric(before, "samestory_verifier_pairs_total") == 0.0
+    near = [{"title": "Fed raises interest rates by a quarter point", "url": "https://a.example/fed"},
+            {"title": "Fed raises interest rates by a quarter point, analysts say", "url": "https://b.example/fed"}]
+    results = client.post("/v1/articles", json={"articles": near}).json()["results"]
+    assert [r["status"] for r in results] == ["new", "duplicate"]
+    assert any(x.startswith("verifier: 1.00") for x in results[1]["decision"]["reasons"])
+    text = client.get("/metrics").text
+    assert _metric(text, "samestory_verifier_pairs_total") == 1.0
+    assert _metric(text, "samestory_verifier_calls_total") == 1.0
+    assert _metric(text, 'samestory_verifier_outcomes_total{outcome="confirmed"}') == 1.0
+    assert _metric(text, 'samestory_verifier_outcomes_total{outcome="refused"}') == 0.0
+    assert _metric(text, 'samestory_verifier_outcomes_total{outcome="rescued"}') == 0.0
+    assert _metric(text, "samestory_verifier_seconds_total") > 0.0
+
+
+def test_settling_and_deletion_are_counted_and_logged_without_texts(make_client, caplog):
+    """``POST /v1/settlements`` and ``DELETE /v1/documents/{id}``: counters in /metrics and one info
+    line each on ``samestory.engine`` with the numbers (ids, never a text)."""
+    from tests.helpers.stories import CHAIN, CHAIN_T0
+    # arriving c, b, a, the chain streams to {a}, {b, c}; settled, b is a's copy (test_settle.py)
+    feed = [Article(title=CHAIN[k][0], url=f"https://x.example/{k}",
+                    published_at=CHAIN_T0.replace(hour=CHAIN[k][1])) for k in ("c", "b", "a")]
+    client = make_client(feed)
+    caplog.set_level(logging.INFO, logger="samestory.engine")
+    body = client.post("/v1/settlements").json()
+    assert body["copies"]["moved"] == 1
+    text = client.get("/metrics").text
+    assert _metric(text, 'samestory_settle_runs_total{outcome="done"}') == 1.0
+    assert _metric(text, 'samestory_settle_runs_total{outcome="failed"}') == 0.0
+    assert _metric(text, 'samestory_settle_moves_total{level="copy"}') == 1.0
+    assert _metric(text, 'samestory_settle_moves_total{level="story"}') == float(body["moved"])
+    settled = [r for r in caplog.records if r.name == "samestory.engine" and r.getMessage().startswith("settled")]
+    assert len(settled) == 1 and settled[0].levelno == logging.INFO
+    assert settled[0].getMessage() == f"settled: 1 copy moves, {body['moved']} story moves"
+    assert settled[0].samestory["copy_moves"] == 1 and settled[0].samestory["items"] == body["items"]
+
+    a = 3  # ingested last
+    group = client.get(f"/v1/documents/{a}").json()["copy_group_id"]
+    rep = client.get(f"/v1/copy-groups/{group}").json()["representative_id"]
+    caplog.clear()
+    deleted = client.delete(f"/v1/documents/{rep}").json()
+    assert deleted["new_representative_id"] is not None
+    text = client.get("/metrics").text
+    assert _metric(text, 'samestory_deletions_total{new_representative="true"}') == 1.0
+    assert _metric(text, 'samestory_deletions_total{new_representative="false"}') == 0.0
+    lines = [r for r in caplog.records if r.name == "samestory.engine"]
+    assert [r.getMessage() for r in lines] == [f"document {rep} deleted"] and lines[0].levelno == logging.INFO
+    assert lines[0].samestory == {"document_id": rep, "copy_group_id": group,
+                                  "new_representative_id": deleted["new_representative_id"]}
+    titles = {title for title, _ in CHAIN.values()}
+    assert not any(t in str(r.__dict__) for r in caplog.records for t in titles)  # no text in any log line
 
 
 def test_metrics_store_rows_give_every_count_samestory_stats_gives(client):
