@@ -25,7 +25,7 @@ case variants before the embedding stage anyway.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from cachetools import LRUCache
@@ -83,6 +83,33 @@ class CachedEmbedder:
         """Drop every cached vector (counters are kept)."""
         with self._lock:
             self._lru.clear()
+
+    def forget(self, texts: Iterable[str], match: Callable[[str], bool] | None = None) -> int:
+        """Drop the vectors of these exact texts (both kinds) and of every cached text ``match``
+        accepts, here and in the shared cache (erasure: ``Deduper.delete_document(id, erase=True)``).
+        Returns how many local entries went; counters are kept.
+
+        >>> import numpy as np
+        >>> class Len:
+        ...     name, dim = "len", 2
+        ...     def encode(self, texts, *, kind="passage", batch_size=64):
+        ...         return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+        >>> emb = CachedEmbedder(Len())
+        >>> _ = emb.encode(["Fed raises rates", "Fed raises rates. Body", "ECB holds"])
+        >>> emb.forget(["Fed raises rates"], match=lambda t: t.startswith("Fed")), len(emb)
+        (2, 1)
+        """
+        kinds: tuple[Kind, ...] = ("passage", "query")
+        exact = {self.key(t, k) for t in texts for k in kinds}
+        with self._lock:
+            gone = [k for k in self._lru if k in exact or (match is not None and match(k[1]))]
+            for k in gone:
+                del self._lru[k]
+        if self.shared is not None:
+            delete = getattr(self.shared, "delete_many", None)
+            if delete is not None:
+                delete(sorted(exact | set(gone)))
+        return len(gone)
 
     def encode(self, texts: Sequence[str], *, kind: Kind = "passage", batch_size: int = 64) -> np.ndarray:
         """Embed ``texts``, sending each distinct uncached key to the inner model once."""

@@ -142,6 +142,16 @@ class RedisVectorCache:
         except Exception as exc:
             self._failed(exc, "write")
 
+    def delete_many(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Delete these keys' vectors (erasure); a server failure is logged and counted, not raised:
+        the vectors then expire with their time to live (``ttl_s``)."""
+        if not keys:
+            return
+        try:
+            self.client.delete(*[self.redis_key(k) for k in keys])
+        except Exception as exc:  # any client or server failure
+            self._failed(exc, "delete")
+
     def __repr__(self) -> str:
         return (f"RedisVectorCache({self._namespace!r}, hits={self.hits}, misses={self.misses}, "
                 f"errors={self.errors})")

@@ -31,7 +31,7 @@ DEFAULT_DB = os.environ.get("SAMESTORY_DB", "sqlite:///var/samestory.db")
 DEFAULT_MODEL = os.environ.get("SAMESTORY_MODEL", "use")
 
 # Sub-command groups that live with their own package; each exposes ``register(subparsers)``.
-_PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.corrections_cli",
+_PLUGINS = ("eval.cli", "models.cli", "bench.cli", "service.api.cli", "service.corrections_cli", "service.documents_cli",
             "service.batch.cli")
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import logging
 import numbers
 import time as _time
 import warnings
@@ -27,8 +26,8 @@ from models.base import Embedder
 from service.config import EngineConfig
 from service.context import EngineContext
 from service.copy_level import CopyLevel
+from service.deletion import Deletion
 from service.recorder import Recorder
-from service.representative import best_of
 from service.settle import CopySettleReport, SettleReport
 from service.settling import Settling
 from service.stateless import DedupeResult, compare_pairs, dedupe_headlines
@@ -49,7 +48,6 @@ if TYPE_CHECKING:
     from service.passages import PassageDedupeResult
 
 __all__ = ["DEFAULT_GUARDS", "DedupeResult", "Deduper", "GuardsArg", "guards_on", "resolve_guards"]
-_log = logging.getLogger("samestory.engine")
 
 
 class _Default(enum.Enum):
@@ -126,6 +124,7 @@ class Deduper:
         ctx.restart.on_new_documents = self.story_level.take_in
         ctx.restart.on_deleted_document = functools.partial(self.story_level.forget, counted=False)
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
+        self.deletion = Deletion(ctx, self.story_level)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
         self._owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
         self._closed = False
@@ -281,44 +280,25 @@ class Deduper:
         return results
 
     # deletion ------------------------------------------------------------------------------------------
-    def delete_document(self, document_id: int) -> bool:
-        """Remove a document from the indices and mark it deleted (its rows stay for provenance)."""
+    def delete_document(self, document_id: int, *, erase: bool = False) -> bool:
+        """Remove a document from the indices and mark it deleted (its rows stay for provenance).
+
+        ``erase=True`` (privacy, a takedown) also erases it: the texts, content hashes and vectors of
+        every version, its URL and its observations' URLs and caller ids are blanked or dropped in the
+        store, the embedding caches and the state files beside a SQLite store, and the decisions of
+        other documents made against it have its words redacted (``service.erasure``). Ids, counts,
+        times, channel, source, stages and scores stay. A deleted document can be erased later; False
+        when there is nothing (more) to do: no such document, already deleted (or already erased).
+        One call, not a second method: an erasure is a deletion that also forgets the words, and the
+        two must never disagree on what deletion did.
+        """
         if isinstance(document_id, bool) or not isinstance(document_id, numbers.Integral):
             raise TypeError(f"document_id must be an int, got {type(document_id).__name__}")
+        if not isinstance(erase, bool):
+            raise TypeError(f"erase must be a bool, got {type(erase).__name__}")
         document_id = int(document_id)  # numpy's int64 (an id from a DataFrame) is one too
         self._check_open()
-        with self.store.transaction():
-            self.ctx.catch_up()
-            doc = self.store.get_document(document_id)
-            if doc is None or doc.deleted:
-                return False
-            now = _time.time()
-            new_rep = None
-            self.store.mark_deleted(document_id, now)
-            self.story_level.forget(doc)  # before the state forgets it: its story time reads its anchor there
-            self.ctx.state.remove(document_id)
-            if doc.cluster_id is not None:
-                cluster = self.store.get_cluster(doc.cluster_id)
-                # The store's live members, not memory's: a copy group older than twice the window
-                # has left memory (``CopyLevel.expire``) but its members are still there to promote.
-                live = [m.document_id for m in self.store.members_of(doc.cluster_id)]
-                if cluster is not None and cluster.representative_id == document_id and live:
-                    # The best remaining member by seed 000's rules takes the representative's place.
-                    cands = [c for c in map(self.ctx.rep_candidate, live) if c is not None]
-                    new_rep = best_of(cands, self.ctx.url_rules).doc_id
-                    self.store.set_representative(doc.cluster_id, document_id, new_rep,
-                                                  "previous representative deleted", now)
-                    self.store.record_change(new_rep, now)
-            self.store.record_change(document_id, now)
-            last = self.store.max_change()
-        self.restart.advance(last)
-        self.ctx.counters["deletions"] += 1
-        if new_rep is not None:
-            self.ctx.counters["deletion_representative_moves"] += 1
-        # ids only: no text of the document reaches the logs
-        _log.info("document %d deleted", document_id, extra={"samestory": {
-            "document_id": document_id, "copy_group_id": doc.cluster_id, "new_representative_id": new_rep}})
-        return True
+        return self.deletion.delete(document_id, erase=erase)
 
     # stateless ----------------------------------------------------------------------------------------
     def compare(self, a: Article | str, b: Article | str, *, all_scores: bool = False) -> Decision:

@@ -508,6 +508,7 @@ class DocumentOut(_CopyGroupAlias):
 class DeleteResponse(BaseModel):
     document_id: int
     deleted: bool
+    erased: bool = Field(False, description="its texts, URLs, caller ids and vectors were erased (?erase=true)")
     new_representative_id: int | None = Field(
         None, description="set when the deleted document was its copy group's representative")
 

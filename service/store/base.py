@@ -8,7 +8,7 @@ both think a URL is new cannot both store it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,6 +26,8 @@ class DocumentRow:
     published_at: float | None
     first_seen: float
     deleted: bool
+    # When its texts, URLs and vectors were erased (schema 6); None: not erased.
+    erased_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,12 @@ class Store(Protocol):
     def observations_of(self, document_id: int) -> list[ObservationRow]: ...
     def mark_deleted(self, document_id: int, now: float) -> None: ...
     def release_document_key(self, document_id: int) -> None: ...
+    def erase_document(self, document_id: int, now: float,
+                       redact: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+        """Blank a deleted document's texts, URLs, caller ids and content hashes, drop its vectors and
+        stamp ``erased_at``; rewrite with ``redact`` its own decisions and every other decision that
+        names it (``matched_id``, ``document N``, ``anchor N``). Returns the other decisions rewritten."""
+        ...
 
     # clusters
     def create_cluster(self, representative_id: int, now: float) -> int: ...

@@ -222,6 +222,13 @@ def _v5_correction_withdrawals(db: Schema) -> None:
 )""")
 
 
+def _v6_erasure(db: Schema) -> None:
+    # Erasure (``Deduper.delete_document(id, erase=True)``): when a document's texts, URLs and vectors
+    # were blanked. NULL: never erased (a deleted document may still be erased later).
+    if not db.has_column("documents", "erased_at"):
+        db.exec("ALTER TABLE documents ADD COLUMN erased_at DOUBLE PRECISION")
+
+
 STEPS: list[Step] = [
     Step(1, "base schema: documents, versions, observations, clusters, memberships, events, vectors, changes",
          _v1_base),
@@ -232,6 +239,7 @@ STEPS: list[Step] = [
             "story_reason)", _v4_stories),
     Step(5, "correction_withdrawals: editors' withdrawals of corrections (undo), with who and when",
          _v5_correction_withdrawals),
+    Step(6, "documents.erased_at: when a document's texts, URLs and vectors were erased (privacy)", _v6_erasure),
 ]
 LATEST_VERSION = STEPS[-1].version
 

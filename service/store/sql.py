@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -30,7 +31,8 @@ def _cluster(row: Any) -> ClusterRow:
                       row[6])
 
 
-_DOC_COLS = "id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted"
+_DOC_COLS = ("id, channel, doc_key, url, source, cluster_id, latest_version_id, published_at, first_seen, deleted,"
+             " erased_at")
 _VER_COLS = "id, document_id, content_hash, title, body, lang, created_at"
 # A copy group or story that holds members: a group whose every member moved to another group (an
 # editor's split withdrawn, a settling) and a story left with no such group (merged into another, its
@@ -45,7 +47,16 @@ _LIVE_SINCE = "d.deleted = 0 AND (d.first_seen >= ? OR d.published_at >= ?)"
 
 def _doc(row: Any) -> DocumentRow:
     return DocumentRow(int(row[0]), row[1], row[2], row[3], row[4], None if row[5] is None else int(row[5]),
-                       None if row[6] is None else int(row[6]), row[7], row[8], bool(row[9]))
+                       None if row[6] is None else int(row[6]), row[7], row[8], bool(row[9]),
+                       row[10])
+
+
+def _names(decision: dict[str, Any], document_id: int) -> bool:
+    """Whether a stored decision was made against ``document_id`` (matched it, or a reason names it)."""
+    if decision.get("matched_id") == document_id:
+        return True
+    mention = re.compile(rf"(?:document |anchor |#){document_id}(?!\d)")
+    return any(isinstance(r, str) and mention.search(r) for r in decision.get("reasons", ()))
 
 
 def _ver(row: Any) -> VersionRow:
@@ -164,6 +175,38 @@ class SQLStoreBase:
         """Free a deleted document's (channel, key) for a new document (its url stays)."""
         self._exec("UPDATE documents SET doc_key = NULL WHERE id = ?", (document_id,))
 
+    def erase_document(self, document_id: int, now: float,
+                       redact: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+        """See ``Store.erase_document``: the rows stay (ids, counts, times, channel, source, status,
+        stage and score), their words go. A content hash is the text's fingerprint: it becomes
+        ``erased:<version id>`` (unique per document, as the constraint wants)."""
+        self._exec("DELETE FROM vectors WHERE version_id IN (SELECT id FROM versions WHERE document_id = ?)",
+                   (document_id,))
+        self._exec("UPDATE versions SET title = '', body = '', content_hash = 'erased:' || CAST(id AS TEXT)"
+                   " WHERE document_id = ?", (document_id,))
+        self._exec("UPDATE documents SET url = NULL, doc_key = NULL, deleted = 1, erased_at = ? WHERE id = ?",
+                   (now, document_id))
+        self._exec("UPDATE observations SET url = NULL, caller_id = NULL WHERE document_id = ?", (document_id,))
+        # Decisions that name it: its own, and others' whose matched document or reasons name it (a
+        # LIKE narrows the scan; the exact test is ``_names``, on the parsed decision).
+        like = (f'%"matched_id": {document_id},%', f"%document {document_id}%", f"%anchor {document_id}%",
+                f"%#{document_id}%")
+        where = "document_id = ? OR " + " OR ".join("decision LIKE ?" for _ in like)
+        rewritten = 0
+        for table, key in (("observations", "id"), ("memberships", "document_id")):
+            for row in self._all(f"SELECT {key}, document_id, decision FROM {table} WHERE {where}",
+                                 (document_id, *like)):
+                decision = json.loads(row[2])
+                own = int(row[1]) == document_id
+                if not own and not _names(decision, document_id):
+                    continue
+                new = redact(decision)
+                if new != decision:
+                    self._exec(f"UPDATE {table} SET decision = ? WHERE {key} = ?",
+                               (json.dumps(new, ensure_ascii=False), row[0]))
+                    rewritten += not own
+        return rewritten
+
     # clusters ----------------------------------------------------------------------------------
     def create_cluster(self, representative_id: int, now: float) -> int:
         cid = self._insert("INSERT INTO clusters (representative_id, created_at, updated_at) VALUES (?, ?, ?)",
@@ -274,7 +317,7 @@ class SQLStoreBase:
             if not rows:
                 break
             for r in rows:
-                yield _doc(r[:10]), _ver(r[10:])
+                yield _doc(r[:11]), _ver(r[11:])
 
     def first_versions(self, document_ids: Collection[int] | None = None) -> dict[int, VersionRow]:
         """The first version of each of these documents (None: of every one) that has more than one:

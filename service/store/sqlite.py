@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,18 @@ class SQLiteStore(SQLStoreBase):
             if "UNIQUE" in str(exc):
                 raise DuplicateKeyError(str(exc)) from exc
             raise
+
+    def erase_document(self, document_id: int, now: float,
+                       redact: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+        """``SQLStoreBase.erase_document`` with ``secure_delete`` on: the pages the old texts leave are
+        zeroed, not left in the file's free list (some SQLite builds have it off by default; with it
+        off, an erased 9 KB body left 203 copies of its marker word in the file, tests/service/test_erase.py)."""
+        was = self._conn.execute("PRAGMA secure_delete").fetchone()[0]
+        self._conn.execute("PRAGMA secure_delete = ON")
+        try:
+            return super().erase_document(document_id, now, redact)
+        finally:
+            self._conn.execute(f"PRAGMA secure_delete = {int(was)}")
 
     @contextmanager
     def _outer_transaction(self) -> Iterator[None]:

@@ -25,7 +25,7 @@ OPERATIONS = {
 
 # What a built engine holds: its collaborators and the parts they share (each also on ``ctx``).
 PARTS = {
-    "ctx", "restart", "recorder", "copy_level", "story_level", "settling",
+    "ctx", "restart", "recorder", "copy_level", "story_level", "settling", "deletion",
     "store",
 }
 

@@ -27,24 +27,31 @@ def get_document(document_id: DocumentId, service: ServiceDep,
     return view
 
 
-@router.delete("/documents/{document_id}", response_model=DeleteResponse, summary="Delete a document",
-               responses={404: {"description": "no such document, or already deleted"}})
-def delete_document(document_id: DocumentId, service: ServiceDep) -> DeleteResponse:
+@router.delete("/documents/{document_id}", response_model=DeleteResponse, summary="Delete (or erase) a document",
+               responses={404: {"description": "no such document, or already deleted (erase: already erased)"}})
+def delete_document(document_id: DocumentId, service: ServiceDep,
+                    erase: Annotated[bool, Query(description="also erase its texts, URLs, caller ids and vectors "
+                                                             "(privacy); allowed on a deleted document")] = False,
+                    ) -> DeleteResponse:
     """Remove the document from the candidate indices and mark it deleted.
 
     Its rows stay for provenance. When it was its copy group's representative, the next-best
-    member takes over (a representative event records why).
+    member takes over (a representative event records why). ``?erase=true`` also blanks the titles
+    and bodies of its versions, its URLs and caller ids, drops its vectors and embedding-cache
+    entries, and redacts its words from other documents' reasons (``[erased]``); ids, counts,
+    times, stages and scores stay.
     """
     with service.locked("delete") as engine:
         doc = engine.store.get_document(document_id)
         if doc is None:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"document {document_id} does not exist")
         cluster = engine.store.get_cluster(doc.cluster_id) if doc.cluster_id is not None else None
-        if not engine.delete_document(document_id):
-            raise HTTPException(status.HTTP_404_NOT_FOUND, f"document {document_id} is already deleted")
+        if not engine.delete_document(document_id, erase=erase):
+            done = "erased" if erase else "deleted"
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"document {document_id} is already {done}")
         new_rep = None
         if cluster is not None and cluster.representative_id == document_id:
             after = engine.store.get_cluster(cluster.id)
             if after is not None and after.representative_id != document_id:
                 new_rep = after.representative_id
-    return DeleteResponse(document_id=document_id, deleted=True, new_representative_id=new_rep)
+    return DeleteResponse(document_id=document_id, deleted=True, erased=erase, new_representative_id=new_rep)

@@ -110,7 +110,8 @@ def test_delete_removes_from_indices_and_hands_over_representative(client):
     rep = res[1]["representative_id"]
     other = ({res[0]["document_id"], res[1]["document_id"]} - {rep}).pop()
     r = client.delete(f"/v1/documents/{rep}")
-    assert r.status_code == 200 and r.json() == {"document_id": rep, "deleted": True, "new_representative_id": other}
+    assert r.status_code == 200 and r.json() == {"document_id": rep, "deleted": True, "erased": False,
+                                                     "new_representative_id": other}
     assert client.get(f"/v1/documents/{rep}").status_code == 404
     assert client.get(f"/v1/documents/{rep}", params={"include_deleted": True}).json()["deleted"] is True
     assert client.delete(f"/v1/documents/{rep}").json()["detail"] == f"document {rep} is already deleted"

@@ -1,0 +1,146 @@
+"""Deleting and erasing a document (``Deduper.delete_document``): one job, beside the levels.
+
+A deletion marks the document deleted, takes it out of the candidate indices and its story's
+evidence, and moves its copy group's representative to the best remaining member; an erasure
+also forgets its words everywhere the engine keeps them (``service.erasure``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time as _time
+
+import numpy as np
+
+from service.context import EngineContext
+from service.representative import best_of
+from service.store.base import DocumentRow
+from service.story_level import StoryLevel
+
+_log = logging.getLogger("samestory.engine")
+
+
+class Deletion:
+    """Deletes and erases documents over the engine's context."""
+
+    def __init__(self, ctx: EngineContext, story_level: StoryLevel) -> None:
+        self.ctx, self.story_level = ctx, story_level
+        self.store, self.restart = ctx.store, ctx.restart
+
+    def delete(self, document_id: int, *, erase: bool = False) -> bool:
+        """``Deduper.delete_document`` after its arguments were checked."""
+        with self.store.transaction():
+            self.ctx.catch_up()
+            doc = self.store.get_document(document_id)
+            if doc is None or (doc.deleted and not erase) or doc.erased_at is not None:
+                return False
+            now = _time.time()
+            new_rep = self._delete(doc, now) if not doc.deleted else None
+            if erase:
+                texts = self._erase(doc, now)
+            self.store.record_change(document_id, now)
+            last = self.store.max_change()
+        self.restart.advance(last)
+        if erase:
+            self._erase_outside_store(texts)
+        if not doc.deleted:
+            self.ctx.counters["deletions"] += 1
+            if new_rep is not None:
+                self.ctx.counters["deletion_representative_moves"] += 1
+        # ids only: no text of the document reaches the logs
+        _log.info("document %d %s", document_id, "erased" if erase else "deleted", extra={"samestory": {
+            "document_id": document_id, "copy_group_id": doc.cluster_id, "new_representative_id": new_rep}})
+        return True
+
+    def _delete(self, doc: DocumentRow, now: float) -> int | None:
+        """Mark ``doc`` deleted and take it out of memory; the member that took its place as its
+        copy group's representative, if one did."""
+        document_id = doc.id
+        new_rep = None
+        self.store.mark_deleted(document_id, now)
+        self.story_level.forget(doc)  # before the state forgets it: its story time reads its anchor there
+        self.ctx.state.remove(document_id)
+        if doc.cluster_id is not None:
+            cluster = self.store.get_cluster(doc.cluster_id)
+            # The store's live members, not memory's: a copy group older than twice the window
+            # has left memory (``CopyLevel.expire``) but its members are still there to promote.
+            live = [m.document_id for m in self.store.members_of(doc.cluster_id)]
+            if cluster is not None and cluster.representative_id == document_id and live:
+                # The best remaining member by seed 000's rules takes the representative's place.
+                cands = [c for c in map(self.ctx.rep_candidate, live) if c is not None]
+                new_rep = best_of(cands, self.ctx.url_rules).doc_id
+                self.store.set_representative(doc.cluster_id, document_id, new_rep,
+                                              "previous representative deleted", now)
+                self.store.record_change(new_rep, now)
+        return new_rep
+
+    def _erase(self, doc: DocumentRow, now: float) -> list[tuple[str, str]]:
+        """The store's and memory's part of an erasure (inside the transaction); returns the texts
+        it held, for the caches outside the store."""
+        from service.erasure import erased_words, redact_decision
+
+        versions = self.store.versions_of(doc.id)
+        urls = [doc.url or ""] + [o.url or "" for o in self.store.observations_of(doc.id)]
+        texts = [(v.title, v.body) for v in versions]
+        words = erased_words([*(t for pair in texts for t in pair), *urls])
+        self.store.erase_document(doc.id, now, functools.partial(redact_decision, words=words))
+        state = self.ctx.state
+        vectors, cid = state.vectors, doc.cluster_id
+        if vectors is not None and cid is not None and cid in vectors:
+            # The copy group's vector may be this document's (its anchor's, kept when the anchor was
+            # deleted): it becomes a live member's stored one, the anchor's first, as a restart reads it.
+            vectors.remove([cid])
+            self._reattach_vector(cid)
+        if vectors is not None and vectors.kind == "flat":
+            vectors.compact()  # a removed row's numbers leave memory (HNSW: at its next compaction)
+        state.entries.compact()  # the document table's strings (title, lead) of removed rows too
+        return texts
+
+    def _reattach_vector(self, cluster_id: int) -> None:
+        from service.restart import anchor_of
+
+        members = self.store.members_of(cluster_id)
+        model = self.ctx.model_name
+        if not members or not model:
+            return
+        anchor = anchor_of(members)
+        docs = [d for d in (self.store.get_document(m.document_id) for m in members) if d is not None]
+        docs.sort(key=lambda d: d.id != anchor)
+        stored = self.store.load_vectors([d.latest_version_id for d in docs if d.latest_version_id], model)
+        for d in docs:
+            vec = stored.get(d.latest_version_id or -1)
+            if vec is not None:
+                self.ctx.state.set_cluster_vector(cluster_id, d.id, np.frombuffer(vec, dtype=np.float32))
+                return
+
+    def _erase_outside_store(self, texts: list[tuple[str, str]]) -> None:
+        """The embedding caches' and the state files' part of an erasure (after the commit)."""
+        forget = getattr(self.ctx.embedder, "forget", None)
+        if forget is not None and texts:
+            from index.features import ItemFeatures
+            from service.stories import story_text
+
+            # Every text the engine embeds of a version (exact keys: the shared cache is keyed by their
+            # hashes), and any cached text that holds a title's or body's first 60 characters (the
+            # local cache: other compositions of the same words). 8 characters: shorter pieces
+            # (a two-word title) would drop unrelated texts; the cache refills them, so over-dropping
+            # costs an encoder call, never a decision.
+            exact: set[str] = set()
+            for title, body in texts:
+                f = ItemFeatures.build(title, body, "und", 0.0)
+                exact.update({title, body, f.embed_text(True), f.embed_text(False), f.headline,
+                              story_text(title, body)})
+            exact.discard("")
+            pieces = {t.strip()[:60] for t in exact if len(t.strip()) >= 8}
+            forget(sorted(exact), match=lambda t: any(p in t for p in pieces))
+        # The state files beside a SQLite store held its features and vector: written again without
+        # them, or removed when they cannot be written now (they are an accelerator; a start rebuilds).
+        # An engine without vectors (``--model none``) writes no vector index: an older one goes too.
+        wrote = self.restart.checkpoint(wait=True)
+        stale = [] if wrote else [self.restart.snapshot_path]
+        if not wrote or self.ctx.state.vectors is None:
+            stale.append(self.restart.index_path)
+        for path in stale:
+            if path is not None:
+                path.unlink(missing_ok=True)
