@@ -351,3 +351,14 @@ def test_a_byte_order_mark_is_read_and_a_gzip_file_is_named(tmp_path: Path) -> N
     with pytest.raises(ValueError, match=r"feed\.jsonl\.gz: not UTF-8 \(invalid start byte at byte 1\): it is "
                                          r"gzip-compressed; decompress it first \(gunzip\)$"):
         read_records([tmp_path / "feed.jsonl.gz"])
+
+
+def test_a_line_that_is_not_utf8_is_named_by_its_number(tmp_path: Path) -> None:
+    """Fourteenth tour: one Latin-1 line (line 1,001 of 1,201) stopped the run with "not UTF-8
+    (invalid continuation byte at byte 5734)": no line, and the byte counted from the start of the
+    reader's chunk, not of the file, so it led nowhere."""
+    good = [json.dumps({"title": f"report number {i} from the city desk", "id": f"r{i}"}).encode() for i in range(1200)]
+    lines = [*good[:1000], '{"title": "Caf\u00e9 fire in Seoul", "id": "bad"}'.encode("latin-1"), *good[1000:]]
+    (tmp_path / "latin1.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ValueError, match=r"^latin1\.jsonl:1001: not UTF-8 \(invalid continuation byte at column 15\)$"):
+        read_records([tmp_path / "latin1.jsonl"])
