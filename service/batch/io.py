@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.types import Article, ArticleError
+from service.types import Article, ArticleError, json_kind
 
 # What the batch adds to each record (docs/scale.md describes them).
 RESULT_COLUMNS = ("row", "copy_group_id", "story_id", "duplicate_of", "status", "stage", "score",
@@ -40,17 +40,28 @@ class Record:
     fields: dict[str, Any]
 
 
-def _article(fields: dict[str, Any], where: str) -> Article:
+def _article(fields: dict[str, Any], where: str, field: str | None = None) -> Article:
     if not isinstance(fields, dict):
         raise ValueError(f"{where}: a record must be a JSON object, got {type(fields).__name__}")
     # The rule of every way in (Article.from_dict): title or body; other fields kept, not read.
     # A Parquet table with both title and text columns has None in one of them: absent.
     if hasattr(fields.get("published_at"), "isoformat"):  # a Parquet timestamp
         fields = {**fields, "published_at": fields["published_at"].isoformat()}
+    if field is not None and fields.get(field) is not None:
+        # --field: the record's title is in its own field (an archive's `headline`, `content`)
+        if not isinstance(fields[field], str):
+            raise ValueError(f"{where}: {field} must be a string, got {json_kind(fields[field])}")
+        fields = {**{k: v for k, v in fields.items() if k not in (field, "text")}, "title": fields[field]}
     try:
         return Article.from_dict(fields)
     except (ArticleError, TypeError) as exc:
-        raise ValueError(f"{where}: {exc}") from exc
+        hint = ""
+        if "needs a non-empty title or body" in str(exc):
+            # The fourteenth tour: an archive whose titles are in `headline` was told only this, on line 1.
+            keys = ", ".join(repr(k) for k in list(fields)[:8]) or "none"
+            hint = (f" (its fields: {keys}; --field names the title field)" if field is None
+                    else f" (no {field!r}; its fields: {keys})")
+        raise ValueError(f"{where}: {exc}{hint}") from exc
 
 
 def csv_hint(name: str, *, parquet: bool = True) -> str:
@@ -131,7 +142,7 @@ def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> A
                          f"{csv_hint(name, parquet=parquet)}") from exc
 
 
-def _jsonl(path: Path) -> Iterator[Record]:
+def _jsonl(path: Path, field: str | None = None) -> Iterator[Record]:
     # Bytes, decoded a line at a time (utf8_line): a line that is not UTF-8 is named by its number.
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, 1):
@@ -140,7 +151,7 @@ def _jsonl(path: Path) -> Iterator[Record]:
                 continue
             where = f"{path.name}:{lineno}"
             obj = jsonl_value(line, path.name, lineno)
-            yield Record(where, _article(obj, where), obj)
+            yield Record(where, _article(obj, where, field), obj)
 
 
 def require_pyarrow() -> None:
@@ -150,7 +161,7 @@ def require_pyarrow() -> None:
         raise ValueError("Parquet needs pyarrow: pip install 'samestory[batch]'") from exc
 
 
-def _parquet(path: Path) -> Iterator[Record]:
+def _parquet(path: Path, field: str | None = None) -> Iterator[Record]:
     require_pyarrow()
     import pyarrow.parquet as pq
 
@@ -160,12 +171,14 @@ def _parquet(path: Path) -> Iterator[Record]:
         raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
     for i, row in enumerate(table.to_pylist()):
         where = f"{path.name}:row {i}"
-        yield Record(where, _article(row, where), row)
+        yield Record(where, _article(row, where, field), row)
 
 
-def read_records(paths: Sequence[str | Path]) -> list[Record]:
+def read_records(paths: Sequence[str | Path], field: str | None = None) -> list[Record]:
     """All records of ``paths`` in order (files in the order given, lines in file order): the
-    arrival order the decide step replays. ``.parquet``/``.pq`` files are Parquet, the rest JSONL."""
+    arrival order the decide step replays. ``.parquet``/``.pq`` files are Parquet, the rest JSONL.
+    ``field``: the records' title field, where it is not ``title`` (or ``text``); a record without
+    it is read by the usual rule (title, text or body). The record's fields are kept as they are."""
     if not paths:
         raise ValueError("no input files given")
     out: list[Record] = []
@@ -175,7 +188,7 @@ def read_records(paths: Sequence[str | Path]) -> list[Record]:
         if not p.is_file():
             raise ValueError(f"{p}: no such file")
         reader = _parquet if p.suffix.lower() in (".parquet", ".pq") else _jsonl
-        out.extend(reader(p))
+        out.extend(reader(p, field))
     if not out:
         raise ValueError(f"no records in {', '.join(map(str, paths))}")
     return out

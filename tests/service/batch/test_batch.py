@@ -362,3 +362,33 @@ def test_a_line_that_is_not_utf8_is_named_by_its_number(tmp_path: Path) -> None:
     (tmp_path / "latin1.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     with pytest.raises(ValueError, match=r"^latin1\.jsonl:1001: not UTF-8 \(invalid continuation byte at column 15\)$"):
         read_records([tmp_path / "latin1.jsonl"])
+
+
+def test_field_names_the_title_field_and_a_record_without_a_title_lists_its_fields(tmp_path: Path) -> None:
+    """Fourteenth tour: an archive whose titles are in `headline` stopped on line 1 with "an article
+    needs a non-empty title or body", not saying what the record held nor how to name its field
+    (`samestory dedupe` has `--field`). Now the error lists the record's fields, and `--field
+    headline` reads them: the same copy groups as the same feed under `title`, fields kept as they were."""
+    from service.cli import main
+
+    rows = [{("headline" if k in ("title", "text") else k): v for k, v in r.items()} for r in FEED]
+    src = write_jsonl(tmp_path / "headline.jsonl", rows)
+    with pytest.raises(SystemExit, match=r"^samestory batch: headline\.jsonl:1: an article needs a non-empty title or "
+                                         r"body \(its fields: 'headline', 'url', 'tag'; --field names the title field\)$"):
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--model", "none", "--quiet"])
+    assert main(["batch", str(src), "--field", "headline", "--out", str(tmp_path / "h"), "--model", "none", "--quiet"]) == 0
+    assert main(["batch", str(write_jsonl(tmp_path / "title.jsonl", FEED)), "--out", str(tmp_path / "t"),
+                 "--model", "none", "--quiet"]) == 0
+    got = pq.read_table(tmp_path / "h" / "part-00000.parquet").to_pylist()
+    want = pq.read_table(tmp_path / "t" / "part-00000.parquet").to_pylist()
+    assert [r["copy_group_id"] for r in got] == [r["copy_group_id"] for r in want]
+    assert [r["status"] for r in got] == [r["status"] for r in want]
+    assert [r["headline"] for r in got] == [r.get("title") or r.get("text") for r in FEED] and "title" not in got[0]
+    # a record without the named field, and one whose field is not a string, are named by line
+    write_jsonl(src, [*rows[:2], {"url": "https://x.example/1"}])
+    with pytest.raises(SystemExit, match=r"headline\.jsonl:3: an article needs a non-empty title or body "
+                                         r"\(no 'headline'; its fields: 'url'\)$"):
+        main(["batch", str(src), "--field", "headline", "--out", str(tmp_path / "o"), "--model", "none", "--quiet"])
+    write_jsonl(src, [*rows[:2], {"headline": 7}])
+    with pytest.raises(SystemExit, match=r"headline\.jsonl:3: headline must be a string, got a number$"):
+        main(["batch", str(src), "--field", "headline", "--out", str(tmp_path / "o"), "--model", "none", "--quiet"])
