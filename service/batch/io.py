@@ -13,7 +13,7 @@ line naming the file and line (or row) before anything is computed.
 >>> read_records([d / "b.jsonl"])
 Traceback (most recent call last):
 ...
-ValueError: b.jsonl:2: an article needs a non-empty title or body
+ValueError: b.jsonl:2: an article needs a non-empty title or body (its fields: 'url'; --field names the title field)
 """
 
 from __future__ import annotations

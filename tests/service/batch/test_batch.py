@@ -48,7 +48,8 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
         read_records([tmp_path / "feed.csv"])
     write_jsonl(tmp_path / "notitle.jsonl", [{"title": "ok"}, {"body": "b", "url": "https://x.example/1"},
                                         {"url": "https://x.example/2", "colour": "red"}])
-    with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body$"):
+    with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body "
+                       r"\(its fields: 'url', 'colour'; --field names the title field\)$"):
         read_records([tmp_path / "notitle.jsonl"])
     write_jsonl(tmp_path / "badurl.jsonl", [{"title": "t", "url": "javascript:alert(1)"}])
     with pytest.raises(ValueError, match=r"^badurl\.jsonl:1: invalid url"):
