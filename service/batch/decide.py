@@ -162,7 +162,7 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             "row": row,
             "copy_group_id": groups[row],
             "story_id": stories[row],
-            "duplicate_of": None if dup is None else first_row.get(dup),
+            "duplicate_of": _dropped_for(dup, r.document_id, status, row, first_row),
             "status": status,
             "stage": matched_stage(status, stage),  # "none" for a new item, as ingest says it
             "score": None if score is None else float(score),
@@ -174,6 +174,24 @@ def decide(records: Sequence[Record], *, store: str, config: EngineConfig, embed
             "reasons": reasons,
         })
     return Decided(results, counters, late, searches, settled)
+
+
+def _dropped_for(dup: int | None, document: int, status: str, row: int, first_row: dict[int, int]) -> int | None:
+    """A row's ``duplicate_of``: the row of the representative it matched; for a re-observation or
+    a new version (its URL again), its document's first row. The fourteenth tour: an archive's
+    exact re-sends came back ``reobserved`` with ``duplicate_of`` null, so keeping the rows with
+    no ``duplicate_of`` kept them twice (two rows of one copy group and one document).
+
+    >>> _dropped_for(None, 7, "reobserved", 5, {7: 0}), _dropped_for(7, 9, "duplicate", 5, {7: 0, 9: 5})
+    (0, 0)
+    >>> _dropped_for(None, 7, "new", 0, {7: 0}), _dropped_for(None, 7, "reobserved", 5, {})  # held before (--into)
+    (None, None)
+    """
+    if dup is not None:
+        return first_row.get(dup)
+    if status in ("reobserved", "new_version") and first_row.get(document, row) != row:
+        return first_row[document]
+    return None
 
 
 def settled_memberships(store: Any, out: Sequence[Any], groups: Sequence[int]

@@ -100,6 +100,11 @@ def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: P
     assert table[1]["duplicate_of"] == 0 and table[1]["stage"] == "exact"
     assert table[2]["copy_group_id"] != table[0]["copy_group_id"] and "quantity" in table[2]["blocked_by"]
     assert table[5]["status"] == "reobserved" and table[5]["copy_group_id"] == table[0]["copy_group_id"]
+    # the re-crawl points at its first row (fourteenth tour: null, so "keep the rows without
+    # duplicate_of" kept it twice); that filter keeps one row per copy group
+    assert table[5]["duplicate_of"] == 0
+    kept = [r["copy_group_id"] for r in table if r["duplicate_of"] is None]
+    assert sorted(kept) == sorted({r["copy_group_id"] for r in table})
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["items"] == len(FEED) and summary["guard_vetoes"]["quantity"] >= 1
     # stages count the items a stage joined to a copy group; a new item's last cascade stage is no merge
