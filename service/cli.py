@@ -13,7 +13,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tqdm import tqdm
 
@@ -157,13 +157,14 @@ def guards_wanted(args: argparse.Namespace) -> bool:
     return bool(env_setting("guards")) and not args.no_guards
 
 
-def _read_jsonl(stream: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    from service.batch.io import jsonl_value
+def _read_jsonl(stream: BinaryIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    from service.batch.io import jsonl_value, utf8_line
 
-    for lineno, line in enumerate(stream, 1):
-        if not line.strip():
-            continue
+    for lineno, raw in enumerate(stream, 1):
         try:
+            line = utf8_line(raw, name, lineno)  # a line that is not UTF-8 is named by its number
+            if not line.strip():
+                continue
             obj = jsonl_value(line, name, lineno, parquet=False)
         except ValueError as exc:
             raise SystemExit(str(exc)) from exc
@@ -238,11 +239,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from service.types import Article, ArticleError, duplicate_id_warning
 
     if args.file == "-":
-        stream = sys.stdin
+        stream = sys.stdin.buffer
     else:
         try:
-            # utf-8-sig: a byte-order mark before the first line (a Windows export) is no JSON error
-            stream = open(args.file, encoding="utf-8-sig", errors="strict")  # noqa: SIM115
+            # bytes: _read_jsonl decodes each line (a byte-order mark on line 1 is no JSON error)
+            stream = open(args.file, "rb")  # noqa: SIM115
         except OSError as exc:
             # the reason alone, as dedupe says it ("[Errno 2] No such file or directory: 'x'" repeated the name)
             raise SystemExit(f"cannot read {args.file}: {exc.strerror or exc}") from exc
@@ -254,10 +255,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 linenos.append(lineno)
             except (ArticleError, TypeError) as exc:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
-    except UnicodeDecodeError as exc:
-        from service.batch.io import not_utf8
-
-        raise SystemExit(not_utf8(args.file, exc)) from exc
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
     repeated = duplicate_id_warning(articles)
     if repeated:  # once, before the work; --quiet hides the per-item lines, not this
         print(repeated, file=sys.stderr)

@@ -68,7 +68,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         _check_into(args.into)
         check_model(model, args.device)
         require_pyarrow()  # the output is Parquet: say so before any work, not after it
-        records = read_records(args.inputs)
+        records = read_records(args.inputs, args.field)
         repeated = duplicate_id_warning(r.article for r in records)
         if repeated:  # once, before the work (--quiet hides progress, not this)
             print(repeated, file=sys.stderr)
@@ -147,6 +147,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "score, document_id, duplicate_of_document, blocked_by, reasons) and OUT/summary.json. OUT "
                     "must be new or empty; --overwrite replaces an earlier result in it.")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL or Parquet files, read in the order given")
+    p.add_argument("--field", default=None, metavar="NAME",
+                   help="the records' title field, where it is not 'title' (or 'text'): e.g. --field headline; "
+                        "a record without it is read by the usual rule; the output keeps every field as it was")
     p.add_argument("--out", type=Path, required=True,
                    help="output folder: created if missing; an existing one must be empty, unless --overwrite")
     p.add_argument("--overwrite", action="store_true",

@@ -13,7 +13,7 @@ line naming the file and line (or row) before anything is computed.
 >>> read_records([d / "b.jsonl"])
 Traceback (most recent call last):
 ...
-ValueError: b.jsonl:2: an article needs a non-empty title or body
+ValueError: b.jsonl:2: an article needs a non-empty title or body (its fields: 'url'; --field names the title field)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.types import Article, ArticleError
+from service.types import Article, ArticleError, json_kind
 
 # What the batch adds to each record (docs/scale.md describes them).
 RESULT_COLUMNS = ("row", "copy_group_id", "story_id", "duplicate_of", "status", "stage", "score",
@@ -40,17 +40,28 @@ class Record:
     fields: dict[str, Any]
 
 
-def _article(fields: dict[str, Any], where: str) -> Article:
+def _article(fields: dict[str, Any], where: str, field: str | None = None) -> Article:
     if not isinstance(fields, dict):
         raise ValueError(f"{where}: a record must be a JSON object, got {type(fields).__name__}")
     # The rule of every way in (Article.from_dict): title or body; other fields kept, not read.
     # A Parquet table with both title and text columns has None in one of them: absent.
     if hasattr(fields.get("published_at"), "isoformat"):  # a Parquet timestamp
         fields = {**fields, "published_at": fields["published_at"].isoformat()}
+    if field is not None and fields.get(field) is not None:
+        # --field: the record's title is in its own field (an archive's `headline`, `content`)
+        if not isinstance(fields[field], str):
+            raise ValueError(f"{where}: {field} must be a string, got {json_kind(fields[field])}")
+        fields = {**{k: v for k, v in fields.items() if k not in (field, "text")}, "title": fields[field]}
     try:
         return Article.from_dict(fields)
     except (ArticleError, TypeError) as exc:
-        raise ValueError(f"{where}: {exc}") from exc
+        hint = ""
+        if "needs a non-empty title or body" in str(exc):
+            # The fourteenth tour: an archive whose titles are in `headline` was told only this, on line 1.
+            keys = ", ".join(repr(k) for k in list(fields)[:8]) or "none"
+            hint = (f" (its fields: {keys}; --field names the title field)" if field is None
+                    else f" (no {field!r}; its fields: {keys})")
+        raise ValueError(f"{where}: {exc}{hint}") from exc
 
 
 def csv_hint(name: str, *, parquet: bool = True) -> str:
@@ -89,6 +100,30 @@ def not_utf8(path: str | Path, exc: UnicodeDecodeError) -> str:
             + (": it is gzip-compressed; decompress it first (gunzip)" if gzipped else ""))
 
 
+def utf8_line(raw: bytes, path: str | Path, lineno: int, name: str | None = None) -> str:
+    """Line ``lineno`` of the file ``path`` (its bytes ``raw``) as text; a ValueError that names the
+    line and column where it is not UTF-8. The file was decoded as a stream, and the error said
+    "not UTF-8 (invalid continuation byte at byte 5734)": no line, and a byte counted from the
+    start of the reader's chunk, not of the file (the fourteenth tour's one Latin-1 line of 20,005).
+    Line 1 may start with a byte-order mark (a Windows export); a gzip file says so. ``name``: the
+    file as the caller's other errors name it (default ``path``).
+
+    >>> utf8_line('{"title": "caf\\u00e9"}'.encode("latin-1"), "dir/feed.jsonl", 7, "feed.jsonl")
+    Traceback (most recent call last):
+    ...
+    ValueError: feed.jsonl:7: not UTF-8 (invalid continuation byte at column 15)
+    >>> utf8_line(b"\\xef\\xbb\\xbf{}", "feed.jsonl", 1)
+    '{}'
+    """
+    try:
+        return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        if lineno == 1 and raw[:2] == b"\x1f\x8b":
+            raise ValueError(not_utf8(path, exc)) from exc
+        column = len(raw[: exc.start].decode("utf-8-sig" if lineno == 1 else "utf-8")) + 1
+        raise ValueError(f"{name or path}:{lineno}: not UTF-8 ({exc.reason} at column {column})") from exc
+
+
 def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> Any:
     """The JSON value of line ``lineno`` of the file ``name``; a ValueError that names the line
     and column where it is not JSON (``samestory ingest`` and ``batch`` read lines alike).
@@ -107,18 +142,16 @@ def jsonl_value(line: str, name: str, lineno: int, *, parquet: bool = True) -> A
                          f"{csv_hint(name, parquet=parquet)}") from exc
 
 
-def _jsonl(path: Path) -> Iterator[Record]:
-    try:
-        # utf-8-sig: a byte-order mark before the first line (a Windows export) was "Unexpected UTF-8 BOM"
-        with path.open(encoding="utf-8-sig") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{path.name}:{lineno}"
-                obj = jsonl_value(line, path.name, lineno)
-                yield Record(where, _article(obj, where), obj)
-    except UnicodeDecodeError as exc:
-        raise ValueError(not_utf8(path, exc)) from exc
+def _jsonl(path: Path, field: str | None = None) -> Iterator[Record]:
+    # Bytes, decoded a line at a time (utf8_line): a line that is not UTF-8 is named by its number.
+    with path.open("rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = utf8_line(raw, path, lineno, path.name)
+            if not line.strip():
+                continue
+            where = f"{path.name}:{lineno}"
+            obj = jsonl_value(line, path.name, lineno)
+            yield Record(where, _article(obj, where, field), obj)
 
 
 def require_pyarrow() -> None:
@@ -128,7 +161,7 @@ def require_pyarrow() -> None:
         raise ValueError("Parquet needs pyarrow: pip install 'samestory[batch]'") from exc
 
 
-def _parquet(path: Path) -> Iterator[Record]:
+def _parquet(path: Path, field: str | None = None) -> Iterator[Record]:
     require_pyarrow()
     import pyarrow.parquet as pq
 
@@ -138,12 +171,14 @@ def _parquet(path: Path) -> Iterator[Record]:
         raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
     for i, row in enumerate(table.to_pylist()):
         where = f"{path.name}:row {i}"
-        yield Record(where, _article(row, where), row)
+        yield Record(where, _article(row, where, field), row)
 
 
-def read_records(paths: Sequence[str | Path]) -> list[Record]:
+def read_records(paths: Sequence[str | Path], field: str | None = None) -> list[Record]:
     """All records of ``paths`` in order (files in the order given, lines in file order): the
-    arrival order the decide step replays. ``.parquet``/``.pq`` files are Parquet, the rest JSONL."""
+    arrival order the decide step replays. ``.parquet``/``.pq`` files are Parquet, the rest JSONL.
+    ``field``: the records' title field, where it is not ``title`` (or ``text``); a record without
+    it is read by the usual rule (title, text or body). The record's fields are kept as they are."""
     if not paths:
         raise ValueError("no input files given")
     out: list[Record] = []
@@ -153,7 +188,7 @@ def read_records(paths: Sequence[str | Path]) -> list[Record]:
         if not p.is_file():
             raise ValueError(f"{p}: no such file")
         reader = _parquet if p.suffix.lower() in (".parquet", ".pq") else _jsonl
-        out.extend(reader(p))
+        out.extend(reader(p, field))
     if not out:
         raise ValueError(f"no records in {', '.join(map(str, paths))}")
     return out

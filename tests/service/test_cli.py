@@ -386,6 +386,17 @@ def test_a_byte_order_mark_is_read_and_a_gzip_file_is_named(tmp_path):
                                            "decompress it first (gunzip)")
 
 
+def test_ingest_names_the_line_that_is_not_utf8(tmp_path):
+    """Fourteenth tour: a Latin-1 line deep in a feed said "not UTF-8 (invalid continuation byte at
+    byte N)", N counted from the start of the reader's chunk: no line to go to."""
+    good = [json.dumps({"title": f"report number {i} from the city desk"}).encode() for i in range(1200)]
+    feed = tmp_path / "latin1.jsonl"
+    feed.write_bytes(b"\n".join([*good[:1000], '{"title": "Caf\u00e9 fire"}'.encode("latin-1"), *good[1000:]]) + b"\n")
+    res = run("ingest", str(feed), "--db", f"sqlite:///{tmp_path}/s.db", "--model", "none", "--quiet")
+    assert res.returncode == 1
+    assert res.stderr.decode().strip() == f"{feed}:1001: not UTF-8 (invalid continuation byte at column 15)"
+
+
 def test_a_story_whose_members_were_all_deleted_says_so(tmp_path, capsys):
     # The thirteenth tour: after a privacy deletion of a story's only document, `stories --id`
     # printed "story 54: 0 copy groups, , None .. None".

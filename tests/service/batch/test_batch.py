@@ -48,7 +48,8 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
         read_records([tmp_path / "feed.csv"])
     write_jsonl(tmp_path / "notitle.jsonl", [{"title": "ok"}, {"body": "b", "url": "https://x.example/1"},
                                         {"url": "https://x.example/2", "colour": "red"}])
-    with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body$"):
+    with pytest.raises(ValueError, match=r"^notitle\.jsonl:3: an article needs a non-empty title or body "
+                       r"\(its fields: 'url', 'colour'; --field names the title field\)$"):
         read_records([tmp_path / "notitle.jsonl"])
     write_jsonl(tmp_path / "badurl.jsonl", [{"title": "t", "url": "javascript:alert(1)"}])
     with pytest.raises(ValueError, match=r"^badurl\.jsonl:1: invalid url"):
@@ -99,6 +100,11 @@ def test_same_copy_groups_as_streaming_ingest_and_parquet_in_and_out(tmp_path: P
     assert table[1]["duplicate_of"] == 0 and table[1]["stage"] == "exact"
     assert table[2]["copy_group_id"] != table[0]["copy_group_id"] and "quantity" in table[2]["blocked_by"]
     assert table[5]["status"] == "reobserved" and table[5]["copy_group_id"] == table[0]["copy_group_id"]
+    # the re-crawl points at its first row (fourteenth tour: null, so "keep the rows without
+    # duplicate_of" kept it twice); that filter keeps one row per copy group
+    assert table[5]["duplicate_of"] == 0
+    kept = [r["copy_group_id"] for r in table if r["duplicate_of"] is None]
+    assert sorted(kept) == sorted({r["copy_group_id"] for r in table})
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["items"] == len(FEED) and summary["guard_vetoes"]["quantity"] >= 1
     # stages count the items a stage joined to a copy group; a new item's last cascade stage is no merge
@@ -351,3 +357,65 @@ def test_a_byte_order_mark_is_read_and_a_gzip_file_is_named(tmp_path: Path) -> N
     with pytest.raises(ValueError, match=r"feed\.jsonl\.gz: not UTF-8 \(invalid start byte at byte 1\): it is "
                                          r"gzip-compressed; decompress it first \(gunzip\)$"):
         read_records([tmp_path / "feed.jsonl.gz"])
+
+
+def test_a_line_that_is_not_utf8_is_named_by_its_number(tmp_path: Path) -> None:
+    """Fourteenth tour: one Latin-1 line (line 1,001 of 1,201) stopped the run with "not UTF-8
+    (invalid continuation byte at byte 5734)": no line, and the byte counted from the start of the
+    reader's chunk, not of the file, so it led nowhere."""
+    good = [json.dumps({"title": f"report number {i} from the city desk", "id": f"r{i}"}).encode() for i in range(1200)]
+    lines = [*good[:1000], '{"title": "Caf\u00e9 fire in Seoul", "id": "bad"}'.encode("latin-1"), *good[1000:]]
+    (tmp_path / "latin1.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ValueError, match=r"^latin1\.jsonl:1001: not UTF-8 \(invalid continuation byte at column 15\)$"):
+        read_records([tmp_path / "latin1.jsonl"])
+
+
+def test_field_names_the_title_field_and_a_record_without_a_title_lists_its_fields(tmp_path: Path) -> None:
+    """Fourteenth tour: an archive whose titles are in `headline` stopped on line 1 with "an article
+    needs a non-empty title or body", not saying what the record held nor how to name its field
+    (`samestory dedupe` has `--field`). Now the error lists the record's fields, and `--field
+    headline` reads them: the same copy groups as the same feed under `title`, fields kept as they were."""
+    from service.cli import main
+
+    rows = [{("headline" if k in ("title", "text") else k): v for k, v in r.items()} for r in FEED]
+    src = write_jsonl(tmp_path / "headline.jsonl", rows)
+    with pytest.raises(SystemExit, match=r"^samestory batch: headline\.jsonl:1: an article needs a non-empty title or "
+                                         r"body \(its fields: 'headline', 'url', 'tag'; --field names the title field\)$"):
+        main(["batch", str(src), "--out", str(tmp_path / "o"), "--model", "none", "--quiet"])
+    assert main(["batch", str(src), "--field", "headline", "--out", str(tmp_path / "h"), "--model", "none", "--quiet"]) == 0
+    assert main(["batch", str(write_jsonl(tmp_path / "title.jsonl", FEED)), "--out", str(tmp_path / "t"),
+                 "--model", "none", "--quiet"]) == 0
+    got = pq.read_table(tmp_path / "h" / "part-00000.parquet").to_pylist()
+    want = pq.read_table(tmp_path / "t" / "part-00000.parquet").to_pylist()
+    assert [r["copy_group_id"] for r in got] == [r["copy_group_id"] for r in want]
+    assert [r["status"] for r in got] == [r["status"] for r in want]
+    assert [r["headline"] for r in got] == [r.get("title") or r.get("text") for r in FEED] and "title" not in got[0]
+    # a record without the named field, and one whose field is not a string, are named by line
+    write_jsonl(src, [*rows[:2], {"url": "https://x.example/1"}])
+    with pytest.raises(SystemExit, match=r"headline\.jsonl:3: an article needs a non-empty title or body "
+                                         r"\(no 'headline'; its fields: 'url'\)$"):
+        main(["batch", str(src), "--field", "headline", "--out", str(tmp_path / "o"), "--model", "none", "--quiet"])
+    write_jsonl(src, [*rows[:2], {"headline": 7}])
+    with pytest.raises(SystemExit, match=r"headline\.jsonl:3: headline must be a string, got a number$"):
+        main(["batch", str(src), "--field", "headline", "--out", str(tmp_path / "o"), "--model", "none", "--quiet"])
+
+
+def test_a_resumed_run_keeps_the_map_of_what_the_first_run_dropped(tmp_path: Path) -> None:
+    """Fourteenth tour: an interrupted `batch --into` run finished by the same command gave the
+    first run's rows back `reobserved` with `duplicate_of` null, so "keep the rows without
+    duplicate_of" kept several rows of one copy group (135 of 1,026 groups of 2,000 lines). A run
+    over what the store already holds (the extreme of a resume) now maps every row as the first
+    run did: the same kept rows, one per copy group."""
+    from service.cli import main
+
+    src = write_jsonl(tmp_path / "feed.jsonl", FEED)
+    into = f"sqlite:///{tmp_path}/s.db"
+    for out in ("first", "again"):
+        assert main(["batch", str(src), "--out", str(tmp_path / out), "--model", "none", "--quiet", "--into", into]) == 0
+    first = pq.read_table(tmp_path / "first" / "part-00000.parquet").to_pylist()
+    again = pq.read_table(tmp_path / "again" / "part-00000.parquet").to_pylist()
+    assert {r["status"] for r in again} == {"reobserved"}
+    assert [r["copy_group_id"] for r in again] == [r["copy_group_id"] for r in first]
+    kept = [r["row"] for r in first if r["duplicate_of"] is None]
+    assert [r["row"] for r in again if r["duplicate_of"] is None] == kept
+    assert len(kept) == len({r["copy_group_id"] for r in first})
