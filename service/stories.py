@@ -1059,9 +1059,12 @@ class StoryTracker:
             # IDF-weighted share of the item's words the story's members use, each word counted by
             # how many of them use it (half of them or more counts fully): a TF-IDF overlap that
             # costs O(item words), so a large story does not slow every decision down.
-            total = sum(word_idf)
-            f["words"] = sum(i * min(1.0, 2.0 * story.words.get(w, 0) / story.size)
-                             for w, i in zip(ev.words, word_idf, strict=True)) / total
+            # A word the story does not use adds 0.0, which leaves the sum as it is: only the
+            # words it uses are weighed (the same sum, bit for bit; most of an item's words are
+            # in none of the dozen stories it is scored against).
+            total, uses, size = sum(word_idf), story.words, story.size
+            f["words"] = sum(i * min(1.0, 2.0 * k / size)
+                             for w, i in zip(ev.words, word_idf, strict=True) if (k := uses.get(w, 0))) / total
         if ev.anchors:
             # An item in another script (Hangul) names most things in that script, which anchors do
             # not read: its share counts one more anchor the story does not hold (UNREAD_NAME_IDF).
