@@ -40,7 +40,8 @@ def test_the_shipped_engine_on_the_third_blind_pairs() -> None:
     (Korean-English 18 of 26, same-language rewordings 9 of 44). After the measures and scopes pass
     (written from its own invented pairs, research/notes/guards.md): 9 false merges (a swapped
     measure 4 of 10, a swapped scope 3 of 9), the same 27 copies; after the follow-ups pass, 28
-    copies (a "(LEAD)" tag no longer read as a name). The test holds those figures:
+    copies (a "(LEAD)" tag no longer read as a name); after the tenth mend (aliases written from its
+    own invented pairs), 29. The test holds those figures:
     fewer false merges or more copies are progress (tighten the bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 9 and sum(found.values()) >= 28, (found, false_merges)
+    assert sum(false_merges.values()) <= 9 and sum(found.values()) >= 29, (found, false_merges)

@@ -2,7 +2,12 @@
 2026-12-07 before any scoring, by a writer who read neither the engine's code, its rules, its notes,
 the other hand-written sets nor /work/shared/eval-data (only the descriptions of blind sets 3, 4 and
 5, for the shape and the kinds used before). Kept as written: no rule is to be tuned on it (a frame
-written from one of its pairs makes that pair no longer blind; say so here if it happens)."""
+written from one of its pairs makes that pair no longer blind; say so here if it happens).
+
+Spent as classes (not as pairs): its first scoring found six kinds no rule knew (a unit or scale, a
+comparison base, suspect / victim, casualties, rank or medal, the side of a stake deal); the tenth
+frames pass wrote its own invented pairs for them (tests/data/frame_pairs_10.jsonl), so their
+figures below are no longer blind measures."""
 
 from __future__ import annotations
 
@@ -38,8 +43,11 @@ def test_the_shipped_engine_on_the_sixth_blind_pairs() -> None:
     each of outcome, who / where / which and follow-up (numbers and dates 0 of 6); 26 at the n-gram
     stage, 13 at the embedding stage, 1 MinHash. Copies: 27 of 70 (same-language rewordings 9 of 44:
     the verifier refused 26, 6 fell below the cosine threshold, 3 a guard; Korean-English 18 of 26:
-    5 below every threshold, the verifier refused 3).
+    5 below every threshold, the verifier refused 3). After the tenth frames pass (written from its
+    own invented pairs for those classes) and the tenth mend: 22 false merges (a unit or scale 5,
+    a comparison base 4, casualties 4, suspect / victim 2, stake side 2, cohort, custody, outcome,
+    who / where / which and follow-up 1 each), the same 27 copies.
     The test holds those figures: fewer false merges or more copies are progress (tighten the
     bounds), the reverse a regression."""
     found, false_merges = shipped_verdicts(read_pairs(PAIRS))
-    assert sum(false_merges.values()) <= 40 and sum(found.values()) >= 27, (found, false_merges)
+    assert sum(false_merges.values()) <= 22 and sum(found.values()) >= 27, (found, false_merges)
