@@ -10,8 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import time as _time
-
-import numpy as np
+from collections.abc import Callable
 
 from service.context import EngineContext
 from service.representative import best_of
@@ -24,23 +23,30 @@ _log = logging.getLogger("samestory.engine")
 class Deletion:
     """Deletes and erases documents over the engine's context."""
 
-    def __init__(self, ctx: EngineContext, story_level: StoryLevel) -> None:
-        self.ctx, self.story_level = ctx, story_level
+    def __init__(self, ctx: EngineContext, story_level: StoryLevel, rebuild: Callable[[], object]) -> None:
+        # ``rebuild``: the engine's memory from the store after the transaction rolled back
+        # (``Deduper.warm_up``, as ``CopyLevel`` and ``Settling`` do)
+        self.ctx, self.story_level, self.rebuild = ctx, story_level, rebuild
         self.store, self.restart = ctx.store, ctx.restart
 
     def delete(self, document_id: int, *, erase: bool = False) -> bool:
         """``Deduper.delete_document`` after its arguments were checked."""
-        with self.store.transaction():
-            self.ctx.catch_up()
-            doc = self.store.get_document(document_id)
-            if doc is None or (doc.deleted and not erase) or doc.erased_at is not None:
-                return False
-            now = _time.time()
-            new_rep = self._delete(doc, now) if not doc.deleted else None
-            if erase:
-                texts = self._erase(doc, now)
-            self.store.record_change(document_id, now)
-            last = self.store.max_change()
+        try:
+            with self.store.transaction():
+                self.ctx.catch_up()
+                doc = self.store.get_document(document_id)
+                if doc is None or (doc.deleted and not erase) or doc.erased_at is not None:
+                    return False
+                now = _time.time()
+                new_rep = self._delete(doc, now) if not doc.deleted else None
+                if erase:
+                    texts = self._erase(doc, now)
+                self.store.record_change(document_id, now)
+                last = self.store.max_change()
+        except BaseException:
+            # The transaction rolled back; memory may already have forgotten the document. Rebuild it.
+            self.rebuild()
+            raise
         self.restart.advance(last)
         if erase:
             self._erase_outside_store(texts)
@@ -85,34 +91,8 @@ class Deletion:
         texts = [(v.title, v.body) for v in versions]
         words = erased_words([*(t for pair in texts for t in pair), *urls])
         self.store.erase_document(doc.id, now, functools.partial(redact_decision, words=words))
-        state = self.ctx.state
-        vectors, cid = state.vectors, doc.cluster_id
-        if vectors is not None and cid is not None and cid in vectors:
-            # The copy group's vector may be this document's (its anchor's, kept when the anchor was
-            # deleted): it becomes a live member's stored one, the anchor's first, as a restart reads it.
-            vectors.remove([cid])
-            self._reattach_vector(cid)
-        if vectors is not None and vectors.kind == "flat":
-            vectors.compact()  # a removed row's numbers leave memory (HNSW: at its next compaction)
-        state.entries.compact()  # the document table's strings (title, lead) of removed rows too
+        self.restart.forget_erased(doc.cluster_id)
         return texts
-
-    def _reattach_vector(self, cluster_id: int) -> None:
-        from service.restart import anchor_of
-
-        members = self.store.members_of(cluster_id)
-        model = self.ctx.model_name
-        if not members or not model:
-            return
-        anchor = anchor_of(members)
-        docs = [d for d in (self.store.get_document(m.document_id) for m in members) if d is not None]
-        docs.sort(key=lambda d: d.id != anchor)
-        stored = self.store.load_vectors([d.latest_version_id for d in docs if d.latest_version_id], model)
-        for d in docs:
-            vec = stored.get(d.latest_version_id or -1)
-            if vec is not None:
-                self.ctx.state.set_cluster_vector(cluster_id, d.id, np.frombuffer(vec, dtype=np.float32))
-                return
 
     def _erase_outside_store(self, texts: list[tuple[str, str]]) -> None:
         """The embedding caches' and the state files' part of an erasure (after the commit)."""

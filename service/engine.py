@@ -124,7 +124,7 @@ class Deduper:
         ctx.restart.on_new_documents = self.story_level.take_in
         ctx.restart.on_deleted_document = functools.partial(self.story_level.forget, counted=False)
         self.copy_level = CopyLevel(ctx, self.story_level, self.recorder, rebuild=self.warm_up)
-        self.deletion = Deletion(ctx, self.story_level)
+        self.deletion = Deletion(ctx, self.story_level, rebuild=self.warm_up)
         self.settling = Settling(ctx, self.copy_level, self.story_level, rebuild=self.warm_up)
         self._owns_embedder = False  # ``open`` built the embedder from a spec, so ``close`` stops it
         self._closed = False

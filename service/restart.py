@@ -378,6 +378,34 @@ class StateRestart:
                 is_rep or not self.state.has_cluster_vector(doc.cluster_id)):
             self.state.set_cluster_vector(doc.cluster_id, doc.id, np.frombuffer(vector, dtype=np.float32))
 
+    def forget_erased(self, cluster_id: int | None) -> None:
+        """What memory holds of an erased document beyond its entry (``Deletion``, and another
+        worker's erasure read in ``catch_up``): its copy group's vector, which may be its own (its
+        anchor's, kept when the anchor was deleted), becomes a live member's stored one, the anchor's
+        first, as a warm-up reads it; the removed rows' strings and numbers leave the document table
+        and a flat vector index (HNSW: at its next compaction)."""
+        vectors = self.state.vectors
+        if vectors is not None and cluster_id is not None and cluster_id in vectors:
+            vectors.remove([cluster_id])
+            self._reattach_vector(cluster_id)
+        if vectors is not None and vectors.kind == "flat":
+            vectors.compact()
+        self.state.entries.compact()
+
+    def _reattach_vector(self, cluster_id: int) -> None:
+        members = self.store.members_of(cluster_id)
+        if not members or not self.model_name:
+            return
+        anchor = anchor_of(members)
+        docs = [d for d in (self.store.get_document(m.document_id) for m in members) if d is not None]
+        docs.sort(key=lambda d: d.id != anchor)
+        stored = self.store.load_vectors([d.latest_version_id for d in docs if d.latest_version_id], self.model_name)
+        for d in docs:
+            vec = stored.get(d.latest_version_id or -1)
+            if vec is not None:
+                self.state.set_cluster_vector(cluster_id, d.id, np.frombuffer(vec, dtype=np.float32))
+                return
+
     def catch_up(self, limit: int | None = None) -> int:
         """Replay the store's changes since our cursor: other writers' (called inside the write
         transaction), or those made after the snapshot a warm-up loaded (at most ``limit``).
@@ -398,6 +426,8 @@ class StateRestart:
                 if doc is not None and doc.deleted and self.on_deleted_document is not None:
                     self.on_deleted_document(doc)
                 self.state.remove(doc_id)
+                if doc is not None and doc.erased_at is not None:
+                    self.forget_erased(doc.cluster_id)  # another worker's erasure
                 continue
             ver = self.store.get_version(doc.latest_version_id)
             if ver is not None:

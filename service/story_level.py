@@ -220,9 +220,13 @@ class StoryLevel:
             (self.evidence_part(cluster) or cluster.story_id) if cluster is not None else None)
         if part is None:
             return
-        ((_, ev),) = self.stored_evidence(first)
         self.read_versions.pop(first[0][1].id, None)
-        if self.stories.remove(part, group, ev) is None:
+        if doc.erased_at is not None:
+            # Another worker's erasure: the texts are blank and the content hash no digest, so the
+            # evidence cannot be read back (ItemFeatures.build raised on 'erased:N'); the story is
+            # rebuilt from its live members, which drops the document's words and vector.
+            self.restory([part])
+        elif self.stories.remove(part, group, (ev := self.stored_evidence(first)[0][1])) is None:
             self.restory([part])  # the store's live members: the deleted one is not among them
             if counted:
                 self.stories.uncount(ev)

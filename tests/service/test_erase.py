@@ -286,3 +286,53 @@ def test_the_sqlite_file_keeps_no_bytes_of_an_erased_body(tmp_path: Path) -> Non
     d.close()
     leftover = {p.name: p.read_bytes().lower().count(MARK.encode()) for p in tmp_path.iterdir()}
     assert set(leftover.values()) == {0}, leftover
+
+
+def test_a_deletion_that_rolls_back_leaves_memory_as_the_store(use_model: Embedder,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store's part of an erasure fails: its transaction rolls back, and the memory the deletion
+    had already changed (the document out of the candidate state) is rebuilt from the store, as an
+    ingest's is; before, the document stayed live in the store but gone from memory."""
+    d = engine(":memory:", use_model)
+    ids = [r.document_id for r in d.ingest_many(feed())]
+
+    def fail(*args: Any, **kwargs: Any) -> int:
+        raise RuntimeError("the store went away")
+
+    monkeypatch.setattr(d.store, "erase_document", fail)
+    with pytest.raises(RuntimeError, match="went away"):
+        d.delete_document(ids[0], erase=True)
+    doc = d.store.get_document(ids[0])
+    assert doc is not None and not doc.deleted
+    assert ids[0] in d.ctx.state.entries
+    monkeypatch.undo()
+    assert d.delete_document(ids[0], erase=True)
+    check_erased(d, ids[0])
+    d.close()
+
+
+def test_another_engine_on_the_store_drops_the_erased_documents_vector(tmp_path: Path, use_model: Embedder) -> None:
+    """Two engines on one store (two workers): the one that did not erase catches up, and its copy
+    group's vector stops being the erased founder's own (it kept it when the founder went: a
+    restart reads a live member's); before, it kept the erased text's vector in memory."""
+    db = str(tmp_path / "two.db")
+    a = engine(db, use_model)
+    ids = [r.document_id for r in a.ingest_many(feed())]
+    b = engine(db, use_model)
+    first = a.store.get_document(ids[0])
+    assert first is not None and first.cluster_id is not None and first.latest_version_id is not None
+    cid, model = first.cluster_id, a.ctx.model_name or ""
+    own = np.frombuffer(a.store.load_vectors([first.latest_version_id], model)[first.latest_version_id],
+                        dtype=np.float32)
+    assert b.ctx.state.vectors is not None
+    assert np.allclose(b.ctx.state.vectors.get([cid])[0], own)  # the founder's vector is the group's
+    assert a.delete_document(ids[0], erase=True)
+    with b.store.transaction():
+        b.ctx.catch_up()
+    for d in (a, b):  # a live member's stored vector, or none (the copies matched without embedding)
+        vectors = d.ctx.state.vectors
+        assert vectors is not None
+        assert cid not in vectors or not np.allclose(vectors.get([cid])[0], own)
+    check_not_matched_by(b, ids[0], "https://e.example/9")
+    b.close()
+    a.close()
