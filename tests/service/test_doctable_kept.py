@@ -9,7 +9,7 @@ import pytest
 import service.doctable as doctable
 from index.features import ItemFeatures
 from service.doctable import DocTable, Entry
-from tests.service.test_doctable import assert_same, make_entry
+from tests.helpers.doctable import assert_same, make_entry
 
 
 def _same_features(a: ItemFeatures, b: ItemFeatures) -> None:
