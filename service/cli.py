@@ -13,7 +13,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from tqdm import tqdm
 
@@ -157,12 +157,13 @@ def guards_wanted(args: argparse.Namespace) -> bool:
     return bool(env_setting("guards")) and not args.no_guards
 
 
-def _read_jsonl(stream: BinaryIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _read_jsonl(stream: BinaryIO | TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
     from service.batch.io import jsonl_value, utf8_line
 
     for lineno, raw in enumerate(stream, 1):
         try:
-            line = utf8_line(raw, name, lineno)  # a line that is not UTF-8 is named by its number
+            # a text stream's line is already decoded
+            line = raw.removeprefix("\ufeff") if isinstance(raw, str) else utf8_line(cast(bytes, raw), name, lineno)  # a line that is not UTF-8 is named by its number
             if not line.strip():
                 continue
             obj = jsonl_value(line, name, lineno, parquet=False)
@@ -238,8 +239,11 @@ def ingest_summary(by_status: Counter[str], copy_groups: int, stories: int) -> s
 def cmd_ingest(args: argparse.Namespace) -> int:
     from service.types import Article, ArticleError, duplicate_id_warning
 
+    stream: BinaryIO | TextIO
     if args.file == "-":
-        stream = sys.stdin.buffer
+        # the bytes under stdin; a text stream without them (stdin replaced, as tests and embedding
+        # hosts do) is read as text
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
     else:
         try:
             # bytes: _read_jsonl decodes each line (a byte-order mark on line 1 is no JSON error)
@@ -256,7 +260,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             except (ArticleError, TypeError) as exc:
                 raise SystemExit(f"{args.file}:{lineno}: {exc}") from exc
     finally:
-        if stream is not sys.stdin.buffer:
+        if args.file != "-":
             stream.close()
     repeated = duplicate_id_warning(articles)
     if repeated:  # once, before the work; --quiet hides the per-item lines, not this

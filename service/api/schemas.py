@@ -500,6 +500,7 @@ class DocumentOut(_CopyGroupAlias):
     published_at: UtcTime | None
     first_seen: UtcTime
     deleted: bool
+    erased_at: UtcTime | None = Field(None, description="when its texts, URLs, caller ids and vectors were erased")
     membership: MembershipOut | None
     versions: list[VersionOut]
     observations: list[ObservationOut]
