@@ -150,6 +150,18 @@ def open_engine(args: argparse.Namespace, db: str | None = None) -> Deduper:
     return Deduper.open(db or args.db, model=model, config=config, guards=guards_on(guards_wanted(args)), device=args.device)
 
 
+def open_existing_engine(args: argparse.Namespace, command: str = "") -> Deduper:
+    """``open_engine`` on a store that must exist already (opening an absent one would create it
+    empty): a missing store is a one-line exit, prefixed by ``command`` when given."""
+    from service.store import require_existing
+
+    try:
+        require_existing(args.db)
+    except FileNotFoundError as exc:
+        raise SystemExit(f"{command}: {exc}" if command else str(exc)) from exc
+    return open_engine(args)
+
+
 def guards_wanted(args: argparse.Namespace) -> bool:
     """Guards on unless ``--no-guards`` or ``SAMESTORY_GUARDS=false`` (read as ``serve`` reads it)."""
     from service.api.settings import env_setting
@@ -474,13 +486,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from service.store import require_existing
-
-    try:
-        require_existing(args.db)  # a read: never create a store
-    except FileNotFoundError as exc:
-        raise SystemExit(str(exc)) from exc
-    engine = open_engine(args)
+    engine = open_existing_engine(args)  # a read: never create a store
     print(json.dumps({**engine.stats(), "warmup": engine.restart.warmup_report}, ensure_ascii=False, indent=2))
     engine.close()
     return 0
@@ -488,18 +494,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_settle(args: argparse.Namespace) -> int:
     """Re-decide a store's open copy groups and stories in publication order and print what moved."""
-    from service.store import require_existing
-
     if args.show < 0:
         raise SystemExit(f"samestory settle: --show must be >= 0, got {args.show}")
     if args.hours is not None and not args.hours > 0:
         raise SystemExit(f"samestory settle: --hours must be > 0, got {args.hours}")
 
-    try:
-        require_existing(args.db)  # settling an absent store would create an empty one
-    except FileNotFoundError as exc:
-        raise SystemExit(f"samestory settle: {exc}") from exc
-    engine = open_engine(args)
+    engine = open_existing_engine(args, "samestory settle")
     try:
         report = engine.settle(hours=args.hours, copies=not args.keep_copy_groups,
                                progress=args.progress or sys.stderr.isatty())

@@ -55,15 +55,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
     """Withdraw (undo) one correction through an engine on the store, and say what moved."""
-    from service.cli import counted, open_engine
+    from service.cli import counted, open_existing_engine
     from service.corrections import CorrectionError, Editor
-    from service.store import require_existing
 
-    try:
-        require_existing(args.db)  # withdrawing on an absent store would create an empty one
-    except FileNotFoundError as exc:
-        raise SystemExit(f"samestory corrections withdraw: {exc}") from exc
-    engine = open_engine(args)
+    engine = open_existing_engine(args, "samestory corrections withdraw")
     editor = Editor(engine)
     try:
         c = editor.withdraw(args.id, who=args.who, note=args.note)

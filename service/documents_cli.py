@@ -13,14 +13,9 @@ from typing import Any
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    from service.cli import open_engine
-    from service.store import require_existing
+    from service.cli import open_existing_engine
 
-    try:
-        require_existing(args.db)  # deleting from an absent store would create an empty one
-    except FileNotFoundError as exc:
-        raise SystemExit(f"samestory documents delete: {exc}") from exc
-    engine = open_engine(args)
+    engine = open_existing_engine(args, "samestory documents delete")
     try:
         doc = engine.store.get_document(args.id)
         if doc is None:
